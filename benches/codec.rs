@@ -1,0 +1,2 @@
+//! Codec benchmarks (filled in by the codec work item).
+fn main() {}

@@ -1,0 +1,267 @@
+//! Command-line front end: raw flags (clap) are parsed here and turned into
+// Skeleton: helpers used by subcommands as they are filled in.
+#![allow(dead_code)]
+//! the library's option types in each subcommand's module.
+
+mod audit;
+mod decode;
+mod encode;
+mod filter;
+mod label;
+mod normalize;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// sysexits(3) codes used by the CLI (DESIGN.md).
+pub mod exit {
+    pub const OK: u8 = 0;
+    pub const FINDINGS: u8 = 1;
+    pub const USAGE: u8 = 64;
+    pub const DATA: u8 = 65;
+    pub const NO_INPUT: u8 = 66;
+    pub const SOFTWARE: u8 = 70;
+    pub const IO: u8 = 74;
+    pub const TEMPFAIL: u8 = 75;
+}
+
+/// Charset-aware mail processing.
+#[derive(Parser, Debug)]
+#[command(name = "mailcharset", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Write messages back out as clean UTF-8.
+    Normalize(NormalizeArgs),
+    /// Report the charset labels messages use and what is wrong with them.
+    Audit(AuditArgs),
+    /// Normalize one message from stdin to stdout, never losing it (MTA pipes).
+    Filter(FilterArgs),
+    /// Decode bytes in a charset to UTF-8 (or code points).
+    Decode(CodecArgs),
+    /// Encode UTF-8 text (or code points) into a charset.
+    Encode(CodecArgs),
+    /// Resolve charset labels.
+    Label(LabelArgs),
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Unicode11Arg {
+    Auto,
+    Remap,
+    Off,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum HeadersArg {
+    Encoded,
+    Utf8,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OnErrorArg {
+    Replace,
+    Keep,
+    Fail,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    Table,
+    Json,
+    Jsonl,
+    Csv,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FailOnArg {
+    Invalid,
+    Mislabeled,
+    Suspicious,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ModeArg {
+    Strict,
+    Lossy,
+    Legacy,
+    Extended,
+}
+
+#[derive(Args, Debug)]
+pub struct NormalizeArgs {
+    /// Message files, mboxes, Maildirs or folders; `-` is stdin.
+    pub input: Vec<PathBuf>,
+    /// Output file or folder (default: stdout for a single message or mbox).
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    #[arg(long, value_enum, default_value_t = Unicode11Arg::Auto)]
+    pub unicode11: Unicode11Arg,
+    #[arg(long, value_enum, default_value_t = HeadersArg::Encoded)]
+    pub headers: HeadersArg,
+    #[arg(long = "on-error", value_enum, default_value_t = OnErrorArg::Replace)]
+    pub on_error: OnErrorArg,
+    /// Write 8bit bodies instead of quoted-printable/base64.
+    #[arg(long = "8bit")]
+    pub eight_bit: bool,
+    /// Worker threads (default: all cores).
+    #[arg(short, long)]
+    pub jobs: Option<usize>,
+    /// Write JSON lines describing what changed.
+    #[arg(long)]
+    pub report: Option<PathBuf>,
+    #[command(flatten)]
+    pub progress: ProgressArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct AuditArgs {
+    /// Message files, mboxes, Maildirs or folders; `-` is stdin.
+    pub input: Vec<PathBuf>,
+    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
+    pub format: FormatArg,
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    #[arg(short, long)]
+    pub jobs: Option<usize>,
+    /// Exit 1 when any record reaches this level.
+    #[arg(long = "fail-on", value_enum)]
+    pub fail_on: Option<FailOnArg>,
+    #[arg(long, value_enum, default_value_t = Unicode11Arg::Auto)]
+    pub unicode11: Unicode11Arg,
+    #[command(flatten)]
+    pub progress: ProgressArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct ProgressArgs {
+    /// Never show a progress bar.
+    #[arg(short, long, conflicts_with = "progress")]
+    pub quiet: bool,
+    /// Show a progress bar even when stderr is not a terminal.
+    #[arg(long)]
+    pub progress: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct FilterArgs {
+    #[arg(long, value_enum, default_value_t = Unicode11Arg::Auto)]
+    pub unicode11: Unicode11Arg,
+    #[arg(long, value_enum, default_value_t = HeadersArg::Encoded)]
+    pub headers: HeadersArg,
+}
+
+#[derive(Args, Debug)]
+pub struct CodecArgs {
+    /// Charset label.
+    #[arg(long, default_value = "utf-8")]
+    pub charset: String,
+    #[arg(long, value_enum, default_value_t = ModeArg::Lossy)]
+    pub mode: ModeArg,
+    /// Show (decode) or read (encode) values as `U+XXXX` separated by spaces.
+    #[arg(long)]
+    pub codepoints: bool,
+    /// Input file (default: stdin).
+    pub file: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct LabelArgs {
+    #[arg(long)]
+    pub json: bool,
+    #[arg(required = true)]
+    pub labels: Vec<String>,
+}
+
+/// An error that ends the command: a message for stderr and an exit code.
+#[derive(Debug)]
+pub struct CliError {
+    pub code: u8,
+    pub message: String,
+}
+
+impl CliError {
+    pub fn new(code: u8, message: impl Into<String>) -> Self {
+        CliError {
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// An I/O error on `what` (a path or "standard input").
+    pub fn io(what: &str, err: io::Error) -> Self {
+        let code = if err.kind() == io::ErrorKind::NotFound {
+            exit::NO_INPUT
+        } else {
+            exit::IO
+        };
+        CliError::new(code, format!("{what}: {err}"))
+    }
+}
+
+pub type CliResult = Result<u8, CliError>;
+
+/// Reads FILE or stdin whole.
+pub fn read_input(file: Option<&std::path::Path>) -> Result<(String, Vec<u8>), CliError> {
+    match file {
+        Some(p) if p.as_os_str() != "-" => {
+            let name = p.display().to_string();
+            let bytes = std::fs::read(p).map_err(|e| CliError::io(&name, e))?;
+            Ok((name, bytes))
+        }
+        _ => {
+            let mut buf = Vec::new();
+            io::Read::read_to_end(&mut io::stdin().lock(), &mut buf)
+                .map_err(|e| CliError::io("standard input", e))?;
+            Ok(("standard input".to_string(), buf))
+        }
+    }
+}
+
+/// Writes all of `bytes` to stdout.
+pub fn write_stdout(bytes: &[u8]) -> Result<(), CliError> {
+    let mut out = io::stdout().lock();
+    out.write_all(bytes)
+        .and_then(|()| out.flush())
+        .map_err(|e| CliError::io("standard output", e))
+}
+
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() {
+                exit::USAGE
+            } else {
+                exit::OK
+            };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let result = match &cli.command {
+        Command::Normalize(a) => normalize::run(a),
+        Command::Audit(a) => audit::run(a),
+        Command::Filter(a) => filter::run(a),
+        Command::Decode(a) => decode::run(a),
+        Command::Encode(a) => encode::run(a),
+        Command::Label(a) => label::run(a),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            // A closed pipe (`mailcharset ... | head`) is not an error.
+            if e.code == exit::IO && e.message.contains("Broken pipe") {
+                return ExitCode::from(exit::OK);
+            }
+            eprintln!("mailcharset: {}", e.message);
+            ExitCode::from(e.code)
+        }
+    }
+}

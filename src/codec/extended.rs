@@ -1,0 +1,1 @@
+//! TODO: owned by a codec/charset work item.
