@@ -4,6 +4,7 @@
 //! the library's option types in each subcommand's module.
 
 mod audit;
+mod charset_codec;
 mod decode;
 mod encode;
 mod filter;

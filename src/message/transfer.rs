@@ -1,0 +1,1 @@
+//! Transfer codings: base64, quoted-printable (RFC 2045). TODO.
