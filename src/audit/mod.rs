@@ -1,0 +1,35 @@
+//! Charset label auditing: one [`Record`] per labelled piece of text, their
+//! JSON/JSONL/CSV/table forms, and corpus summaries.
+
+mod format;
+mod record;
+mod summary;
+
+pub use format::{CSV_HEADER, Format, RecordWriter, write_records};
+pub use record::{DetectedRecord, Record, escape_label};
+pub use summary::{LabelRow, Summary};
+
+use crate::finding::Verdict;
+
+/// The `--fail-on` threshold: a record at or above it fails the run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FailOn {
+    /// `suspicious`, `mislabeled`, `invalid` and `unknown-label` fail.
+    Suspicious,
+    /// `mislabeled`, `invalid` and `unknown-label` fail.
+    Mislabeled,
+    /// `invalid` and `unknown-label` (text we could not vouch for) fail.
+    Invalid,
+}
+
+impl FailOn {
+    /// Whether a record with `verdict` reaches this level.
+    pub fn is_reached_by(self, verdict: Verdict) -> bool {
+        let threshold = match self {
+            FailOn::Suspicious => Verdict::Suspicious,
+            FailOn::Mislabeled => Verdict::Mislabeled,
+            FailOn::Invalid => Verdict::Invalid,
+        };
+        verdict >= threshold
+    }
+}

@@ -1,0 +1,68 @@
+use crate::finding::{Finding, LabelStatus, Verdict};
+use serde::Serialize;
+
+/// One audited piece of labelled text (DESIGN.md "Audit records").
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Record {
+    /// The input as the user named it (file, mbox, Maildir, `-`).
+    pub input: String,
+    /// 0-based position of the message in its input.
+    pub index: usize,
+    /// Message-ID without angle brackets.
+    pub message_id: Option<String>,
+    /// Part number ("1", "1.2"); empty for a message-level record.
+    pub part: String,
+    /// `body`, `header:Subject`, `param:filename`, `message` ...
+    pub location: String,
+    /// The label as written, non-UTF-8 bytes escaped; None when absent.
+    pub label: Option<String>,
+    /// Canonical charset name, None when unknown or absent.
+    pub charset: Option<String>,
+    pub status: LabelStatus,
+    pub verdict: Verdict,
+    pub detected: Option<DetectedRecord>,
+    pub findings: Vec<Finding>,
+    /// Year from the message's Date field, for summaries (not in the record
+    /// contract, so not serialized).
+    #[serde(skip)]
+    pub year: Option<u16>,
+}
+
+/// What detection found, as recorded.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DetectedRecord {
+    pub charset: String,
+    pub confidence: f32,
+}
+
+/// Escapes a label as written: valid UTF-8 is kept, every other byte becomes
+/// `\xHH`, and backslashes are doubled so the escape is unambiguous.
+pub fn escape_label(raw: &[u8]) -> String {
+    let mut out = String::with_capacity(raw.len());
+    for chunk in raw.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if c == '\\' {
+                out.push_str("\\\\");
+            } else {
+                out.push(c);
+            }
+        }
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escape_label_keeps_utf8_and_escapes_the_rest() {
+        assert_eq!(escape_label(b"iso-8859-1"), "iso-8859-1");
+        assert_eq!(escape_label(b"utf\xff-8"), "utf\\xFF-8");
+        assert_eq!(escape_label("k\u{f6}i8".as_bytes()), "k\u{f6}i8");
+        assert_eq!(escape_label(b"a\\b"), "a\\\\b");
+    }
+}
