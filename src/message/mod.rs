@@ -1,3 +1,474 @@
-//! The part tree (multipart, message/rfc822), limits, transfer codings.
+//! The part tree of a message: multipart bodies split at their boundaries,
+//! message/rfc822 and message/global recursed into, limits that turn
+//! pathological input into findings instead of failures, and transfer
+//! decoding of leaf bodies.
+//!
+//! Every part records byte ranges into the original message, so a consumer
+//! can copy what it does not change byte for byte (see `normalize`): the
+//! tree never owns or rewrites the input.
+//!
+//! Recovery decisions (each also named where it is implemented):
+//! - a boundary delimiter is recognised only at the start of a line
+//!   (after LF, CR, or at the start of the body), and only when what follows
+//!   `--boundary` on that line is `--` and/or white space: a longer line that
+//!   merely starts with the boundary is content (RFC 2046 5.1.1);
+//! - a multipart with no final delimiter ends at the end of its body
+//!   (`malformed` finding); one with no delimiter at all is kept as a leaf;
+//! - the line end before a delimiter belongs to the delimiter (RFC 2046), so
+//!   part bodies exclude it;
+//! - a part beyond a limit (depth, part count) is kept whole as an opaque
+//!   leaf with a `limit-reached` finding;
+//! - message/rfc822 with a base64 or quoted-printable transfer coding (not
+//!   allowed by RFC 2046 5.2.1, seen in real mail) is kept as a leaf;
+//! - a leading mbox `From ` line is skipped as an envelope, kept verbatim.
 
 pub mod transfer;
+
+use crate::finding::{Finding, FindingKind};
+use crate::mime::{ContentType, HeaderBlock, TransferEncoding, parse_header_block};
+use std::borrow::Cow;
+use std::ops::Range;
+
+/// Limits on the part tree. A limit that is reached produces a
+/// `limit-reached` finding and the rest is kept as it is, never dropped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Nesting depth of multiparts and encapsulated messages.
+    pub max_depth: usize,
+    /// Parts in one message (all levels together).
+    pub max_parts: usize,
+    /// Octets in one header block; a larger block is parsed for structure
+    /// but its fields are not decoded or rewritten.
+    pub max_header_bytes: usize,
+    /// Encoded-words decoded in one header field.
+    pub max_encoded_words: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_depth: 64,
+            max_parts: 10_000,
+            max_header_bytes: 1 << 20,
+            max_encoded_words: 1_000,
+        }
+    }
+}
+
+/// A parsed message. Borrows the input.
+#[derive(Clone, Debug)]
+pub struct Message<'a> {
+    /// The whole input.
+    pub raw: &'a [u8],
+    /// A leading mbox `From ` line (with its line end), if any.
+    pub envelope: Option<Range<usize>>,
+    pub root: Part<'a>,
+    /// Findings about the message as a whole (limits, envelope).
+    pub findings: Vec<Finding>,
+}
+
+/// One part: its header block and body, with absolute ranges.
+#[derive(Clone, Debug)]
+pub struct Part<'a> {
+    /// IMAP-style part number: "1", "1.2"; empty for a root multipart.
+    pub id: String,
+    /// Depth: 0 for the root.
+    pub depth: usize,
+    /// The whole part (header block and body) in the message.
+    pub range: Range<usize>,
+    /// Field offsets in `header` are relative to `range.start`.
+    pub header: HeaderBlock<'a>,
+    /// False when the header block is over [`Limits::max_header_bytes`]:
+    /// consumers keep its fields as written.
+    pub headers_within_limit: bool,
+    pub content_type: ContentType,
+    pub transfer_encoding: TransferEncoding,
+    /// The body as it is in the message (still transfer-encoded).
+    pub body: Range<usize>,
+    pub kind: PartKind<'a>,
+    /// True inside multipart/signed or multipart/encrypted: the bytes are
+    /// covered by a signature or are ciphertext and must not change.
+    pub protected: bool,
+    /// Structural findings (offsets absolute in the message).
+    pub findings: Vec<Finding>,
+}
+
+/// What a part's body is.
+#[derive(Clone, Debug)]
+pub enum PartKind<'a> {
+    /// A leaf: text, attachment, or anything kept opaque.
+    Leaf,
+    Multipart(Multipart<'a>),
+    /// message/rfc822 or message/global: the encapsulated message's root.
+    Message(Box<Part<'a>>),
+}
+
+/// A multipart body.
+#[derive(Clone, Debug)]
+pub struct Multipart<'a> {
+    pub boundary: Vec<u8>,
+    /// Before the first delimiter.
+    pub preamble: Range<usize>,
+    pub parts: Vec<Part<'a>>,
+    /// After the close delimiter (empty when there is none).
+    pub epilogue: Range<usize>,
+    /// Whether a close delimiter (`--boundary--`) was found.
+    pub closed: bool,
+}
+
+impl<'a> Message<'a> {
+    /// Parses with the default [`Limits`]. Never fails.
+    pub fn parse(raw: &'a [u8]) -> Self {
+        Self::parse_with(raw, &Limits::default())
+    }
+
+    /// Parses with explicit limits. Never fails.
+    pub fn parse_with(raw: &'a [u8], limits: &Limits) -> Self {
+        let mut findings = Vec::new();
+        let envelope = envelope_line(raw);
+        let start = envelope.as_ref().map_or(0, |r| r.end);
+        let mut ctx = Ctx {
+            raw,
+            limits,
+            parts: 0,
+            limit_reported: false,
+        };
+        let root = ctx.part(start..raw.len(), String::new(), 0, false);
+        if ctx.limit_reported {
+            findings.push(
+                Finding::new(FindingKind::LimitReached, 0, 1)
+                    .with_note("part count or depth limit reached: the rest kept as it is"),
+            );
+        }
+        Message {
+            raw,
+            envelope,
+            root,
+            findings,
+        }
+    }
+
+    /// All parts, depth first, in message order (the root first).
+    pub fn parts(&self) -> Vec<&Part<'a>> {
+        let mut out = Vec::new();
+        let mut stack = vec![&self.root];
+        while let Some(p) = stack.pop() {
+            out.push(p);
+            match &p.kind {
+                PartKind::Leaf => {}
+                PartKind::Message(inner) => stack.push(inner),
+                PartKind::Multipart(m) => stack.extend(m.parts.iter().rev()),
+            }
+        }
+        out
+    }
+
+    /// The Message-ID of the top-level header, without angle brackets.
+    pub fn message_id(&self) -> Option<String> {
+        let f = self.root.header.get("message-id")?;
+        let v = f.unfolded();
+        let v = String::from_utf8_lossy(&v);
+        let v = v.trim().trim_start_matches('<');
+        let v = v.split('>').next().unwrap_or("").trim();
+        (!v.is_empty()).then(|| v.to_string())
+    }
+
+    /// The year of the top-level Date field, if it has a plausible one.
+    pub fn year(&self) -> Option<u16> {
+        let f = self.root.header.get("date")?;
+        let v = f.unfolded();
+        // RFC 5322 date-time: [day-of-week ","] day month year time zone.
+        // The first 4-digit token between 1970 and 2200 is the year
+        // (obsolete 2-digit years are mapped per RFC 5322 4.3).
+        let text = String::from_utf8_lossy(&v);
+        let mut words = text.split(|c: char| c.is_whitespace() || c == ',');
+        let mut prev_was_month = false;
+        for w in words.by_ref() {
+            if w.len() == 4 && w.bytes().all(|b| b.is_ascii_digit()) {
+                let y: u16 = w.parse().ok()?;
+                return (1970..=2200).contains(&y).then_some(y);
+            }
+            if prev_was_month && w.len() == 2 && w.bytes().all(|b| b.is_ascii_digit()) {
+                let y: u16 = w.parse().ok()?;
+                return Some(if y < 50 { 2000 + y } else { 1900 + y });
+            }
+            prev_was_month = MONTHS.iter().any(|m| w.eq_ignore_ascii_case(m));
+        }
+        None
+    }
+}
+
+const MONTHS: [&str; 12] = [
+    "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+];
+
+impl<'a> Part<'a> {
+    /// The bytes of the whole part.
+    pub fn raw<'m>(&self, msg: &Message<'m>) -> &'m [u8] {
+        &msg.raw[self.range.clone()]
+    }
+
+    /// The body as it is in the message (transfer-encoded).
+    pub fn raw_body<'m>(&self, msg: &Message<'m>) -> &'m [u8] {
+        &msg.raw[self.body.clone()]
+    }
+
+    /// The body after transfer decoding, with findings about the coding
+    /// (offsets relative to the body). Borrows for 7bit/8bit/binary.
+    pub fn decoded_body<'m>(&self, msg: &Message<'m>) -> (Cow<'m, [u8]>, Vec<Finding>) {
+        let body = self.raw_body(msg);
+        match &self.transfer_encoding {
+            TransferEncoding::Base64 => {
+                let d = transfer::decode_base64(body);
+                (Cow::Owned(d.bytes), d.findings)
+            }
+            TransferEncoding::QuotedPrintable => {
+                let d = transfer::decode_quoted_printable(body);
+                (Cow::Owned(d.bytes), d.findings)
+            }
+            _ => (Cow::Borrowed(body), Vec::new()),
+        }
+    }
+
+    /// True for a leaf whose media type is text/*.
+    pub fn is_text(&self) -> bool {
+        matches!(self.kind, PartKind::Leaf) && self.content_type.media_type == "text"
+    }
+
+    /// Absolute range of a header field's raw bytes.
+    pub fn field_range(&self, field: &crate::mime::Field<'_>) -> Range<usize> {
+        let start = self.range.start + field.offset;
+        start..start + field.raw.len()
+    }
+}
+
+struct Ctx<'a, 'l> {
+    raw: &'a [u8],
+    limits: &'l Limits,
+    parts: usize,
+    limit_reported: bool,
+}
+
+impl<'a> Ctx<'a, '_> {
+    fn part(&mut self, range: Range<usize>, id: String, depth: usize, protected: bool) -> Part<'a> {
+        self.parts += 1;
+        let bytes = &self.raw[range.clone()];
+        let header = parse_header_block(bytes);
+        let mut findings: Vec<Finding> = header
+            .findings
+            .iter()
+            .map(|f| Finding {
+                offset: f.offset + range.start,
+                ..f.clone()
+            })
+            .collect();
+        let headers_within_limit = header.body_offset <= self.limits.max_header_bytes;
+        if !headers_within_limit {
+            findings.push(
+                Finding::new(FindingKind::LimitReached, range.start, header.body_offset)
+                    .with_note("header block over the size limit: its fields are kept as written"),
+            );
+        }
+        let content_type = header.content_type();
+        let transfer_encoding = header.transfer_encoding();
+        let body = range.start + header.body_offset.min(bytes.len())..range.end;
+        let is_multipart = content_type.media_type == "multipart";
+        let encapsulated = is_encapsulated(&content_type, &transfer_encoding);
+        // IMAP numbering: the root is "1" unless it is a multipart (whose
+        // children are "1", "2", ...).
+        let id = if id.is_empty() && !is_multipart {
+            "1".to_string()
+        } else {
+            id
+        };
+        let mut part = Part {
+            id,
+            depth,
+            range,
+            header,
+            headers_within_limit,
+            content_type,
+            transfer_encoding,
+            body,
+            kind: PartKind::Leaf,
+            protected,
+            findings: Vec::new(),
+        };
+        let over_limit = depth >= self.limits.max_depth || self.parts >= self.limits.max_parts;
+        if (is_multipart || encapsulated) && over_limit {
+            self.limit_reported = true;
+            findings.push(
+                Finding::new(FindingKind::LimitReached, part.range.start, 1)
+                    .with_note("nesting or part-count limit: this part is kept as it is"),
+            );
+        } else if is_multipart {
+            part.kind = self.multipart(&part, &mut findings);
+        } else if encapsulated {
+            // The encapsulated message shares the part's number; its parts
+            // are "N.1", "N.2" (IMAP), a non-multipart body is "N.1".
+            let mut inner = self.part(part.body.clone(), part.id.clone(), depth + 1, part.protected);
+            if !matches!(inner.kind, PartKind::Multipart(_)) {
+                inner.id = format!("{}.1", part.id);
+            }
+            part.kind = PartKind::Message(Box::new(inner));
+        }
+        part.findings = findings;
+        part
+    }
+
+    fn multipart(&mut self, part: &Part<'a>, findings: &mut Vec<Finding>) -> PartKind<'a> {
+        let Some(boundary) = part.content_type.boundary().map(<[u8]>::to_vec) else {
+            findings.push(
+                Finding::new(FindingKind::Malformed, part.range.start, 1)
+                    .with_note("multipart without a boundary parameter: kept as one part"),
+            );
+            return PartKind::Leaf;
+        };
+        if boundary.is_empty() {
+            findings.push(
+                Finding::new(FindingKind::Malformed, part.range.start, 1)
+                    .with_note("empty multipart boundary: kept as one part"),
+            );
+            return PartKind::Leaf;
+        }
+        let delims = find_delimiters(self.raw, part.body.clone(), &boundary);
+        let Some(first) = delims.first() else {
+            findings.push(
+                Finding::new(FindingKind::Malformed, part.body.start, 1)
+                    .with_note("multipart body without any boundary delimiter: kept as one part"),
+            );
+            return PartKind::Leaf;
+        };
+        let protected = part.protected
+            || part.content_type.subtype == "signed"
+            || part.content_type.subtype == "encrypted";
+        let preamble = part.body.start..first.line.start;
+        let mut parts = Vec::new();
+        let mut closed = false;
+        let mut epilogue = part.body.end..part.body.end;
+        for (i, d) in delims.iter().enumerate() {
+            if d.close {
+                closed = true;
+                epilogue = d.line.end..part.body.end;
+                break;
+            }
+            let end = delims.get(i + 1).map_or(part.body.end, |n| n.line.start);
+            let child_range = d.line.end..end.max(d.line.end);
+            if self.parts >= self.limits.max_parts {
+                self.limit_reported = true;
+                findings.push(
+                    Finding::new(FindingKind::LimitReached, d.line.start, 1).with_note(
+                        "part-count limit: the rest of this multipart is kept as its epilogue",
+                    ),
+                );
+                epilogue = d.line.start..part.body.end;
+                closed = false;
+                break;
+            }
+            let n = parts.len() + 1;
+            let id = if part.id.is_empty() {
+                n.to_string()
+            } else {
+                format!("{}.{n}", part.id)
+            };
+            parts.push(self.part(child_range, id, part.depth + 1, protected));
+        }
+        if !closed && epilogue.is_empty() {
+            findings.push(
+                Finding::new(FindingKind::Malformed, part.body.end, 1)
+                    .with_note("multipart without a close delimiter"),
+            );
+        }
+        PartKind::Multipart(Multipart {
+            boundary,
+            preamble,
+            parts,
+            epilogue,
+            closed,
+        })
+    }
+}
+
+fn is_encapsulated(ct: &ContentType, te: &TransferEncoding) -> bool {
+    ct.media_type == "message"
+        && (ct.subtype == "rfc822" || ct.subtype == "global")
+        && !matches!(
+            te,
+            TransferEncoding::Base64 | TransferEncoding::QuotedPrintable
+        )
+}
+
+/// A delimiter line: `line` spans from the line end before it (which belongs
+/// to the delimiter, RFC 2046) through its own line end.
+#[derive(Debug)]
+struct Delimiter {
+    line: Range<usize>,
+    close: bool,
+}
+
+/// Finds the delimiter lines of `boundary` within `body`.
+///
+/// ```abnf
+/// dash-boundary  := "--" boundary
+/// delimiter      := CRLF dash-boundary
+/// close-delimiter := delimiter "--"
+/// ; followed by transport-padding (LWSP) and CRLF
+/// ```
+fn find_delimiters(raw: &[u8], body: Range<usize>, boundary: &[u8]) -> Vec<Delimiter> {
+    let mut needle = Vec::with_capacity(boundary.len() + 2);
+    needle.extend_from_slice(b"--");
+    needle.extend_from_slice(boundary);
+    let finder = memchr::memmem::Finder::new(&needle);
+    let hay = &raw[body.clone()];
+    let mut out = Vec::new();
+    for at in finder.find_iter(hay) {
+        // Only at the start of a line (or of the body).
+        let line_start = at == 0 || matches!(hay[at - 1], b'\n' | b'\r');
+        if !line_start {
+            continue;
+        }
+        let mut j = at + needle.len();
+        let close = hay.get(j..j + 2) == Some(b"--");
+        if close {
+            j += 2;
+        }
+        // Transport padding, then the line end (or the end of the body).
+        while matches!(hay.get(j), Some(b' ' | b'\t')) {
+            j += 1;
+        }
+        let line_end = match hay.get(j) {
+            None => j,
+            Some(b'\n') => j + 1,
+            Some(b'\r') if hay.get(j + 1) == Some(&b'\n') => j + 2,
+            Some(b'\r') => j + 1,
+            // Something else follows: content that starts with the boundary.
+            Some(_) => continue,
+        };
+        // The line end before the delimiter belongs to it.
+        let mut start = at;
+        if start > 0 && hay[start - 1] == b'\n' {
+            start -= 1;
+        }
+        if start > 0 && hay[start - 1] == b'\r' {
+            start -= 1;
+        }
+        let start = start.max(out.last().map_or(0, |d: &Delimiter| d.line.end - body.start));
+        out.push(Delimiter {
+            line: body.start + start..body.start + line_end,
+            close,
+        });
+        if close {
+            break;
+        }
+    }
+    out
+}
+
+/// A leading mbox `From ` line, if the message starts with one.
+fn envelope_line(raw: &[u8]) -> Option<Range<usize>> {
+    if !raw.starts_with(b"From ") {
+        return None;
+    }
+    let end = memchr::memchr(b'\n', raw).map_or(raw.len(), |i| i + 1);
+    Some(0..end)
+}

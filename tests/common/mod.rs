@@ -1,0 +1,102 @@
+//! Shared by the integration tests: where the third-party corpus and the
+//! fixtures are, and how to skip when the corpus is absent.
+
+#![allow(dead_code)] // each test binary uses part of this
+
+use std::path::{Path, PathBuf};
+
+/// `../shared/corpus`, or None (with a printed note) when it is absent.
+pub fn corpus(test: &str) -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!("note: {test}: skipped, ../shared/corpus is absent");
+        None
+    }
+}
+
+/// The repository's own fixtures folder.
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+}
+
+/// Every file under `dir` (recursively) whose name passes `keep`, sorted.
+pub fn files_under(dir: &Path, keep: &dyn Fn(&Path) -> bool) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if keep(&p) {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Every message file in the corpus: .eml, .txt/.msg message files of the
+/// mail test suites (not the Unicode or charset data).
+pub fn corpus_messages(corpus: &Path) -> Vec<PathBuf> {
+    let skip_dirs = [
+        "unicode-ucd-historic",
+        "whatwg-encoding",
+        "iana-charsets",
+        "kuhn-utf8",
+    ];
+    files_under(corpus, &|p: &Path| {
+        let s = p.to_string_lossy();
+        if skip_dirs.iter().any(|d| s.contains(d)) {
+            return false;
+        }
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        name.ends_with(".eml")
+            || (s.contains("cpython-test-email") && name.starts_with("msg_"))
+            || (s.contains("mimekit") && s.contains("/messages/"))
+            || (s.contains("spamassassin-t-data") && !name.contains('.'))
+            || (s.contains("enmime/testdata/mail") && name.ends_with(".raw"))
+    })
+}
+
+/// `text` with every bare LF turned into CRLF.
+pub fn to_crlf(text: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len() + text.len() / 32);
+    for (i, &b) in text.iter().enumerate() {
+        if b == b'\n' && (i == 0 || text[i - 1] != b'\r') {
+            out.push(b'\r');
+        }
+        out.push(b);
+    }
+    out
+}
+
+/// Runs `python3 -c script` with `input` on stdin; None (with a note) when
+/// python3 is not available.
+pub fn python(test: &str, script: &str, input: &[u8]) -> Option<Vec<u8>> {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let child = Command::new("python3")
+        .args(["-c", script])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn();
+    let Ok(mut child) = child else {
+        eprintln!("note: {test}: python3 not available, oracle skipped");
+        return None;
+    };
+    let mut stdin = child.stdin.take()?;
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let out = child.wait_with_output().ok()?;
+    let _ = writer.join();
+    assert!(out.status.success(), "{test}: python3 failed");
+    Some(out.stdout)
+}
