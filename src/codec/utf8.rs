@@ -213,15 +213,13 @@ fn classify(rest: &[u8]) -> ErrorKind {
         return ErrorKind::UnexpectedContinuation;
     }
     let seq = announced(rest);
-    if seq.len() >= 2 {
-        if let Some(kind) = sequence_kind(seq) {
-            if surrogate_half(seq) == Some(true)
-                && surrogate_half(announced(&rest[seq.len()..])) == Some(false)
-            {
-                return ErrorKind::SurrogatePair;
-            }
-            return kind;
+    if let Some(kind) = sequence_kind(seq) {
+        if surrogate_half(seq) == Some(true)
+            && surrogate_half(announced(&rest[seq.len()..])) == Some(false)
+        {
+            return ErrorKind::SurrogatePair;
         }
+        return kind;
     }
     lone_kind(b0)
 }
@@ -384,10 +382,13 @@ impl Utf8Decoder {
                 }
                 self.high_surrogate = Some(a.start);
             }
-            Some(false) if self.high_surrogate == a.start.checked_sub(3) => {
-                self.high_surrogate = None;
-                self.report
-                    .record(ErrorKind::SurrogatePair, a.start.saturating_sub(3));
+            Some(false)
+                if self.high_surrogate.is_some()
+                    && self.high_surrogate == a.start.checked_sub(3) =>
+            {
+                if let Some(high) = self.high_surrogate.take() {
+                    self.report.record(ErrorKind::SurrogatePair, high);
+                }
             }
             _ => self.note(kind, a.start),
         }
