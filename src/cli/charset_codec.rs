@@ -1,4 +1,3 @@
-#![allow(dead_code)] // skeleton, until decode.rs/encode.rs call in
 //! `decode`/`encode` for every charset other than plain UTF-8 (owned by the
 //! charset work item; `decode.rs`/`encode.rs` call in here for those labels).
 

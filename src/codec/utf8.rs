@@ -1,8 +1,40 @@
 //! Strict UTF-8 (RFC 3629) validation and lossy decoding.
 //!
-//! PROVISIONAL: a correct std-backed version so that the layers above can be
-//! built against the final API. The codec work item replaces the internals
-//! (simdutf8 fast path, streaming decoder) and keeps the signatures.
+//! * [`validate`] agrees with `std::str::from_utf8` on validity,
+//!   `valid_up_to` and `error_len` for every input, and adds the
+//!   [`ErrorKind`] of the offending sequence.
+//! * [`decode_lossy`] writes one U+FFFD per maximal subpart (Unicode 16.0
+//!   ch. 3, "U+FFFD Substitution of Maximal Subparts"; the WHATWG UTF-8
+//!   decoder), byte-identical to encoding_rs and `String::from_utf8_lossy`,
+//!   and borrows when the input is valid.
+//! * [`Utf8Decoder`] is the streaming form: splitting the input at any byte
+//!   gives the same text and the same [`DecodeReport`].
+//!
+//! The fast path is simdutf8 (valid input is never copied); everything from
+//! the first error on is this module's own walker.
+//!
+//! # How errors are named
+//!
+//! The output (which bytes become one U+FFFD) follows the maximal-subpart
+//! rule exactly. The *kind* names what the octets prove, looking at the
+//! sequence the lead octet announces in the RFC 2279 / UTF-E-8 sense
+//! (2..=6, 7 or 13 octets):
+//!
+//! | octets | kind |
+//! |---|---|
+//! | `80..BF` not part of a sequence below | `unexpected-continuation` |
+//! | `C0`/`C1` + cont, `E0 80..9F`, `F0 80..8F`, `F8 80..87`, `FC 80..83`, `FE 80..81`, `FF 80 80 80 80 80 80` | `overlong` |
+//! | `ED A0..BF` | `surrogate` (`surrogate-pair` for `ED A0..AF cont ED B0..BF cont`) |
+//! | `F4 90..BF`, `F5..F7` + cont | `out-of-range` |
+//! | `F8..FD` + cont | `legacy-form` |
+//! | `FE`/`FF` + cont | `extended-form` |
+//! | `C2..F4` cut short by a non-continuation octet or the end | `truncated` |
+//! | `C0`, `C1`, `F5..FF` not followed by a continuation octet | `invalid-byte` |
+//!
+//! The continuation octets that complete such an announced sequence each
+//! become a U+FFFD (they are maximal subparts of their own) but are counted
+//! with the sequence, not as `unexpected-continuation`: `C0 AE` is one
+//! `overlong` occurrence and two replacements.
 
 use super::ErrorKind;
 use std::borrow::Cow;
@@ -18,15 +50,18 @@ pub struct Utf8Error {
 
 impl Utf8Error {
     /// Index of the first byte that is not part of a valid prefix.
+    #[must_use]
     pub fn valid_up_to(&self) -> usize {
         self.valid_up_to
     }
     /// Length of the invalid sequence (a maximal subpart), or `None` when the
     /// input ended in the middle of a sequence. Same as std.
+    #[must_use]
     pub fn error_len(&self) -> Option<usize> {
         self.error_len.map(usize::from)
     }
     /// What kind of error this is.
+    #[must_use]
     pub fn kind(&self) -> ErrorKind {
         self.kind
     }
@@ -40,69 +75,178 @@ impl fmt::Display for Utf8Error {
 
 impl std::error::Error for Utf8Error {}
 
-/// Validates strict UTF-8.
+/// Validates strict UTF-8 (RFC 3629).
+///
+/// # Errors
+///
+/// The first ill-formed sequence, with std's `valid_up_to`/`error_len` and
+/// its kind (see the module docs).
 pub fn validate(src: &[u8]) -> Result<&str, Utf8Error> {
-    match std::str::from_utf8(src) {
-        Ok(s) => Ok(s),
-        Err(e) => {
-            let at = e.valid_up_to();
-            let kind = classify(&src[at..]);
-            Err(Utf8Error {
-                valid_up_to: at,
-                error_len: e.error_len().map(|n| n as u8),
-                kind,
-            })
+    if let Ok(s) = simdutf8::basic::from_utf8(src) {
+        return Ok(s);
+    }
+    let at = match simdutf8::compat::from_utf8(src) {
+        Ok(s) => return Ok(s),
+        Err(e) => e.valid_up_to(),
+    };
+    let rest = src.get(at..).unwrap_or_default();
+    let error_len = match step(rest) {
+        Step::Valid(_) | Step::Incomplete => None,
+        Step::Invalid(n) => Some(n),
+    };
+    Err(Utf8Error {
+        valid_up_to: at,
+        error_len,
+        kind: classify(rest),
+    })
+}
+
+const fn is_cont(b: u8) -> bool {
+    b & 0xC0 == 0x80
+}
+
+/// What starts at the front of a (non-empty) byte string.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Step {
+    /// A well-formed sequence of this many octets.
+    Valid(u8),
+    /// A well-formed prefix cut by the end of the input.
+    Incomplete,
+    /// An ill-formed maximal subpart of this many octets.
+    Invalid(u8),
+}
+
+/// Unicode Table 3-7 ("Well-Formed UTF-8 Byte Sequences") as an automaton.
+fn step(rest: &[u8]) -> Step {
+    let Some(&b0) = rest.first() else {
+        return Step::Incomplete;
+    };
+    let (len, lo, hi) = match b0 {
+        0x00..=0x7F => return Step::Valid(1),
+        0xC2..=0xDF => (2, 0x80, 0xBF),
+        0xE0 => (3, 0xA0, 0xBF),
+        0xE1..=0xEC | 0xEE..=0xEF => (3, 0x80, 0xBF),
+        0xED => (3, 0x80, 0x9F),
+        0xF0 => (4, 0x90, 0xBF),
+        0xF1..=0xF3 => (4, 0x80, 0xBF),
+        0xF4 => (4, 0x80, 0x8F),
+        _ => return Step::Invalid(1),
+    };
+    match rest.get(1) {
+        None => return Step::Incomplete,
+        Some(&b) if !(lo..=hi).contains(&b) => return Step::Invalid(1),
+        Some(_) => {}
+    }
+    for i in 2..len {
+        match rest.get(usize::from(i)) {
+            None => return Step::Incomplete,
+            Some(&b) if !is_cont(b) => return Step::Invalid(i),
+            Some(_) => {}
         }
+    }
+    Step::Valid(len)
+}
+
+/// Length of the sequence a lead octet announces in RFC 2279 / UTF-E-8.
+const fn announced_len(lead: u8) -> u8 {
+    match lead {
+        0xC0..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        0xF0..=0xF7 => 4,
+        0xF8..=0xFB => 5,
+        0xFC..=0xFD => 6,
+        0xFE => 7,
+        0xFF => 13,
+        _ => 1,
     }
 }
 
-fn is_cont(b: Option<&u8>) -> bool {
-    matches!(b, Some(0x80..=0xBF))
+/// Octets of an announced sequence kept for naming it (an `FF` form needs
+/// seven to tell an overlong one).
+const SEQ_KEEP: usize = 7;
+
+/// Names an ill-formed announced sequence: `seq` is a lead octet followed by
+/// at least one continuation octet. `None` when `seq` is a well-formed prefix.
+fn sequence_kind(seq: &[u8]) -> Option<ErrorKind> {
+    let (&b0, &b1) = (seq.first()?, seq.get(1)?);
+    Some(match (b0, b1) {
+        (0xC0 | 0xC1, _) | (0xE0, 0x80..=0x9F) | (0xF0, 0x80..=0x8F) => ErrorKind::Overlong,
+        (0xED, 0xA0..=0xBF) => ErrorKind::Surrogate,
+        (0xF4, 0x90..=0xBF) | (0xF5..=0xF7, _) => ErrorKind::OutOfRange,
+        (0xF8, 0x80..=0x87) | (0xFC, 0x80..=0x83) | (0xFE, 0x80..=0x81) => ErrorKind::Overlong,
+        (0xF8..=0xFD, _) => ErrorKind::LegacyForm,
+        (0xFF, _) if seq.len() >= 7 && seq[1..7].iter().all(|&b| b == 0x80) => ErrorKind::Overlong,
+        (0xFE | 0xFF, _) => ErrorKind::ExtendedForm,
+        _ => return None,
+    })
 }
 
-/// Classifies the invalid sequence at the start of `rest`.
+/// Is `seq` a complete high (`true`) or low (`false`) surrogate form?
+fn surrogate_half(seq: &[u8]) -> Option<bool> {
+    match seq {
+        [0xED, 0xA0..=0xAF, c] if is_cont(*c) => Some(true),
+        [0xED, 0xB0..=0xBF, c] if is_cont(*c) => Some(false),
+        _ => None,
+    }
+}
+
+/// The lead octet plus the continuation octets of the sequence it announces.
+fn announced(rest: &[u8]) -> &[u8] {
+    let Some(&b0) = rest.first() else {
+        return rest;
+    };
+    let n = 1 + rest
+        .iter()
+        .skip(1)
+        .take(usize::from(announced_len(b0)) - 1)
+        .take_while(|&&b| is_cont(b))
+        .count();
+    &rest[..n]
+}
+
+/// Names the ill-formed sequence at the front of `rest` (module docs).
 fn classify(rest: &[u8]) -> ErrorKind {
-    let b0 = rest.first().copied().unwrap_or(0);
-    let b1 = rest.get(1);
-    match b0 {
-        0x80..=0xBF => ErrorKind::UnexpectedContinuation,
-        0xC0 | 0xC1 if is_cont(b1) => ErrorKind::Overlong,
-        0xE0 if matches!(b1, Some(0x80..=0x9F)) => ErrorKind::Overlong,
-        0xF0 if matches!(b1, Some(0x80..=0x8F)) => ErrorKind::Overlong,
-        0xED if matches!(b1, Some(0xA0..=0xAF))
-            && rest.get(3) == Some(&0xED)
-            && matches!(rest.get(4), Some(0xB0..=0xBF)) =>
-        {
-            ErrorKind::SurrogatePair
-        }
-        0xED if matches!(b1, Some(0xA0..=0xBF)) => ErrorKind::Surrogate,
-        0xF4 if matches!(b1, Some(0x90..=0xBF)) => ErrorKind::OutOfRange,
-        0xF5..=0xF7 if is_cont(b1) => ErrorKind::OutOfRange,
-        0xF8 if matches!(b1, Some(0x80..=0x87)) => ErrorKind::Overlong,
-        0xFC if matches!(b1, Some(0x80..=0x83)) => ErrorKind::Overlong,
-        0xF8..=0xFD if is_cont(b1) => ErrorKind::LegacyForm,
-        0xFE | 0xFF if is_cont(b1) => ErrorKind::ExtendedForm,
-        0xC2..=0xF4 => ErrorKind::Truncated,
-        _ => ErrorKind::InvalidByte,
+    let Some(&b0) = rest.first() else {
+        return ErrorKind::Truncated;
+    };
+    if is_cont(b0) {
+        return ErrorKind::UnexpectedContinuation;
     }
+    let seq = announced(rest);
+    if let Some(kind) = sequence_kind(seq) {
+        if surrogate_half(seq) == Some(true)
+            && surrogate_half(announced(&rest[seq.len()..])) == Some(false)
+        {
+            return ErrorKind::SurrogatePair;
+        }
+        return kind;
+    }
+    lone_kind(b0)
 }
 
-/// Decodes UTF-8, writing one U+FFFD per maximal subpart (Unicode ch. 3,
-/// WHATWG). Borrows when the input is valid.
-pub fn decode_lossy(src: &[u8]) -> Cow<'_, str> {
-    String::from_utf8_lossy(src)
+/// The kind of an error at a lead octet not followed by the continuation
+/// octets it needs.
+const fn lone_kind(lead: u8) -> ErrorKind {
+    if matches!(lead, 0xC2..=0xF4) {
+        ErrorKind::Truncated
+    } else {
+        ErrorKind::InvalidByte
+    }
 }
 
 /// Per-kind counts and first offsets of the errors met while decoding.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DecodeReport {
-    /// `(kind, first offset, count)` in order of first occurrence.
+    /// `(kind, first offset, count)` in order of first occurrence. A count is
+    /// of ill-formed sequences (see the module docs), not of replacements.
     pub errors: Vec<(ErrorKind, usize, usize)>,
     /// Number of U+FFFD written.
     pub replacements: usize,
 }
 
 impl DecodeReport {
+    /// No errors were met.
+    #[must_use]
     pub fn is_clean(&self) -> bool {
         self.errors.is_empty()
     }
@@ -115,34 +259,308 @@ impl DecodeReport {
     }
 }
 
-/// Lossy decoding plus a report of what was replaced.
-pub fn decode_lossy_with_report(src: &[u8]) -> (Cow<'_, str>, DecodeReport) {
-    let mut report = DecodeReport::default();
-    let mut pos = 0;
-    let mut out: Option<String> = None;
-    loop {
-        match validate(&src[pos..]) {
-            Ok(s) => {
-                return match out {
-                    None => (Cow::Borrowed(s), report),
-                    Some(mut o) => {
-                        o.push_str(s);
-                        (Cow::Owned(o), report)
-                    }
-                };
+/// Where decoded UTF-8 goes: a byte buffer (validated once at the end) or a
+/// `String` (validated chunk by chunk).
+trait Sink {
+    /// `bytes` is well-formed UTF-8.
+    fn push_valid(&mut self, bytes: &[u8]);
+    fn push_replacement(&mut self);
+}
+
+impl Sink for Vec<u8> {
+    fn push_valid(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
+    }
+    fn push_replacement(&mut self) {
+        self.extend_from_slice("\u{FFFD}".as_bytes());
+    }
+}
+
+impl Sink for String {
+    fn push_valid(&mut self, bytes: &[u8]) {
+        match simdutf8::basic::from_utf8(bytes) {
+            Ok(s) => self.push_str(s),
+            // Unreachable: callers only pass well-formed bytes.
+            Err(_) => self.push_str(&String::from_utf8_lossy(bytes)),
+        }
+    }
+    fn push_replacement(&mut self) {
+        self.push('\u{FFFD}');
+    }
+}
+
+/// An announced sequence being collected after its lead octet failed.
+#[derive(Clone, Copy, Debug, Default)]
+struct Absorb {
+    start: usize,
+    seq: [u8; SEQ_KEEP],
+    kept: u8,
+    /// Continuation octets still announced.
+    need: u8,
+}
+
+/// Streaming lossy UTF-8 decoder. Feeding the input in pieces split at any
+/// byte gives the same text and the same report as [`decode_lossy_with_report`].
+#[derive(Clone, Debug, Default)]
+pub struct Utf8Decoder {
+    /// A well-formed prefix cut by the end of the previous piece.
+    pending: [u8; 4],
+    pending_len: u8,
+    absorb: Option<Absorb>,
+    /// Offset of a complete high-surrogate form not yet recorded.
+    high_surrogate: Option<usize>,
+    /// Stream offset of the start of the next piece.
+    offset: usize,
+    report: DecodeReport,
+}
+
+impl Utf8Decoder {
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Most bytes [`decode`](Self::decode) can append for `src_len` input
+    /// bytes (each input byte, plus up to three held back, can become a
+    /// three-byte U+FFFD).
+    #[must_use]
+    pub fn max_utf8_len(src_len: usize) -> Option<usize> {
+        src_len.checked_add(4)?.checked_mul(3)
+    }
+
+    /// Decodes `src`, appending to `dst`; `last` says no input follows.
+    /// Returns `(read, written)`: all of `src` is always read (an incomplete
+    /// sequence at its end is held until the next call), `written` is the
+    /// number of bytes appended to `dst`.
+    #[must_use]
+    pub fn decode(&mut self, src: &[u8], dst: &mut String, last: bool) -> (usize, usize) {
+        let before = dst.len();
+        self.run(src, dst, last);
+        (src.len(), dst.len() - before)
+    }
+
+    /// What has been met so far (complete once a call with `last` was made).
+    #[must_use]
+    pub fn report(&self) -> &DecodeReport {
+        &self.report
+    }
+
+    /// The report, consuming the decoder.
+    #[must_use]
+    pub fn into_report(self) -> DecodeReport {
+        self.report
+    }
+
+    fn note(&mut self, kind: ErrorKind, offset: usize) {
+        if let Some(high) = self.high_surrogate.take() {
+            self.report.record(ErrorKind::Surrogate, high);
+        }
+        self.report.record(kind, offset);
+    }
+
+    fn replace<S: Sink>(&mut self, out: &mut S) {
+        out.push_replacement();
+        self.report.replacements += 1;
+    }
+
+    /// Names and records the collected announced sequence.
+    fn finish_absorb(&mut self) {
+        let Some(a) = self.absorb.take() else {
+            return;
+        };
+        let seq = &a.seq[..usize::from(a.kept)];
+        let kind = if seq.len() < 2 {
+            seq.first()
+                .map_or(ErrorKind::InvalidByte, |&b| lone_kind(b))
+        } else {
+            sequence_kind(seq).unwrap_or(ErrorKind::Truncated)
+        };
+        match surrogate_half(seq) {
+            Some(true) => {
+                if let Some(high) = self.high_surrogate.take() {
+                    self.report.record(ErrorKind::Surrogate, high);
+                }
+                self.high_surrogate = Some(a.start);
             }
-            Err(e) => {
-                let o = out.get_or_insert_with(|| String::with_capacity(src.len() + 3));
-                let good = &src[pos..pos + e.valid_up_to()];
-                // The prefix is valid by construction.
-                o.push_str(std::str::from_utf8(good).unwrap_or_default());
-                o.push('\u{FFFD}');
-                report.replacements += 1;
-                report.record(e.kind(), pos + e.valid_up_to());
-                match e.error_len() {
-                    Some(n) => pos += e.valid_up_to() + n,
-                    None => {
-                        return (Cow::Owned(out.unwrap_or_default()), report);
+            Some(false)
+                if self.high_surrogate.is_some()
+                    && self.high_surrogate == a.start.checked_sub(3) =>
+            {
+                if let Some(high) = self.high_surrogate.take() {
+                    self.report.record(ErrorKind::SurrogatePair, high);
+                }
+            }
+            _ => self.note(kind, a.start),
+        }
+    }
+
+    /// Handles an ill-formed maximal subpart `subpart` at stream offset `at`.
+    fn on_invalid<S: Sink>(&mut self, subpart: &[u8], at: usize, out: &mut S) {
+        self.replace(out);
+        match subpart {
+            [lead] if *lead >= 0xC0 => {
+                let mut seq = [0; SEQ_KEEP];
+                seq[0] = *lead;
+                self.absorb = Some(Absorb {
+                    start: at,
+                    seq,
+                    kept: 1,
+                    need: announced_len(*lead) - 1,
+                });
+            }
+            [b, ..] if is_cont(*b) => self.note(ErrorKind::UnexpectedContinuation, at),
+            _ => self.note(ErrorKind::Truncated, at),
+        }
+    }
+
+    fn run<S: Sink>(&mut self, src: &[u8], out: &mut S, last: bool) {
+        let base = self.offset;
+        let mut pos = 0;
+        while pos < src.len() {
+            // Continuation octets completing an announced sequence.
+            if let Some(a) = &mut self.absorb {
+                let b = src[pos];
+                if a.need > 0 && is_cont(b) {
+                    if usize::from(a.kept) < SEQ_KEEP {
+                        a.seq[usize::from(a.kept)] = b;
+                        a.kept += 1;
+                    }
+                    a.need -= 1;
+                    pos += 1;
+                    self.replace(out);
+                    continue;
+                }
+                self.finish_absorb();
+            }
+            // A well-formed prefix held from the previous piece.
+            if self.pending_len > 0 {
+                let n = usize::from(self.pending_len);
+                let start = base + pos - n;
+                let mut buf = self.pending;
+                buf[n] = src[pos];
+                match step(&buf[..=n]) {
+                    Step::Valid(_) => {
+                        out.push_valid(&buf[..=n]);
+                        self.pending_len = 0;
+                        pos += 1;
+                    }
+                    Step::Incomplete => {
+                        self.pending = buf;
+                        self.pending_len += 1;
+                        pos += 1;
+                    }
+                    Step::Invalid(_) => {
+                        // Only the new octet can break a well-formed prefix.
+                        self.pending_len = 0;
+                        self.on_invalid(&buf[..n], start, out);
+                    }
+                }
+                continue;
+            }
+            let rest = &src[pos..];
+            let valid = match simdutf8::compat::from_utf8(rest) {
+                Ok(s) => {
+                    out.push_valid(s.as_bytes());
+                    pos = src.len();
+                    continue;
+                }
+                Err(e) => e.valid_up_to(),
+            };
+            out.push_valid(&rest[..valid]);
+            pos += valid;
+            let rest = &src[pos..];
+            match step(rest) {
+                Step::Incomplete => {
+                    self.pending[..rest.len()].copy_from_slice(rest);
+                    self.pending_len = rest.len() as u8;
+                    pos = src.len();
+                }
+                Step::Invalid(n) => {
+                    let n = usize::from(n);
+                    self.on_invalid(&rest[..n], base + pos, out);
+                    pos += n;
+                }
+                // Unreachable after a failed validation; stay safe.
+                Step::Valid(n) => {
+                    let n = usize::from(n);
+                    out.push_valid(&rest[..n]);
+                    pos += n;
+                }
+            }
+        }
+        self.offset = base + src.len();
+        if last {
+            if self.pending_len > 0 {
+                let start = self.offset - usize::from(self.pending_len);
+                self.pending_len = 0;
+                self.replace(out);
+                self.note(ErrorKind::Truncated, start);
+            }
+            self.finish_absorb();
+            if let Some(high) = self.high_surrogate.take() {
+                self.report.record(ErrorKind::Surrogate, high);
+            }
+        }
+    }
+}
+
+/// Turns bytes the decoder wrote (well-formed by construction) into a String.
+fn into_string(bytes: Vec<u8>) -> String {
+    match simdutf8::basic::from_utf8(&bytes) {
+        Ok(s) => s.to_owned(),
+        // Unreachable: the decoder only writes well-formed UTF-8.
+        Err(_) => String::from_utf8_lossy(&bytes).into_owned(),
+    }
+}
+
+fn decode_owned(src: &[u8]) -> (String, DecodeReport) {
+    let mut dec = Utf8Decoder::new();
+    let mut out = Vec::with_capacity(src.len() + src.len() / 16 + 8);
+    dec.run(src, &mut out, true);
+    (into_string(out), dec.into_report())
+}
+
+/// Decodes UTF-8, writing one U+FFFD per maximal subpart (Unicode ch. 3,
+/// WHATWG). Borrows when the input is valid.
+#[must_use]
+pub fn decode_lossy(src: &[u8]) -> Cow<'_, str> {
+    decode_lossy_with_report(src).0
+}
+
+/// Lossy decoding plus a report of what was replaced.
+#[must_use]
+pub fn decode_lossy_with_report(src: &[u8]) -> (Cow<'_, str>, DecodeReport) {
+    match simdutf8::basic::from_utf8(src) {
+        Ok(s) => (Cow::Borrowed(s), DecodeReport::default()),
+        Err(_) => {
+            let (s, r) = decode_owned(src);
+            (Cow::Owned(s), r)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn step_matches_std_on_all_short_sequences() {
+        // Every 1..=3-byte string over a byte alphabet touching each range.
+        let alphabet = [
+            0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0,
+            0xE1, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF4, 0xF5, 0xF8, 0xFC, 0xFE, 0xFF,
+        ];
+        let mut buf = Vec::new();
+        for &a in &alphabet {
+            for &b in &alphabet {
+                for &c in &alphabet {
+                    for &d in &alphabet {
+                        buf.clear();
+                        buf.extend_from_slice(&[a, b, c, d]);
+                        let ours = validate(&buf).map_err(|e| (e.valid_up_to(), e.error_len()));
+                        let std =
+                            std::str::from_utf8(&buf).map_err(|e| (e.valid_up_to(), e.error_len()));
+                        assert_eq!(ours, std, "{buf:02X?}");
                     }
                 }
             }

@@ -1,0 +1,290 @@
+//! RFC 2279 legacy UTF-8 (`codec::ucs`) and UTF-E-8 (`codec::extended`):
+//! the draft's examples, Perl as an oracle, round trips, shortest form.
+
+use mailcharset::codec::ErrorKind;
+use mailcharset::codec::ucs::{self, UcsOptions};
+use mailcharset::codec::{extended, utf8};
+use proptest::prelude::*;
+
+fn hex(s: &str) -> Vec<u8> {
+    s.split_whitespace()
+        .map(|h| u8::from_str_radix(h, 16).expect("test hex"))
+        .collect()
+}
+
+const OPTS: UcsOptions = UcsOptions {
+    allow_surrogate_pairs: false,
+};
+
+/// The examples of the UTF-E-8 draft (and the issue), both directions.
+#[test]
+fn utf_e_8_draft_examples() {
+    for (value, bytes) in [
+        (0x8000_0000u64, "FE 82 80 80 80 80 80"),
+        (0xF_FFFF_FFFF, "FE BF BF BF BF BF BF"),
+        (0x10_0000_0000, "FF 80 80 80 80 80 81 80 80 80 80 80 80"),
+        (
+            0x7FFF_FFFF_FFFF_FFFF,
+            "FF 80 87 BF BF BF BF BF BF BF BF BF BF",
+        ),
+        (0x7FFF_FFFF, "FD BF BF BF BF BF"),
+    ] {
+        let b = hex(bytes);
+        assert_eq!(extended::encode(&[value]), Ok(b.clone()), "{value:#X}");
+        assert_eq!(extended::decode(&b, &OPTS), Ok(vec![value]), "{bytes}");
+    }
+    assert!(extended::encode(&[extended::MAX + 1]).is_err());
+    assert!(ucs::encode(&[ucs::MAX + 1]).is_err());
+}
+
+/// RFC 2279 §2 table boundaries: each length's first and last value, and
+/// agreement with std below U+10FFFF.
+#[test]
+fn legacy_boundaries() {
+    let bounds = [
+        (0x7Fu32, 1),
+        (0x80, 2),
+        (0x7FF, 2),
+        (0x800, 3),
+        (0xFFFF, 3),
+        (0x1_0000, 4),
+        (0x1F_FFFF, 4),
+        (0x20_0000, 5),
+        (0x3FF_FFFF, 5),
+        (0x400_0000, 6),
+        (0x7FFF_FFFF, 6),
+    ];
+    for (v, len) in bounds {
+        let b = ucs::encode(&[v]).unwrap();
+        assert_eq!(b.len(), len, "{v:#X}");
+        assert_eq!(ucs::decode(&b, &OPTS), Ok(vec![v]));
+        assert_eq!(extended::decode(&b, &OPTS), Ok(vec![u64::from(v)]));
+        if let Some(c) = char::from_u32(v) {
+            assert_eq!(b, c.to_string().into_bytes());
+        }
+    }
+}
+
+/// Every scalar value: legacy and extended encoders agree with std, and
+/// decode back.
+#[test]
+fn all_scalar_values() {
+    let values: Vec<u32> = (0..=0x10FFFFu32)
+        .filter(|&v| char::from_u32(v).is_some())
+        .collect();
+    let text: String = values.iter().filter_map(|&v| char::from_u32(v)).collect();
+    let bytes = ucs::encode(&values).unwrap();
+    assert_eq!(bytes, text.as_bytes());
+    assert_eq!(ucs::decode(&bytes, &OPTS).as_ref(), Ok(&values));
+    let wide: Vec<u64> = values.iter().map(|&v| u64::from(v)).collect();
+    assert_eq!(extended::encode(&wide).as_deref(), Ok(text.as_bytes()));
+    assert_eq!(extended::decode(&bytes, &OPTS), Ok(wide));
+}
+
+/// Shortest form only (RFC 2279 §6), FE/FF never in legacy, and the kinds.
+#[test]
+fn rejects_and_names() {
+    use ErrorKind::*;
+    for (bytes, kind, len) in [
+        ("C0 80", Overlong, Some(1)),
+        ("C1 BF", Overlong, Some(1)),
+        ("E0 9F BF", Overlong, Some(1)),
+        ("F0 8F BF BF", Overlong, Some(1)),
+        ("F8 87 BF BF BF", Overlong, Some(1)),
+        ("FC 83 BF BF BF BF", Overlong, Some(1)),
+        ("80", UnexpectedContinuation, Some(1)),
+        ("C0", InvalidByte, Some(1)),
+        ("FE 82 80 80 80 80 80", ExtendedForm, Some(1)),
+        ("FF", InvalidByte, Some(1)),
+        ("E2 82", Truncated, None),
+        ("FD BF BF 41", Truncated, Some(3)),
+    ] {
+        let e = ucs::decode(&hex(bytes), &OPTS).unwrap_err();
+        assert_eq!(
+            (e.valid_up_to(), e.kind(), e.error_len()),
+            (0, kind, len),
+            "{bytes}"
+        );
+    }
+    for (bytes, kind, len) in [
+        ("FE 81 BF BF BF BF BF", Overlong, Some(1)),
+        ("FF 80 80 80 80 80 80 BF BF BF BF BF BF", Overlong, Some(6)),
+        (
+            "FF 81 80 80 80 80 80 80 80 80 80 80 80",
+            OutOfRange,
+            Some(1),
+        ),
+        (
+            "FF 80 88 80 80 80 80 80 80 80 80 80 80",
+            OutOfRange,
+            Some(2),
+        ),
+        ("FF 80 87 BF BF BF BF BF BF BF BF BF", Truncated, None),
+    ] {
+        let e = extended::decode(&hex(bytes), &OPTS).unwrap_err();
+        assert_eq!(
+            (e.valid_up_to(), e.kind(), e.error_len()),
+            (0, kind, len),
+            "{bytes}"
+        );
+    }
+    // Legacy accepts what strict rejects: surrogates and values past 10FFFF.
+    assert_eq!(ucs::decode(&hex("ED A0 80"), &OPTS), Ok(vec![0xD800]));
+    assert_eq!(ucs::decode(&hex("F7 BF BF BF"), &OPTS), Ok(vec![0x1F_FFFF]));
+}
+
+/// RFC 2279 §2 / CESU-8 repair: a surrogate pair as two 3-octet sequences.
+#[test]
+fn surrogate_pair_repair() {
+    let cesu = hex("ED A0 BD ED B8 80 41");
+    assert_eq!(ucs::decode(&cesu, &OPTS), Ok(vec![0xD83D, 0xDE00, 0x41]));
+    let repair = UcsOptions {
+        allow_surrogate_pairs: true,
+    };
+    assert_eq!(ucs::decode(&cesu, &repair), Ok(vec![0x1F600, 0x41]));
+    assert_eq!(extended::decode(&cesu, &repair), Ok(vec![0x1F600, 0x41]));
+    // Unpaired halves stay as they are.
+    assert_eq!(
+        ucs::decode(&hex("ED B8 80 ED A0 BD 41"), &repair),
+        Ok(vec![0xDE00, 0xD83D, 0x41])
+    );
+    // Every pair, checked against UTF-16 in std.
+    for c in ('\u{10000}'..='\u{10FFFF}').step_by(97) {
+        let mut units = [0u16; 2];
+        c.encode_utf16(&mut units);
+        let bytes = ucs::encode(&[u32::from(units[0]), u32::from(units[1])]).unwrap();
+        assert_eq!(ucs::decode(&bytes, &repair), Ok(vec![u32::from(c)]));
+    }
+}
+
+/// Lossy legacy decoding replaces like strict UTF-8 does where the two
+/// agree on what is ill-formed, and `to_text` counts non-scalars.
+#[test]
+fn lossy_and_to_text() {
+    let input = hex("41 C0 AF ED A0 80 F8 88 80 80 80 FE 42");
+    let (values, report) = ucs::decode_lossy(&input, &OPTS);
+    assert_eq!(
+        values,
+        vec![0x41, 0xFFFD, 0xFFFD, 0xD800, 0x20_0000, 0xFFFD, 0x42]
+    );
+    assert_eq!(report.replacements, 3);
+    assert_eq!(
+        report.errors,
+        vec![
+            (ErrorKind::Overlong, 1, 1),
+            (ErrorKind::UnexpectedContinuation, 2, 1),
+            (ErrorKind::InvalidByte, 11, 1)
+        ]
+    );
+    let (text, replaced) = ucs::to_text(values.iter().map(|&v| u64::from(v)));
+    assert_eq!(text, "A\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}B");
+    assert_eq!(replaced, 2);
+}
+
+/// Runs Perl, or prints a note and returns None when it is missing.
+fn perl(script: &str, stdin: &str) -> Option<String> {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = match Command::new("perl")
+        .args(["-e", script])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+    {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("note: skipping, perl not runnable ({e})");
+            return None;
+        }
+    };
+    let input = stdin.to_owned();
+    let mut pipe = child.stdin.take()?;
+    let writer = std::thread::spawn(move || pipe.write_all(input.as_bytes()));
+    let out = child.wait_with_output().ok()?;
+    writer.join().ok()?.ok()?;
+    assert!(out.status.success(), "perl failed");
+    String::from_utf8(out.stdout).ok()
+}
+
+/// Perl's 64-bit extended UTF-8 (`utf8::encode`) writes the same octets.
+#[test]
+fn perl_extended_utf8_agrees() {
+    let mut values: Vec<u64> = vec![0, 0x7F, 0x80, 0xD800, 0x10FFFF, 0x110000, 0x7FFF_FFFF];
+    values.extend([0x8000_0000, 0xF_FFFF_FFFF, 0x10_0000_0000, extended::MAX]);
+    let mut seed = 0x2545_F491_4F6C_DD1Du64;
+    for shift in 0..63 {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        values.push((seed >> shift) & extended::MAX);
+    }
+    let script = "no warnings; while (<STDIN>) { chomp; my $s = chr(hex $_); utf8::encode($s); print unpack('H*', $s), \"\\n\" }";
+    let stdin: String = values.iter().map(|v| format!("{v:X}\n")).collect();
+    let Some(out) = perl(script, &stdin) else {
+        return;
+    };
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), values.len());
+    for (&v, line) in values.iter().zip(lines) {
+        let ours: String = extended::encode(&[v])
+            .unwrap()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(ours, line, "{v:#X}");
+        assert_eq!(extended::decode(&hex_pairs(line), &OPTS), Ok(vec![v]));
+    }
+}
+
+fn hex_pairs(s: &str) -> Vec<u8> {
+    (0..s.len() / 2)
+        .filter_map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).ok())
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn legacy_round_trip(values in proptest::collection::vec(0..=ucs::MAX, 0..20)) {
+        let bytes = ucs::encode(&values).unwrap();
+        prop_assert_eq!(ucs::decode(&bytes, &OPTS), Ok(values));
+    }
+
+    #[test]
+    fn extended_round_trip(values in proptest::collection::vec(0..=extended::MAX, 0..20)) {
+        let bytes = extended::encode(&values).unwrap();
+        prop_assert_eq!(extended::decode(&bytes, &OPTS), Ok(values.clone()));
+        // identical to legacy below 0x80000000
+        if values.iter().all(|&v| v <= u64::from(ucs::MAX)) {
+            let narrow: Vec<u32> = values.iter().map(|&v| v as u32).collect();
+            prop_assert_eq!(ucs::encode(&narrow), Ok(bytes));
+        }
+    }
+
+    /// Shortest form: whatever decodes re-encodes to the same octets, and
+    /// strict UTF-8 is a subset of both.
+    #[test]
+    fn decode_then_encode(bytes in proptest::collection::vec(
+        prop_oneof![any::<u8>(), 0x80u8..=0xBF, 0x80u8..=0xBF, Just(0x80u8)], 0..40)) {
+        if let Ok(v) = extended::decode(&bytes, &OPTS) {
+            prop_assert_eq!(extended::encode(&v), Ok(bytes.clone()));
+        }
+        if let Ok(v) = ucs::decode(&bytes, &OPTS) {
+            prop_assert_eq!(ucs::encode(&v), Ok(bytes.clone()));
+        }
+        if let Ok(s) = utf8::validate(&bytes) {
+            let chars: Vec<u32> = s.chars().map(u32::from).collect();
+            prop_assert_eq!(ucs::decode(&bytes, &OPTS), Ok(chars));
+        }
+        // Lossy decoding never fails and agrees with strict on valid input.
+        let (lossy, report) = extended::decode_lossy(&bytes, &OPTS);
+        match extended::decode(&bytes, &OPTS) {
+            Ok(v) => { prop_assert_eq!(lossy, v); prop_assert!(report.is_clean()); }
+            Err(e) => {
+                prop_assert_eq!(report.errors.first().map(|r| (r.0, r.1)), Some((e.kind(), e.valid_up_to())));
+            }
+        }
+    }
+}
