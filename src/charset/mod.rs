@@ -425,8 +425,11 @@ fn decode_resolved<'a>(
                 }
                 _ => {
                     let (text, report, used) = decode_with(bytes, cs);
+                    // Detection only second-guesses ASCII-compatible labels:
+                    // UTF-16/32 or UTF-7 bytes often "validate" as UTF-8.
                     if !report.is_clean()
                         && opts.detect
+                        && cs.is_ascii_compatible()
                         && let Some((det, t)) = detect_clean(bytes, used)
                     {
                         let first = report.errors.iter().map(|e| e.1).min().unwrap_or(0);
