@@ -1,0 +1,349 @@
+//! Dispatch and verdicts: GMime's parallel texts, Python's codecs as an
+//! oracle for legacy charsets, the mail rules (ISO-8859-1 as windows-1252,
+//! 8-bit under us-ascii or no label, lying labels), UTF-16/32, encoding.
+//! (GMime's chinese.big5.txt is not used: it lacks the Japanese-only kanji
+//! of its UTF-8 "twin", so the two are not parallel.)
+
+use mailcharset::charset::{self, Charset, DecodeOptions, EncodeError, Support, decode, decode_as};
+use mailcharset::finding::{FindingKind, LabelStatus, Verdict};
+use std::borrow::Cow;
+use std::path::Path;
+use std::process::Command;
+
+fn gmime(name: &str) -> Option<Vec<u8>> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/corpus/gmime/tests/data/filters")
+        .join(name);
+    match std::fs::read(&p) {
+        Ok(b) => Some(b),
+        Err(_) => {
+            println!("SKIP: {} is absent", p.display());
+            None
+        }
+    }
+}
+
+fn kinds(d: &charset::Decoded<'_>) -> Vec<FindingKind> {
+    d.findings.iter().map(|f| f.kind).collect()
+}
+
+#[test]
+fn gmime_parallel_texts() {
+    for (twin, files) in [
+        (
+            "cyrillic.utf-8.txt",
+            &[
+                ("cyrillic.koi8-r.txt", "koi8-r"),
+                ("cyrillic.cp1251.txt", "cp1251"),
+                ("cyrillic.iso-8859-5.txt", "iso-8859-5"),
+            ][..],
+        ),
+        (
+            "japanese.utf-8.txt",
+            &[
+                ("japanese.iso-2022-jp.txt", "iso-2022-jp"),
+                ("japanese.shift-jis.txt", "shift_jis"),
+            ][..],
+        ),
+    ] {
+        let Some(utf8) = gmime(twin) else { return };
+        let utf8 = String::from_utf8(utf8).unwrap();
+        for (file, label) in files {
+            let Some(bytes) = gmime(file) else { return };
+            let d = decode(&bytes, Some(label.as_bytes()), &DecodeOptions::default());
+            assert_eq!(d.text, utf8, "{file}");
+            assert_eq!(d.verdict, Verdict::Ok, "{file}: {:?}", d.findings);
+            let cs = Charset::for_label(label.as_bytes()).unwrap();
+            assert_eq!(d.used, Some(cs));
+            let e = charset::encode(&utf8, cs, true).unwrap();
+            assert_eq!(e.bytes.as_ref(), &bytes[..], "{file} encodes back");
+        }
+    }
+}
+
+fn python_encode(codec: &str, text: &str) -> Option<Vec<u8>> {
+    use std::io::Write;
+    let code = format!(
+        "import sys; sys.stdout.buffer.write(sys.stdin.buffer.read().decode('utf-8').encode('{codec}'))"
+    );
+    let mut child = Command::new("python3")
+        .args(["-c", &code])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .ok()?;
+    child.stdin.take()?.write_all(text.as_bytes()).ok()?;
+    let out = child.wait_with_output().ok()?;
+    out.status.success().then_some(out.stdout)
+}
+
+/// Python's codecs encode; we decode and encode back.
+#[test]
+fn python_oracle_legacy() {
+    if python_encode("utf-8", "x").is_none() {
+        println!("SKIP: python3 is missing");
+        return;
+    }
+    for (codec, label, text) in [
+        (
+            "cp1252",
+            "windows-1252",
+            "caf\u{E9} \u{20AC}5 \u{201C}quoted\u{201D} \u{2014}",
+        ),
+        (
+            "koi8_r",
+            "koi8-r",
+            "\u{41F}\u{440}\u{438}\u{432}\u{435}\u{442}, \u{43C}\u{438}\u{440}!",
+        ),
+        (
+            "iso2022_jp",
+            "iso-2022-jp",
+            "\u{65E5}\u{672C}\u{8A9E}\u{306E}\u{30C6}\u{30AD}\u{30B9}\u{30C8} abc",
+        ),
+        (
+            "shift_jis",
+            "shift_jis",
+            "\u{3053}\u{3093}\u{306B}\u{3061}\u{306F}\u{FF76}\u{FF85}",
+        ),
+        (
+            "euc_kr",
+            "ks_c_5601-1987",
+            "\u{D55C}\u{AD6D}\u{C5B4} \u{D14D}\u{C2A4}\u{D2B8}",
+        ),
+        ("gb2312", "gb2312", "\u{4E2D}\u{6587}\u{6D4B}\u{8BD5}"),
+        ("big5", "bog5", "\u{7E41}\u{9AD4}\u{4E2D}\u{6587}"),
+        (
+            "iso8859_2",
+            "latin2",
+            "\u{17C}\u{F3}\u{142}\u{107} g\u{119}\u{15B}l\u{105} ja\u{17A}\u{144}",
+        ),
+        ("utf_16_le", "utf-16le", "utf16 \u{1F600}"),
+        ("utf_16_be", "utf-16be", "utf16 \u{1F600}"),
+        ("utf_32_be", "utf-32be", "utf32 \u{1F600}"),
+        ("utf_32_le", "utf-32le", "utf32 \u{1F600}"),
+        ("utf_32", "utf-32", "utf32 bom \u{1F600}"),
+        ("utf_16", "utf-16", "utf16 bom \u{1F600}"),
+    ] {
+        let bytes = python_encode(codec, text).unwrap();
+        let d = decode(&bytes, Some(label.as_bytes()), &DecodeOptions::default());
+        assert_eq!(d.text, text, "{label}");
+        assert_eq!(d.verdict, Verdict::Ok, "{label}: {:?}", d.findings);
+        let cs = Charset::for_label(label.as_bytes()).unwrap();
+        let e = charset::encode(text, cs, true).unwrap();
+        // Unmarked forms must be byte-identical; BOM-marked ones must round-trip.
+        if matches!(label, "utf-16" | "utf-32") {
+            assert_eq!(
+                decode(&e.bytes, Some(label.as_bytes()), &DecodeOptions::default()).text,
+                text
+            );
+        } else {
+            assert_eq!(e.bytes.as_ref(), &bytes[..], "{label}");
+        }
+    }
+}
+
+#[test]
+fn latin1_is_windows_1252_with_c1_reported() {
+    let d = decode(
+        b"caf\xE9 \x80 \x93x\x94",
+        Some(b"ISO-8859-1"),
+        &DecodeOptions::default(),
+    );
+    assert_eq!(d.text, "caf\u{E9} \u{20AC} \u{201C}x\u{201D}");
+    assert_eq!(d.used, Some(Charset::ISO_8859_1));
+    assert_eq!(d.verdict, Verdict::Suspicious);
+    let f = &d.findings[0];
+    assert_eq!((f.kind, f.offset, f.count), (FindingKind::C1InLatin1, 5, 3));
+    let clean = decode(b"caf\xE9", Some(b"latin1"), &DecodeOptions::default());
+    assert_eq!(clean.verdict, Verdict::Ok);
+    assert_eq!(clean.text, "caf\u{E9}");
+}
+
+#[test]
+fn eight_bit_under_us_ascii_or_no_label() {
+    let utf8 = "na\u{EF}ve caf\u{E9}".as_bytes();
+    for label in [Some(&b"us-ascii"[..]), None] {
+        let d = decode(utf8, label, &DecodeOptions::default());
+        assert_eq!(d.text, "na\u{EF}ve caf\u{E9}");
+        assert!(matches!(d.text, Cow::Borrowed(_)));
+        assert_eq!(d.used, Some(Charset::UTF_8));
+        assert_eq!(d.verdict, Verdict::Suspicious);
+        let f = &d.findings[0];
+        assert_eq!(
+            (f.kind, f.offset, f.count),
+            (FindingKind::EightBitInAscii, 2, 4)
+        );
+        assert_eq!(
+            kinds(&d).contains(&FindingKind::MissingLabel),
+            label.is_none()
+        );
+        assert_eq!(d.detected.map(|x| x.charset), Some(Charset::UTF_8));
+    }
+    // Not UTF-8: detection decides, and says so.
+    let latin =
+        "Der Fu\u{DF}g\u{E4}nger\u{FC}berweg ist gr\u{FC}n und sch\u{F6}n, \u{E4}u\u{DF}erst."
+            .chars()
+            .map(|c| c as u32 as u8)
+            .collect::<Vec<u8>>();
+    let d = decode(&latin, None, &DecodeOptions::default());
+    let det = d.detected.unwrap();
+    assert_eq!(det.charset, Charset::WINDOWS_1252);
+    assert!(det.confidence > 0.5 && det.confidence <= 1.0);
+    assert_eq!(d.used, Some(Charset::WINDOWS_1252));
+    assert!(d.text.contains("Fu\u{DF}g\u{E4}nger"));
+    assert_eq!(d.replacements, 0);
+    // Pure ASCII without a label: fine, borrowed.
+    let d = decode(b"hello", None, &DecodeOptions::default());
+    assert_eq!(d.verdict, Verdict::Ok);
+    assert!(matches!(d.text, Cow::Borrowed("hello")));
+}
+
+#[test]
+fn unknown_and_dont_know_labels() {
+    let d = decode(b"hi", Some(b"x-no-such-charset"), &DecodeOptions::default());
+    assert_eq!(d.verdict, Verdict::UnknownLabel);
+    assert_eq!(d.resolution.status, LabelStatus::Unknown);
+    assert_eq!(kinds(&d), vec![FindingKind::UnknownLabel]);
+    let d = decode(
+        "\u{E9}t\u{E9}".as_bytes(),
+        Some(b"unknown-8bit"),
+        &DecodeOptions::default(),
+    );
+    // IANA's UNKNOWN-8BIT record has no preferred alias: its name is preferred.
+    assert_eq!(d.resolution.status, LabelStatus::Preferred);
+    assert_eq!(d.text, "\u{E9}t\u{E9}");
+    assert_eq!(d.used, Some(Charset::UTF_8));
+    assert!(d.detected.is_some());
+    // Unsupported: explicit, never silent U+FFFD.
+    let d = decode(b"abc", Some(b"iso-2022-kr"), &DecodeOptions::default());
+    assert!(kinds(&d).contains(&FindingKind::UnsupportedCharset));
+    assert!(d.findings[0].note.is_some());
+    assert!(matches!(
+        charset::encode("x", Charset::for_label(b"hz-gb-2312").unwrap(), false),
+        Err(EncodeError::Unsupported { .. })
+    ));
+    assert!(matches!(
+        Charset::for_label(b"IBM037").unwrap().support(),
+        Support::Unsupported(_)
+    ));
+}
+
+#[test]
+fn lying_label_is_mislabeled() {
+    // windows-1252 bytes labelled UTF-8.
+    let bytes =
+        b"Caf\xE9 cr\xE8me br\xFBl\xE9e, \xE0 la carte, tr\xE8s tr\xE8s bon et tr\xE8s cher.";
+    let d = decode(bytes, Some(b"utf-8"), &DecodeOptions::default());
+    assert_eq!(d.verdict, Verdict::Mislabeled);
+    assert!(d.text.starts_with("Caf\u{E9} cr\u{E8}me"));
+    assert_eq!(d.replacements, 0);
+    let det = d.detected.unwrap();
+    assert_eq!(det.charset.decoder_name(), Some("windows-1252"));
+    let f = d
+        .findings
+        .iter()
+        .find(|f| f.kind == FindingKind::Mislabeled)
+        .unwrap();
+    assert_eq!(f.offset, 3);
+    // Without detection: invalid, replacements counted, first error offset.
+    let d = decode(
+        bytes,
+        Some(b"utf-8"),
+        &DecodeOptions {
+            detect: false,
+            ..Default::default()
+        },
+    );
+    assert_eq!(d.verdict, Verdict::Invalid);
+    assert_eq!(d.replacements, 8);
+    assert_eq!(d.first_error().map(|f| f.offset), Some(3));
+    let r = d
+        .findings
+        .iter()
+        .find(|f| f.kind == FindingKind::Replacement)
+        .unwrap();
+    assert_eq!(r.count, 8);
+}
+
+#[test]
+fn borrowing() {
+    let opts = DecodeOptions::default();
+    assert!(matches!(
+        decode(b"plain", Some(b"windows-1252"), &opts).text,
+        Cow::Borrowed(_)
+    ));
+    assert!(matches!(
+        decode(b"plain", Some(b"shift_jis"), &opts).text,
+        Cow::Borrowed(_)
+    ));
+    assert!(matches!(
+        decode("\u{E9}".as_bytes(), Some(b"utf-8"), &opts).text,
+        Cow::Borrowed(_)
+    ));
+    assert!(matches!(
+        charset::encode("abc", Charset::ISO_8859_1, true)
+            .unwrap()
+            .bytes,
+        Cow::Borrowed(_)
+    ));
+}
+
+#[test]
+fn strict_and_lossy_encode() {
+    let cs = Charset::for_label(b"iso-8859-2").unwrap();
+    match charset::encode("ab\u{263A}c", cs, true) {
+        Err(EncodeError::Unmappable { offset, ch, .. }) => {
+            assert_eq!((offset, ch), (2, '\u{263A}'))
+        }
+        other => panic!("{other:?}"),
+    }
+    let e = charset::encode("ab\u{263A}c\u{263A}", cs, false).unwrap();
+    assert_eq!(e.bytes.as_ref(), b"ab?c?");
+    assert_eq!((e.replacements, e.first_replacement), (2, Some(2)));
+    // Stateful: the replacement goes through the encoder (back to ASCII first).
+    let jp = Charset::for_label(b"iso-2022-jp").unwrap();
+    let e = charset::encode("\u{65E5}\u{263A}", jp, false).unwrap();
+    let back = decode_as(&e.bytes, jp, &DecodeOptions::default());
+    assert_eq!(back.text, "\u{65E5}?");
+    assert_eq!(back.verdict, Verdict::Ok);
+    let e = charset::encode("\u{E9}", Charset::US_ASCII, false).unwrap();
+    assert_eq!((e.bytes.as_ref(), e.replacements), (&b"?"[..], 1));
+}
+
+#[test]
+fn legacy_errors_have_offsets() {
+    // Shift_JIS: 0x82 followed by an invalid trail.
+    let d = decode_as(
+        b"ok\x82\x20ok\xA0",
+        Charset::for_label(b"shift_jis").unwrap(),
+        &DecodeOptions {
+            detect: false,
+            ..Default::default()
+        },
+    );
+    assert!(d.replacements >= 1);
+    assert_eq!(d.first_error().map(|f| f.offset), Some(2));
+    // UTF-32 out of range and truncated tail.
+    let d = decode(
+        &[0, 0, 0, 0x41, 0, 0x11, 0, 0, 0, 0],
+        Some(b"utf-32be"),
+        &DecodeOptions::default(),
+    );
+    assert_eq!(d.text, "A\u{FFFD}\u{FFFD}");
+    assert_eq!(
+        d.first_error().map(|f| (f.kind, f.offset)),
+        Some((FindingKind::OutOfRange, 4))
+    );
+}
+
+#[test]
+fn utf16_bom_decides() {
+    let be = [0xFE, 0xFF, 0, b'h', 0, b'i'];
+    let le = [0xFF, 0xFE, b'h', 0, b'i', 0];
+    for b in [&be[..], &le[..]] {
+        let d = decode(b, Some(b"utf-16"), &DecodeOptions::default());
+        assert_eq!(d.text, "hi");
+    }
+    let d = decode(&be, Some(b"utf-16"), &DecodeOptions::default());
+    assert_eq!(d.used, Some(Charset::UTF_16BE));
+}

@@ -1,0 +1,284 @@
+#!/usr/bin/env python3
+"""Generates src/charset/registry.rs and doc/charset-aliases.md.
+
+Sources (read-only, never copied into the repository):
+  ../shared/corpus/iana-charsets/character-sets.xml   IANA Character Sets (2022-07-14)
+  ../shared/corpus/whatwg-encoding/encodings.json     WHATWG Encoding Standard labels
+  tools/mail-aliases.tsv                              our mail-world alias decisions
+
+Usage: python3 tools/gen_registry.py [CORPUS_DIR]
+"""
+import json
+import os
+import re
+import sys
+import xml.etree.ElementTree as ET
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CORPUS = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "..", "shared", "corpus")
+NS = "{http://www.iana.org/assignments}"
+
+# Decoders WHATWG does not give (or gives wrongly for mail), by IANA MIBenum.
+MAIL_DECODERS = {
+    3: ("Ascii", None),  # US-ASCII: 8-bit octets -> UTF-8 if valid, else detection
+    4: ("Superset", "windows-1252"),  # ISO-8859-1: read with windows-1252, report C1
+    12: ("Superset", "windows-1254"),  # ISO-8859-9
+    2259: ("Superset", "windows-874"),  # TIS-620 / ISO-8859-11
+    106: ("Utf8", None),
+    1015: ("Utf16", None),  # UTF-16: BOM decides, else little-endian (WHATWG)
+    1000: ("Utf16", None),  # ISO-10646-UCS-2 (csUnicode): WHATWG reads it as UTF-16LE
+    1012: ("Utf7", None),
+    103: ("Utf7", None),  # UNICODE-1-1-UTF-7 (RFC 1642): same decoding as RFC 2152
+    1017: ("Utf32", None),
+    1001: ("Utf32", None),  # ISO-10646-UCS-4
+    1018: ("Utf32Be", None),
+    1019: ("Utf32Le", None),
+    40: ("Legacy", "ISO-2022-JP"),  # ISO-2022-JP-2: the ISO-2022-JP subset
+    2260: ("Legacy", "ISO-2022-JP"),  # CP50220
+    2108: ("Legacy", "EUC-JP"),  # CP51932
+    2079: ("Detect", None),  # UNKNOWN-8BIT
+}
+UNSUPPORTED = {
+    37: "ISO-2022-KR: WHATWG maps it to the replacement decoder and encoding_rs has no decoder",
+    104: "ISO-2022-CN: needs CNS 11643 tables, which encoding_rs does not have",
+    105: "ISO-2022-CN-EXT: needs CNS 11643 and ISO-IR-165 tables, which encoding_rs does not have",
+    2085: "HZ-GB-2312: WHATWG maps it to the replacement decoder and encoding_rs has no decoder",
+    1021: "UTF-7-IMAP is modified UTF-7 for IMAP mailbox names (RFC 3501), not a MIME charset",
+    1016: "CESU-8 is not a MIME charset; decode it as UTF-8 to see surrogate-pair findings",
+}
+DEFAULT_UNSUPPORTED = "no decoder: encoding_rs has no table for this charset"
+WHATWG_ONLY_OVERRIDES = {"ascii": "US-ASCII"}
+# WHATWG labels we route elsewhere by design.
+UNICODE11 = {"unicode-1-1-utf-8", "unicode11utf8"}
+SKIP_WHATWG = {"replacement"}
+
+
+def loose(label):
+    label = label.lower()
+    if label.startswith("x-"):
+        label = label[2:]
+    return re.sub(r"[^a-z0-9]", "", label)
+
+
+def rust_str(s):
+    return json.dumps(s)
+
+
+def enc_const(name):
+    return "&encoding_rs::" + re.sub(r"[^A-Za-z0-9]", "_", name).upper() + "_INIT"
+
+
+def main():
+    tree = ET.parse(os.path.join(CORPUS, "iana-charsets", "character-sets.xml"))
+    records = []  # dict(name, mib, preferred, labels, kind)
+    for r in tree.getroot().iter(NS + "record"):
+        name = r.find(NS + "name").text.strip()
+        mib = int(r.find(NS + "value").text)
+        pa = r.find(NS + "preferred_alias")
+        preferred = pa.text.strip() if pa is not None else None
+        aliases = []
+        for a in r.findall(NS + "alias"):
+            if a.text:
+                # One alias carries a trailing note ("csAmiga1251\n(Aliases ...").
+                aliases.append(a.text.strip().split()[0])
+        records.append(
+            dict(name=name, mib=mib, preferred=preferred, aliases=aliases, source="iana")
+        )
+
+    whatwg = json.load(open(os.path.join(CORPUS, "whatwg-encoding", "encodings.json")))
+    ww_label = {}  # label -> WHATWG encoding name
+    for group in whatwg:
+        for e in group["encodings"]:
+            for label in e["labels"]:
+                ww_label[label] = e["name"]
+
+    labels = {}  # lower label -> (record index, status)
+
+    def add(label, idx, status):
+        key = label.lower()
+        if key in labels:
+            if labels[key][0] != idx:
+                sys.exit(f"label {label!r} maps to two records")
+            return
+        if len(key) > 63 or not key.isascii():
+            sys.exit(f"label {label!r} too long or not ASCII")
+        labels[key] = (idx, status)
+
+    # IANA first: every name and alias resolves to its own record.
+    for i, rec in enumerate(records):
+        pref = rec["preferred"] or rec["name"]
+        add(pref, i, "Preferred")
+        add(rec["name"], i, "Registered")
+        for a in rec["aliases"]:
+            add(a, i, "Registered")
+
+    # Decoder of each IANA record: the WHATWG decoder of its labels, then mail overrides.
+    for i, rec in enumerate(records):
+        encs = {ww_label[l] for l, (j, _) in labels.items() if j == i and l in ww_label}
+        mib = rec["mib"]
+        if mib in MAIL_DECODERS:
+            rec["kind"] = MAIL_DECODERS[mib]
+        elif mib in UNSUPPORTED:
+            rec["kind"] = ("Unsupported", UNSUPPORTED[mib])
+        elif len(encs) == 1:
+            rec["kind"] = ("Legacy", encs.pop())
+        elif len(encs) > 1:
+            sys.exit(f"record {rec['name']} has labels of several WHATWG encodings: {encs}")
+        else:
+            rec["kind"] = ("Unsupported", DEFAULT_UNSUPPORTED)
+        rec["canonical"] = rec["preferred"] or rec["name"]
+
+    def record_for(name):
+        hit = labels.get(name.lower())
+        return None if hit is None else hit[0]
+
+    # Records IANA lacks.
+    u11 = len(records)
+    records.append(
+        dict(name="UNICODE-1-1-UTF-8", canonical="UNICODE-1-1-UTF-8", mib=None, preferred=None,
+             aliases=[], source="mail", kind=("Unicode11Utf8", None))
+    )
+    for group in whatwg:
+        for e in group["encodings"]:
+            if e["name"] == "replacement":
+                continue
+            if record_for(e["name"]) is None:
+                records.append(
+                    dict(name=e["name"], canonical=e["name"], mib=None, preferred=None,
+                         aliases=[], source="whatwg", kind=("Legacy", e["name"]))
+                )
+                add(e["name"], len(records) - 1, "Whatwg")
+
+    def decoder_of(rec):
+        kind, enc = rec["kind"]
+        return {
+            "Legacy": enc, "Superset": enc, "Ascii": "windows-1252", "Utf8": "UTF-8",
+            "Utf16": "UTF-16LE",
+        }.get(kind)
+
+    loose_index = {}
+    for l, (i, st) in labels.items():
+        loose_index.setdefault(loose(l), set()).add(i)
+
+    # WHATWG labels not in IANA.
+    for label, enc in sorted(ww_label.items()):
+        if label in labels or label in SKIP_WHATWG:
+            continue
+        if label in UNICODE11:
+            add(label, u11, "Whatwg")
+            continue
+        if label in WHATWG_ONLY_OVERRIDES:
+            add(label, record_for(WHATWG_ONLY_OVERRIDES[label]), "Whatwg")
+            continue
+        cands = sorted(
+            i for i in loose_index.get(loose(label), ()) if decoder_of(records[i]) == enc
+        )
+        target = cands[0] if len(cands) == 1 else record_for(enc)
+        if target is None:
+            sys.exit(f"no record for WHATWG label {label} ({enc})")
+        add(label, target, "Whatwg")
+
+    # Mail aliases.
+    decisions = []
+    for line in open(os.path.join(ROOT, "tools", "mail-aliases.tsv"), encoding="utf-8"):
+        if line.startswith("#") or not line.strip():
+            continue
+        label, target, reason = line.rstrip("\n").split("\t")
+        t = record_for(target)
+        if t is None:
+            sys.exit(f"alias {label}: unknown target {target}")
+        if label.lower() in labels:
+            sys.exit(f"alias {label} is already a label")
+        add(label, t, "Alias")
+        decisions.append((label, records[t]["canonical"], reason))
+
+    # Emit.
+    out = []
+    w = out.append
+    w("// GENERATED by tools/gen_registry.py — do not edit.")
+    w("// Sources: IANA Character Sets (character-sets.xml, updated 2022-07-14),")
+    w("// WHATWG Encoding Standard encodings.json, tools/mail-aliases.tsv.")
+    w("")
+    w("use super::{Charset, Kind};")
+    w("use crate::finding::LabelStatus;")
+    w("")
+    w(f"pub(crate) static CHARSETS: [Charset; {len(records)}] = [")
+    for i, rec in enumerate(records):
+        kind, arg = rec["kind"]
+        if kind in ("Legacy", "Superset"):
+            k = f"Kind::{kind}({enc_const(arg)})"
+        elif kind == "Unsupported":
+            k = f"Kind::Unsupported({rust_str(arg)})"
+        else:
+            k = f"Kind::{kind}"
+        mib = f"Some({rec['mib']})" if rec["mib"] is not None else "None"
+        iana = rust_str(rec["name"]) if rec["source"] == "iana" else "\"\""
+        w(f"    Charset {{ name: {rust_str(rec['canonical'])}, iana_name: {iana}, mib: {mib}, kind: {k} }}, // {i}")
+    w("];")
+    w("")
+    w("/// Every label, lower-cased, sorted by bytes: (label, index into CHARSETS, status).")
+    w(f"pub(crate) static LABELS: [(&[u8], u16, LabelStatus); {len(labels)}] = [")
+    for l in sorted(labels, key=lambda s: s.encode()):
+        i, st = labels[l]
+        w(f"    (b{rust_str(l)}, {i}, LabelStatus::{st}),")
+    w("];")
+    w("")
+    named = {
+        "UTF_8": "UTF-8", "US_ASCII": "US-ASCII", "ISO_8859_1": "ISO-8859-1",
+        "WINDOWS_1252": "windows-1252", "UNICODE_1_1_UTF_8": "UNICODE-1-1-UTF-8",
+        "UTF_7": "UTF-7", "UTF_16BE": "UTF-16BE", "UTF_16LE": "UTF-16LE",
+        "UTF_32BE": "UTF-32BE", "UTF_32LE": "UTF-32LE", "UNKNOWN_8BIT": "UNKNOWN-8BIT",
+    }
+    for const, label in named.items():
+        w(f"pub(crate) const {const}: usize = {record_for(label)};")
+    with open(os.path.join(ROOT, "src", "charset", "registry.rs"), "w", encoding="utf-8") as f:
+        f.write("\n".join(out) + "\n")
+
+    doc = []
+    d = doc.append
+    d("<!-- GENERATED by tools/gen_registry.py from tools/mail-aliases.tsv — do not edit; edit the TSV. -->")
+    d("# Charset alias decisions")
+    d("")
+    d("How labels resolve (`mailcharset label`, `charset::resolve`):")
+    d("")
+    d("- **IANA** (character-sets.xml): every name and alias resolves to its own record. The")
+    d("  preferred MIME name has status `preferred`; a record without one counts its Name as")
+    d("  preferred (RFC 2978 §2.3 makes the registered name the MIME name unless an alias is")
+    d("  marked preferred); every other name and alias is `registered`.")
+    d("- **WHATWG** labels not in IANA have status `whatwg` and resolve to the record of the")
+    d("  IANA charset they loosely spell with the same decoder (`iso88591` → ISO-8859-1), else")
+    d("  to the record of their WHATWG encoding (`cp1252` → windows-1252). `ascii` → US-ASCII.")
+    d("  `unicode-1-1-utf-8` and `unicode11utf8` → UNICODE-1-1-UTF-8 (RFC 2279 §5 Hangul remap,")
+    d("  not plain UTF-8). The label `replacement` is not a charset and stays unknown.")
+    d("- **Mail is not the web.** ISO-8859-1 (and ISO-8859-9, TIS-620) decode with their")
+    d("  windows-125x/874 supersets and report `c1-in-latin1`; US-ASCII decodes 8-bit octets as")
+    d("  UTF-8 when valid, else by detection (`eight-bit-in-ascii`). ISO-2022-KR, HZ-GB-2312,")
+    d("  ISO-2022-CN(-EXT), which WHATWG sends to its replacement decoder, are explicitly")
+    d("  `unsupported` with a reason (never silent U+FFFD); ISO-2022-JP-2 and CP50220 decode with")
+    d("  the ISO-2022-JP decoder (their JIS X 0208 subset; other designations are reported")
+    d("  replacements); CP51932 with EUC-JP; UTF-7 and UNICODE-1-1-UTF-7 with our RFC 2152 decoder;")
+    d("  UTF-32 and UCS-4 with ours (BOM, else big-endian). UTF-16 and csUnicode follow WHATWG:")
+    d("  a BOM decides, else little-endian.")
+    d("- **Don't-know labels**: UNKNOWN-8BIT (IANA, `registered`) and the aliases below marked")
+    d("  so are decoded like a missing label (detection), keeping their own status.")
+    d("- **QP damage**: a label that is not found but whose remainder after a leading `3d` is")
+    d("  (`3diso-8859-1`, from `charset=3Diso-8859-1` decoded twice or not at all) resolves to")
+    d("  that charset with status `alias`. Truncated damage (`3diso-885`, `3dus-asci`) stays unknown:")
+    d("  we do not guess.")
+    d("- Unknown in linux-mips and left unknown: `a`, `3d`, `content-transfer-encoding:` (parser")
+    d("  debris, not labels).")
+    d("- IANA records with no decoder in encoding_rs (EBCDIC, ISO 646 national variants, DOS")
+    d("  code pages ...) resolve (status `registered`) and report `unsupported-charset`.")
+    d("")
+    d("## Mail-world aliases (status `alias`)")
+    d("")
+    d("| label | resolves to | why |")
+    d("|---|---|---|")
+    for label, target, reason in decisions:
+        d(f"| `{label}` | {target} | {reason} |")
+    with open(os.path.join(ROOT, "doc", "charset-aliases.md"), "w", encoding="utf-8") as f:
+        f.write("\n".join(doc) + "\n")
+    print(f"{len(records)} charsets, {len(labels)} labels, {len(decisions)} mail aliases")
+
+
+main()
