@@ -22,11 +22,13 @@
 //! - encoded-words are recognised anywhere, also inside quoted strings and
 //!   parameter values, and may contain folding white space.
 
+mod address;
 mod encoded_word;
 mod header;
 pub(crate) mod lexer;
 mod params;
 
+pub use address::{AddressList, Group, Mailbox, parse_address_list, parse_address_list_with};
 pub use encoded_word::{
     DecodedText, EncodedWord, WordEncoding, decode_phrase, decode_phrase_with, decode_unstructured,
     decode_unstructured_with,
