@@ -27,6 +27,7 @@ mod encoded_word;
 mod header;
 pub(crate) mod lexer;
 mod params;
+mod writer;
 
 pub use address::{AddressList, Group, Mailbox, parse_address_list, parse_address_list_with};
 pub use encoded_word::{
@@ -35,6 +36,10 @@ pub use encoded_word::{
 };
 pub use header::{Field, HeaderBlock, LineEnding, parse_header_block};
 pub use params::{ContentDisposition, ContentType, ParamEncoding, Parameter, TransferEncoding};
+pub use writer::{
+    HeaderMode, WriteOptions, encode_phrase, write_address_list, write_parameter,
+    write_parameterized, write_unstructured,
+};
 
 use crate::charset::{self, Charset, DecodeOptions, Detected, Resolution};
 use crate::finding::{Finding, FindingKind, Verdict};
