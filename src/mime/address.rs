@@ -1,0 +1,413 @@
+//! Address lists (From, To, Cc, Reply-To, ...): only display names and
+//! comments are decoded; addr-specs are kept as written.
+
+use super::encoded_word::{self, Context, DecodedText};
+use super::lexer::{self, is_fws};
+use super::{decode_raw, malformed};
+use crate::charset::DecodeOptions;
+use crate::finding::Finding;
+use std::ops::Range;
+
+/// One mailbox of an address list.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Mailbox {
+    /// The decoded display name (phrase before `<...>`), if any.
+    pub display_name: Option<DecodedText>,
+    /// Span of the display name in the field value (from its first to its
+    /// last octet, comments inside it included).
+    pub display_name_span: Option<Range<usize>>,
+    /// The address as written, comments and surrounding white space
+    /// removed (`<` `>` not included). None for a mailbox that is only a
+    /// comment or a bare phrase.
+    pub addr_spec: Option<String>,
+    /// Span of the address in the field value (inside the angle brackets).
+    pub addr_span: Option<Range<usize>>,
+    /// Decoded comments, in order.
+    pub comments: Vec<DecodedText>,
+    /// Index of the group this mailbox belongs to.
+    pub group: Option<usize>,
+}
+
+/// A named group (`name: a, b;`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Group {
+    pub name: DecodedText,
+    pub name_span: Range<usize>,
+}
+
+/// A parsed address list.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AddressList {
+    pub mailboxes: Vec<Mailbox>,
+    pub groups: Vec<Group>,
+    /// Structural findings and the findings of display names (offsets into
+    /// the field value).
+    pub findings: Vec<Finding>,
+}
+
+/// A lexical item of an address list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Tok {
+    /// Atom text, a quoted string, or white space: phrase material.
+    Phrase,
+    Ws,
+    Comment,
+    /// `<...>`; the range is the content.
+    Angle,
+    Comma,
+    Semicolon,
+    Colon,
+}
+
+/// Splits an address list into lexical items.
+///
+/// ```abnf
+/// address-list = (address *("," address)) / obs-addr-list   ; RFC 5322 3.4
+/// address      = mailbox / group
+/// mailbox      = name-addr / addr-spec
+/// name-addr    = [display-name] angle-addr
+/// angle-addr   = [CFWS] "<" addr-spec ">" [CFWS]
+/// group        = display-name ":" [group-list] ";" [CFWS]
+/// display-name = phrase
+/// ```
+fn tokens(v: &[u8]) -> Vec<(Tok, Range<usize>)> {
+    let mut out = Vec::new();
+    let mut k = 0;
+    while k < v.len() {
+        let start = k;
+        let rest = &v[k..];
+        let (tok, end) = match rest[0] {
+            b if is_fws(b) => (
+                Tok::Ws,
+                k + rest.iter().position(|&c| !is_fws(c)).unwrap_or(rest.len()),
+            ),
+            b'(' => match lexer::comment(rest) {
+                Ok((r, _)) => (Tok::Comment, v.len() - r.len()),
+                Err(_) => (Tok::Phrase, k + 1),
+            },
+            b'"' => match lexer::quoted_string(rest) {
+                Ok((r, _)) => (Tok::Phrase, v.len() - r.len()),
+                Err(_) => (Tok::Phrase, k + 1),
+            },
+            b'<' => {
+                // Comments inside the angle brackets may hold `>`.
+                let mut j = 1;
+                while j < rest.len() && rest[j] != b'>' {
+                    if rest[j] == b'(' {
+                        match lexer::comment(&rest[j..]) {
+                            Ok((r, _)) => j = rest.len() - r.len(),
+                            Err(_) => j += 1,
+                        }
+                    } else if rest[j] == b'"' {
+                        match lexer::quoted_string(&rest[j..]) {
+                            Ok((r, _)) => j = rest.len() - r.len(),
+                            Err(_) => j += 1,
+                        }
+                    } else {
+                        j += 1;
+                    }
+                }
+                out.push((Tok::Angle, k + 1..k + j.min(rest.len())));
+                k += (j + 1).min(rest.len());
+                continue;
+            }
+            b',' => (Tok::Comma, k + 1),
+            b';' => (Tok::Semicolon, k + 1),
+            b':' => (Tok::Colon, k + 1),
+            _ => (
+                Tok::Phrase,
+                k + rest
+                    .iter()
+                    .position(|&c| {
+                        is_fws(c) || matches!(c, b'(' | b'"' | b'<' | b',' | b';' | b':')
+                    })
+                    .unwrap_or(rest.len()),
+            ),
+        };
+        out.push((tok, start..end.max(start + 1)));
+        k = end.max(start + 1);
+    }
+    out
+}
+
+/// Parses an address list (From, To, Cc, Bcc, Reply-To, Sender, ...).
+/// Never fails.
+pub fn parse_address_list(value: &[u8]) -> AddressList {
+    parse_address_list_with(value, &DecodeOptions::default())
+}
+
+/// [`parse_address_list`] with charset decoding options.
+pub fn parse_address_list_with(value: &[u8], opts: &DecodeOptions) -> AddressList {
+    let toks = tokens(value);
+    let mut list = AddressList::default();
+    let mut group: Option<usize> = None;
+    let mut cur: Vec<(Tok, Range<usize>)> = Vec::new();
+    for (tok, r) in toks {
+        match tok {
+            Tok::Comma => finish(value, &mut cur, group, opts, &mut list),
+            Tok::Semicolon => {
+                finish(value, &mut cur, group, opts, &mut list);
+                if group.is_none() {
+                    list.findings
+                        .push(malformed(r.start, "';' outside a group"));
+                }
+                group = None;
+            }
+            Tok::Colon if !cur.iter().any(|t| t.0 == Tok::Angle) => {
+                // The phrase so far names a group; a comment is kept in it.
+                let (name, span) = phrase_of(value, &cur, opts);
+                if group.is_some() {
+                    list.findings.push(malformed(r.start, "nested group"));
+                }
+                for (t, cr) in &cur {
+                    if *t == Tok::Comment {
+                        let c = comment_text(value, cr.clone(), opts);
+                        list.findings.extend(c.findings.iter().cloned());
+                    }
+                }
+                list.findings.extend(name.findings.iter().cloned());
+                list.groups.push(Group {
+                    name,
+                    name_span: span.unwrap_or(r.start..r.start),
+                });
+                group = Some(list.groups.len() - 1);
+                cur.clear();
+            }
+            _ => cur.push((tok, r)),
+        }
+    }
+    finish(value, &mut cur, group, opts, &mut list);
+    if group.is_some() {
+        // An unterminated group is common and harmless.
+    }
+    list
+}
+
+/// The display name made of the phrase items of `items` (comments left
+/// out), and its span.
+fn phrase_of(
+    value: &[u8],
+    items: &[(Tok, Range<usize>)],
+    opts: &DecodeOptions,
+) -> (DecodedText, Option<Range<usize>>) {
+    let phrase: Vec<&Range<usize>> = items
+        .iter()
+        .filter(|t| t.0 == Tok::Phrase)
+        .map(|t| &t.1)
+        .collect();
+    let (Some(first), Some(last)) = (phrase.first(), phrase.last()) else {
+        return (DecodedText::default(), None);
+    };
+    let span = first.start..last.end;
+    let has_comment = items
+        .iter()
+        .any(|t| t.0 == Tok::Comment && t.1.start > span.start && t.1.end < span.end);
+    let text = if has_comment {
+        // A run of white space and comments (CFWS) inside the phrase
+        // becomes one space; offsets are then approximate.
+        let mut bytes = Vec::with_capacity(span.len());
+        let mut cfws: Option<(usize, bool)> = None; // (start in value, has comment)
+        for (t, r) in items {
+            if r.start < span.start || r.end > span.end {
+                continue;
+            }
+            match t {
+                Tok::Comment | Tok::Ws => {
+                    let c = cfws.get_or_insert((r.start, false));
+                    c.1 |= *t == Tok::Comment;
+                }
+                _ => {
+                    if let Some((start, has_comment)) = cfws.take() {
+                        if has_comment {
+                            bytes.push(b' ');
+                        } else {
+                            bytes.extend_from_slice(&value[start..r.start]);
+                        }
+                    }
+                    bytes.extend_from_slice(&value[r.clone()]);
+                }
+            }
+        }
+        encoded_word::decode_with(&bytes, Context::Phrase, opts)
+    } else {
+        encoded_word::decode_with(&value[span.clone()], Context::Phrase, opts)
+    };
+    (shift(text, span.start), Some(span))
+}
+
+fn shift(mut d: DecodedText, by: usize) -> DecodedText {
+    for f in &mut d.findings {
+        f.offset += by;
+    }
+    for w in &mut d.words {
+        w.offset += by;
+    }
+    d
+}
+
+fn comment_text(value: &[u8], r: Range<usize>, opts: &DecodeOptions) -> DecodedText {
+    let inner = &value[r.clone()];
+    let inner = inner.strip_prefix(b"(").unwrap_or(inner);
+    let inner = inner.strip_suffix(b")").unwrap_or(inner);
+    let unq = lexer::unquote(inner);
+    shift(
+        encoded_word::decode_with(lexer::trim_fws(&unq), Context::Unstructured, opts),
+        r.start + 1,
+    )
+}
+
+/// Ends the mailbox made of `cur`.
+fn finish(
+    value: &[u8],
+    cur: &mut Vec<(Tok, Range<usize>)>,
+    group: Option<usize>,
+    opts: &DecodeOptions,
+    list: &mut AddressList,
+) {
+    if cur.iter().all(|t| t.0 == Tok::Ws) {
+        cur.clear();
+        return;
+    }
+    let mut mb = Mailbox {
+        group,
+        ..Mailbox::default()
+    };
+    for (t, r) in cur.iter() {
+        if *t == Tok::Comment {
+            let c = comment_text(value, r.clone(), opts);
+            list.findings.extend(c.findings.iter().cloned());
+            mb.comments.push(c);
+        }
+    }
+    match cur.iter().position(|t| t.0 == Tok::Angle) {
+        Some(a) => {
+            let r = cur[a].1.clone();
+            if cur.iter().filter(|t| t.0 == Tok::Angle).count() > 1 {
+                list.findings
+                    .push(malformed(r.start, "more than one <address> in a mailbox"));
+            }
+            let (addr, span) = addr_spec(value, r, opts, &mut list.findings);
+            mb.addr_spec = Some(addr);
+            mb.addr_span = Some(span);
+            let (name, span) = phrase_of(value, &cur[..a], opts);
+            if span.is_some() {
+                list.findings.extend(name.findings.iter().cloned());
+                mb.display_name = Some(name);
+                mb.display_name_span = span;
+            } else if cur[a + 1..].iter().any(|t| t.0 == Tok::Phrase) {
+                // `<a@b> Name`: a phrase after the address.
+                let (name, span) = phrase_of(value, &cur[a + 1..], opts);
+                list.findings.push(malformed(
+                    span.as_ref().map_or(0, |s| s.start),
+                    "display name after the address",
+                ));
+                list.findings.extend(name.findings.iter().cloned());
+                mb.display_name = Some(name);
+                mb.display_name_span = span;
+            }
+        }
+        None => {
+            // A bare addr-spec: the phrase items as written, comments removed.
+            let items: Vec<&Range<usize>> = cur
+                .iter()
+                .filter(|t| t.0 != Tok::Comment)
+                .map(|t| &t.1)
+                .collect();
+            if let (Some(first), Some(last)) = (items.first(), items.last())
+                && cur.iter().any(|t| t.0 == Tok::Phrase)
+            {
+                let span = first.start..last.end;
+                let (addr, span) = addr_spec(value, span, opts, &mut list.findings);
+                if !addr.is_empty() {
+                    mb.addr_spec = Some(addr);
+                    mb.addr_span = Some(span);
+                }
+            }
+        }
+    }
+    cur.clear();
+    list.mailboxes.push(mb);
+}
+
+/// The addr-spec in `r`, as written but without its CFWS: comments and
+/// white space outside quoted strings are removed (RFC 5322 4.4: they are
+/// not part of the address). Raw 8-bit octets are decoded by the RFC 6532
+/// rule.
+///
+/// ```abnf
+/// addr-spec = local-part "@" domain    ; RFC 5322 3.4.1 (kept as written)
+/// ```
+fn addr_spec(
+    value: &[u8],
+    r: Range<usize>,
+    opts: &DecodeOptions,
+    findings: &mut Vec<Finding>,
+) -> (String, Range<usize>) {
+    let raw = &value[r.clone()];
+    let mut bytes = Vec::with_capacity(raw.len());
+    let mut k = 0;
+    while k < raw.len() {
+        match raw[k] {
+            b'(' => match lexer::comment(&raw[k..]) {
+                Ok((rest, _)) => k = raw.len() - rest.len(),
+                Err(_) => k += 1,
+            },
+            b'"' => {
+                let end = match lexer::quoted_string(&raw[k..]) {
+                    Ok((rest, _)) => raw.len() - rest.len(),
+                    Err(_) => k + 1,
+                };
+                bytes.extend_from_slice(&raw[k..end]);
+                k = end;
+            }
+            b if is_fws(b) => k += 1,
+            b => {
+                bytes.push(b);
+                k += 1;
+            }
+        }
+    }
+    let trimmed = &bytes[..];
+    let lead = raw.iter().position(|&b| !is_fws(b)).unwrap_or(0);
+    let (s, raw8) = decode_raw(trimmed, r.start + lead, opts);
+    if let Some((_, f)) = raw8 {
+        findings.push(f);
+    }
+    let trail = raw.iter().rev().position(|&b| !is_fws(b)).unwrap_or(0);
+    (s, r.start + lead..(r.end - trail).max(r.start + lead))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pairs(v: &str) -> Vec<(Option<String>, Option<String>)> {
+        parse_address_list(v.as_bytes())
+            .mailboxes
+            .into_iter()
+            .map(|m| (m.display_name.map(|d| d.text), m.addr_spec))
+            .collect()
+    }
+
+    #[test]
+    fn display_names_are_decoded_addresses_kept() {
+        assert_eq!(
+            pairs("=?utf-8?q?J=C3=B6rg?= <a@b.c>, \"X, Y\" <x@y>, z@w (Zed)"),
+            [
+                (Some("Jörg".into()), Some("a@b.c".into())),
+                (Some("X, Y".into()), Some("x@y".into())),
+                (None, Some("z@w".into())),
+            ]
+        );
+        let l = parse_address_list(b"A Group: a@b, C <c@d>; e@f");
+        assert_eq!(l.groups.len(), 1);
+        assert_eq!(l.groups[0].name.text, "A Group");
+        assert_eq!(l.mailboxes[1].group, Some(0));
+        assert_eq!(l.mailboxes[2].group, None);
+        // An address that looks like an encoded-word stays as written.
+        assert_eq!(
+            pairs("<=?utf-8?q?x?=@example.org>")[0].1.as_deref(),
+            Some("=?utf-8?q?x?=@example.org")
+        );
+    }
+}

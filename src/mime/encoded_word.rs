@@ -1,0 +1,573 @@
+//! RFC 2047 encoded-words in unstructured fields, phrases, quoted strings
+//! and parameter values, plus raw 8-bit text (RFC 6532).
+
+use super::lexer::{PResult, is_fws, is_token_char};
+use super::params::hex;
+use super::{Decoding, decode_labelled, decode_raw, malformed_word};
+use crate::charset::DecodeOptions;
+use crate::finding::Finding;
+use nom::Parser;
+use nom::bytes::complete::{tag, take_while1};
+
+/// RFC 2047 2: an encoded-word is at most 75 characters long.
+pub const MAX_WORD_LEN: usize = 75;
+
+/// B or Q.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum WordEncoding {
+    B,
+    Q,
+}
+
+/// One encoded-word as found in a value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EncodedWord {
+    /// Offset of `=?` in the value that was decoded.
+    pub offset: usize,
+    /// Length of the word as written.
+    pub len: usize,
+    /// The charset label as written (without `*language`).
+    pub label: Vec<u8>,
+    /// RFC 2231 5 language tag (`=?UTF-8*en?Q?...?=`).
+    pub language: Option<String>,
+    pub encoding: WordEncoding,
+    /// Index (in the `words` list) of the first word of the run this word
+    /// was decoded with: adjacent words of one charset are decoded as one
+    /// octet string, so a character split across words survives.
+    pub run: usize,
+    /// What the charset layer said about the run (findings' offsets point
+    /// into the run's decoded octets).
+    pub decoding: Decoding,
+    /// The word broke a rule (see the `malformed-encoded-word` findings).
+    pub malformed: bool,
+}
+
+/// A decoded field value or fragment.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DecodedText {
+    pub text: String,
+    pub words: Vec<EncodedWord>,
+    /// How raw 8-bit octets outside encoded-words were decoded (the first
+    /// stretch of them; each stretch has a `raw-8bit-header` finding).
+    pub raw8bit: Option<Decoding>,
+    /// `malformed-encoded-word`, `raw-8bit-header` ... with offsets into the
+    /// value.
+    pub findings: Vec<Finding>,
+}
+
+/// Where the text comes from; decides quoting and trimming.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Context {
+    /// An unstructured field (RFC 5322 3.2.5): trimmed at both ends.
+    Unstructured,
+    /// A phrase (display name): `"` delimits quoted strings whose
+    /// quoted-pairs are resolved; trimmed outside quotes.
+    Phrase,
+    /// An (unquoted) parameter value: kept as is.
+    Value,
+}
+
+/// Decodes an unstructured field value (Subject, Comments, ...): unfolds,
+/// decodes encoded-words (whitespace between adjacent words dropped,
+/// adjacent words of one charset decoded together) and raw 8-bit octets,
+/// and trims the ends. Never fails.
+pub fn decode_unstructured(value: &[u8]) -> DecodedText {
+    decode_with(value, Context::Unstructured, &DecodeOptions::default())
+}
+
+/// [`decode_unstructured`] with charset decoding options.
+pub fn decode_unstructured_with(value: &[u8], opts: &DecodeOptions) -> DecodedText {
+    decode_with(value, Context::Unstructured, opts)
+}
+
+/// Decodes a phrase (a display name, written with atoms, quoted strings and
+/// encoded-words); quoted strings are unquoted, encoded-words decoded also
+/// inside them.
+pub fn decode_phrase(value: &[u8]) -> DecodedText {
+    decode_with(value, Context::Phrase, &DecodeOptions::default())
+}
+
+/// [`decode_phrase`] with charset decoding options.
+pub fn decode_phrase_with(value: &[u8], opts: &DecodeOptions) -> DecodedText {
+    decode_with(value, Context::Phrase, opts)
+}
+
+/// A word as written, before decoding.
+struct RawWord<'a> {
+    label: &'a [u8],
+    language: Option<&'a [u8]>,
+    encoding: WordEncoding,
+    text: &'a [u8],
+    /// `?=` was there.
+    terminated: bool,
+}
+
+/// ```abnf
+/// charset = token    ; RFC 2047 2, without "*" (RFC 2231 5)
+/// ```
+fn charset_token(i: &[u8]) -> PResult<'_, &[u8]> {
+    take_while1(|b: u8| is_token_char(b) && b != b'*').parse(i)
+}
+
+/// ```abnf
+/// language = 1*(ALPHA / DIGIT / "-")   ; RFC 2231 5 (RFC 5646 tag)
+/// ```
+fn language(i: &[u8]) -> PResult<'_, &[u8]> {
+    take_while1(|b: u8| b.is_ascii_alphanumeric() || b == b'-').parse(i)
+}
+
+/// An encoded-word. Leniencies: the encoded text may hold white space
+/// (folds are removed, spaces kept in Q); a word whose `?=` is missing ends
+/// at the next white space (`terminated == false`).
+///
+/// ```abnf
+/// encoded-word = "=?" charset ["*" language] "?" encoding "?" encoded-text "?="
+/// encoding     = "B" / "Q"                  ; case-insensitive
+/// encoded-text = 1*<any printable ASCII except "?" and SPACE>
+/// ```
+fn encoded_word(i: &[u8]) -> PResult<'_, RawWord<'_>> {
+    let (r, _) = tag(&b"=?"[..]).parse(i)?;
+    let (r, label) = charset_token(r)?;
+    let (r, lang) = match r.strip_prefix(b"*") {
+        Some(r2) => {
+            let (r3, l) = language(r2)?;
+            (r3, Some(l))
+        }
+        None => (r, None),
+    };
+    let (r, (_, e, _)) = (
+        tag(&b"?"[..]),
+        nom::bytes::complete::take(1usize),
+        tag(&b"?"[..]),
+    )
+        .parse(r)?;
+    let encoding = match e[0] {
+        b'B' | b'b' => WordEncoding::B,
+        b'Q' | b'q' => WordEncoding::Q,
+        _ => {
+            return Err(nom::Err::Error(nom::error::Error::new(
+                r,
+                nom::error::ErrorKind::Alt,
+            )));
+        }
+    };
+    match memchr::memchr(b'?', r) {
+        Some(q) if r.get(q + 1) == Some(&b'=') => Ok((
+            &r[q + 2..],
+            RawWord {
+                label,
+                language: lang,
+                encoding,
+                text: &r[..q],
+                terminated: true,
+            },
+        )),
+        _ => {
+            let end = r.iter().position(|&b| is_fws(b)).unwrap_or(r.len());
+            Ok((
+                &r[end..],
+                RawWord {
+                    label,
+                    language: lang,
+                    encoding,
+                    text: &r[..end],
+                    terminated: false,
+                },
+            ))
+        }
+    }
+}
+
+/// Q decoding (RFC 2047 4.2). Returns false when something was off.
+fn decode_q(text: &[u8], out: &mut Vec<u8>) -> bool {
+    let mut clean = true;
+    let mut k = 0;
+    while k < text.len() {
+        match text[k] {
+            b'_' => out.push(b' '),
+            b'=' => match (
+                text.get(k + 1).and_then(|&b| hex(b)),
+                text.get(k + 2).and_then(|&b| hex(b)),
+            ) {
+                (Some(h), Some(l)) => {
+                    out.push(h << 4 | l);
+                    k += 3;
+                    continue;
+                }
+                _ => {
+                    clean = false;
+                    out.push(b'=');
+                }
+            },
+            b'\r' | b'\n' => {
+                // A fold inside the word: drop it and the white space after.
+                clean = false;
+                while text.get(k + 1).is_some_and(|&b| is_fws(b)) {
+                    k += 1;
+                }
+            }
+            b => {
+                if b == b' ' || b == b'\t' || !(0x20..0x7f).contains(&b) {
+                    clean = false;
+                }
+                out.push(b);
+            }
+        }
+        k += 1;
+    }
+    clean
+}
+
+fn b64_value(b: u8) -> Option<u32> {
+    match b {
+        b'A'..=b'Z' => Some(u32::from(b - b'A')),
+        b'a'..=b'z' => Some(u32::from(b - b'a') + 26),
+        b'0'..=b'9' => Some(u32::from(b - b'0') + 52),
+        b'+' => Some(62),
+        b'/' => Some(63),
+        _ => None,
+    }
+}
+
+/// B decoding (RFC 2047 4.1, base64 of RFC 2045 6.8), leniently: white
+/// space and other stray octets are skipped, padding may be missing.
+/// Returns false when something was off.
+fn decode_b(text: &[u8], out: &mut Vec<u8>) -> bool {
+    let mut clean = true;
+    let mut acc = 0u32;
+    let mut bits = 0u32;
+    let mut padding = 0usize;
+    let mut n = 0usize;
+    for &b in text {
+        if b == b'=' {
+            padding += 1;
+            continue;
+        }
+        match b64_value(b) {
+            Some(v) if padding == 0 => {
+                acc = (acc << 6) | v;
+                bits += 6;
+                n += 1;
+                if bits >= 8 {
+                    bits -= 8;
+                    out.push((acc >> bits) as u8);
+                    acc &= (1 << bits) - 1;
+                }
+            }
+            _ => clean = false,
+        }
+    }
+    // A lone trailing sextet cannot make an octet; missing or extra padding.
+    if n % 4 == 1 || !(n + padding).is_multiple_of(4) {
+        clean = false;
+    }
+    clean
+}
+
+/// A run of adjacent encoded-words of one charset, not yet decoded.
+struct Run {
+    label: Vec<u8>,
+    bytes: Vec<u8>,
+    first_word: usize,
+}
+
+/// A word of the current run: (offset, len, label, language, encoding,
+/// malformed).
+type PendingWord = (usize, usize, Vec<u8>, Option<String>, WordEncoding, bool);
+
+struct State<'o> {
+    opts: &'o DecodeOptions,
+    out: DecodedText,
+    /// Plain octets not yet appended, and the offset of the first.
+    text: Vec<u8>,
+    text_offset: usize,
+    /// White space seen after the last token, maybe dropped.
+    ws: Vec<u8>,
+    ws_offset: usize,
+    ws_quoted: bool,
+    run: Option<Run>,
+    last_was_word: bool,
+    /// Words seen: (offset, len, label, language, encoding, malformed).
+    pending_words: Vec<PendingWord>,
+}
+
+impl<'o> State<'o> {
+    fn flush_text(&mut self) {
+        if self.text.is_empty() {
+            return;
+        }
+        let (t, raw) = decode_raw(&self.text, self.text_offset, self.opts);
+        self.out.text.push_str(&t);
+        if let Some((d, f)) = raw {
+            if self.out.raw8bit.is_none() {
+                self.out.raw8bit = Some(d);
+            }
+            self.out.findings.push(f);
+        }
+        self.text.clear();
+    }
+
+    fn flush_run(&mut self) {
+        let Some(run) = self.run.take() else {
+            return;
+        };
+        let (t, dec) = decode_labelled(&run.bytes, &run.label, self.opts);
+        self.out.text.push_str(&t);
+        if let Some(w) = self.pending_words.first()
+            && dec.is_unknown_label()
+        {
+            self.out
+                .findings
+                .push(malformed_word(w.0, "unknown charset in encoded-word"));
+        }
+        for (offset, len, label, language, encoding, malformed) in self.pending_words.drain(..) {
+            self.out.words.push(EncodedWord {
+                offset,
+                len,
+                label,
+                language,
+                encoding,
+                run: run.first_word,
+                decoding: dec.clone(),
+                malformed,
+            });
+        }
+    }
+
+    /// White space before a non-word token: kept (unfolded) unless leading.
+    fn flush_ws(&mut self, ctx: Context) {
+        if self.ws.is_empty() {
+            return;
+        }
+        let leading = self.out.text.is_empty() && self.text.is_empty() && self.run.is_none();
+        if !(leading && ctx != Context::Value && !self.ws_quoted) {
+            if self.text.is_empty() {
+                self.text_offset = self.ws_offset;
+            }
+            self.text.extend(
+                self.ws
+                    .iter()
+                    .copied()
+                    .filter(|&b| b != b'\r' && b != b'\n'),
+            );
+        }
+        self.ws.clear();
+    }
+
+    fn push_text(&mut self, ctx: Context, bytes: &[u8], offset: usize) {
+        self.flush_run();
+        self.flush_ws(ctx);
+        if self.text.is_empty() {
+            self.text_offset = offset;
+        }
+        self.text.extend_from_slice(bytes);
+        self.last_was_word = false;
+    }
+
+    fn push_word(&mut self, ctx: Context, w: RawWord<'_>, offset: usize, len: usize) {
+        let mut bytes = Vec::with_capacity(w.text.len());
+        let mut clean = match w.encoding {
+            WordEncoding::Q => decode_q(w.text, &mut bytes),
+            WordEncoding::B => decode_b(w.text, &mut bytes),
+        };
+        let note = |f: &mut Vec<Finding>, n: &'static str| {
+            f.push(malformed_word(offset, n));
+        };
+        if !w.terminated {
+            note(&mut self.out.findings, "encoded-word without closing ?=");
+        }
+        if !clean {
+            note(&mut self.out.findings, "bad encoded text");
+        }
+        if w.text.is_empty() {
+            note(&mut self.out.findings, "empty encoded-word");
+            clean = false;
+        }
+        if len > MAX_WORD_LEN {
+            note(
+                &mut self.out.findings,
+                "encoded-word longer than 75 characters",
+            );
+            clean = false;
+        }
+        let malformed = !clean || !w.terminated;
+        // White space between adjacent encoded-words is dropped (RFC 2047 6.2).
+        if self.last_was_word {
+            self.ws.clear();
+        }
+        let same = self.last_was_word
+            && self
+                .run
+                .as_ref()
+                .is_some_and(|r| r.label.eq_ignore_ascii_case(w.label));
+        if !same {
+            self.flush_run();
+            self.flush_ws(ctx);
+            self.flush_text();
+            self.run = Some(Run {
+                label: w.label.to_vec(),
+                bytes: Vec::new(),
+                first_word: self.out.words.len() + self.pending_words.len(),
+            });
+        }
+        if let Some(r) = self.run.as_mut() {
+            r.bytes.extend_from_slice(&bytes);
+        }
+        self.pending_words.push((
+            offset,
+            len,
+            w.label.to_vec(),
+            w.language.map(|l| String::from_utf8_lossy(l).into_owned()),
+            w.encoding,
+            malformed,
+        ));
+        self.last_was_word = true;
+    }
+}
+
+/// Decodes `value` in context `ctx`. Offsets are into `value`.
+pub(crate) fn decode_with(value: &[u8], ctx: Context, opts: &DecodeOptions) -> DecodedText {
+    // Fast path: nothing to decode.
+    if value.is_ascii() && memchr::memmem::find(value, b"=?").is_none() && ctx != Context::Phrase {
+        let text = match ctx {
+            Context::Unstructured => super::lexer::trim_fws(value),
+            _ => value,
+        };
+        let unfolded = super::lexer::unfold(text);
+        return DecodedText {
+            text: unfolded.iter().map(|&b| b as char).collect(),
+            ..DecodedText::default()
+        };
+    }
+    let mut st = State {
+        opts,
+        out: DecodedText::default(),
+        text: Vec::new(),
+        text_offset: 0,
+        ws: Vec::new(),
+        ws_offset: 0,
+        ws_quoted: false,
+        run: None,
+        last_was_word: false,
+        pending_words: Vec::new(),
+    };
+    let mut in_quote = false;
+    let mut i = value;
+    while let Some(&b) = i.first() {
+        let offset = value.len() - i.len();
+        if is_fws(b) {
+            let n = i.iter().position(|&c| !is_fws(c)).unwrap_or(i.len());
+            if st.ws.is_empty() {
+                st.ws_offset = offset;
+                st.ws_quoted = in_quote;
+            }
+            st.ws.extend_from_slice(&i[..n]);
+            i = &i[n..];
+            continue;
+        }
+        if b == b'='
+            && let Ok((rest, w)) = encoded_word(i)
+        {
+            let len = i.len() - rest.len();
+            st.push_word(ctx, w, offset, len);
+            i = rest;
+            continue;
+        }
+        if ctx == Context::Phrase {
+            if b == b'"' {
+                // Quotes delimit; they are not text. White space before an
+                // opening quote is kept unless it is leading.
+                in_quote = !in_quote;
+                if !st.last_was_word || !starts_with_word(&i[1..]) {
+                    st.flush_run();
+                    st.flush_ws(ctx);
+                }
+                i = &i[1..];
+                continue;
+            }
+            if in_quote && b == b'\\' && i.len() > 1 {
+                st.push_text(ctx, &i[1..2], offset + 1);
+                i = &i[2..];
+                continue;
+            }
+        }
+        // Plain text up to the next white space, `=` or quote.
+        let n = 1 + i[1..]
+            .iter()
+            .position(|&c| {
+                is_fws(c) || c == b'=' || (ctx == Context::Phrase && matches!(c, b'"' | b'\\'))
+            })
+            .unwrap_or(i.len() - 1);
+        st.push_text(ctx, &i[..n], offset);
+        i = &i[n..];
+    }
+    st.flush_run();
+    if ctx == Context::Value || (st.ws_quoted && ctx == Context::Phrase) {
+        st.flush_ws(ctx);
+    }
+    st.flush_text();
+    st.out
+}
+
+/// True when `i` (after a quote) starts with an encoded-word, possibly
+/// after white space.
+fn starts_with_word(i: &[u8]) -> bool {
+    let k = i.iter().position(|&b| !is_fws(b)).unwrap_or(i.len());
+    encoded_word(&i[k..]).is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn un(s: &str) -> String {
+        decode_unstructured(s.as_bytes()).text
+    }
+
+    #[test]
+    fn adjacent_words_join_and_split_characters_survive() {
+        assert_eq!(un("=?utf-8?q?a?= =?utf-8?q?b?="), "ab");
+        assert_eq!(un("x =?utf-8?q?a?=  y"), "x a  y");
+        // U+00E9 = C3 A9 split across two B words.
+        assert_eq!(
+            un("=?UTF-8?B?w6E=?=\r\n =?UTF-8?Q?caf=C3?= =?utf-8?Q?=A9?="),
+            "ácafé"
+        );
+    }
+
+    #[test]
+    fn malformed_words_are_reported() {
+        let d = decode_unstructured(b"=?utf-8?q?abc def");
+        assert_eq!(d.text, "abc def");
+        assert!(
+            d.findings
+                .iter()
+                .any(|f| f.note.as_deref() == Some("encoded-word without closing ?="))
+        );
+        let d = decode_unstructured(b"=?utf-8?b?w6=k?=");
+        assert!(d.words[0].malformed);
+        let d = decode_unstructured(b"a =?utf-8?x?abc?= b");
+        assert_eq!(d.text, "a =?utf-8?x?abc?= b");
+        assert!(d.words.is_empty());
+    }
+
+    #[test]
+    fn language_tags_are_kept() {
+        let d = decode_unstructured(b"=?US-ASCII*EN?Q?Keith_Moore?=");
+        assert_eq!(d.text, "Keith Moore");
+        assert_eq!(d.words[0].language.as_deref(), Some("EN"));
+        assert_eq!(d.words[0].label, b"US-ASCII");
+    }
+
+    #[test]
+    fn phrases_unquote() {
+        let d = decode_phrase(b"\"Giant; \\\"Big\\\" Box\"");
+        assert_eq!(d.text, "Giant; \"Big\" Box");
+        assert_eq!(decode_phrase(b"\"=?utf-8?q?a?= b\"").text, "a b");
+        assert_eq!(
+            decode_phrase(b"=?utf-8?q?a?= \"=?utf-8?q?_b?=\"").text,
+            "a b"
+        );
+        assert_eq!(decode_phrase(b" John  Doe ").text, "John  Doe");
+    }
+}

@@ -1,0 +1,362 @@
+//! The header section of a message or body part: fields, folds, offsets.
+
+use super::lexer::{self, PResult};
+use super::malformed;
+use crate::finding::Finding;
+use nom::Parser;
+use nom::bytes::complete::take_while1;
+use std::borrow::Cow;
+
+/// How a physical line ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LineEnding {
+    Crlf,
+    Lf,
+    /// A bare CR (old Macintosh mail).
+    Cr,
+    /// The input ended without a line end.
+    None,
+}
+
+impl LineEnding {
+    /// The octets of this line end.
+    pub fn as_bytes(self) -> &'static [u8] {
+        match self {
+            LineEnding::Crlf => b"\r\n",
+            LineEnding::Lf => b"\n",
+            LineEnding::Cr => b"\r",
+            LineEnding::None => b"",
+        }
+    }
+}
+
+/// One header field, borrowed from the input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Field<'a> {
+    /// The field name as written (without trailing white space). Empty for
+    /// a line that has no colon (kept, with a `malformed` finding).
+    pub name: &'a [u8],
+    /// The whole field: name, colon, value, its folded lines and the final
+    /// line end. Copying `raw` of every field reproduces the header block.
+    pub raw: &'a [u8],
+    /// Byte offset of `raw` in the input.
+    pub offset: usize,
+    /// The raw value: everything after the colon, folds included, without
+    /// the final line end. For a line without a colon, the line itself.
+    pub value: &'a [u8],
+    /// Byte offset of `value` in the input.
+    pub value_offset: usize,
+    /// The line end that terminates the field.
+    pub line_ending: LineEnding,
+    /// Structural findings (offsets into `value`).
+    pub findings: Vec<Finding>,
+}
+
+impl<'a> Field<'a> {
+    /// True when the name matches, ignoring ASCII case.
+    pub fn is(&self, name: &str) -> bool {
+        self.name.eq_ignore_ascii_case(name.as_bytes())
+    }
+
+    /// False for a line that had no colon.
+    pub fn has_name(&self) -> bool {
+        !self.name.is_empty()
+    }
+
+    /// The name as text (lossy: a valid name is ASCII).
+    pub fn name_str(&self) -> Cow<'a, str> {
+        String::from_utf8_lossy(self.name)
+    }
+
+    /// The value unfolded (RFC 5322 2.2.3: line ends removed, the white
+    /// space after them kept) and trimmed of leading and trailing white
+    /// space. Borrows when the field was not folded.
+    pub fn unfolded(&self) -> Cow<'a, [u8]> {
+        match lexer::unfold(self.value) {
+            Cow::Borrowed(b) => Cow::Borrowed(lexer::trim_fws(b)),
+            Cow::Owned(v) => Cow::Owned(lexer::trim_fws(&v).to_vec()),
+        }
+    }
+
+    /// True when the field spans more than one line.
+    pub fn is_folded(&self) -> bool {
+        memchr::memchr2(b'\r', b'\n', self.value).is_some()
+    }
+}
+
+/// A parsed header section.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HeaderBlock<'a> {
+    /// The fields in order, every line of the header section in exactly one.
+    pub fields: Vec<Field<'a>>,
+    /// Offset of the end of the last field (the start of the empty line, or
+    /// of the body when there is none).
+    pub header_end: usize,
+    /// Offset of the body: after the empty line; the input length when the
+    /// header section runs to the end of the input.
+    pub body_offset: usize,
+    /// The empty line that ends the header section, if there was one.
+    pub separator: Option<LineEnding>,
+    /// Findings about the block as a whole (offsets into the input).
+    pub findings: Vec<Finding>,
+}
+
+impl<'a> HeaderBlock<'a> {
+    /// The first field with this name (ASCII case-insensitive).
+    pub fn get(&self, name: &str) -> Option<&Field<'a>> {
+        self.fields.iter().find(|f| f.is(name))
+    }
+
+    /// Every field with this name, in order.
+    pub fn get_all<'s>(&'s self, name: &'s str) -> impl Iterator<Item = &'s Field<'a>> + 's {
+        self.fields.iter().filter(move |f| f.is(name))
+    }
+
+    /// The line end used by most fields (CRLF on a tie or when there are no
+    /// fields): what a writer should use for fields it adds.
+    pub fn line_ending(&self) -> LineEnding {
+        let (mut crlf, mut lf, mut cr) = (0usize, 0usize, 0usize);
+        for f in &self.fields {
+            match f.line_ending {
+                LineEnding::Crlf => crlf += 1,
+                LineEnding::Lf => lf += 1,
+                LineEnding::Cr => cr += 1,
+                LineEnding::None => {}
+            }
+        }
+        if lf > crlf && lf >= cr {
+            LineEnding::Lf
+        } else if cr > crlf && cr > lf {
+            LineEnding::Cr
+        } else {
+            LineEnding::Crlf
+        }
+    }
+
+    /// Parses and returns the `Content-Type` (the default `text/plain` when
+    /// absent; see [`super::ContentType::parse`]).
+    pub fn content_type(&self) -> super::ContentType {
+        match self.get("content-type") {
+            Some(f) => super::ContentType::parse(f.value),
+            None => super::ContentType::default(),
+        }
+    }
+
+    /// Parses and returns the `Content-Disposition`, if present.
+    pub fn content_disposition(&self) -> Option<super::ContentDisposition> {
+        self.get("content-disposition")
+            .map(|f| super::ContentDisposition::parse(f.value))
+    }
+
+    /// Parses and returns the `Content-Transfer-Encoding` (7bit when absent).
+    pub fn transfer_encoding(&self) -> super::TransferEncoding {
+        self.get("content-transfer-encoding")
+            .map_or(super::TransferEncoding::SevenBit, |f| {
+                super::TransferEncoding::parse(f.value)
+            })
+    }
+}
+
+/// One physical line: its content and its line end.
+///
+/// ```abnf
+/// line     = *(%x00-09 / %x0B-0C / %x0E-FF) line-end
+/// line-end = CRLF / LF / CR / end-of-input    ; bare LF and CR accepted
+/// ```
+fn line(i: &[u8]) -> PResult<'_, (&[u8], LineEnding)> {
+    match memchr::memchr2(b'\r', b'\n', i) {
+        None => Ok((&i[i.len()..], (i, LineEnding::None))),
+        Some(k) => {
+            let (end, len) = match (i[k], i.get(k + 1)) {
+                (b'\r', Some(b'\n')) => (LineEnding::Crlf, 2),
+                (b'\r', _) => (LineEnding::Cr, 1),
+                _ => (LineEnding::Lf, 1),
+            };
+            Ok((&i[k + len..], (&i[..k], end)))
+        }
+    }
+}
+
+/// A field: its first line and every continuation line (a line starting
+/// with white space). Returns the raw field, the content without the final
+/// line end, and that line end.
+///
+/// ```abnf
+/// field    = first-line *(WSP line)   ; RFC 5322 2.2.3: a fold is a line end
+///                                     ; followed by white space
+/// ```
+fn raw_field(i: &[u8]) -> PResult<'_, (&[u8], &[u8], LineEnding)> {
+    let (mut rest, (_, mut end)) = line(i)?;
+    let mut content_end = i.len() - rest.len() - end.as_bytes().len();
+    while end != LineEnding::None && rest.first().is_some_and(|&b| lexer::is_wsp(b)) {
+        let (r, (_, e)) = line(rest)?;
+        rest = r;
+        end = e;
+        content_end = i.len() - rest.len() - end.as_bytes().len();
+    }
+    let whole = i.len() - rest.len();
+    Ok((rest, (&i[..whole], &i[..content_end], end)))
+}
+
+/// ```abnf
+/// field-name = 1*ftext
+/// ftext      = %d33-57 / %d59-126     ; printable US-ASCII except ":"
+/// ```
+fn field_name(i: &[u8]) -> PResult<'_, &[u8]> {
+    take_while1(|b: u8| (33..=126).contains(&b) && b != b':').parse(i)
+}
+
+/// Name and colon of a field's first line.
+///
+/// ```abnf
+/// field-head = field-name *WSP ":"    ; RFC 5322 4.5.2 obs: WSP before colon
+/// ```
+fn field_head(i: &[u8]) -> PResult<'_, &[u8]> {
+    let (rest, name) = field_name(i)?;
+    let (rest, _) = (
+        nom::bytes::complete::take_while(lexer::is_wsp),
+        nom::bytes::complete::tag(&b":"[..]),
+    )
+        .parse(rest)?;
+    Ok((rest, name))
+}
+
+/// Splits the header section of a message or body part into fields.
+///
+/// ```abnf
+/// header-section = *field [empty-line] ; RFC 5322 2.1: fields, then an
+/// empty-line     = line-end            ; empty line, then the body
+/// ```
+///
+/// Never fails. A line that is not a field (no colon, or a continuation
+/// line before any field) is kept as a nameless [`Field`] with a
+/// `malformed` finding. A header section that runs to the end of the input
+/// (no empty line) has `separator == None` and `body_offset == input.len()`.
+pub fn parse_header_block(input: &[u8]) -> HeaderBlock<'_> {
+    let mut fields = Vec::with_capacity(24);
+    let mut rest = input;
+    let mut separator = None;
+    let header_end;
+    loop {
+        // An empty line (or the end of input) ends the header section.
+        let empty = match rest {
+            [] => {
+                header_end = input.len();
+                break;
+            }
+            [b'\r', b'\n', ..] => Some((LineEnding::Crlf, 2)),
+            [b'\n', ..] => Some((LineEnding::Lf, 1)),
+            [b'\r', ..] => Some((LineEnding::Cr, 1)),
+            _ => None,
+        };
+        if let Some((end, len)) = empty {
+            header_end = lexer::offset_in(input, rest);
+            separator = Some(end);
+            rest = &rest[len..];
+            break;
+        }
+        let offset = lexer::offset_in(input, rest);
+        // `raw_field` cannot fail on non-empty input; stop if it ever did.
+        let Ok((after, (raw, content, line_ending))) = raw_field(rest) else {
+            header_end = offset;
+            break;
+        };
+        let field = match field_head(content) {
+            Ok((value, name)) => {
+                let name = trim_end_wsp(name);
+                Field {
+                    name,
+                    raw,
+                    offset,
+                    value,
+                    value_offset: offset + (content.len() - value.len()),
+                    line_ending,
+                    findings: Vec::new(),
+                }
+            }
+            Err(_) => Field {
+                name: &[],
+                raw,
+                offset,
+                value: content,
+                value_offset: offset,
+                line_ending,
+                findings: vec![malformed(
+                    0,
+                    if content.first().is_some_and(|&b| lexer::is_wsp(b)) {
+                        "continuation line before the first field"
+                    } else {
+                        "header line without a colon"
+                    },
+                )],
+            },
+        };
+        fields.push(field);
+        rest = after;
+    }
+    let body_offset = lexer::offset_in(input, rest);
+    HeaderBlock {
+        fields,
+        header_end,
+        body_offset,
+        separator,
+        findings: Vec::new(),
+    }
+}
+
+fn trim_end_wsp(mut s: &[u8]) -> &[u8] {
+    while let [rest @ .., last] = s {
+        if lexer::is_wsp(*last) {
+            s = rest;
+        } else {
+            break;
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_cover_the_block_byte_for_byte() {
+        let m = b"A: 1\r\nB:\r\n  two\r\n\tthree\r\nC : x\nno colon\rD: y\r\n\r\nbody";
+        let h = parse_header_block(m);
+        let joined: Vec<u8> = h
+            .fields
+            .iter()
+            .flat_map(|f| f.raw.iter().copied())
+            .collect();
+        assert_eq!(&joined[..], &m[..h.header_end]);
+        assert_eq!(&m[h.body_offset..], b"body");
+        assert_eq!(h.separator, Some(LineEnding::Crlf));
+        let names: Vec<&[u8]> = h.fields.iter().map(|f| f.name).collect();
+        assert_eq!(names, [&b"A"[..], b"B", b"C", b"", b"D"]);
+        assert_eq!(
+            &*h.get("b").unwrap().unfolded(),
+            b"  two\tthree".trim_ascii()
+        );
+        assert_eq!(h.fields[1].line_ending, LineEnding::Crlf);
+        assert_eq!(h.fields[2].line_ending, LineEnding::Lf);
+        assert_eq!(h.fields[3].line_ending, LineEnding::Cr);
+        assert_eq!(h.fields[3].findings.len(), 1);
+        for f in &h.fields {
+            assert_eq!(&m[f.value_offset..f.value_offset + f.value.len()], f.value);
+        }
+    }
+
+    #[test]
+    fn no_blank_line_and_no_final_line_end() {
+        let h = parse_header_block(b"Subject: hi");
+        assert_eq!(h.fields.len(), 1);
+        assert_eq!(h.body_offset, 11);
+        assert_eq!(h.separator, None);
+        assert_eq!(h.fields[0].line_ending, LineEnding::None);
+        let h = parse_header_block(b"");
+        assert!(h.fields.is_empty());
+        let h = parse_header_block(b"\nbody");
+        assert_eq!(h.body_offset, 1);
+    }
+}

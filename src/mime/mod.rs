@@ -1,0 +1,157 @@
+//! MIME header parsing: the header block, `Content-Type` /
+//! `Content-Disposition` / `Content-Transfer-Encoding` with their parameters
+//! (RFC 2045, RFC 2231), RFC 2047 encoded-words, and raw 8-bit header octets
+//! (RFC 6532).
+//!
+//! Everything here **never fails**: every field yields a value plus
+//! [`Finding`]s that say what was wrong with it. The grammar is written with
+//! nom, which stays private to this module tree; the public types are ours.
+//!
+//! Offsets in findings are byte offsets into the field's raw value
+//! ([`Field::value`]), unless a type documents otherwise (the findings of a
+//! [`Decoding`] point into the octets that were handed to the charset layer).
+//!
+//! Leniencies (each named where it is implemented, and listed in
+//! `doc/mime-differences.md`):
+//! - line ends may be CRLF, bare LF or bare CR; folds are any line end
+//!   followed by SP or HTAB (RFC 5322 obs-FWS);
+//! - a header line without a colon is kept as a nameless field with a
+//!   `malformed` finding;
+//! - parameter values may be unquoted runs holding tspecials and spaces,
+//!   a missing `;` between parameters is tolerated;
+//! - encoded-words are recognised anywhere, also inside quoted strings and
+//!   parameter values, and may contain folding white space.
+
+mod address;
+mod encoded_word;
+mod header;
+pub(crate) mod lexer;
+mod params;
+mod writer;
+
+pub use address::{AddressList, Group, Mailbox, parse_address_list, parse_address_list_with};
+pub use encoded_word::{
+    DecodedText, EncodedWord, WordEncoding, decode_phrase, decode_phrase_with, decode_unstructured,
+    decode_unstructured_with,
+};
+pub use header::{Field, HeaderBlock, LineEnding, parse_header_block};
+pub use params::{ContentDisposition, ContentType, ParamEncoding, Parameter, TransferEncoding};
+pub use writer::{
+    HeaderMode, WriteOptions, encode_phrase, write_address_list, write_parameter,
+    write_parameterized, write_unstructured,
+};
+
+use crate::charset::{self, Charset, DecodeOptions, Detected, Resolution};
+use crate::finding::{Finding, FindingKind, Verdict};
+
+/// How one piece of header text was turned into Unicode: what the charset
+/// layer said about it. Owned, so that it can outlive the input.
+///
+/// The offsets of `findings` point into the octets that were decoded (the
+/// joined, percent-decoded bytes of an RFC 2231 value; the decoded octets of
+/// a run of encoded-words; the raw 8-bit octets of a field).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Decoding {
+    /// The label as written (None: no label, raw octets).
+    pub label: Option<Vec<u8>>,
+    pub resolution: Resolution,
+    /// The charset whose decoder produced the text.
+    pub used: Option<&'static Charset>,
+    pub detected: Option<Detected>,
+    pub verdict: Verdict,
+    pub findings: Vec<Finding>,
+    /// Number of U+FFFD written.
+    pub replacements: usize,
+}
+
+impl Decoding {
+    fn from_decoded(label: Option<&[u8]>, d: &charset::Decoded<'_>) -> Self {
+        Decoding {
+            label: label.map(<[u8]>::to_vec),
+            resolution: d.resolution,
+            used: d.used,
+            detected: d.detected,
+            verdict: d.verdict,
+            findings: d.findings.clone(),
+            replacements: d.replacements,
+        }
+    }
+
+    /// True when the label is unknown to the charset layer.
+    pub fn is_unknown_label(&self) -> bool {
+        self.label.is_some()
+            && (self.verdict == Verdict::UnknownLabel || self.resolution.charset.is_none())
+    }
+}
+
+/// Decodes labelled octets through the charset layer.
+pub(crate) fn decode_labelled(
+    bytes: &[u8],
+    label: &[u8],
+    opts: &DecodeOptions,
+) -> (String, Decoding) {
+    let d = charset::decode(bytes, Some(label), opts);
+    let dec = Decoding::from_decoded(Some(label), &d);
+    (d.text.into_owned(), dec)
+}
+
+/// Decodes unlabelled header octets (RFC 6532): ASCII as is; UTF-8 when
+/// valid; otherwise the charset layer's detection.
+///
+/// Returns the text and, when any octet was 8-bit, the decoding plus a
+/// `raw-8bit-header` finding at `base + offset of the first 8-bit octet`
+/// counting the 8-bit octets.
+pub(crate) fn decode_raw(
+    bytes: &[u8],
+    base: usize,
+    opts: &DecodeOptions,
+) -> (String, Option<(Decoding, Finding)>) {
+    let Some(first) = bytes.iter().position(|&b| b >= 0x80) else {
+        // ASCII: every byte is a char.
+        return (bytes.iter().map(|&b| b as char).collect(), None);
+    };
+    let count = bytes.iter().filter(|&&b| b >= 0x80).count();
+    let finding = Finding::new(FindingKind::Raw8bitHeader, base + first, count);
+    match std::str::from_utf8(bytes) {
+        Ok(s) => {
+            let d = Decoding {
+                label: None,
+                resolution: charset::resolve(None),
+                used: Charset::for_label(b"utf-8"),
+                detected: None,
+                verdict: Verdict::Ok,
+                findings: Vec::new(),
+                replacements: 0,
+            };
+            (s.to_owned(), Some((d, finding)))
+        }
+        Err(_) => {
+            let d = charset::decode(bytes, None, opts);
+            let dec = Decoding::from_decoded(None, &d);
+            (d.text.into_owned(), Some((dec, finding)))
+        }
+    }
+}
+
+/// Decodes a structured-field fragment's raw octets to text (public form of
+/// the RFC 6532 rule): see [`decode_unstructured`] for whole fields.
+pub fn decode_raw_header(bytes: &[u8]) -> DecodedText {
+    let (text, raw) = decode_raw(bytes, 0, &DecodeOptions::default());
+    let mut out = DecodedText {
+        text,
+        ..DecodedText::default()
+    };
+    if let Some((d, f)) = raw {
+        out.raw8bit = Some(d);
+        out.findings.push(f);
+    }
+    out
+}
+
+pub(crate) fn malformed(offset: usize, note: &'static str) -> Finding {
+    Finding::new(FindingKind::Malformed, offset, 1).with_note(note)
+}
+
+pub(crate) fn malformed_word(offset: usize, note: &'static str) -> Finding {
+    Finding::new(FindingKind::MalformedEncodedWord, offset, 1).with_note(note)
+}

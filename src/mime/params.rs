@@ -1,0 +1,807 @@
+//! `Content-Type`, `Content-Disposition`, `Content-Transfer-Encoding` and
+//! their parameters (RFC 2045 5.1, RFC 2183, RFC 2231).
+
+use super::encoded_word::{self, EncodedWord};
+use super::lexer::{self, PResult, is_fws, offset_in};
+use super::{Decoding, decode_labelled, decode_raw, malformed};
+use crate::charset::DecodeOptions;
+use crate::finding::Finding;
+use nom::Parser;
+use nom::bytes::complete::take_while1;
+use std::borrow::Cow;
+
+/// How a parameter value was encoded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ParamEncoding {
+    /// A token or quoted-string as RFC 2045 has it (raw 8-bit octets are
+    /// decoded by the RFC 6532 rule).
+    Plain,
+    /// RFC 2231: `name*=charset'lang'%XX` and/or continuations `name*N`.
+    Rfc2231,
+    /// RFC 2047 encoded-words inside the value (not allowed by RFC 2047,
+    /// written by many mailers).
+    Rfc2047,
+}
+
+/// One parameter, all its RFC 2231 sections joined.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Parameter {
+    /// The name, ASCII-lowercased, without section number or `*`.
+    pub name: String,
+    /// The value as text.
+    pub value: String,
+    /// The value's octets before charset decoding: quoted-strings unquoted,
+    /// sections joined, `%XX` decoded (the octets handed to the charset
+    /// layer for an RFC 2231 value).
+    pub raw: Vec<u8>,
+    /// The RFC 2231 charset label, as written.
+    pub charset: Option<Vec<u8>>,
+    /// The RFC 2231 (or RFC 2047 `*lang`) language tag.
+    pub language: Option<String>,
+    pub encoding: ParamEncoding,
+    /// What the charset layer said (RFC 2231 values and raw 8-bit values).
+    pub decoding: Option<Decoding>,
+    /// The encoded-words of an RFC 2047 value.
+    pub words: Vec<EncodedWord>,
+    /// Offset of the parameter (its first section) in the field value.
+    pub offset: usize,
+    /// Structural findings: duplicate, missing or out-of-order sections,
+    /// bad `%XX`, unterminated quotes, malformed encoded-words (offsets into
+    /// the field value).
+    pub findings: Vec<Finding>,
+}
+
+/// A parsed `Content-Type`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ContentType {
+    /// Top-level type, ASCII-lowercased (`text`).
+    pub media_type: String,
+    /// Subtype, ASCII-lowercased (`plain`).
+    pub subtype: String,
+    /// Parameters in order of first appearance.
+    pub params: Vec<Parameter>,
+    /// True when the type is the default `text/plain` because the field was
+    /// absent or its type unparsable (RFC 2045 5.2).
+    pub defaulted: bool,
+    pub findings: Vec<Finding>,
+}
+
+impl Default for ContentType {
+    /// `text/plain` with no parameters, `defaulted` (RFC 2045 5.2: the
+    /// charset is then us-ascii).
+    fn default() -> Self {
+        ContentType {
+            media_type: "text".into(),
+            subtype: "plain".into(),
+            params: Vec::new(),
+            defaulted: true,
+            findings: Vec::new(),
+        }
+    }
+}
+
+impl ContentType {
+    /// Parses a `Content-Type` field value (raw, possibly folded). Never
+    /// fails: an unparsable type yields `text/plain` with `defaulted` and a
+    /// `malformed` finding; the parameters are kept anyway.
+    ///
+    /// ```abnf
+    /// content   = "Content-Type" ":" type "/" subtype *(";" parameter)
+    /// type      = token            ; RFC 2045 5.1, CFWS between tokens
+    /// subtype   = token
+    /// parameter = attribute "=" value
+    /// value     = token / quoted-string
+    /// ```
+    pub fn parse(value: &[u8]) -> Self {
+        Self::parse_with(value, &DecodeOptions::default())
+    }
+
+    /// [`ContentType::parse`] with charset decoding options.
+    pub fn parse_with(value: &[u8], opts: &DecodeOptions) -> Self {
+        let mut findings = Vec::new();
+        let (mut rest, ty) = media_type(value);
+        if !matches!(ty, Some((_, Some(_)))) {
+            // Whatever is left of an unparsable type is not a parameter.
+            rest = skip_to_semicolon(rest);
+        }
+        let (media_type, subtype, defaulted) = match ty {
+            Some((t, Some(s))) => (ascii_lower(t), ascii_lower(s), false),
+            _ => {
+                findings.push(malformed(
+                    0,
+                    "unparsable media type, defaulting to text/plain",
+                ));
+                ("text".to_owned(), "plain".to_owned(), true)
+            }
+        };
+        let params = parameters(value, rest, opts, &mut findings);
+        ContentType {
+            media_type,
+            subtype,
+            params,
+            defaulted,
+            findings,
+        }
+    }
+
+    /// A default `message/rfc822` (for parts of a multipart/digest,
+    /// RFC 2046 5.1.5).
+    pub fn digest_default() -> Self {
+        ContentType {
+            media_type: "message".into(),
+            subtype: "rfc822".into(),
+            ..ContentType::default()
+        }
+    }
+
+    /// `type/subtype`.
+    pub fn mime_type(&self) -> String {
+        format!("{}/{}", self.media_type, self.subtype)
+    }
+
+    /// True when this is `type/subtype` (ASCII case-insensitive).
+    pub fn is(&self, media_type: &str, subtype: &str) -> bool {
+        self.media_type.eq_ignore_ascii_case(media_type)
+            && self.subtype.eq_ignore_ascii_case(subtype)
+    }
+
+    pub fn is_multipart(&self) -> bool {
+        self.media_type == "multipart"
+    }
+
+    pub fn is_text(&self) -> bool {
+        self.media_type == "text"
+    }
+
+    /// The parameter with this name (lowercase).
+    pub fn param(&self, name: &str) -> Option<&Parameter> {
+        find_param(&self.params, name)
+    }
+
+    /// The charset label octets of the `charset` parameter (trimmed).
+    pub fn charset(&self) -> Option<&[u8]> {
+        self.param("charset").map(|p| lexer::trim_fws(&p.raw))
+    }
+
+    /// The boundary octets, exactly as the delimiter lines carry them.
+    pub fn boundary(&self) -> Option<&[u8]> {
+        self.param("boundary").map(|p| p.raw.as_slice())
+    }
+
+    /// The `name` parameter as text.
+    pub fn name(&self) -> Option<&str> {
+        self.param("name").map(|p| p.value.as_str())
+    }
+}
+
+/// A parsed `Content-Disposition` (RFC 2183).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ContentDisposition {
+    /// `inline`, `attachment`, ... ASCII-lowercased; empty when unparsable.
+    pub disposition: String,
+    pub params: Vec<Parameter>,
+    pub findings: Vec<Finding>,
+}
+
+impl ContentDisposition {
+    /// Parses a `Content-Disposition` field value. Never fails.
+    ///
+    /// ```abnf
+    /// disposition      = "Content-Disposition" ":" disposition-type
+    ///                    *(";" disposition-parm)       ; RFC 2183 2
+    /// disposition-type = "inline" / "attachment" / extension-token
+    /// disposition-parm = filename-parm / ... / parameter
+    /// ```
+    pub fn parse(value: &[u8]) -> Self {
+        Self::parse_with(value, &DecodeOptions::default())
+    }
+
+    /// [`ContentDisposition::parse`] with charset decoding options.
+    pub fn parse_with(value: &[u8], opts: &DecodeOptions) -> Self {
+        let mut findings = Vec::new();
+        let (mut rest, ty) = media_type(value);
+        if ty.is_none() {
+            rest = skip_to_semicolon(rest);
+        }
+        let disposition = match ty {
+            Some((t, None)) => ascii_lower(t),
+            Some((t, Some(s))) => {
+                findings.push(malformed(0, "disposition type with a subtype"));
+                format!("{}/{}", ascii_lower(t), ascii_lower(s))
+            }
+            None => {
+                findings.push(malformed(0, "missing disposition type"));
+                String::new()
+            }
+        };
+        let params = parameters(value, rest, opts, &mut findings);
+        ContentDisposition {
+            disposition,
+            params,
+            findings,
+        }
+    }
+
+    pub fn is_attachment(&self) -> bool {
+        self.disposition == "attachment"
+    }
+
+    pub fn is_inline(&self) -> bool {
+        self.disposition == "inline"
+    }
+
+    /// The parameter with this name (lowercase).
+    pub fn param(&self, name: &str) -> Option<&Parameter> {
+        find_param(&self.params, name)
+    }
+
+    /// The `filename` parameter as text.
+    pub fn filename(&self) -> Option<&str> {
+        self.param("filename").map(|p| p.value.as_str())
+    }
+}
+
+/// `Content-Transfer-Encoding` (RFC 2045 6.1).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum TransferEncoding {
+    SevenBit,
+    EightBit,
+    Binary,
+    QuotedPrintable,
+    Base64,
+    /// Anything else (`x-uuencode`, misspellings), ASCII-lowercased.
+    Other(String),
+}
+
+impl TransferEncoding {
+    /// Parses the field value; comments and white space are ignored.
+    ///
+    /// ```abnf
+    /// encoding  = "Content-Transfer-Encoding" ":" mechanism
+    /// mechanism = "7bit" / "8bit" / "binary" / "quoted-printable" / "base64"
+    ///           / ietf-token / x-token
+    /// ```
+    pub fn parse(value: &[u8]) -> Self {
+        let rest = lexer::cfws(value);
+        let tok = match take_while1::<_, _, nom::error::Error<&[u8]>>(|b: u8| {
+            !is_fws(b) && b != b'(' && b != b';'
+        })
+        .parse(rest)
+        {
+            Ok((_, t)) => t,
+            Err(_) => return TransferEncoding::Other(String::new()),
+        };
+        let t = ascii_lower(tok);
+        match t.as_str() {
+            "7bit" => TransferEncoding::SevenBit,
+            "8bit" => TransferEncoding::EightBit,
+            "binary" => TransferEncoding::Binary,
+            "quoted-printable" => TransferEncoding::QuotedPrintable,
+            "base64" => TransferEncoding::Base64,
+            _ => TransferEncoding::Other(t),
+        }
+    }
+
+    /// The canonical name (`quoted-printable`, ...).
+    pub fn as_str(&self) -> &str {
+        match self {
+            TransferEncoding::SevenBit => "7bit",
+            TransferEncoding::EightBit => "8bit",
+            TransferEncoding::Binary => "binary",
+            TransferEncoding::QuotedPrintable => "quoted-printable",
+            TransferEncoding::Base64 => "base64",
+            TransferEncoding::Other(s) => s,
+        }
+    }
+}
+
+fn find_param<'p>(params: &'p [Parameter], name: &str) -> Option<&'p Parameter> {
+    params.iter().find(|p| p.name.eq_ignore_ascii_case(name))
+}
+
+fn ascii_lower(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).to_ascii_lowercase()
+}
+
+/// Lenient type token: anything but white space, `;`, `/`, `(` and `"`.
+fn type_token(i: &[u8]) -> PResult<'_, &[u8]> {
+    take_while1(|b: u8| !is_fws(b) && !matches!(b, b';' | b'/' | b'(' | b'"')).parse(i)
+}
+
+/// Lenient subtype token: as [`type_token`], `/` allowed.
+fn subtype_token(i: &[u8]) -> PResult<'_, &[u8]> {
+    take_while1(|b: u8| !is_fws(b) && !matches!(b, b';' | b'(' | b'"')).parse(i)
+}
+
+/// `type ["/" subtype]` with CFWS around each token. Returns the rest
+/// (at the first `;` or what could not be parsed) and the tokens.
+///
+/// ```abnf
+/// media-type = [CFWS] type [CFWS] ["/" [CFWS] [subtype] [CFWS]]
+/// ```
+#[allow(clippy::type_complexity)]
+fn media_type(value: &[u8]) -> (&[u8], Option<(&[u8], Option<&[u8]>)>) {
+    let i = lexer::cfws(value);
+    let Ok((i, ty)) = type_token(i) else {
+        return (i, None);
+    };
+    let i = lexer::cfws(i);
+    let Some(i) = i.strip_prefix(b"/") else {
+        return (i, Some((ty, None)));
+    };
+    let i = lexer::cfws(i);
+    match subtype_token(i) {
+        Ok((i, sub)) => (lexer::cfws(i), Some((ty, Some(sub)))),
+        Err(_) => (i, Some((ty, None))),
+    }
+}
+
+/// One parameter as written, before sections are joined.
+struct RawParam<'a> {
+    /// Attribute without section and `*`.
+    name: &'a [u8],
+    /// `Some(n)` for `name*n`; `Some(u32::MAX)` when the number overflows.
+    section: Option<u32>,
+    /// `name*` or `name*n*`.
+    extended: bool,
+    /// Unquoted value octets (quoted-pairs resolved, unfolded).
+    value: Cow<'a, [u8]>,
+    quoted: bool,
+    /// Offset of the parameter in the field value.
+    offset: usize,
+}
+
+/// RFC 2231 attribute character (RFC 2045 token minus `*`, `'`, `%`);
+/// leniently any octet but white space, `;`, `=`, `(`, `"` and `*`.
+fn is_attr_char(b: u8) -> bool {
+    !is_fws(b) && !matches!(b, b';' | b'=' | b'(' | b'"' | b'*')
+}
+
+/// Parameter name with its RFC 2231 section and star.
+///
+/// ```abnf
+/// parameter-name = attribute [section] ["*"]   ; RFC 2231 7
+/// section        = "*" 1*DIGIT                 ; "*0" / "*" non-zero-digit *DIGIT
+/// ```
+fn param_name(i: &[u8]) -> PResult<'_, (&[u8], Option<u32>, bool)> {
+    let (mut i, name) = take_while1(is_attr_char).parse(i)?;
+    let mut section = None;
+    let mut extended = false;
+    if let Some(r) = i.strip_prefix(b"*") {
+        if let Ok((r2, digits)) =
+            take_while1::<_, _, nom::error::Error<&[u8]>>(|b: u8| b.is_ascii_digit()).parse(r)
+        {
+            let n = std::str::from_utf8(digits)
+                .ok()
+                .and_then(|d| d.parse::<u32>().ok())
+                .unwrap_or(u32::MAX);
+            section = Some(n);
+            i = r2;
+            if let Some(r3) = i.strip_prefix(b"*") {
+                extended = true;
+                i = r3;
+            }
+        } else {
+            extended = true;
+            i = r;
+        }
+    }
+    Ok((i, (name, section, extended)))
+}
+
+/// True when a white-space-separated run looks like the start of another
+/// parameter (`attr=`), i.e. a `;` was left out.
+fn looks_like_param(run: &[u8]) -> bool {
+    match param_name(run) {
+        Ok((rest, _)) => rest.first() == Some(&b'='),
+        Err(_) => false,
+    }
+}
+
+/// An unquoted value: the first run of octets up to white space or `;`,
+/// then further runs separated by white space unless they start a comment
+/// or look like another parameter. Returns the value span (as written).
+///
+/// ```abnf
+/// value-lenient = run *(FWS run)   ; a run: 1*(any octet but FWS / ";")
+/// ```
+fn unquoted_value(i: &[u8]) -> PResult<'_, &[u8]> {
+    let is_run = |b: u8| !is_fws(b) && b != b';';
+    let (mut rest, _) = take_while1(is_run).parse(i)?;
+    loop {
+        let after_ws = lexer::opt_fws(rest);
+        if after_ws.len() == rest.len() {
+            break;
+        }
+        match take_while1::<_, _, nom::error::Error<&[u8]>>(is_run).parse(after_ws) {
+            Ok((r, run)) if run[0] != b'(' && !looks_like_param(run) => rest = r,
+            _ => break,
+        }
+    }
+    let len = offset_in(i, rest);
+    Ok((rest, &i[..len]))
+}
+
+/// The parameter list after the type.
+///
+/// ```abnf
+/// params = *([CFWS] ";" [CFWS] [parameter [CFWS]])   ; `;` may be missing
+/// ```
+fn parameters(
+    whole: &[u8],
+    mut i: &[u8],
+    opts: &DecodeOptions,
+    findings: &mut Vec<Finding>,
+) -> Vec<Parameter> {
+    let mut raw = Vec::new();
+    loop {
+        i = lexer::cfws(i);
+        if i.is_empty() {
+            break;
+        }
+        if let Some(r) = i.strip_prefix(b";") {
+            i = r;
+            continue;
+        }
+        let offset = offset_in(whole, i);
+        match parameter(i, offset) {
+            Ok((r, Some(p))) => {
+                raw.push(p);
+                i = r;
+            }
+            Ok((r, None)) | Err(nom::Err::Error(nom::error::Error { input: r, .. })) => {
+                findings.push(malformed(offset, "parameter without a name or value"));
+                i = skip_to_semicolon(if r.len() < i.len() { r } else { &i[1..] });
+            }
+            Err(_) => break,
+        }
+    }
+    join_sections(raw, opts, findings)
+}
+
+fn skip_to_semicolon(i: &[u8]) -> &[u8] {
+    let mut i = i;
+    while let Some(&b) = i.first() {
+        match b {
+            b';' => break,
+            b'"' => match lexer::quoted_string(i) {
+                Ok((r, _)) => i = r,
+                Err(_) => i = &i[1..],
+            },
+            _ => i = &i[1..],
+        }
+    }
+    i
+}
+
+/// One `attribute = value`. `Ok((rest, None))` for a parameter with an
+/// empty unquoted value (dropped).
+///
+/// ```abnf
+/// parameter = attribute [CFWS] "=" [CFWS] value
+/// value     = quoted-string / value-lenient
+/// ```
+fn parameter(i: &[u8], offset: usize) -> PResult<'_, Option<RawParam<'_>>> {
+    let (r, (name, section, extended)) = param_name(i)?;
+    let r = lexer::cfws(r);
+    let (r, _) = nom::bytes::complete::tag(&b"="[..]).parse(r)?;
+    let r = lexer::opt_fws(r);
+    if let Ok((r, (content, _closed))) = lexer::quoted_string(r) {
+        return Ok((
+            r,
+            Some(RawParam {
+                name,
+                section,
+                extended,
+                value: lexer::unquote(content),
+                quoted: true,
+                offset,
+            }),
+        ));
+    }
+    match unquoted_value(r) {
+        Ok((r, v)) => Ok((
+            r,
+            Some(RawParam {
+                name,
+                section,
+                extended,
+                value: lexer::unfold(v),
+                quoted: false,
+                offset,
+            }),
+        )),
+        Err(_) => Ok((r, None)),
+    }
+}
+
+/// Percent-decodes an RFC 2231 value; a `%` not followed by two hex digits
+/// is kept as written and reported.
+///
+/// ```abnf
+/// extended-other-values = *(ext-octet / attribute-char)
+/// ext-octet             = "%" 2(DIGIT / "A" / "B" / "C" / "D" / "E" / "F")
+/// ```
+fn percent_decode(v: &[u8], out: &mut Vec<u8>) -> bool {
+    let mut clean = true;
+    let mut k = 0;
+    while k < v.len() {
+        if v[k] == b'%' {
+            if let (Some(h), Some(l)) = (
+                v.get(k + 1).and_then(|&b| hex(b)),
+                v.get(k + 2).and_then(|&b| hex(b)),
+            ) {
+                out.push(h << 4 | l);
+                k += 3;
+                continue;
+            }
+            clean = false;
+        }
+        out.push(v[k]);
+        k += 1;
+    }
+    clean
+}
+
+pub(crate) fn hex(b: u8) -> Option<u8> {
+    match b {
+        b'0'..=b'9' => Some(b - b'0'),
+        b'a'..=b'f' => Some(b - b'a' + 10),
+        b'A'..=b'F' => Some(b - b'A' + 10),
+        _ => None,
+    }
+}
+
+/// Splits `charset'language'value` (RFC 2231 4).
+///
+/// ```abnf
+/// extended-initial-value = [charset] "'" [language] "'" extended-other-values
+/// ```
+#[allow(clippy::type_complexity)]
+fn split_initial(v: &[u8]) -> Option<(&[u8], &[u8], &[u8])> {
+    let q1 = memchr::memchr(b'\'', v)?;
+    let rest = &v[q1 + 1..];
+    let q2 = memchr::memchr(b'\'', rest)?;
+    Some((&v[..q1], &rest[..q2], &rest[q2 + 1..]))
+}
+
+/// Joins RFC 2231 sections, then converts each parameter once.
+fn join_sections(
+    raw: Vec<RawParam<'_>>,
+    opts: &DecodeOptions,
+    findings: &mut Vec<Finding>,
+) -> Vec<Parameter> {
+    // Group by lowercase name, in order of first appearance.
+    let mut groups: Vec<(String, Vec<RawParam<'_>>)> = Vec::new();
+    for p in raw {
+        let name = ascii_lower(p.name);
+        match groups.iter_mut().find(|g| g.0 == name) {
+            Some(g) => g.1.push(p),
+            None => groups.push((name, vec![p])),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(name, parts)| build_param(name, parts, opts, findings))
+        .collect()
+}
+
+fn build_param(
+    name: String,
+    parts: Vec<RawParam<'_>>,
+    opts: &DecodeOptions,
+    field_findings: &mut Vec<Finding>,
+) -> Parameter {
+    let mut findings = Vec::new();
+    let offset = parts.first().map_or(0, |p| p.offset);
+    // Prefer RFC 2231 sections, then `name*`, then the plain form: mailers
+    // send a plain fallback beside the RFC 2231 form.
+    let has_sections = parts.iter().any(|p| p.section.is_some());
+    let has_ext = parts.iter().any(|p| p.extended && p.section.is_none());
+    let (mut chosen, others): (Vec<RawParam<'_>>, Vec<RawParam<'_>>) =
+        parts.into_iter().partition(|p| {
+            if has_sections {
+                p.section.is_some()
+            } else if has_ext {
+                p.extended
+            } else {
+                true
+            }
+        });
+    for o in &others {
+        findings.push(malformed(o.offset, "parameter also given in another form"));
+    }
+    let _ = field_findings;
+    if !has_sections {
+        // One value; further ones are duplicates.
+        for d in chosen.iter().skip(1) {
+            findings.push(malformed(d.offset, "duplicate parameter"));
+        }
+        chosen.truncate(1);
+    } else {
+        // Sections in order of number; report order, duplicates and gaps.
+        if chosen.windows(2).any(|w| w[0].section > w[1].section) {
+            findings.push(malformed(offset, "RFC 2231 sections out of order"));
+        }
+        chosen.sort_by_key(|p| p.section);
+        let mut k = 1;
+        while k < chosen.len() {
+            if chosen[k].section == chosen[k - 1].section {
+                findings.push(malformed(chosen[k].offset, "duplicate RFC 2231 section"));
+                chosen.remove(k);
+            } else {
+                k += 1;
+            }
+        }
+        let mut expect = 0u32;
+        for p in &chosen {
+            if p.section != Some(expect) {
+                findings.push(malformed(p.offset, "missing RFC 2231 section"));
+            }
+            expect = p.section.unwrap_or(0).saturating_add(1);
+        }
+    }
+    let is_2231 = chosen.iter().any(|p| p.extended || p.section.is_some());
+    let mut bytes = Vec::new();
+    let mut charset: Option<Vec<u8>> = None;
+    let mut language = None;
+    let mut first = true;
+    for p in &chosen {
+        let v: &[u8] = &p.value;
+        if p.extended {
+            let body = if first {
+                match split_initial(v) {
+                    Some((cs, lang, body)) => {
+                        if !cs.is_empty() {
+                            charset = Some(cs.to_vec());
+                        }
+                        if !lang.is_empty() {
+                            language = Some(String::from_utf8_lossy(lang).into_owned());
+                        }
+                        body
+                    }
+                    None => {
+                        findings.push(malformed(p.offset, "RFC 2231 value without charset'lang'"));
+                        v
+                    }
+                }
+            } else {
+                // Leniency: some mailers repeat `charset'` (or
+                // `charset'lang'`) in later sections.
+                match &charset {
+                    Some(cs)
+                        if v.len() > cs.len()
+                            && v[..cs.len()].eq_ignore_ascii_case(cs)
+                            && v[cs.len()] == b'\'' =>
+                    {
+                        findings.push(malformed(
+                            p.offset,
+                            "charset repeated in a later RFC 2231 section",
+                        ));
+                        let r = &v[cs.len() + 1..];
+                        match split_initial_lang(r) {
+                            Some(r) => r,
+                            None => r,
+                        }
+                    }
+                    _ => v,
+                }
+            };
+            if !percent_decode(body, &mut bytes) {
+                findings.push(malformed(p.offset, "bad %XX escape in RFC 2231 value"));
+            }
+        } else {
+            bytes.extend_from_slice(v);
+        }
+        first = false;
+    }
+    let _ = chosen.iter().any(|p| p.quoted);
+    let mut param = Parameter {
+        name,
+        value: String::new(),
+        raw: Vec::new(),
+        charset: None,
+        language,
+        encoding: if is_2231 {
+            ParamEncoding::Rfc2231
+        } else {
+            ParamEncoding::Plain
+        },
+        decoding: None,
+        words: Vec::new(),
+        offset,
+        findings,
+    };
+    match &charset {
+        Some(label) => {
+            let (text, dec) = decode_labelled(&bytes, label, opts);
+            param.value = text;
+            param.decoding = Some(dec);
+        }
+        None if !is_2231 && memchr::memmem::find(&bytes, b"=?").is_some() => {
+            let d = encoded_word::decode_with(&bytes, encoded_word::Context::Value, opts);
+            if !d.words.is_empty() {
+                param.encoding = ParamEncoding::Rfc2047;
+                if param.language.is_none() {
+                    param.language = d.words.iter().find_map(|w| w.language.clone());
+                }
+            }
+            param.value = d.text;
+            param.words = d.words;
+            param.decoding = d.raw8bit;
+            // Offsets of word findings are into the unquoted value; shift
+            // them to the field value (approximate for quoted values).
+            param.findings.extend(d.findings.into_iter().map(|mut f| {
+                f.offset += offset;
+                f
+            }));
+        }
+        None => {
+            let (text, raw8) = decode_raw(&bytes, offset, opts);
+            param.value = text;
+            if let Some((dec, f)) = raw8 {
+                param.decoding = Some(dec);
+                param.findings.push(f);
+            }
+        }
+    }
+    param.charset = charset;
+    param.raw = bytes;
+    param
+}
+
+/// Strips a repeated `lang'` after a repeated charset, if present.
+fn split_initial_lang(r: &[u8]) -> Option<&[u8]> {
+    let q = memchr::memchr(b'\'', r)?;
+    // Only a short language tag, not a quote inside the value.
+    (q <= 16
+        && r[..q]
+            .iter()
+            .all(|&b| b.is_ascii_alphanumeric() || b == b'-'))
+    .then(|| &r[q + 1..])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(v: &str) -> Vec<(String, String)> {
+        ContentType::parse(v.as_bytes())
+            .params
+            .into_iter()
+            .map(|p| (p.name, p.value))
+            .collect()
+    }
+
+    #[test]
+    fn basics() {
+        let ct = ContentType::parse(b" Text/Plain ; charset=\"ISO-8859-1\" (c); format=flowed");
+        assert_eq!(ct.mime_type(), "text/plain");
+        assert_eq!(ct.charset(), Some(&b"ISO-8859-1"[..]));
+        assert_eq!(ct.params[1].value, "flowed");
+        assert!(!ct.defaulted);
+        let ct = ContentType::parse(b"multipart/mixed;\r\n boundary=\"=_a b\"");
+        assert_eq!(ct.boundary(), Some(&b"=_a b"[..]));
+    }
+
+    #[test]
+    fn rfc2231_sections_join_before_decoding() {
+        // U+00E9 (C3 A9) split across two sections.
+        let p = params("a/b; t*0*=utf-8'fr'caf%C3; t*1*=%A9; x=1");
+        assert_eq!(p[0], ("t".into(), "café".into()));
+        let ct = ContentType::parse(b"a/b; t*1=b; t*0=a; t*0=z; t*3=d");
+        let t = ct.param("t").unwrap();
+        assert_eq!(t.value, "abd");
+        assert_eq!(t.findings.len(), 3, "{:?}", t.findings);
+    }
+
+    #[test]
+    fn unparsable_type_defaults() {
+        let ct = ContentType::parse(b"/plain; charset=utf-8");
+        assert!(ct.defaulted);
+        assert_eq!(ct.mime_type(), "text/plain");
+        assert_eq!(ct.charset(), Some(&b"utf-8"[..]));
+        assert_eq!(ct.findings.len(), 1);
+    }
+}
