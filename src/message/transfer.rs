@@ -45,8 +45,9 @@
 //! - Trailing spaces and tabs on every line are deleted (RFC 2045 §6.7 rule 3:
 //!   they "will necessarily have been added by intermediate transport
 //!   agents"), including on a last line without a line ending. No finding:
-//!   the RFC makes this part of decoding. Perl's `decode_qp` does the same;
-//!   Python's `quopri`/`binascii.a2b_qp` keep trailing whitespace.
+//!   the RFC makes this part of decoding. Perl's `decode_qp` does the same
+//!   (except on a last line without a line ending); Python's
+//!   `quopri`/`binascii.a2b_qp` keep trailing whitespace.
 //! - A soft line break is `=` at the end of a line once trailing whitespace
 //!   is gone: `=\r\n`, `=\n` and `=  \r\n` all join the lines.
 //! - A `=` at the very end of the input is a soft break too: in a multipart
