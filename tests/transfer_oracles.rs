@@ -259,7 +259,7 @@ fn base64_messy_against_oracles() {
                 let mut input = enc;
                 let mut all = data.clone();
                 let mut first = data.clone();
-                let mut stopped = data.len() % 3 != 0;
+                let mut stopped = !data.len().is_multiple_of(3);
                 for _ in 0..1 + rng.below(3) {
                     let more = rng.bytes(100);
                     input.extend_from_slice(b"\r\n");
@@ -267,7 +267,7 @@ fn base64_messy_against_oracles() {
                     all.extend_from_slice(&more);
                     if !stopped {
                         first.extend_from_slice(&more);
-                        stopped = more.len() % 3 != 0;
+                        stopped = !more.len().is_multiple_of(3);
                     }
                 }
                 let d = decode_base64(&input);
@@ -441,7 +441,8 @@ fn qp_messy_against_oracles() {
 #[test]
 fn documented_differences() {
     // (input, ours, python a2b_qp, perl decode_qp)
-    let qp: &[(&[u8], &[u8], &[u8], &[u8])] = &[
+    type Row = (&'static [u8], &'static [u8], &'static [u8], &'static [u8]);
+    let qp: &[Row] = &[
         // '=' at the very end: a soft break whose line ending went to the boundary.
         (b"end=", b"end", b"end", b"end="),
         // Trailing whitespace is deleted (rule 3); Python keeps it, Perl
@@ -480,7 +481,14 @@ fn documented_differences() {
 
     // base64: data after padding (ours decodes on, the oracles stop), and a
     // single '=' between blocks (Python then fails on 5 sextets).
-    let b64: &[(&[u8], &[u8], Result<&[u8], ()>, &[u8])] = &[
+    // (input, ours, python a2b_base64, perl decode_base64)
+    type B64Row = (
+        &'static [u8],
+        &'static [u8],
+        Result<&'static [u8], ()>,
+        &'static [u8],
+    );
+    let b64: &[B64Row] = &[
         (b"YQ==YmM=", b"abc", Ok(b"a"), b"a"),
         (b"YQ=YmM=", b"abc", Err(()), b"a"),
         (b"YQ===", b"a", Ok(b"a"), b"a"),
