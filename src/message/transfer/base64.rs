@@ -171,11 +171,28 @@ fn decode_fast(input: &[u8], mut i: usize, out: &mut Vec<u8>) -> usize {
             bad |= v;
             word = word << 6 | u64::from(v);
         }
-        if bad > 63 {
+        if bad <= 63 {
+            out.extend_from_slice(&word.to_be_bytes()[2..]);
+            i += 8;
+            continue;
+        }
+        // Something else in these 8: decode a quantum of 4 if it is clean
+        // (the tail of a 76-column line), skip line folding, else give up.
+        let mut word: u32 = 0;
+        let mut bad = 0u8;
+        for &c in &chunk[..4] {
+            let v = DECODE[usize::from(c)];
+            bad |= v;
+            word = word << 6 | u32::from(v);
+        }
+        if bad <= 63 {
+            out.extend_from_slice(&word.to_be_bytes()[1..]);
+            i += 4;
+        } else if DECODE[usize::from(chunk[0])] == SPACE {
+            i += 1;
+        } else {
             break;
         }
-        out.extend_from_slice(&word.to_be_bytes()[2..]);
-        i += 8;
     }
     i
 }
@@ -184,28 +201,36 @@ fn decode_fast(input: &[u8], mut i: usize, out: &mut Vec<u8>) -> usize {
 /// `line_ending`, with no line ending after the last line (the caller writes
 /// the one that ends the body). Empty input gives empty output.
 pub fn encode_base64(input: &[u8], line_ending: LineEnding) -> Vec<u8> {
-    let mut out = Vec::with_capacity(base64_encoded_len(input.len(), line_ending));
+    let eol = line_ending.as_bytes();
+    let mut out = vec![0; base64_encoded_len(input.len(), line_ending)];
+    let mut o = 0;
     for (n, line) in input.chunks(LINE_INPUT).enumerate() {
         if n > 0 {
-            out.extend_from_slice(line_ending.as_bytes());
+            out[o..o + eol.len()].copy_from_slice(eol);
+            o += eol.len();
         }
-        encode_line(line, &mut out);
+        o += encode_line(line, &mut out[o..]);
     }
+    debug_assert_eq!(o, out.len());
     out
 }
 
+/// Encodes one line's worth of input into the start of `dst`, which has room
+/// for it; returns the number of characters written.
 #[inline]
-fn encode_line(line: &[u8], out: &mut Vec<u8>) {
+fn encode_line(line: &[u8], dst: &mut [u8]) -> usize {
     let sextet = |word: u64, shift: u32| ALPHABET[((word >> shift) & 63) as usize];
-    let mut sixes = line.chunks_exact(6);
-    for c in &mut sixes {
+    let mut written = 0;
+    let sixes = line.chunks_exact(6);
+    let tail = sixes.remainder();
+    for (c, d) in sixes.zip(dst.chunks_exact_mut(8)) {
         let word = u64::from(c[0]) << 40
             | u64::from(c[1]) << 32
             | u64::from(c[2]) << 24
             | u64::from(c[3]) << 16
             | u64::from(c[4]) << 8
             | u64::from(c[5]);
-        out.extend_from_slice(&[
+        d.copy_from_slice(&[
             sextet(word, 42),
             sextet(word, 36),
             sextet(word, 30),
@@ -215,9 +240,9 @@ fn encode_line(line: &[u8], out: &mut Vec<u8>) {
             sextet(word, 6),
             sextet(word, 0),
         ]);
+        written += 8;
     }
-    let mut threes = sixes.remainder().chunks(3);
-    for c in &mut threes {
+    for c in tail.chunks(3) {
         let b = |k: usize| c.get(k).map_or(0, |&b| u64::from(b));
         let word = b(0) << 16 | b(1) << 8 | b(2);
         let quad = [
@@ -226,8 +251,10 @@ fn encode_line(line: &[u8], out: &mut Vec<u8>) {
             if c.len() > 1 { sextet(word, 6) } else { b'=' },
             if c.len() > 2 { sextet(word, 0) } else { b'=' },
         ];
-        out.extend_from_slice(&quad);
+        dst[written..written + 4].copy_from_slice(&quad);
+        written += 4;
     }
+    written
 }
 
 #[cfg(test)]

@@ -23,6 +23,19 @@ static HEX: [u8; 256] = {
     table
 };
 
+/// Octets the encoder writes as they are in the middle of a line: printable
+/// ASCII but `=`, and space and tab when more follows on the line.
+static RUN: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0x20;
+    while b < 0x7F {
+        table[b] = b != b'=' as usize;
+        b += 1;
+    }
+    table[b'\t' as usize] = true;
+    table
+};
+
 /// The longest encoded line, soft-break `=` included (RFC 2045 §6.7 rule 5).
 const MAX_LINE: usize = 76;
 
@@ -155,6 +168,23 @@ pub fn encode_quoted_printable(input: &[u8], line_ending: LineEnding) -> Vec<u8>
     let mut col = 0usize;
     let mut i = 0;
     while let Some(&b) = input.get(i) {
+        // Fast path: copy a run of octets that are literal wherever they
+        // stand, as far as the line has room before a soft break. It never
+        // ends on whitespace (that may end a line) and never starts a line
+        // (a leading '.' or `From ` is escaped below).
+        if col > 0 && col < MAX_LINE - 1 {
+            let room = &input[i..input.len().min(i + (MAX_LINE - 1 - col))];
+            let mut run = room.iter().take_while(|&&b| RUN[usize::from(b)]).count();
+            while run > 0 && matches!(room[run - 1], b' ' | b'\t') {
+                run -= 1;
+            }
+            if run > 0 {
+                out.extend_from_slice(&room[..run]);
+                col += run;
+                i += run;
+                continue;
+            }
+        }
         let rest = &input[i..];
         if rest.starts_with(eol) {
             out.extend_from_slice(eol);
