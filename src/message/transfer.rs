@@ -1,1 +1,303 @@
-//! Transfer codings: base64, quoted-printable (RFC 2045). TODO.
+//! Transfer codings for message bodies: base64 and quoted-printable
+//! (RFC 2045 §6.7, §6.8).
+//!
+//! Decoding is lenient: it never fails and never panics. Whatever was wrong
+//! with the encoded text is reported as [`FindingKind::Malformed`] findings
+//! whose note starts with `base64:` or `quoted-printable:` and names the
+//! offset in the *encoded* input; the finding's own `offset` is, as everywhere
+//! in the crate, a byte offset into the decoded content (where the damage
+//! shows up in the output).
+//!
+//! Encoding is strict RFC 2045 output for the normalizer: lines of at most 76
+//! characters, 7-bit only.
+//!
+//! # Recovery decisions (written down once)
+//!
+//! base64 ([`decode_base64`]):
+//! - CR, LF, space and tab are skipped silently (line folding is normal).
+//! - Any other character outside the alphabet is skipped; one finding counts
+//!   them and gives the first offset. A `=` where padding cannot be (at the
+//!   start of a quantum, after its first sextet, or a third `=`) counts the
+//!   same way. Python's `binascii.a2b_base64` and Perl's `decode_base64`
+//!   skip these silently; the bytes decoded are the same.
+//! - Missing padding at the end (`YQ`, `YWI`, `YQ=`) is tolerated with a
+//!   finding; the bytes are those the padded form would give.
+//! - Data after padding starts a new quantum: concatenated base64 blocks
+//!   (`YQ==YmM=` → `abc`), which real mailers write, decode whole, with one
+//!   finding that counts the restarts. Python's `binascii` and the `email`
+//!   package and Perl's `MIME::Base64` stop at the first complete padding
+//!   (`YQ==YmM=` → `a`) and silently lose the rest; ours equals the
+//!   concatenation of what they give for each block.
+//! - A single `=` after two sextets followed by more data (`YQ=YmM=`) ends
+//!   the quantum there (missing-padding finding, then data-after-padding).
+//!   Perl agrees on the first block; Python treats that `=` as noise and
+//!   fails on the 5 sextets it is left with.
+//! - A dangling single sextet at the end cannot carry a byte: it is dropped
+//!   with a finding.
+//! - Non-zero bits left over in the last sextet of a padded quantum are
+//!   ignored, as Python and Perl do.
+//!
+//! quoted-printable ([`decode_quoted_printable`]):
+//! - `=XX` with upper- or lower-case hex decodes to the octet. Lower case is
+//!   accepted without a finding: RFC 2045 says encoders must use upper case,
+//!   but every decoder (Python, Perl, MIME::Tools, mail-parser) reads lower
+//!   case, and it does not change meaning.
+//! - Trailing spaces and tabs on every line are deleted (RFC 2045 §6.7 rule 3:
+//!   they "will necessarily have been added by intermediate transport
+//!   agents"), including on a last line without a line ending. No finding:
+//!   the RFC makes this part of decoding. Perl's `decode_qp` does the same
+//!   (except on a last line without a line ending); Python's
+//!   `quopri`/`binascii.a2b_qp` keep trailing whitespace.
+//! - A soft line break is `=` at the end of a line once trailing whitespace
+//!   is gone: `=\r\n`, `=\n` and `=  \r\n` all join the lines.
+//! - A `=` at the very end of the input is a soft break too: in a multipart
+//!   body the line ending before the boundary belongs to the boundary
+//!   (RFC 2046 §5.1.1), so an encoder that wanted no final newline wrote
+//!   `=CRLF--boundary`. Python drops it likewise; Perl keeps the `=`.
+//! - Any other `=` (`=G1`, `=4` at a line end, `= `) is kept as written and
+//!   counted in one finding. Python's `a2b_qp` also turns `==` into `=`; we
+//!   keep the first `=` and decode what follows (`==41` → `=A`, as Perl).
+//! - Line endings are kept as they are in the input (CRLF, LF, or a mix);
+//!   a lone CR is ordinary data. The caller decides on CRLF or LF.
+//! - Bodies with no `=` and no trailing whitespace are returned borrowed.
+
+use crate::finding::{Finding, FindingKind};
+use std::borrow::Cow;
+
+mod base64;
+mod qp;
+
+pub use base64::{base64_decoded_len_max, base64_encoded_len, decode_base64, encode_base64};
+pub use qp::{decode_quoted_printable, encode_quoted_printable, qp_encoded_len_max};
+
+/// The line ending an encoder writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum LineEnding {
+    /// `\n`, for messages kept in Unix files (mbox, Maildir).
+    #[default]
+    Lf,
+    /// `\r\n`, the canonical form on the wire (RFC 5322).
+    Crlf,
+}
+
+impl LineEnding {
+    /// The octets of this line ending.
+    pub const fn as_bytes(self) -> &'static [u8] {
+        match self {
+            LineEnding::Lf => b"\n",
+            LineEnding::Crlf => b"\r\n",
+        }
+    }
+}
+
+/// A Content-Transfer-Encoding value (RFC 2045 §6.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Cte {
+    SevenBit,
+    EightBit,
+    Binary,
+    QuotedPrintable,
+    Base64,
+}
+
+impl Cte {
+    /// The token as written in a header field (lower case).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Cte::SevenBit => "7bit",
+            Cte::EightBit => "8bit",
+            Cte::Binary => "binary",
+            Cte::QuotedPrintable => "quoted-printable",
+            Cte::Base64 => "base64",
+        }
+    }
+
+    /// Reads a Content-Transfer-Encoding field value: case-insensitive,
+    /// surrounding whitespace ignored. `None` for anything else (RFC 2045 says
+    /// to treat an unknown coding as `application/octet-stream`).
+    pub fn from_label(label: &[u8]) -> Option<Cte> {
+        let label = label.trim_ascii();
+        [
+            Cte::SevenBit,
+            Cte::EightBit,
+            Cte::Binary,
+            Cte::QuotedPrintable,
+            Cte::Base64,
+        ]
+        .into_iter()
+        .find(|cte| label.eq_ignore_ascii_case(cte.as_str().as_bytes()))
+    }
+}
+
+/// The result of a lenient decode: the octets, and what was wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[must_use]
+pub struct Decoded<'a> {
+    /// The decoded content; borrowed when decoding changed nothing.
+    pub bytes: Cow<'a, [u8]>,
+    /// `Malformed` findings, offsets into `bytes`; empty for clean input.
+    pub findings: Vec<Finding>,
+}
+
+/// Decodes a body under `cte`; 7bit, 8bit and binary are returned as they are.
+pub fn decode(cte: Cte, input: &[u8]) -> Decoded<'_> {
+    match cte {
+        Cte::Base64 => decode_base64(input),
+        Cte::QuotedPrintable => decode_quoted_printable(input),
+        Cte::SevenBit | Cte::EightBit | Cte::Binary => Decoded {
+            bytes: Cow::Borrowed(input),
+            findings: Vec::new(),
+        },
+    }
+}
+
+/// Encodes `input` under `cte` (only quoted-printable and base64 change
+/// anything; the others are returned as they are, borrowed).
+pub fn encode(cte: Cte, input: &[u8], line_ending: LineEnding) -> Cow<'_, [u8]> {
+    match cte {
+        Cte::Base64 => Cow::Owned(encode_base64(input, line_ending)),
+        Cte::QuotedPrintable => Cow::Owned(encode_quoted_printable(input, line_ending)),
+        Cte::SevenBit | Cte::EightBit | Cte::Binary => Cow::Borrowed(input),
+    }
+}
+
+/// Whether `input` may be sent as `7bit` (RFC 2045 §2.7) as it is: no octet
+/// above 127, no NUL, CR only as part of CRLF, and no line longer than 998
+/// octets (line ending excluded). LF alone is accepted as a line ending,
+/// because the caller chooses CRLF or LF when writing.
+pub fn is_7bit_clean(input: &[u8]) -> bool {
+    const MAX_LINE: usize = 998;
+    let mut line_len = 0usize;
+    let mut bytes = input.iter().peekable();
+    while let Some(&b) = bytes.next() {
+        match b {
+            b'\n' => line_len = 0,
+            b'\r' => {
+                if bytes.next_if_eq(&&b'\n').is_none() {
+                    return false;
+                }
+                line_len = 0;
+            }
+            0 | 0x80..=0xFF => return false,
+            _ => {
+                line_len += 1;
+                if line_len > MAX_LINE {
+                    return false;
+                }
+            }
+        }
+    }
+    true
+}
+
+/// Picks the transfer coding that suits `input` when it is not 7-bit clean
+/// (check [`is_7bit_clean`] first if `7bit` is an option).
+///
+/// Counts the octets quoted-printable must escape: `=`, octets ≥ 0x7F, and
+/// controls other than tab, CR and LF. A NUL means binary data: base64.
+/// Otherwise quoted-printable when at most one octet in six needs escaping
+/// (`6 × escaped ≤ len`), base64 beyond. The threshold is where the sizes
+/// meet: an escape costs 3 characters, so quoted-printable is about
+/// `len + 2 × escaped` long against base64's `4/3 × len`; below it
+/// quoted-printable is also the readable choice (mostly-ASCII text, say
+/// French or German in UTF-8), above it (Cyrillic, CJK, binary) base64 is
+/// shorter.
+pub fn choose_encoding(input: &[u8]) -> Cte {
+    let mut escaped = 0usize;
+    for &b in input {
+        match b {
+            0 => return Cte::Base64,
+            b'\t' | b'\r' | b'\n' => {}
+            b'=' | 0x01..=0x1F | 0x7F..=0xFF => escaped += 1,
+            _ => {}
+        }
+    }
+    if escaped.saturating_mul(6) <= input.len() {
+        Cte::QuotedPrintable
+    } else {
+        Cte::Base64
+    }
+}
+
+/// Counts one kind of damage: how often, and where first (encoded input
+/// offset and decoded output offset).
+#[derive(Default)]
+struct Tally {
+    count: usize,
+    input_offset: usize,
+    output_offset: usize,
+}
+
+impl Tally {
+    #[inline]
+    fn hit(&mut self, input_offset: usize, output_offset: usize) {
+        if self.count == 0 {
+            self.input_offset = input_offset;
+            self.output_offset = output_offset;
+        }
+        self.count += 1;
+    }
+
+    /// Pushes a `Malformed` finding if anything was counted; `note` gets the
+    /// count and returns the text before ", first at encoded offset N".
+    fn report(&self, findings: &mut Vec<Finding>, note: impl FnOnce(usize) -> String) {
+        if self.count > 0 {
+            let text = format!(
+                "{}, first at encoded offset {}",
+                note(self.count),
+                self.input_offset
+            );
+            findings.push(
+                Finding::new(FindingKind::Malformed, self.output_offset, self.count)
+                    .with_note(text),
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cte_labels() {
+        assert_eq!(
+            Cte::from_label(b" Quoted-Printable\r\n"),
+            Some(Cte::QuotedPrintable)
+        );
+        assert_eq!(Cte::from_label(b"BASE64"), Some(Cte::Base64));
+        assert_eq!(Cte::from_label(b"7bit"), Some(Cte::SevenBit));
+        assert_eq!(Cte::from_label(b"x-uuencode"), None);
+        assert_eq!(Cte::from_label(b""), None);
+    }
+
+    #[test]
+    fn seven_bit_rules() {
+        assert!(is_7bit_clean(b""));
+        assert!(is_7bit_clean(b"Hello\r\nworld\n"));
+        assert!(!is_7bit_clean(b"caf\xc3\xa9"));
+        assert!(!is_7bit_clean(b"a\0b"));
+        assert!(!is_7bit_clean(b"a\rb"));
+        assert!(!is_7bit_clean(b"a\r"));
+        assert!(is_7bit_clean(&[b'a'; 998]));
+        assert!(!is_7bit_clean(&[b'a'; 999]));
+        let mut two_lines = vec![b'a'; 998];
+        two_lines.extend_from_slice(b"\r\n");
+        two_lines.extend_from_slice(&[b'b'; 998]);
+        assert!(is_7bit_clean(&two_lines));
+    }
+
+    #[test]
+    fn choose_threshold() {
+        // 1 escape in 6 octets: quoted-printable; 1 in 5: base64.
+        assert_eq!(choose_encoding(b"abcde\xff"), Cte::QuotedPrintable);
+        assert_eq!(choose_encoding(b"abcd\xff"), Cte::Base64);
+        assert_eq!(choose_encoding(b"plain text\r\n"), Cte::QuotedPrintable);
+        assert_eq!(choose_encoding(b"mostly text but a NUL\0"), Cte::Base64);
+        assert_eq!(choose_encoding("Привет, мир".as_bytes()), Cte::Base64);
+        assert_eq!(
+            choose_encoding("Voilà, une phrase en français assez longue.".as_bytes()),
+            Cte::QuotedPrintable
+        );
+    }
+}

@@ -1,0 +1,404 @@
+//! base64 (RFC 2045 §6.8): a lenient decoder and a 76-column encoder.
+//!
+//! Why not the `base64` crate: its decoders reject whitespace, garbage,
+//! misplaced or missing padding, and data after padding; mail needs each of
+//! those skipped *and counted*, so we would have to pre-filter every body
+//! into a second buffer and still re-implement the padding rules. One table
+//! and one loop do it in a single pass (see BENCHMARKS.md for how that loop
+//! compares with the crate on clean input).
+
+use super::{Decoded, LineEnding, Tally};
+use std::borrow::Cow;
+
+const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/// Table entries above 63: what a non-alphabet octet means.
+const SPACE: u8 = 0x40;
+const PAD: u8 = 0x41;
+const INVALID: u8 = 0xFF;
+
+static DECODE: [u8; 256] = {
+    let mut table = [INVALID; 256];
+    let mut i = 0;
+    while i < 64 {
+        table[ALPHABET[i] as usize] = i as u8;
+        i += 1;
+    }
+    table[b'\r' as usize] = SPACE;
+    table[b'\n' as usize] = SPACE;
+    table[b' ' as usize] = SPACE;
+    table[b'\t' as usize] = SPACE;
+    table[b'=' as usize] = PAD;
+    table
+};
+
+/// Input octets per encoded line: 57 octets make 76 characters.
+const LINE_INPUT: usize = 57;
+
+/// Where padding leaves the decoder.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pad {
+    /// No padding seen since the last data.
+    None,
+    /// One `=` after two sextets: a second `=` is due.
+    AwaitSecond,
+    /// A quantum was closed by padding: more data starts a new block.
+    Closed,
+}
+
+/// An upper bound on the decoded length of `encoded_len` characters.
+pub const fn base64_decoded_len_max(encoded_len: usize) -> usize {
+    encoded_len / 4 * 3 + 2
+}
+
+/// The exact length [`encode_base64`] produces for `input_len` octets: 76
+/// characters a line, line endings between lines and none after the last.
+pub const fn base64_encoded_len(input_len: usize, line_ending: LineEnding) -> usize {
+    let chars = input_len.div_ceil(3) * 4;
+    let lines = chars.div_ceil(76);
+    chars + lines.saturating_sub(1) * line_ending.as_bytes().len()
+}
+
+/// Decodes base64 leniently (see the module notes for each recovery).
+pub fn decode_base64(input: &[u8]) -> Decoded<'static> {
+    let mut out = Vec::with_capacity(base64_decoded_len_max(input.len()));
+    let mut invalid = Tally::default();
+    let mut missing_pad = Tally::default();
+    let mut after_pad = Tally::default();
+    let mut acc: u32 = 0;
+    let mut sextets = 0usize;
+    let mut pad = Pad::None;
+    let mut quantum_start = 0;
+    let mut i = 0;
+    while i < input.len() {
+        if sextets == 0 && pad == Pad::None {
+            i = decode_fast(input, i, &mut out);
+            let Some(&c) = input.get(i) else { break };
+            // The fast loop stopped on a non-alphabet octet, or near the end.
+            if DECODE[usize::from(c)] == SPACE {
+                i += 1;
+                continue;
+            }
+        }
+        let Some(&c) = input.get(i) else { break };
+        match DECODE[usize::from(c)] {
+            v @ 0..=63 => {
+                if pad != Pad::None {
+                    if pad == Pad::AwaitSecond {
+                        missing_pad.hit(i, out.len());
+                    }
+                    after_pad.hit(i, out.len());
+                    pad = Pad::None;
+                }
+                if sextets == 0 {
+                    quantum_start = i;
+                }
+                acc = acc << 6 | u32::from(v);
+                sextets += 1;
+                if sextets == 4 {
+                    out.extend_from_slice(&acc.to_be_bytes()[1..]);
+                    acc = 0;
+                    sextets = 0;
+                }
+            }
+            SPACE => {}
+            PAD => match (sextets, pad) {
+                (2, _) => {
+                    out.push((acc >> 4) as u8);
+                    acc = 0;
+                    sextets = 0;
+                    pad = Pad::AwaitSecond;
+                }
+                (3, _) => {
+                    out.extend_from_slice(&(acc >> 2).to_be_bytes()[2..]);
+                    acc = 0;
+                    sextets = 0;
+                    pad = Pad::Closed;
+                }
+                (0, Pad::AwaitSecond) => pad = Pad::Closed,
+                _ => invalid.hit(i, out.len()),
+            },
+            _ => invalid.hit(i, out.len()),
+        }
+        i += 1;
+    }
+    let end = input.len();
+    let mut dangling = Tally::default();
+    match sextets {
+        2 => {
+            missing_pad.hit(end, out.len());
+            out.push((acc >> 4) as u8);
+        }
+        3 => {
+            missing_pad.hit(end, out.len());
+            out.extend_from_slice(&(acc >> 2).to_be_bytes()[2..]);
+        }
+        1 => dangling.hit(quantum_start, out.len()),
+        _ => {}
+    }
+    if pad == Pad::AwaitSecond {
+        missing_pad.hit(end, out.len());
+    }
+
+    let mut findings = Vec::new();
+    invalid.report(&mut findings, |n| {
+        format!("base64: {n} invalid characters skipped (outside the alphabet, or misplaced '=')")
+    });
+    missing_pad.report(&mut findings, |n| {
+        format!("base64: padding missing or incomplete {n} times")
+    });
+    after_pad.report(&mut findings, |n| {
+        format!("base64: data after padding decoded as {n} further blocks")
+    });
+    dangling.report(&mut findings, |_| {
+        "base64: a dangling single sextet at the end was dropped".to_owned()
+    });
+    Decoded {
+        bytes: Cow::Owned(out),
+        findings,
+    }
+}
+
+/// Decodes whole runs of 8 alphabet characters from `i` on; returns where it
+/// stopped (at the first run holding anything else, or near the end).
+#[inline]
+fn decode_fast(input: &[u8], mut i: usize, out: &mut Vec<u8>) -> usize {
+    // 32 characters (24 octets) at a time while they are all alphabet: most
+    // of a 76-column line.
+    while let Some(chunk) = input.get(i..).and_then(<[u8]>::first_chunk::<32>) {
+        let mut octets = [0u8; 24];
+        let mut bad = 0u8;
+        for (src, dst) in chunk.chunks_exact(8).zip(octets.chunks_exact_mut(6)) {
+            let mut word: u64 = 0;
+            for &c in src {
+                let v = DECODE[usize::from(c)];
+                bad |= v;
+                word = word << 6 | u64::from(v);
+            }
+            dst.copy_from_slice(&word.to_be_bytes()[2..]);
+        }
+        if bad > 63 {
+            break;
+        }
+        out.extend_from_slice(&octets);
+        i += 32;
+    }
+    while let Some(chunk) = input.get(i..).and_then(<[u8]>::first_chunk::<8>) {
+        let mut word: u64 = 0;
+        let mut bad = 0u8;
+        for &c in chunk {
+            let v = DECODE[usize::from(c)];
+            bad |= v;
+            word = word << 6 | u64::from(v);
+        }
+        if bad <= 63 {
+            out.extend_from_slice(&word.to_be_bytes()[2..]);
+            i += 8;
+            continue;
+        }
+        // Something else in these 8: decode a quantum of 4 if it is clean
+        // (the tail of a 76-column line), skip line folding, else give up.
+        let mut word: u32 = 0;
+        let mut bad = 0u8;
+        for &c in &chunk[..4] {
+            let v = DECODE[usize::from(c)];
+            bad |= v;
+            word = word << 6 | u32::from(v);
+        }
+        if bad <= 63 {
+            out.extend_from_slice(&word.to_be_bytes()[1..]);
+            i += 4;
+        } else if DECODE[usize::from(chunk[0])] == SPACE {
+            i += 1;
+        } else {
+            break;
+        }
+    }
+    i
+}
+
+/// Encodes `input` as base64 in lines of 76 characters separated by
+/// `line_ending`, with no line ending after the last line (the caller writes
+/// the one that ends the body). Empty input gives empty output.
+pub fn encode_base64(input: &[u8], line_ending: LineEnding) -> Vec<u8> {
+    let eol = line_ending.as_bytes();
+    let mut out = vec![0; base64_encoded_len(input.len(), line_ending)];
+    let mut o = 0;
+    for (n, line) in input.chunks(LINE_INPUT).enumerate() {
+        if n > 0 {
+            out[o..o + eol.len()].copy_from_slice(eol);
+            o += eol.len();
+        }
+        o += encode_line(line, &mut out[o..]);
+    }
+    debug_assert_eq!(o, out.len());
+    out
+}
+
+/// Encodes one line's worth of input into the start of `dst`, which has room
+/// for it; returns the number of characters written.
+#[inline]
+fn encode_line(line: &[u8], dst: &mut [u8]) -> usize {
+    let sextet = |word: u64, shift: u32| ALPHABET[((word >> shift) & 63) as usize];
+    let mut written = 0;
+    let sixes = line.chunks_exact(6);
+    let tail = sixes.remainder();
+    for (c, d) in sixes.zip(dst.chunks_exact_mut(8)) {
+        let word = u64::from(c[0]) << 40
+            | u64::from(c[1]) << 32
+            | u64::from(c[2]) << 24
+            | u64::from(c[3]) << 16
+            | u64::from(c[4]) << 8
+            | u64::from(c[5]);
+        d.copy_from_slice(&[
+            sextet(word, 42),
+            sextet(word, 36),
+            sextet(word, 30),
+            sextet(word, 24),
+            sextet(word, 18),
+            sextet(word, 12),
+            sextet(word, 6),
+            sextet(word, 0),
+        ]);
+        written += 8;
+    }
+    for c in tail.chunks(3) {
+        let b = |k: usize| c.get(k).map_or(0, |&b| u64::from(b));
+        let word = b(0) << 16 | b(1) << 8 | b(2);
+        let quad = [
+            sextet(word, 18),
+            sextet(word, 12),
+            if c.len() > 1 { sextet(word, 6) } else { b'=' },
+            if c.len() > 2 { sextet(word, 0) } else { b'=' },
+        ];
+        dst[written..written + 4].copy_from_slice(&quad);
+        written += 4;
+    }
+    written
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::finding::FindingKind;
+
+    fn dec(s: &[u8]) -> (Vec<u8>, Vec<(usize, usize, String)>) {
+        let d = decode_base64(s);
+        let f = d
+            .findings
+            .iter()
+            .map(|f| {
+                assert_eq!(f.kind, FindingKind::Malformed);
+                (
+                    f.offset,
+                    f.count,
+                    f.note.as_deref().unwrap_or("").to_owned(),
+                )
+            })
+            .collect();
+        (d.bytes.into_owned(), f)
+    }
+
+    #[test]
+    fn clean_and_folded() {
+        assert_eq!(dec(b""), (vec![], vec![]));
+        assert_eq!(dec(b"YWJj"), (b"abc".to_vec(), vec![]));
+        assert_eq!(dec(b"YQ=="), (b"a".to_vec(), vec![]));
+        assert_eq!(dec(b"YWI="), (b"ab".to_vec(), vec![]));
+        assert_eq!(dec(b"YW\r\n Jj\tZA =\n="), (b"abcd".to_vec(), vec![]));
+        assert_eq!(
+            dec(b"SGVsbG8sIHdvcmxkIQ=="),
+            (b"Hello, world!".to_vec(), vec![])
+        );
+    }
+
+    #[test]
+    fn garbage_is_counted_with_first_offset() {
+        let (bytes, f) = dec(b"YW!Jj*ZA==");
+        assert_eq!(bytes, b"abcd");
+        assert_eq!(f.len(), 1);
+        assert_eq!((f[0].0, f[0].1), (0, 2));
+        assert!(f[0].2.contains("2 invalid"), "{}", f[0].2);
+        assert!(f[0].2.contains("encoded offset 2"), "{}", f[0].2);
+    }
+
+    #[test]
+    fn padding_cases() {
+        let (bytes, f) = dec(b"YQ");
+        assert_eq!((bytes.as_slice(), f.len()), (&b"a"[..], 1));
+        assert!(f[0].2.contains("padding missing"));
+        let (bytes, f) = dec(b"YWI");
+        assert_eq!((bytes.as_slice(), f.len()), (&b"ab"[..], 1));
+        let (bytes, f) = dec(b"YQ=");
+        assert_eq!((bytes.as_slice(), f.len()), (&b"a"[..], 1));
+        // A third '=' and a '=' after one sextet are misplaced.
+        let (bytes, f) = dec(b"YQ===");
+        assert_eq!(bytes, b"a");
+        assert_eq!(f[0].1, 1);
+        assert!(f[0].2.contains("invalid"));
+        let (bytes, f) = dec(b"Y=Q==");
+        assert_eq!(bytes, b"a");
+        assert_eq!(f.len(), 1);
+    }
+
+    #[test]
+    fn concatenated_blocks() {
+        let (bytes, f) = dec(b"YQ==\r\nYmM=\r\nZA==");
+        assert_eq!(bytes, b"abcd");
+        assert_eq!(f.len(), 1);
+        assert_eq!((f[0].0, f[0].1), (1, 2));
+        assert!(f[0].2.contains("after padding"));
+        // Incomplete padding between blocks.
+        let (bytes, f) = dec(b"YQ=YmM=");
+        assert_eq!(bytes, b"abc");
+        assert_eq!(f.len(), 2);
+    }
+
+    #[test]
+    fn dangling_sextet() {
+        let (bytes, f) = dec(b"YWJjZ");
+        assert_eq!(bytes, b"abc");
+        assert_eq!(f.len(), 1);
+        assert_eq!((f[0].0, f[0].1), (3, 1));
+        assert!(f[0].2.contains("dangling"));
+    }
+
+    #[test]
+    fn fast_path_boundaries() {
+        // Every length and every position of one space, to cross the 8-char
+        // fast loop's edges.
+        let data: Vec<u8> = (0u8..=200).collect();
+        let enc = encode_base64(&data, LineEnding::Crlf);
+        for cut in 0..data.len() {
+            let enc = encode_base64(&data[..cut], LineEnding::Lf);
+            assert_eq!(decode_base64(&enc).bytes, &data[..cut]);
+        }
+        for pos in 0..enc.len() {
+            let mut e = enc.clone();
+            e.insert(pos, b' ');
+            let d = decode_base64(&e);
+            assert_eq!(d.bytes, data, "space at {pos}");
+            assert!(d.findings.is_empty());
+        }
+    }
+
+    #[test]
+    fn encoder_layout() {
+        assert_eq!(encode_base64(b"", LineEnding::Lf), b"");
+        assert_eq!(encode_base64(b"a", LineEnding::Lf), b"YQ==");
+        assert_eq!(encode_base64(b"ab", LineEnding::Lf), b"YWI=");
+        assert_eq!(encode_base64(b"abcdefg", LineEnding::Lf), b"YWJjZGVmZw==");
+        let enc = encode_base64(&[0u8; 58], LineEnding::Crlf);
+        assert_eq!(enc.len(), 76 + 2 + 4);
+        assert_eq!(&enc[76..78], b"\r\n");
+        assert_eq!(&enc[78..], b"AA==");
+        for n in 0..200 {
+            for le in [LineEnding::Lf, LineEnding::Crlf] {
+                assert_eq!(
+                    encode_base64(&vec![7; n], le).len(),
+                    base64_encoded_len(n, le)
+                );
+            }
+        }
+    }
+}

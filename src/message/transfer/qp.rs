@@ -1,0 +1,302 @@
+//! quoted-printable (RFC 2045 §6.7): a lenient decoder and a strict encoder.
+
+use super::{Decoded, LineEnding, Tally};
+use memchr::{memchr, memchr_iter};
+use std::borrow::Cow;
+
+const UPPER_HEX: &[u8; 16] = b"0123456789ABCDEF";
+
+/// Hex digit values (either case); 0xFF for anything else.
+static HEX: [u8; 256] = {
+    let mut table = [0xFF; 256];
+    let mut i = 0;
+    while i < 10 {
+        table[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        table[b'A' as usize + i] = 10 + i as u8;
+        table[b'a' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    table
+};
+
+/// Octets the encoder writes as they are in the middle of a line: printable
+/// ASCII but `=`, and space and tab when more follows on the line.
+static RUN: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0x20;
+    while b < 0x7F {
+        table[b] = b != b'=' as usize;
+        b += 1;
+    }
+    table[b'\t' as usize] = true;
+    table
+};
+
+/// The longest encoded line, soft-break `=` included (RFC 2045 §6.7 rule 5).
+const MAX_LINE: usize = 76;
+
+/// Decodes quoted-printable leniently (see the module notes): `=XX` in either
+/// case, soft breaks (with trailing whitespace after the `=` too), trailing
+/// whitespace deleted, bad escapes kept as written and counted, line endings
+/// kept as they are. Borrows when there is nothing to decode.
+pub fn decode_quoted_printable(input: &[u8]) -> Decoded<'_> {
+    if memchr(b'=', input).is_none() && !has_trailing_whitespace(input) {
+        return Decoded {
+            bytes: Cow::Borrowed(input),
+            findings: Vec::new(),
+        };
+    }
+    let mut out = Vec::with_capacity(input.len());
+    let mut bad = Tally::default();
+    let mut pos = 0;
+    while pos < input.len() {
+        let rest = &input[pos..];
+        // `content_end..line_end` is the line ending (CRLF, LF, or nothing).
+        let (content_end, line_end) = match memchr(b'\n', rest) {
+            Some(lf) => {
+                let cr = lf > 0 && rest[lf - 1] == b'\r';
+                (pos + lf - usize::from(cr), pos + lf + 1)
+            }
+            None => (input.len(), input.len()),
+        };
+        let line = input[pos..content_end].trim_ascii_end_spaces();
+        let soft = decode_line(line, pos, &mut out, &mut bad);
+        if !soft {
+            out.extend_from_slice(&input[content_end..line_end]);
+        }
+        pos = line_end;
+    }
+    let mut findings = Vec::new();
+    bad.report(&mut findings, |n| {
+        format!("quoted-printable: {n} malformed '=' escapes kept as written")
+    });
+    Decoded {
+        bytes: Cow::Owned(out),
+        findings,
+    }
+}
+
+/// Decodes one line without its ending and trailing whitespace; `base` is its
+/// offset in the input. Returns whether it ends in a soft line break.
+#[inline]
+fn decode_line(line: &[u8], base: usize, out: &mut Vec<u8>, bad: &mut Tally) -> bool {
+    let mut i = 0;
+    while let Some(k) = memchr(b'=', &line[i..]) {
+        let eq = i + k;
+        out.extend_from_slice(&line[i..eq]);
+        match line.get(eq + 1..eq + 3) {
+            _ if eq + 1 == line.len() => return true,
+            Some(&[hi, lo]) if HEX[usize::from(hi)] < 16 && HEX[usize::from(lo)] < 16 => {
+                out.push(HEX[usize::from(hi)] << 4 | HEX[usize::from(lo)]);
+                i = eq + 3;
+            }
+            _ => {
+                bad.hit(base + eq, out.len());
+                out.push(b'=');
+                i = eq + 1;
+            }
+        }
+    }
+    out.extend_from_slice(&line[i..]);
+    false
+}
+
+trait TrimSpaces {
+    fn trim_ascii_end_spaces(&self) -> &Self;
+}
+
+impl TrimSpaces for [u8] {
+    /// Strips trailing spaces and tabs only (not CR: that belongs to the
+    /// line ending, or is data).
+    #[inline]
+    fn trim_ascii_end_spaces(&self) -> &[u8] {
+        let mut end = self.len();
+        while end > 0 && matches!(self[end - 1], b' ' | b'\t') {
+            end -= 1;
+        }
+        &self[..end]
+    }
+}
+
+/// Whether some line ends in a space or tab (before CRLF, LF or the end).
+fn has_trailing_whitespace(input: &[u8]) -> bool {
+    let ws_before = |end: usize| end > 0 && matches!(input[end - 1], b' ' | b'\t');
+    if ws_before(input.len()) {
+        return true;
+    }
+    memchr_iter(b'\n', input).any(|lf| {
+        let end = if lf > 0 && input[lf - 1] == b'\r' {
+            lf - 1
+        } else {
+            lf
+        };
+        ws_before(end)
+    })
+}
+
+/// An upper bound on the length [`encode_quoted_printable`] produces for
+/// `input_len` octets: each octet becomes at most 3 characters, and a soft
+/// break (`=` and a line ending) follows at least 73 characters.
+pub const fn qp_encoded_len_max(input_len: usize, line_ending: LineEnding) -> usize {
+    let chars = input_len.saturating_mul(3);
+    chars.saturating_add((chars / 73).saturating_mul(1 + line_ending.as_bytes().len()))
+}
+
+/// Encodes `input` as quoted-printable (RFC 2045 §6.7) with `line_ending`.
+///
+/// - Occurrences of `line_ending` in the input are hard line breaks, written
+///   as they are. Any other CR or LF is data and is escaped (`=0D`, `=0A`),
+///   so decoding gives back exactly `input`; convert a text's line endings to
+///   `line_ending` first to keep them as line breaks.
+/// - Printable ASCII other than `=` is written as it is; `=`, controls, DEL
+///   and octets ≥ 0x80 are escaped with upper-case hex.
+/// - Space and tab are escaped where they would end a line (before a hard
+///   break or at the end of the input), so rule 3 cannot eat them.
+/// - A `.` or `From ` at the start of an output line is escaped (`=2E`,
+///   `=46rom `) so that SMTP dot-stuffing and mbox `From ` quoting cannot
+///   touch the body.
+/// - Lines are at most 76 characters, a soft-break `=` included; an escape is
+///   never split across lines.
+/// - The output ends as the input does: no line ending is added.
+pub fn encode_quoted_printable(input: &[u8], line_ending: LineEnding) -> Vec<u8> {
+    let eol = line_ending.as_bytes();
+    let mut out = Vec::with_capacity(input.len() + input.len() / 16 + 16);
+    let mut col = 0usize;
+    let mut i = 0;
+    while let Some(&b) = input.get(i) {
+        // Fast path: copy a run of octets that are literal wherever they
+        // stand, as far as the line has room before a soft break. It never
+        // ends on whitespace (that may end a line) and never starts a line
+        // (a leading '.' or `From ` is escaped below).
+        if col > 0 && col < MAX_LINE - 1 {
+            let room = &input[i..input.len().min(i + (MAX_LINE - 1 - col))];
+            let mut run = room.iter().take_while(|&&b| RUN[usize::from(b)]).count();
+            while run > 0 && matches!(room[run - 1], b' ' | b'\t') {
+                run -= 1;
+            }
+            if run > 0 {
+                out.extend_from_slice(&room[..run]);
+                col += run;
+                i += run;
+                continue;
+            }
+        }
+        let rest = &input[i..];
+        if rest.starts_with(eol) {
+            out.extend_from_slice(eol);
+            col = 0;
+            i += eol.len();
+            continue;
+        }
+        let ends_line = || {
+            let next = &rest[1..];
+            next.is_empty() || next.starts_with(eol)
+        };
+        let mut literal = match b {
+            b' ' | b'\t' => !ends_line(),
+            b'=' => false,
+            0x21..=0x7E => true,
+            _ => false,
+        };
+        let width = if literal { 1 } else { 3 };
+        // Room must stay for the soft-break '=', unless this token ends the line.
+        if col + width > MAX_LINE - 1 && (col + width > MAX_LINE || !ends_line()) {
+            out.push(b'=');
+            out.extend_from_slice(eol);
+            col = 0;
+        }
+        if col == 0 && (b == b'.' || (b == b'F' && rest.starts_with(b"From "))) {
+            literal = false;
+        }
+        if literal {
+            out.push(b);
+            col += 1;
+        } else {
+            out.extend_from_slice(&[
+                b'=',
+                UPPER_HEX[usize::from(b >> 4)],
+                UPPER_HEX[usize::from(b & 15)],
+            ]);
+            col += 3;
+        }
+        i += 1;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dec(s: &[u8]) -> (Vec<u8>, usize) {
+        let d = decode_quoted_printable(s);
+        let bad = d.findings.first().map_or(0, |f| f.count);
+        (d.bytes.into_owned(), bad)
+    }
+
+    #[test]
+    fn escapes_and_soft_breaks() {
+        assert_eq!(dec(b"a=3Db=3db"), (b"a=b=b".to_vec(), 0));
+        assert_eq!(dec(b"caf=C3=A9\r\n"), ("café\r\n".as_bytes().to_vec(), 0));
+        assert_eq!(
+            dec(b"soft=\r\nbreak=\nhere"),
+            (b"softbreakhere".to_vec(), 0)
+        );
+        assert_eq!(dec(b"soft=  \t\r\nbreak"), (b"softbreak".to_vec(), 0));
+        assert_eq!(dec(b"end="), (b"end".to_vec(), 0));
+        assert_eq!(dec(b"end=  "), (b"end".to_vec(), 0));
+    }
+
+    #[test]
+    fn trailing_whitespace_and_line_endings() {
+        assert_eq!(dec(b"a  \r\nb\t\nc "), (b"a\r\nb\nc".to_vec(), 0));
+        assert_eq!(dec(b"a=20\r\n"), (b"a \r\n".to_vec(), 0));
+        assert_eq!(dec(b"lone\rcr\r"), (b"lone\rcr\r".to_vec(), 0));
+        assert!(matches!(
+            decode_quoted_printable(b"plain\r\ntext\n").bytes,
+            Cow::Borrowed(_)
+        ));
+    }
+
+    #[test]
+    fn bad_escapes_kept() {
+        assert_eq!(dec(b"a=G1b"), (b"a=G1b".to_vec(), 1));
+        assert_eq!(dec(b"==41"), (b"=A".to_vec(), 1));
+        assert_eq!(dec(b"x=4\ny= z"), (b"x=4\ny= z".to_vec(), 2));
+        let d = decode_quoted_printable(b"ab=3D=zz");
+        assert_eq!(d.findings.len(), 1);
+        assert_eq!(d.findings[0].offset, 3);
+        let note = d.findings[0].note.as_deref().unwrap_or("");
+        assert!(note.contains("encoded offset 5"), "{note}");
+    }
+
+    #[test]
+    fn encoder_rules() {
+        let enc = |s: &[u8], le| String::from_utf8(encode_quoted_printable(s, le)).unwrap();
+        assert_eq!(enc(b"a=b", LineEnding::Lf), "a=3Db");
+        assert_eq!(enc("café\n".as_bytes(), LineEnding::Lf), "caf=C3=A9\n");
+        assert_eq!(enc(b"end \nx\t", LineEnding::Lf), "end=20\nx=09");
+        assert_eq!(enc(b"a\r\nb", LineEnding::Lf), "a=0D\nb");
+        assert_eq!(enc(b"a\nb\r\n", LineEnding::Crlf), "a=0Ab\r\n");
+        assert_eq!(
+            enc(b".\nFrom me\nFrom", LineEnding::Lf),
+            "=2E\n=46rom me\nFrom"
+        );
+        let long = [b'x'; 80];
+        let e = enc(&long, LineEnding::Crlf);
+        assert_eq!(e, format!("{}=\r\n{}", "x".repeat(75), "x".repeat(5)));
+        // A 76-character line needs no soft break.
+        assert_eq!(enc(&long[..76], LineEnding::Lf), "x".repeat(76));
+        // An escape is never split: 74 x then é goes to the next line.
+        let mut s = vec![b'x'; 74];
+        s.extend_from_slice("é".as_bytes());
+        assert_eq!(
+            enc(&s, LineEnding::Lf),
+            format!("{}=\n=C3=A9", "x".repeat(74))
+        );
+    }
+}
