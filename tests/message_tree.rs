@@ -220,34 +220,69 @@ fn leaves_agree_with_python_email_on_fixtures() {
     }
 }
 
+const PY_LEAVES_BATCH: &str = r#"
+import sys, json, email, email.policy
+out = {}
+def walk(m, acc):
+    if m.is_multipart():
+        payload = m.get_payload()
+        if isinstance(payload, list):
+            for p in payload:
+                walk(p, acc)
+        return
+    acc.append(m.get_content_type())
+for path in sys.stdin.read().splitlines():
+    with open(path, "rb") as f:
+        msg = email.message_from_bytes(f.read(), policy=email.policy.compat32)
+    acc = []
+    walk(msg, acc)
+    out[path] = acc
+print(json.dumps(out))
+"#;
+
 #[test]
 fn corpus_tiles_and_mostly_agrees_with_python() {
-    let Some(corpus) = common::corpus("corpus_tiles_and_mostly_agrees_with_python") else {
+    let test = "corpus_tiles_and_mostly_agrees_with_python";
+    let Some(corpus) = common::corpus(test) else {
         return;
     };
     let files = common::corpus_messages(&corpus);
     assert!(files.len() > 4000, "corpus messages found: {}", files.len());
-    // Python is slow to start: compare on every 10th message, tile all.
-    let (mut compared, mut agreed) = (0, 0);
-    let mut disagreements = Vec::new();
-    for (i, f) in files.iter().enumerate() {
+    let list: String = files.iter().map(|f| format!("{}\n", f.display())).collect();
+    let py: Option<std::collections::HashMap<String, Vec<String>>> =
+        common::python(test, PY_LEAVES_BATCH, list.as_bytes())
+            .map(|out| serde_json::from_slice(&out).expect("python output is JSON"));
+    let (mut agreed, mut differing) = (0, Vec::new());
+    for f in &files {
         let raw = std::fs::read(f).unwrap();
         let msg = Message::parse(&raw);
         check_tiling(&msg, &msg.root);
-        if i % 10 == 0 {
-            let Some(py) = python_leaves("corpus", &raw) else {
-                continue;
-            };
-            compared += 1;
-            if leaves_types(&msg) == py {
+        if let Some(py) = &py {
+            if py.get(&f.display().to_string()) == Some(&leaves_types(&msg)) {
                 agreed += 1;
             } else {
-                disagreements.push(f.display().to_string());
+                differing.push(f.display().to_string());
             }
         }
     }
-    eprintln!("python agreement: {agreed}/{compared}; differing: {disagreements:?}");
-    if compared > 0 {
-        assert!(agreed * 100 >= compared * 97, "{agreed}/{compared}");
+    if py.is_some() {
+        eprintln!("python agreement: {agreed}/{}; differing: {differing:#?}", files.len());
+        // Python's email package differs by design on a few malformed
+        // messages (see doc/message-tree.md); everything else must agree.
+        assert!(agreed * 100 >= files.len() * 99, "{agreed}/{}", files.len());
     }
+}
+
+/// Regression: a multipart whose header block runs into its first delimiter
+/// (a whitespace-only "blank" line folds; spam does this) must still split.
+#[test]
+fn regression_header_block_swallows_first_delimiter() {
+    let raw = b"Content-Type: multipart/alternative;\n boundary=\"--9-27=:1\"\n \n----9-27=:1\nContent-Type: text/plain\n\nhello\n----9-27=:1--\n";
+    let msg = Message::parse(raw);
+    let PartKind::Multipart(m) = &msg.root.kind else {
+        panic!("multipart expected");
+    };
+    assert_eq!(m.parts.len(), 1);
+    assert_eq!(&raw[m.parts[0].body.clone()], b"hello");
+    check_tiling(&msg, &msg.root);
 }

@@ -217,17 +217,13 @@ impl<'a> Part<'a> {
     /// (offsets relative to the body). Borrows for 7bit/8bit/binary.
     pub fn decoded_body<'m>(&self, msg: &Message<'m>) -> (Cow<'m, [u8]>, Vec<Finding>) {
         let body = self.raw_body(msg);
-        match &self.transfer_encoding {
-            TransferEncoding::Base64 => {
-                let d = transfer::decode_base64(body);
-                (Cow::Owned(d.bytes), d.findings)
-            }
-            TransferEncoding::QuotedPrintable => {
-                let d = transfer::decode_quoted_printable(body);
-                (Cow::Owned(d.bytes), d.findings)
-            }
-            _ => (Cow::Borrowed(body), Vec::new()),
-        }
+        let cte = match &self.transfer_encoding {
+            TransferEncoding::Base64 => transfer::Cte::Base64,
+            TransferEncoding::QuotedPrintable => transfer::Cte::QuotedPrintable,
+            _ => transfer::Cte::Binary,
+        };
+        let d = transfer::decode(cte, body);
+        (d.bytes, d.findings)
     }
 
     /// True for a leaf whose media type is text/*.
@@ -271,6 +267,25 @@ impl<'a> Ctx<'a, '_> {
         }
         let content_type = header.content_type();
         let transfer_encoding = header.transfer_encoding();
+        // Recovery: a multipart whose header block swallowed its own first
+        // delimiter (no empty line, or a "blank" line holding white space,
+        // which folds) ends its header block at that delimiter line.
+        let mut header = header;
+        if content_type.media_type == "multipart"
+            && let Some(b) = content_type.boundary()
+            && !b.is_empty()
+            && let Some(cut) = header.fields.iter().find(|f| {
+                f.raw.starts_with(b"--") && f.raw[2..].starts_with(b)
+            })
+        {
+            let cut = cut.offset;
+            header = parse_header_block(&bytes[..cut]);
+            header.body_offset = cut;
+            findings.push(
+                Finding::new(FindingKind::Malformed, range.start + cut, 1)
+                    .with_note("header block ran into the first boundary delimiter: ended there"),
+            );
+        }
         let body = range.start + header.body_offset.min(bytes.len())..range.end;
         let is_multipart = content_type.media_type == "multipart";
         let encapsulated = is_encapsulated(&content_type, &transfer_encoding);
