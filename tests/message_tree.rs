@@ -80,14 +80,23 @@ fn fixtures_tile_and_have_expected_shapes() {
     .map(|(a, b)| (a.to_string(), b.to_string()))
     .collect();
     assert_eq!(ids, want);
-    assert_eq!(msg.message_id().as_deref(), Some("nested@fixtures.mailcharset.invalid"));
+    assert_eq!(
+        msg.message_id().as_deref(),
+        Some("nested@fixtures.mailcharset.invalid")
+    );
     assert_eq!(msg.year(), Some(2009));
 
     let raw = std::fs::read(dir.join("multipart-signed.eml")).unwrap();
     let msg = Message::parse(&raw);
     let parts = msg.parts();
-    assert!(!parts[0].protected, "the signed container's own header may change");
-    assert!(parts[1..].iter().all(|p| p.protected), "signed content is protected");
+    assert!(
+        !parts[0].protected,
+        "the signed container's own header may change"
+    );
+    assert!(
+        parts[1..].iter().all(|p| p.protected),
+        "signed content is protected"
+    );
 }
 
 #[test]
@@ -108,14 +117,20 @@ fn boundary_only_at_line_start_and_whole_line() {
 
 #[test]
 fn missing_close_delimiter_keeps_everything_with_a_finding() {
-    let raw = b"Content-Type: multipart/mixed; boundary=\"x y\"\r\n\r\n--x y\r\n\r\nonly part\r\nno end";
+    let raw =
+        b"Content-Type: multipart/mixed; boundary=\"x y\"\r\n\r\n--x y\r\n\r\nonly part\r\nno end";
     let msg = Message::parse(raw);
     let PartKind::Multipart(m) = &msg.root.kind else {
         panic!("multipart expected");
     };
     assert!(!m.closed);
     assert_eq!(&raw[m.parts[0].body.clone()], b"only part\r\nno end");
-    assert!(msg.root.findings.iter().any(|f| f.note.as_deref() == Some("multipart without a close delimiter")));
+    assert!(
+        msg.root
+            .findings
+            .iter()
+            .any(|f| f.note.as_deref() == Some("multipart without a close delimiter"))
+    );
 }
 
 #[test]
@@ -203,7 +218,12 @@ print("\n".join(out))
 
 fn python_leaves(test: &str, raw: &[u8]) -> Option<Vec<String>> {
     let out = common::python(test, PY_LEAVES, raw)?;
-    Some(String::from_utf8_lossy(&out).lines().map(String::from).collect())
+    Some(
+        String::from_utf8_lossy(&out)
+            .lines()
+            .map(String::from)
+            .collect(),
+    )
 }
 
 #[test]
@@ -266,7 +286,10 @@ fn corpus_tiles_and_mostly_agrees_with_python() {
         }
     }
     if py.is_some() {
-        eprintln!("python agreement: {agreed}/{}; differing: {differing:#?}", files.len());
+        eprintln!(
+            "python agreement: {agreed}/{}; differing: {differing:#?}",
+            files.len()
+        );
         // Python's email package differs by design on a few malformed
         // messages (see doc/message-tree.md); everything else must agree.
         assert!(agreed * 100 >= files.len() * 99, "{agreed}/{}", files.len());

@@ -274,9 +274,10 @@ impl<'a> Ctx<'a, '_> {
         if content_type.media_type == "multipart"
             && let Some(b) = content_type.boundary()
             && !b.is_empty()
-            && let Some(cut) = header.fields.iter().find(|f| {
-                f.raw.starts_with(b"--") && f.raw[2..].starts_with(b)
-            })
+            && let Some(cut) = header
+                .fields
+                .iter()
+                .find(|f| f.raw.starts_with(b"--") && f.raw[2..].starts_with(b))
         {
             let cut = cut.offset;
             header = parse_header_block(&bytes[..cut]);
@@ -321,7 +322,12 @@ impl<'a> Ctx<'a, '_> {
         } else if encapsulated {
             // The encapsulated message shares the part's number; its parts
             // are "N.1", "N.2" (IMAP), a non-multipart body is "N.1".
-            let mut inner = self.part(part.body.clone(), part.id.clone(), depth + 1, part.protected);
+            let mut inner = self.part(
+                part.body.clone(),
+                part.id.clone(),
+                depth + 1,
+                part.protected,
+            );
             if !matches!(inner.kind, PartKind::Multipart(_)) {
                 inner.id = format!("{}.1", part.id);
             }
@@ -467,7 +473,10 @@ fn find_delimiters(raw: &[u8], body: Range<usize>, boundary: &[u8]) -> Vec<Delim
         if start > 0 && hay[start - 1] == b'\r' {
             start -= 1;
         }
-        let start = start.max(out.last().map_or(0, |d: &Delimiter| d.line.end - body.start));
+        let start = start.max(
+            out.last()
+                .map_or(0, |d: &Delimiter| d.line.end - body.start),
+        );
         out.push(Delimiter {
             line: body.start + start..body.start + line_end,
             close,
