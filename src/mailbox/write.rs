@@ -118,6 +118,16 @@ impl AtomicFile {
     }
 }
 
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        // Not committed: the temporary goes with `NamedTempFile`'s own drop;
+        // in place, the input was never touched, so its backup can go too.
+        if self.tmp.is_some() && self.mode == WriteMode::InPlace {
+            let _ = std::fs::remove_file(backup_path(&self.dest));
+        }
+    }
+}
+
 /// A directory built next to its destination and renamed into place.
 struct AtomicDir {
     dest: PathBuf,
