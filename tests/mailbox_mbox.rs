@@ -525,3 +525,34 @@ fn python_mailbox_agrees_on_generated_mboxes() {
         }
     }
 }
+
+#[test]
+fn content_length_writer_quotes_from_lines_it_cannot_cover() {
+    // A message with no Content-Length header and a `From ` body line
+    // written to a Content-Length mbox: quoted mboxo-style so that it
+    // still reads back as one message.
+    let fl = flavor(MboxFormat::ContentLength, false);
+    let m = RawMessage {
+        bytes: b"Subject: x\n\nFrom a body line\nend\n".to_vec(),
+        index: 0,
+        offset: 0,
+        input_len: 0,
+        origin: Origin::Stdin,
+    };
+    let file = write_back(&[m.clone(), m], OutputKind::Mbox(fl));
+    let back = read_bytes(&file, fl);
+    assert_eq!(back.len(), 2, "{}", String::from_utf8_lossy(&file));
+    assert_eq!(back[0].bytes, b"Subject: x\n\n>From a body line\nend\n");
+}
+
+#[test]
+fn output_that_is_the_input_is_refused_unless_in_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("a.mbox");
+    std::fs::write(&p, b"From a\n\nx\n").unwrap();
+    let alias = dir.path().join(".").join("a.mbox");
+    let err = mailbox::check_output(&p, &alias, WriteMode::Replace).unwrap_err();
+    assert!(err.to_string().contains("--in-place"), "{err}");
+    assert!(mailbox::check_output(&p, &alias, WriteMode::InPlace).is_ok());
+    assert!(mailbox::check_output(&p, &dir.path().join("b.mbox"), WriteMode::Replace).is_ok());
+}

@@ -31,7 +31,7 @@ pub use dir::{FolderReader, MaildirReader, SingleReader};
 pub use mbox::{MboxReader, quote_from_lines, unquote_from_lines};
 pub use pipeline::{Options, Outcome, RunStats};
 pub use progress::Progress;
-pub use write::{AtomicFile, MessageWriter, OutputKind, WriteMode, backup_path};
+pub use write::{AtomicFile, MessageWriter, OutputKind, WriteMode, backup_path, check_output};
 
 use std::fmt;
 use std::io::{self, BufRead, BufReader, Read};
@@ -173,6 +173,8 @@ pub enum MailboxError {
     Unrecognized { path: PathBuf, reason: String },
     /// The output exists and would be replaced by something of another kind.
     OutputExists { path: PathBuf },
+    /// The output is the input, and the run is not in place.
+    OutputIsInput { path: PathBuf },
     /// A message could not be represented in the output container.
     Unrepresentable {
         path: PathBuf,
@@ -196,6 +198,7 @@ impl MailboxError {
             MailboxError::Io { path, .. }
             | MailboxError::Unrecognized { path, .. }
             | MailboxError::OutputExists { path }
+            | MailboxError::OutputIsInput { path }
             | MailboxError::Unrepresentable { path, .. } => path,
         }
     }
@@ -236,6 +239,11 @@ impl fmt::Display for MailboxError {
             MailboxError::OutputExists { path } => write!(
                 f,
                 "{}: exists and is not of the kind being written",
+                path.display()
+            ),
+            MailboxError::OutputIsInput { path } => write!(
+                f,
+                "{}: is the input; use --in-place to replace it",
                 path.display()
             ),
             MailboxError::Unrepresentable {

@@ -20,6 +20,25 @@ pub enum WriteMode {
     InPlace,
 }
 
+/// Refuses an output that is the input itself (same file or directory)
+/// unless the run is in place: without `--in-place` the input is never
+/// modified.
+pub fn check_output(input: &Path, output: &Path, mode: WriteMode) -> Result<(), MailboxError> {
+    if mode == WriteMode::InPlace || input.as_os_str() == "-" {
+        return Ok(());
+    }
+    let same = match (std::fs::canonicalize(input), std::fs::canonicalize(output)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    if same {
+        return Err(MailboxError::OutputIsInput {
+            path: output.to_path_buf(),
+        });
+    }
+    Ok(())
+}
+
 /// The `.bak` path kept during an in-place run.
 pub fn backup_path(path: &Path) -> PathBuf {
     let mut s = path.as_os_str().to_owned();
@@ -440,13 +459,11 @@ fn write_content_length_body(bytes: &[u8], cl_used: bool, out: &mut Vec<u8>) {
         _ => out.extend_from_slice(bytes),
     }
     if !consistent {
-        let body = &bytes[hend..];
         let has_from =
-            body.starts_with(b"From ") || memchr::memmem::find(body, b"\nFrom ").is_some();
+            bytes.starts_with(b"From ") || memchr::memmem::find(bytes, b"\nFrom ").is_some();
         if has_from {
             out.truncate(start);
-            out.extend_from_slice(&bytes[..hend]);
-            quote_from_lines(body, MboxFormat::Mboxo, out);
+            quote_from_lines(bytes, MboxFormat::Mboxo, out);
         }
     }
 }
