@@ -12,7 +12,7 @@
 //! may carry the message across such lines.
 
 use super::{MailboxError, MboxFlavor, MboxFormat, Origin, RawMessage};
-use std::io::{self, BufRead};
+use std::io::{self, BufRead, Write};
 use std::path::PathBuf;
 
 /// How far past a `From ` line inside a body the reader will look for the
@@ -193,9 +193,7 @@ impl<R: BufRead> MboxReader<R> {
         let input_len = from_line.len() as u64 + buf.len() as u64 + separator.len() as u64;
         match self.flavor.format {
             MboxFormat::Mboxo | MboxFormat::Mboxrd => {
-                if let Some(v) = unquote_from_lines(&buf, self.flavor.format) {
-                    buf = v;
-                }
+                unquote_in_place(&mut buf, self.flavor.format);
             }
             MboxFormat::ContentLength => {}
         }
@@ -360,32 +358,108 @@ fn is_quoted(line: &[u8], format: MboxFormat) -> bool {
 /// Undoes `From ` quoting: mboxo `>From ` → `From `, mboxrd `>>*From ` →
 /// one `>` fewer. `None` when nothing changes.
 pub fn unquote_from_lines(bytes: &[u8], format: MboxFormat) -> Option<Vec<u8>> {
-    if format == MboxFormat::ContentLength || memchr::memmem::find(bytes, b">From ").is_none() {
-        return None;
+    let mut v = bytes.to_vec();
+    unquote_in_place(&mut v, format).then_some(v)
+}
+
+/// [`unquote_from_lines`] without a copy; true when something changed.
+pub(crate) fn unquote_in_place(buf: &mut Vec<u8>, format: MboxFormat) -> bool {
+    if format == MboxFormat::ContentLength || memchr::memmem::find(buf, b">From ").is_none() {
+        return false;
     }
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut changed = false;
-    for line in bytes.split_inclusive(|b| *b == b'\n') {
-        if is_quoted(line, format) {
-            out.extend_from_slice(&line[1..]);
-            changed = true;
-        } else {
-            out.extend_from_slice(line);
-        }
+    let (mut read, mut write) = (0, 0);
+    while read < buf.len() {
+        let end = memchr::memchr(b'\n', &buf[read..]).map_or(buf.len(), |i| read + i + 1);
+        let skip = usize::from(is_quoted(&buf[read..end], format));
+        let len = end - read - skip;
+        buf.copy_within(read + skip..end, write);
+        write += len;
+        read = end;
     }
-    changed.then_some(out)
+    let changed = write != buf.len();
+    buf.truncate(write);
+    changed
 }
 
 /// Redoes `From ` quoting for `format`, appending to `out`.
 pub fn quote_from_lines(bytes: &[u8], format: MboxFormat, out: &mut Vec<u8>) {
+    // Writing to a Vec cannot fail.
+    let _ = quote_into(bytes, format, out);
+}
+
+/// Writes `bytes` with `From ` quoting redone, in as few writes as the
+/// quoted lines allow.
+pub(crate) fn quote_into(bytes: &[u8], format: MboxFormat, w: &mut dyn Write) -> io::Result<()> {
     if format == MboxFormat::ContentLength || memchr::memmem::find(bytes, b"From ").is_none() {
-        out.extend_from_slice(bytes);
-        return;
+        return w.write_all(bytes);
     }
-    for line in bytes.split_inclusive(|b| *b == b'\n') {
-        if needs_quote(line, format) {
-            out.push(b'>');
+    let mut run_start = 0;
+    let mut line_start = 0;
+    while line_start < bytes.len() {
+        let end =
+            memchr::memchr(b'\n', &bytes[line_start..]).map_or(bytes.len(), |i| line_start + i + 1);
+        if needs_quote(&bytes[line_start..end], format) {
+            w.write_all(&bytes[run_start..line_start])?;
+            w.write_all(b">")?;
+            run_start = line_start;
         }
-        out.extend_from_slice(line);
+        line_start = end;
+    }
+    w.write_all(&bytes[run_start..])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn quote(b: &[u8], f: MboxFormat) -> Vec<u8> {
+        let mut v = Vec::new();
+        quote_from_lines(b, f, &mut v);
+        v
+    }
+
+    #[test]
+    fn quoting_rules() {
+        let text = b"From a\n>From b\n>>From c\nFrom\n x From y\nFrom: z\r\nFrom ";
+        assert_eq!(
+            quote(text, MboxFormat::Mboxo),
+            b">From a\n>From b\n>>From c\nFrom\n x From y\nFrom: z\r\n>From "
+        );
+        assert_eq!(
+            quote(text, MboxFormat::Mboxrd),
+            b">From a\n>>From b\n>>>From c\nFrom\n x From y\nFrom: z\r\n>From "
+        );
+        assert_eq!(quote(text, MboxFormat::ContentLength), text);
+    }
+
+    proptest::proptest! {
+        /// mboxrd quoting is reversible; mboxo reading is lossy exactly on
+        /// `>From ` lines.
+        #[test]
+        fn unquote_undoes_quote(lines in proptest::collection::vec(
+            proptest::sample::select(vec!["From x", ">From x", ">>From", "a", "", ">", "From"]), 0..10)) {
+            let text = lines.join("\n").into_bytes();
+            let rd = quote(&text, MboxFormat::Mboxrd);
+            proptest::prop_assert_eq!(unquote_from_lines(&rd, MboxFormat::Mboxrd).unwrap_or(rd.clone()), text.clone());
+            let o = quote(&text, MboxFormat::Mboxo);
+            let back = unquote_from_lines(&o, MboxFormat::Mboxo).unwrap_or(o.clone());
+            let lossy = unquote_from_lines(&text, MboxFormat::Mboxo).unwrap_or(text.clone());
+            proptest::prop_assert_eq!(back, lossy);
+        }
+    }
+
+    #[test]
+    fn content_length_field_parsing() {
+        assert_eq!(content_length(b"A: b\nContent-Length: 12\n"), Some(12));
+        assert_eq!(content_length(b"content-length:\t7 \r\n"), Some(7));
+        assert_eq!(content_length(b"Content-Length: 12x\n"), None);
+        assert_eq!(
+            content_length(b"Content-Length: 99999999999999999999\n"),
+            None
+        );
+        assert_eq!(content_length(b"X-Content-Length: 5\n"), None);
+        assert_eq!(header_end(b"A: b\r\n\r\nbody"), Some(8));
+        assert_eq!(header_end(b"\nbody"), Some(1));
+        assert_eq!(header_end(b"A: b\n"), None);
     }
 }

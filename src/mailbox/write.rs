@@ -4,7 +4,7 @@
 //! killed process leaves at most a hidden `.NAME.mailcharset-tmp*` entry and
 //! never a half-written file under the final name.
 
-use super::mbox::{content_length_field, header_end, quote_from_lines};
+use super::mbox::{content_length_field, header_end, quote_into};
 use super::{MailboxError, MaildirSubdir, MboxFlavor, MboxFormat, Origin, RawMessage};
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -228,6 +228,8 @@ enum Sink {
     File(AtomicFile),
     Stream(Box<dyn Write + Send>),
     Dir(AtomicDir),
+    /// Only while a message is being written.
+    Taken,
 }
 
 /// Writes messages into a container; unchanged messages from the same kind
@@ -240,7 +242,6 @@ pub struct MessageWriter {
     /// mbox: the last byte written was not a line feed.
     open_line: bool,
     sync_files: bool,
-    scratch: Vec<u8>,
 }
 
 impl MessageWriter {
@@ -294,7 +295,6 @@ impl MessageWriter {
             written: 0,
             open_line: false,
             sync_files,
-            scratch: Vec::new(),
         }
     }
 
@@ -316,13 +316,20 @@ impl MessageWriter {
     pub fn write(&mut self, msg: &RawMessage, bytes: &[u8]) -> Result<(), MailboxError> {
         match self.kind {
             OutputKind::Mbox(flavor) => {
-                let mut out = std::mem::take(&mut self.scratch);
-                out.clear();
-                self.frame_mbox(flavor, msg, bytes, &mut out);
-                let r = write_stream(&mut self.sink, &self.name, &out);
-                self.open_line = out.last().is_some_and(|b| *b != b'\n');
-                self.scratch = out;
-                r?;
+                let mut sink = std::mem::replace(&mut self.sink, Sink::Taken);
+                let r = match &mut sink {
+                    Sink::File(f) => match f.writer() {
+                        Ok(w) => self.frame_mbox(flavor, msg, bytes, w),
+                        Err(e) => {
+                            self.sink = sink;
+                            return Err(e);
+                        }
+                    },
+                    Sink::Stream(s) => self.frame_mbox(flavor, msg, bytes, s.as_mut()),
+                    _ => Err(io::Error::other("not a stream output")),
+                };
+                self.sink = sink;
+                self.open_line = r.map_err(|e| self.io_err(e))?;
             }
             OutputKind::Single => {
                 if self.written > 0 {
@@ -361,36 +368,52 @@ impl MessageWriter {
         Ok(())
     }
 
-    fn frame_mbox(&self, flavor: MboxFlavor, msg: &RawMessage, bytes: &[u8], out: &mut Vec<u8>) {
+    /// Writes one mbox entry straight to `w` (no copy of the message);
+    /// returns whether the last byte written was not a line feed.
+    fn frame_mbox(
+        &self,
+        flavor: MboxFlavor,
+        msg: &RawMessage,
+        bytes: &[u8],
+        w: &mut dyn Write,
+    ) -> io::Result<bool> {
         let eol: &[u8] = if flavor.crlf { b"\r\n" } else { b"\n" };
         if self.open_line {
-            out.extend_from_slice(eol);
+            w.write_all(eol)?;
         }
-        let (from_line, separator, cl_used) = match &msg.origin {
+        let mut made_up = Vec::new();
+        let (from_line, separator, cl_used): (&[u8], &[u8], bool) = match &msg.origin {
             Origin::Mbox {
                 from_line,
                 separator,
                 content_length,
                 ..
             } if !(from_line.is_empty() && self.written > 0) => {
-                (from_line.clone(), separator.clone(), *content_length)
+                (from_line, separator, *content_length)
             }
             _ => {
-                let mut l = b"From MAILER-DAEMON Thu Jan  1 00:00:00 1970".to_vec();
-                l.extend_from_slice(eol);
-                (l, eol.to_vec(), false)
+                made_up.extend_from_slice(b"From MAILER-DAEMON Thu Jan  1 00:00:00 1970");
+                made_up.extend_from_slice(eol);
+                (&made_up, eol, false)
             }
         };
-        out.extend_from_slice(&from_line);
+        w.write_all(from_line)?;
         if flavor.format == MboxFormat::ContentLength {
-            write_content_length_body(bytes, cl_used, out);
+            write_content_length_body(bytes, cl_used, w)?;
         } else {
-            quote_from_lines(bytes, flavor.format, out);
+            quote_into(bytes, flavor.format, w)?;
         }
+        let mut last = bytes.last().or(from_line.last()).copied();
         if !separator.is_empty() && !bytes.is_empty() && !bytes.ends_with(b"\n") {
-            out.extend_from_slice(eol);
+            w.write_all(eol)?;
+            last = Some(b'\n');
         }
-        out.extend_from_slice(&separator);
+        w.write_all(separator)?;
+        Ok(separator
+            .last()
+            .copied()
+            .or(last)
+            .is_some_and(|b| b != b'\n'))
     }
 
     fn dir_entry_name(&self, msg: &RawMessage) -> Result<PathBuf, MailboxError> {
@@ -426,6 +449,7 @@ impl MessageWriter {
             Sink::File(f) => f.commit(),
             Sink::Stream(mut s) => s.flush().map_err(|e| MailboxError::io(&name, None, e)),
             Sink::Dir(d) => d.commit(),
+            Sink::Taken => Ok(()),
         }
     }
 }
@@ -434,36 +458,33 @@ fn write_stream(sink: &mut Sink, name: &Path, bytes: &[u8]) -> Result<(), Mailbo
     let r = match sink {
         Sink::File(f) => f.writer()?.write_all(bytes),
         Sink::Stream(s) => s.write_all(bytes),
-        Sink::Dir(_) => Err(io::Error::other("not a stream output")),
+        Sink::Dir(_) | Sink::Taken => Err(io::Error::other("not a stream output")),
     };
     r.map_err(|e| MailboxError::io(name, None, e))
 }
 
 /// Content-Length mbox body: when the reader relied on the header, keep it
 /// true to the (possibly changed) body; when the header is not true and a
-/// body line starts with `From `, quote those lines mboxo-style so that the
+/// line starts with `From `, quote those lines mboxo-style so that the
 /// output still splits where it should.
-fn write_content_length_body(bytes: &[u8], cl_used: bool, out: &mut Vec<u8>) {
+fn write_content_length_body(bytes: &[u8], cl_used: bool, w: &mut dyn Write) -> io::Result<()> {
     let hend = header_end(bytes).unwrap_or(bytes.len());
     let body_len = (bytes.len() - hend) as u64;
-    let field = content_length_field(&bytes[..hend]);
-    let mut consistent = field.as_ref().is_some_and(|(n, _)| *n == body_len);
-    let start = out.len();
-    match field {
-        Some((_, range)) if cl_used && !consistent => {
-            out.extend_from_slice(&bytes[..range.start]);
-            out.extend_from_slice(body_len.to_string().as_bytes());
-            out.extend_from_slice(&bytes[range.end..]);
-            consistent = true;
+    match content_length_field(&bytes[..hend]) {
+        Some((n, _)) if n == body_len => w.write_all(bytes),
+        Some((_, range)) if cl_used => {
+            w.write_all(&bytes[..range.start])?;
+            w.write_all(body_len.to_string().as_bytes())?;
+            w.write_all(&bytes[range.end..])
         }
-        _ => out.extend_from_slice(bytes),
-    }
-    if !consistent {
-        let has_from =
-            bytes.starts_with(b"From ") || memchr::memmem::find(bytes, b"\nFrom ").is_some();
-        if has_from {
-            out.truncate(start);
-            quote_from_lines(bytes, MboxFormat::Mboxo, out);
+        _ => {
+            let has_from =
+                bytes.starts_with(b"From ") || memchr::memmem::find(bytes, b"\nFrom ").is_some();
+            if has_from {
+                quote_into(bytes, MboxFormat::Mboxo, w)
+            } else {
+                w.write_all(bytes)
+            }
         }
     }
 }
