@@ -43,12 +43,7 @@ fn main() -> ExitCode {
     let run = || -> Result<mailbox::RunStats, mailbox::MailboxError> {
         let kind = mailbox::detect(&input)?;
         let reader = MessageReader::open(&input, kind)?;
-        let out_kind = match kind {
-            mailbox::InputKind::Mbox(f) => OutputKind::Mbox(f),
-            mailbox::InputKind::Maildir => OutputKind::Maildir,
-            mailbox::InputKind::Folder => OutputKind::Folder,
-            _ => OutputKind::Single,
-        };
+        let out_kind = OutputKind::matching(kind);
         mailbox::check_output(&input, &output, WriteMode::Replace)?;
         let writer = MessageWriter::create(&output, out_kind, WriteMode::Replace)?;
         let opts = Options {
@@ -63,9 +58,14 @@ fn main() -> ExitCode {
             }
             "upper" => {
                 let mut b = m.bytes.clone();
-                if let Some(i) = memchr::memmem::find(&b, b"\nSubject:") {
-                    let end = memchr::memchr(b'\n', &b[i + 1..]).map_or(b.len(), |e| i + 1 + e);
-                    b[i + 9..end].make_ascii_uppercase();
+                let at = if b.starts_with(b"Subject:") {
+                    Some(0)
+                } else {
+                    memchr::memmem::find(&b, b"\nSubject:").map(|i| i + 1)
+                };
+                if let Some(i) = at {
+                    let end = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |e| i + e);
+                    b[i + 8..end].make_ascii_uppercase();
                 }
                 Outcome::changed(b)
             }

@@ -379,6 +379,11 @@ impl MessageReader {
         Ok(MessageReader { inner, kind, size })
     }
 
+    /// [`detect`], then [`MessageReader::open`].
+    pub fn open_detected(path: &Path) -> Result<Self, MailboxError> {
+        Self::open(path, detect(path)?)
+    }
+
     /// Reads a stream (standard input, a pipe): sniffs its first bytes and
     /// reads it as an mbox or as one message. `kind` forces an mbox flavor.
     pub fn from_reader(

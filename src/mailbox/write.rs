@@ -224,6 +224,19 @@ pub enum OutputKind {
     Single,
 }
 
+impl OutputKind {
+    /// The output that reproduces an input of `kind` (stdin and single files
+    /// become a single message; an mbox keeps its flavor).
+    pub fn matching(kind: super::InputKind) -> Self {
+        match kind {
+            super::InputKind::Mbox(f) => OutputKind::Mbox(f),
+            super::InputKind::Maildir => OutputKind::Maildir,
+            super::InputKind::Folder => OutputKind::Folder,
+            super::InputKind::Eml | super::InputKind::Stdin => OutputKind::Single,
+        }
+    }
+}
+
 enum Sink {
     File(AtomicFile),
     Stream(Box<dyn Write + Send>),
