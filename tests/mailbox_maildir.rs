@@ -247,6 +247,25 @@ fn single_message_and_streams_are_sniffed() {
     let msgs: Vec<_> = r.collect::<Result<_, _>>().unwrap();
     assert_eq!(msgs.len(), 1);
     assert_eq!(msgs[0].origin, Origin::Stdin);
+
+    // A pipe that gives one byte per read is still sniffed as an mbox.
+    struct Trickle(std::io::Cursor<Vec<u8>>);
+    impl std::io::Read for Trickle {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = buf.len().min(1);
+            self.0.read(&mut buf[..n])
+        }
+    }
+    let r = MessageReader::from_reader(
+        Box::new(Trickle(std::io::Cursor::new(stream.to_vec()))),
+        "standard input".into(),
+        None,
+    )
+    .unwrap();
+    assert!(matches!(r.kind(), InputKind::Mbox(_)));
+    let msgs: Vec<_> = r.collect::<Result<_, _>>().unwrap();
+    assert_eq!(msgs.len(), 2);
+    assert_eq!(msgs[1].bytes, b"\ny\n");
 }
 
 #[test]
@@ -268,4 +287,59 @@ fn unsafe_relative_names_are_refused() {
     drop(w);
     assert!(!dir.path().join("escape.eml").exists());
     assert!(!out.exists());
+}
+
+#[test]
+fn directory_outputs_replace_and_work_in_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let md = dir.path().join("Maildir");
+    make_maildir(&md);
+    let upper = |m: &RawMessage| m.bytes.to_ascii_uppercase();
+
+    // Replace an existing output twice: the second run's tree wins, whole.
+    let out = dir.path().join("out");
+    for pass in 0..2 {
+        let mut w = MessageWriter::create(&out, OutputKind::Maildir, WriteMode::Replace).unwrap();
+        for m in read_all(&md) {
+            let b = if pass == 0 {
+                m.bytes.clone()
+            } else {
+                upper(&m)
+            };
+            w.write(&m, &b).unwrap();
+        }
+        w.finish().unwrap();
+    }
+    let t = tree(&out);
+    assert_eq!(
+        t[Path::new("new/1002.M3P3.host")],
+        b"SUBJECT: NEW, NO INFO\n\nBODY 3\n"
+    );
+
+    // In place: each changed message file is replaced on its own; the
+    // delivery in tmp/ and the dot file are left alone; no backup is left.
+    let before = tree(&md);
+    let mut w = MessageWriter::create(&md, OutputKind::Maildir, WriteMode::InPlace).unwrap();
+    for m in read_all(&md) {
+        w.write(&m, &upper(&m)).unwrap();
+    }
+    w.finish().unwrap();
+    let after = tree(&md);
+    assert_eq!(
+        after[Path::new("cur/1001.M2P2.host:2,FRS")],
+        b"SUBJECT: FLAGGED REPLIED SEEN\n\nBODY 2\n"
+    );
+    assert_eq!(after[Path::new("cur/.hidden")], b"x");
+    assert_eq!(after[Path::new("tmp/1003.M4P4.host")], b"Subject: partial");
+    assert_eq!(
+        after.keys().collect::<Vec<_>>(),
+        before.keys().collect::<Vec<_>>(),
+        "same names, nothing added or lost"
+    );
+    let mut names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, vec!["Maildir", "out"]);
 }

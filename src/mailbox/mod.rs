@@ -370,7 +370,7 @@ impl MessageReader {
             InputKind::Folder => (Inner::Folder(FolderReader::open(path)?), kind, None),
             InputKind::Stdin => {
                 return Self::from_reader(
-                    Box::new(BufReader::with_capacity(256 * 1024, io::stdin())),
+                    Box::new(io::stdin()),
                     PathBuf::from("standard input"),
                     None,
                 );
@@ -384,27 +384,36 @@ impl MessageReader {
         Self::open(path, detect(path)?)
     }
 
-    /// Reads a stream (standard input, a pipe): sniffs its first bytes and
-    /// reads it as an mbox or as one message. `kind` forces an mbox flavor.
+    /// Reads a stream (standard input, a pipe): sniffs its first 64 KiB
+    /// (read ahead, then replayed) and reads it as an mbox or as one
+    /// message. `flavor` forces an mbox flavor.
     pub fn from_reader(
-        mut r: Box<dyn BufRead + Send>,
+        r: Box<dyn Read + Send>,
         name: PathBuf,
         flavor: Option<MboxFlavor>,
     ) -> Result<Self, MailboxError> {
+        let mut r = r;
+        let mut head = Vec::new();
         let kind = match flavor {
             Some(f) => InputKind::Mbox(f),
             None => {
-                // fill_buf returns what one read gave; enough to see a
-                // `From ` line, not always the first header.
-                let head = r
-                    .fill_buf()
-                    .map_err(|e| MailboxError::io(&name, Some(0), e))?;
-                sniff(head)
+                // One read from a pipe may return only a few bytes: read
+                // until SNIFF_LEN or EOF so the decision sees enough.
+                (&mut r)
+                    .take(SNIFF_LEN as u64)
+                    .read_to_end(&mut head)
+                    .map_err(|e| MailboxError::io(&name, Some(head.len() as u64), e))?;
+                sniff(&head)
             }
         };
+        let replay: Box<dyn Read + Send> = Box::new(io::Cursor::new(head).chain(r));
         let inner = match kind {
-            InputKind::Mbox(f) => Inner::Mbox(MboxReader::new(r, name, f)),
-            _ => Inner::Single(SingleReader::new(Box::new(r), name, Origin::Stdin)),
+            InputKind::Mbox(f) => Inner::Mbox(MboxReader::new(
+                Box::new(BufReader::with_capacity(256 * 1024, replay)),
+                name,
+                f,
+            )),
+            _ => Inner::Single(SingleReader::new(replay, name, Origin::Stdin)),
         };
         Ok(MessageReader {
             inner,

@@ -147,15 +147,32 @@ impl Drop for AtomicFile {
     }
 }
 
+/// Replaces one file atomically: a hidden temporary in the same directory,
+/// synced, then renamed over it.
+fn replace_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = parent_of(path);
+    std::fs::create_dir_all(dir)?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&tmp_prefix(path))
+        .suffix(TMP_SUFFIX)
+        .tempfile_in(dir)?;
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_all()?;
+    if let Ok(meta) = std::fs::metadata(path) {
+        let _ = tmp.as_file().set_permissions(meta.permissions());
+    }
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
 /// A directory built next to its destination and renamed into place.
 struct AtomicDir {
     dest: PathBuf,
-    mode: WriteMode,
     tmp: Option<PathBuf>,
 }
 
 impl AtomicDir {
-    fn create(dest: &Path, mode: WriteMode) -> Result<Self, MailboxError> {
+    fn create(dest: &Path) -> Result<Self, MailboxError> {
         if dest.exists() && !dest.is_dir() {
             return Err(MailboxError::OutputExists {
                 path: dest.to_path_buf(),
@@ -169,7 +186,6 @@ impl AtomicDir {
             .keep();
         Ok(AtomicDir {
             dest: dest.to_path_buf(),
-            mode,
             tmp: Some(tmp),
         })
     }
@@ -181,14 +197,9 @@ impl AtomicDir {
         let err = |e| MailboxError::io(&self.dest, None, e);
         sync_dir(&tmp).map_err(err)?;
         let old = if self.dest.exists() {
-            let old = match self.mode {
-                WriteMode::InPlace => backup_path(&self.dest),
-                WriteMode::Replace => {
-                    let mut s = tmp.as_os_str().to_owned();
-                    s.push(".old");
-                    PathBuf::from(s)
-                }
-            };
+            let mut old = tmp.as_os_str().to_owned();
+            old.push(".old");
+            let old = PathBuf::from(old);
             if old.exists() {
                 std::fs::remove_dir_all(&old).map_err(|e| MailboxError::io(&old, None, e))?;
             }
@@ -241,6 +252,11 @@ enum Sink {
     File(AtomicFile),
     Stream(Box<dyn Write + Send>),
     Dir(AtomicDir),
+    /// In place in a Maildir or folder: each changed message file is
+    /// replaced atomically on its own (temporary + rename in its own
+    /// directory), so mail delivered meanwhile, `tmp/` and dot files are
+    /// left alone.
+    InPlaceDir(PathBuf),
     /// Only while a message is being written.
     Taken,
 }
@@ -254,7 +270,6 @@ pub struct MessageWriter {
     written: usize,
     /// mbox: the last byte written was not a line feed.
     open_line: bool,
-    sync_files: bool,
 }
 
 impl MessageWriter {
@@ -263,8 +278,16 @@ impl MessageWriter {
     pub fn create(path: &Path, kind: OutputKind, mode: WriteMode) -> Result<Self, MailboxError> {
         let sink = match kind {
             OutputKind::Mbox(_) | OutputKind::Single => Sink::File(AtomicFile::create(path, mode)?),
+            OutputKind::Maildir | OutputKind::Folder if mode == WriteMode::InPlace => {
+                if !path.is_dir() {
+                    return Err(MailboxError::OutputExists {
+                        path: path.to_path_buf(),
+                    });
+                }
+                Sink::InPlaceDir(path.to_path_buf())
+            }
             OutputKind::Maildir | OutputKind::Folder => {
-                let d = AtomicDir::create(path, mode)?;
+                let d = AtomicDir::create(path)?;
                 if let (OutputKind::Maildir, Some(tmp)) = (kind, &d.tmp) {
                     for sub in ["cur", "new", "tmp"] {
                         std::fs::create_dir(tmp.join(sub))
@@ -274,12 +297,7 @@ impl MessageWriter {
                 Sink::Dir(d)
             }
         };
-        Ok(Self::with_sink(
-            sink,
-            kind,
-            path.to_path_buf(),
-            mode == WriteMode::InPlace,
-        ))
+        Ok(Self::with_sink(sink, kind, path.to_path_buf()))
     }
 
     /// Writes to a stream (standard output): not crash-safe, nothing to
@@ -297,17 +315,16 @@ impl MessageWriter {
                 reason: "a Maildir or folder cannot be written to a stream".into(),
             });
         }
-        Ok(Self::with_sink(Sink::Stream(out), kind, name, false))
+        Ok(Self::with_sink(Sink::Stream(out), kind, name))
     }
 
-    fn with_sink(sink: Sink, kind: OutputKind, name: PathBuf, sync_files: bool) -> Self {
+    fn with_sink(sink: Sink, kind: OutputKind, name: PathBuf) -> Self {
         MessageWriter {
             sink,
             kind,
             name,
             written: 0,
             open_line: false,
-            sync_files,
         }
     }
 
@@ -354,6 +371,19 @@ impl MessageWriter {
                 }
                 write_stream(&mut self.sink, &self.name, bytes)?;
             }
+            OutputKind::Maildir | OutputKind::Folder
+                if matches!(self.sink, Sink::InPlaceDir(_)) =>
+            {
+                let rel = self.dir_entry_name(msg)?;
+                let Sink::InPlaceDir(root) = &self.sink else {
+                    return Err(self.io_err(io::Error::other("not a directory output")));
+                };
+                let path = root.join(&rel);
+                // Unchanged and where it was: nothing to do.
+                if bytes != msg.bytes.as_slice() || !path.is_file() {
+                    replace_file(&path, bytes).map_err(|e| MailboxError::io(&path, None, e))?;
+                }
+            }
             OutputKind::Maildir | OutputKind::Folder => {
                 let rel = self.dir_entry_name(msg)?;
                 let Sink::Dir(d) = &self.sink else {
@@ -368,11 +398,9 @@ impl MessageWriter {
                         std::fs::create_dir_all(p)?;
                     }
                     let mut f = File::create_new(&path)?;
-                    f.write_all(bytes)?;
-                    if self.sync_files {
-                        f.sync_all()?;
-                    }
-                    Ok(())
+                    f.write_all(bytes)
+                    // Not synced one by one: the tree only appears under
+                    // its name once complete, and the input still exists.
                 })();
                 res.map_err(|e| MailboxError::io(self.name.join(&rel), None, e))?;
             }
@@ -462,7 +490,7 @@ impl MessageWriter {
             Sink::File(f) => f.commit(),
             Sink::Stream(mut s) => s.flush().map_err(|e| MailboxError::io(&name, None, e)),
             Sink::Dir(d) => d.commit(),
-            Sink::Taken => Ok(()),
+            Sink::InPlaceDir(_) | Sink::Taken => Ok(()),
         }
     }
 }
@@ -471,7 +499,9 @@ fn write_stream(sink: &mut Sink, name: &Path, bytes: &[u8]) -> Result<(), Mailbo
     let r = match sink {
         Sink::File(f) => f.writer()?.write_all(bytes),
         Sink::Stream(s) => s.write_all(bytes),
-        Sink::Dir(_) | Sink::Taken => Err(io::Error::other("not a stream output")),
+        Sink::Dir(_) | Sink::InPlaceDir(_) | Sink::Taken => {
+            Err(io::Error::other("not a stream output"))
+        }
     };
     r.map_err(|e| MailboxError::io(name, None, e))
 }
