@@ -39,6 +39,7 @@ pub struct MboxReader<R> {
     index: usize,
     started: bool,
     done: bool,
+    lookahead: u64,
 }
 
 impl<R: BufRead> MboxReader<R> {
@@ -54,7 +55,17 @@ impl<R: BufRead> MboxReader<R> {
             index: 0,
             started: false,
             done: false,
+            lookahead: CONTENT_LENGTH_LOOKAHEAD,
         }
+    }
+
+    /// How far past a `From ` line inside an announced body the reader
+    /// looks for the end that `Content-Length:` announced (default 64 MiB)
+    /// before giving the header up and splitting at that line. Bounds the
+    /// memory a bogus header can cost.
+    pub fn with_content_length_lookahead(mut self, bytes: u64) -> Self {
+        self.lookahead = bytes;
+        self
     }
 
     pub fn flavor(&self) -> MboxFlavor {
@@ -148,7 +159,7 @@ impl<R: BufRead> MboxReader<R> {
                     }
                     Some(exp)
                         if (exp as usize) > line_start
-                            && (exp - line_start as u64) <= CONTENT_LENGTH_LOOKAHEAD
+                            && (exp - line_start as u64) <= self.lookahead
                             && skipped.is_none() =>
                     {
                         skipped = Some(line_start);

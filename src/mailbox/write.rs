@@ -440,7 +440,7 @@ impl MessageWriter {
         };
         w.write_all(from_line)?;
         if flavor.format == MboxFormat::ContentLength {
-            write_content_length_body(bytes, cl_used, w)?;
+            write_content_length_body(bytes, cl_used, separator.len(), w)?;
         } else {
             quote_into(bytes, flavor.format, w)?;
         }
@@ -510,11 +510,19 @@ fn write_stream(sink: &mut Sink, name: &Path, bytes: &[u8]) -> Result<(), Mailbo
 /// true to the (possibly changed) body; when the header is not true and a
 /// line starts with `From `, quote those lines mboxo-style so that the
 /// output still splits where it should.
-fn write_content_length_body(bytes: &[u8], cl_used: bool, w: &mut dyn Write) -> io::Result<()> {
+fn write_content_length_body(
+    bytes: &[u8],
+    cl_used: bool,
+    separator_len: usize,
+    w: &mut dyn Write,
+) -> io::Result<()> {
     let hend = header_end(bytes).unwrap_or(bytes.len());
     let body_len = (bytes.len() - hend) as u64;
+    // The reader accepts a length that ends before or after the separator.
+    let fits =
+        |n: u64| n == body_len || (separator_len > 0 && n == body_len + separator_len as u64);
     match content_length_field(&bytes[..hend]) {
-        Some((n, _)) if n == body_len => w.write_all(bytes),
+        Some((n, _)) if fits(n) => w.write_all(bytes),
         Some((_, range)) if cl_used => {
             w.write_all(&bytes[..range.start])?;
             w.write_all(body_len.to_string().as_bytes())?;
