@@ -1,0 +1,476 @@
+//! Streaming mbox reader and the `From ` quoting rules.
+//!
+//! ```abnf
+//! mbox        = [preamble] *entry
+//! entry       = from-line content [blank-line]   ; blank-line = separator
+//! from-line   = "From " *VCHAR-or-WSP EOL          ; RFC 4155 (not checked further)
+//! EOL         = LF / CRLF
+//! ```
+//!
+//! A line starting `From ` ends the current message, except in
+//! [`MboxFormat::ContentLength`] where a consistent `Content-Length:` header
+//! may carry the message across such lines.
+
+use super::{MailboxError, MboxFlavor, MboxFormat, Origin, RawMessage};
+use std::io::{self, BufRead, Write};
+use std::path::PathBuf;
+
+/// How far past a `From ` line inside a body the reader will look for the
+/// end announced by `Content-Length:` before giving up on the header.
+const CONTENT_LENGTH_LOOKAHEAD: u64 = 64 * 1024 * 1024;
+
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// Reads an mbox from any [`BufRead`], one message at a time.
+///
+/// Memory: the current message, plus for Content-Length mboxes at most
+/// [`CONTENT_LENGTH_LOOKAHEAD`] bytes of lookahead.
+pub struct MboxReader<R> {
+    src: R,
+    name: PathBuf,
+    flavor: MboxFlavor,
+    /// Bytes given back after a Content-Length lookahead failed; read first.
+    pushback: Vec<u8>,
+    pushback_pos: usize,
+    /// Offset of the next byte to be read.
+    pos: u64,
+    /// The `From ` line that starts the next message, and its offset.
+    pending: Option<(Vec<u8>, u64)>,
+    index: usize,
+    started: bool,
+    done: bool,
+    lookahead: u64,
+}
+
+impl<R: BufRead> MboxReader<R> {
+    pub fn new(src: R, name: impl Into<PathBuf>, flavor: MboxFlavor) -> Self {
+        MboxReader {
+            src,
+            name: name.into(),
+            flavor,
+            pushback: Vec::new(),
+            pushback_pos: 0,
+            pos: 0,
+            pending: None,
+            index: 0,
+            started: false,
+            done: false,
+            lookahead: CONTENT_LENGTH_LOOKAHEAD,
+        }
+    }
+
+    /// How far past a `From ` line inside an announced body the reader
+    /// looks for the end that `Content-Length:` announced (default 64 MiB)
+    /// before giving the header up and splitting at that line. Bounds the
+    /// memory a bogus header can cost.
+    pub fn with_content_length_lookahead(mut self, bytes: u64) -> Self {
+        self.lookahead = bytes;
+        self
+    }
+
+    pub fn flavor(&self) -> MboxFlavor {
+        self.flavor
+    }
+
+    /// Appends one line (LF included if present) to `out`; false at EOF.
+    fn read_line(&mut self, out: &mut Vec<u8>) -> io::Result<bool> {
+        let before = out.len();
+        if self.pushback_pos < self.pushback.len() {
+            let rest = &self.pushback[self.pushback_pos..];
+            match memchr::memchr(b'\n', rest) {
+                Some(i) => {
+                    out.extend_from_slice(&rest[..=i]);
+                    self.pushback_pos += i + 1;
+                }
+                None => {
+                    out.extend_from_slice(rest);
+                    self.pushback_pos = self.pushback.len();
+                    self.src.read_until(b'\n', out)?;
+                }
+            }
+            if self.pushback_pos == self.pushback.len() {
+                self.pushback.clear();
+                self.pushback_pos = 0;
+            }
+        } else {
+            self.src.read_until(b'\n', out)?;
+        }
+        let n = out.len() - before;
+        self.pos += n as u64;
+        Ok(n > 0)
+    }
+
+    fn unread(&mut self, bytes: &[u8]) {
+        let mut v = bytes.to_vec();
+        v.extend_from_slice(&self.pushback[self.pushback_pos..]);
+        self.pushback = v;
+        self.pushback_pos = 0;
+        self.pos -= bytes.len() as u64;
+    }
+
+    fn err(&self, e: io::Error) -> MailboxError {
+        MailboxError::io(&self.name, Some(self.pos), e)
+    }
+
+    fn read_message(&mut self) -> Result<Option<RawMessage>, MailboxError> {
+        let mut buf = Vec::new();
+        if !self.started {
+            self.started = true;
+            if !self.read_line(&mut buf).map_err(|e| self.err(e))? {
+                return Ok(None);
+            }
+            if is_from_line(buf.strip_prefix(BOM).unwrap_or(&buf)) {
+                self.pending = Some((std::mem::take(&mut buf), 0));
+            }
+        }
+        let (from_line, from_offset) = match self.pending.take() {
+            Some(p) => p,
+            None if buf.is_empty() => return Ok(None),
+            // Bytes before the first `From ` line: kept as a message
+            // without one, never dropped.
+            None => (Vec::new(), 0),
+        };
+        let content_offset = from_offset + from_line.len() as u64;
+        let cl_mode = self.flavor.format == MboxFormat::ContentLength;
+        let mut in_header = true;
+        let mut expected_end: Option<u64> = None;
+        // First `From ` line skipped on the word of Content-Length.
+        let mut skipped: Option<usize> = None;
+        let mut honoured = false;
+        loop {
+            let line_start = buf.len();
+            if !self.read_line(&mut buf).map_err(|e| self.err(e))? {
+                if let (Some(c), Some(exp)) = (skipped, expected_end) {
+                    if ends_at(&buf, buf.len(), exp) {
+                        honoured = true;
+                    } else {
+                        self.backtrack(&mut buf, c)?;
+                    }
+                } else if let Some(exp) = expected_end {
+                    honoured = ends_at(&buf, buf.len(), exp);
+                }
+                break;
+            }
+            let line = &buf[line_start..];
+            if is_from_line(line) {
+                match expected_end {
+                    Some(exp) if ends_at(&buf, line_start, exp) => {
+                        honoured = true;
+                    }
+                    Some(exp)
+                        if (exp as usize) > line_start
+                            && (exp - line_start as u64) <= self.lookahead
+                            && skipped.is_none() =>
+                    {
+                        skipped = Some(line_start);
+                        continue;
+                    }
+                    Some(exp) if (exp as usize) > line_start && skipped.is_some() => {
+                        continue;
+                    }
+                    _ => {
+                        if let Some(c) = skipped {
+                            // The announced end passed without a `From `
+                            // line there: split at the first one skipped.
+                            self.backtrack(&mut buf, c)?;
+                            break;
+                        }
+                    }
+                }
+                let off = self.pos - line.len() as u64;
+                self.pending = Some((buf[line_start..].to_vec(), off));
+                buf.truncate(line_start);
+                break;
+            }
+            if in_header && is_blank(line) {
+                in_header = false;
+                if cl_mode {
+                    expected_end = content_length(&buf[..line_start])
+                        .and_then(|n| n.checked_add(buf.len() as u64));
+                }
+            }
+            // Past the announced end with a line that is neither blank nor
+            // a `From ` line: the header was wrong.
+            if let (Some(c), Some(exp)) = (skipped, expected_end) {
+                let overshoot = buf.len() as u64 > exp
+                    && !(line_start as u64 == exp && is_blank(&buf[line_start..]));
+                if overshoot {
+                    self.backtrack(&mut buf, c)?;
+                    break;
+                }
+            }
+        }
+        let separator = split_separator(&mut buf);
+        let input_len = from_line.len() as u64 + buf.len() as u64 + separator.len() as u64;
+        match self.flavor.format {
+            MboxFormat::Mboxo | MboxFormat::Mboxrd => {
+                unquote_in_place(&mut buf, self.flavor.format);
+            }
+            MboxFormat::ContentLength => {}
+        }
+        let msg = RawMessage {
+            bytes: buf,
+            index: self.index,
+            offset: content_offset,
+            input_len,
+            origin: Origin::Mbox {
+                from_line,
+                offset: from_offset,
+                separator,
+                content_length: honoured,
+            },
+        };
+        self.index += 1;
+        Ok(Some(msg))
+    }
+
+    /// Gives back everything from the skipped `From ` line at `at` and ends
+    /// the message there; the next read sees that line again.
+    fn backtrack(&mut self, buf: &mut Vec<u8>, at: usize) -> Result<(), MailboxError> {
+        let tail = buf.split_off(at);
+        self.unread(&tail);
+        let mut line = Vec::new();
+        if !self.read_line(&mut line).map_err(|e| self.err(e))? {
+            return Ok(());
+        }
+        let off = self.pos - line.len() as u64;
+        self.pending = Some((line, off));
+        Ok(())
+    }
+}
+
+impl<R: BufRead> Iterator for MboxReader<R> {
+    type Item = Result<RawMessage, MailboxError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        match self.read_message() {
+            Ok(Some(m)) => Some(Ok(m)),
+            Ok(None) => {
+                self.done = true;
+                None
+            }
+            Err(e) => {
+                self.done = true;
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+fn is_from_line(line: &[u8]) -> bool {
+    line.starts_with(b"From ")
+}
+
+fn is_blank(line: &[u8]) -> bool {
+    line == b"\n" || line == b"\r\n"
+}
+
+/// Length of the line ending at the end of `buf[..end]` when the last line
+/// there is blank.
+fn trailing_blank_len(buf: &[u8], end: usize) -> Option<usize> {
+    let b = &buf[..end];
+    if b.ends_with(b"\r\n") && (b.len() == 2 || b[b.len() - 3] == b'\n') {
+        Some(2)
+    } else if b.ends_with(b"\n") && (b.len() == 1 || b[b.len() - 2] == b'\n') {
+        Some(1)
+    } else {
+        None
+    }
+}
+
+/// Whether a message whose content is `buf[..end]` ends where
+/// Content-Length said: at `end`, or just before a final blank line.
+fn ends_at(buf: &[u8], end: usize, expected: u64) -> bool {
+    expected == end as u64
+        || trailing_blank_len(buf, end).is_some_and(|n| expected + n as u64 == end as u64)
+}
+
+/// Takes the final blank line (the mbox separator) off `buf`.
+fn split_separator(buf: &mut Vec<u8>) -> Vec<u8> {
+    match trailing_blank_len(buf, buf.len()) {
+        Some(n) => buf.split_off(buf.len() - n),
+        None => Vec::new(),
+    }
+}
+
+/// The offset just past the blank line ending the header, if there is one.
+pub(crate) fn header_end(bytes: &[u8]) -> Option<usize> {
+    if bytes.starts_with(b"\n") {
+        return Some(1);
+    }
+    if bytes.starts_with(b"\r\n") {
+        return Some(2);
+    }
+    let mut from = 0;
+    while let Some(i) = memchr::memchr(b'\n', &bytes[from..]) {
+        let nl = from + i;
+        let rest = &bytes[nl + 1..];
+        if rest.starts_with(b"\n") {
+            return Some(nl + 2);
+        }
+        if rest.starts_with(b"\r\n") {
+            return Some(nl + 3);
+        }
+        from = nl + 1;
+    }
+    None
+}
+
+/// The value of the first `Content-Length:` field in a header section, and
+/// the byte range of its digits.
+pub(crate) fn content_length_field(header: &[u8]) -> Option<(u64, std::ops::Range<usize>)> {
+    const NAME: &[u8] = b"content-length:";
+    let mut start = 0;
+    while start < header.len() {
+        let end = memchr::memchr(b'\n', &header[start..]).map_or(header.len(), |i| start + i);
+        let line = &header[start..end];
+        if line.len() >= NAME.len() && line[..NAME.len()].eq_ignore_ascii_case(NAME) {
+            let v = &line[NAME.len()..];
+            let lead = v.iter().take_while(|b| **b == b' ' || **b == b'\t').count();
+            let digits = v[lead..].iter().take_while(|b| b.is_ascii_digit()).count();
+            let rest = &v[lead + digits..];
+            if digits == 0 || digits > 19 || !rest.iter().all(|b| b.is_ascii_whitespace()) {
+                return None;
+            }
+            let s = std::str::from_utf8(&v[lead..lead + digits]).ok()?;
+            let n = s.parse().ok()?;
+            let at = start + NAME.len() + lead;
+            return Some((n, at..at + digits));
+        }
+        start = end + 1;
+    }
+    None
+}
+
+pub(crate) fn content_length(header: &[u8]) -> Option<u64> {
+    content_length_field(header).map(|(n, _)| n)
+}
+
+/// Whether `line` (at a line start) is a quoted or unquoted `From ` line as
+/// the format sees it: mboxo `From `, mboxrd `>*From `.
+fn needs_quote(line: &[u8], format: MboxFormat) -> bool {
+    match format {
+        MboxFormat::Mboxo => line.starts_with(b"From "),
+        MboxFormat::Mboxrd => {
+            let n = line.iter().take_while(|b| **b == b'>').count();
+            line[n..].starts_with(b"From ")
+        }
+        MboxFormat::ContentLength => false,
+    }
+}
+
+fn is_quoted(line: &[u8], format: MboxFormat) -> bool {
+    line.first() == Some(&b'>') && needs_quote(&line[1..], format)
+}
+
+/// Undoes `From ` quoting: mboxo `>From ` → `From `, mboxrd `>>*From ` →
+/// one `>` fewer. `None` when nothing changes.
+pub fn unquote_from_lines(bytes: &[u8], format: MboxFormat) -> Option<Vec<u8>> {
+    let mut v = bytes.to_vec();
+    unquote_in_place(&mut v, format).then_some(v)
+}
+
+/// [`unquote_from_lines`] without a copy; true when something changed.
+pub(crate) fn unquote_in_place(buf: &mut Vec<u8>, format: MboxFormat) -> bool {
+    if format == MboxFormat::ContentLength || memchr::memmem::find(buf, b">From ").is_none() {
+        return false;
+    }
+    let (mut read, mut write) = (0, 0);
+    while read < buf.len() {
+        let end = memchr::memchr(b'\n', &buf[read..]).map_or(buf.len(), |i| read + i + 1);
+        let skip = usize::from(is_quoted(&buf[read..end], format));
+        let len = end - read - skip;
+        buf.copy_within(read + skip..end, write);
+        write += len;
+        read = end;
+    }
+    let changed = write != buf.len();
+    buf.truncate(write);
+    changed
+}
+
+/// Redoes `From ` quoting for `format`, appending to `out`.
+pub fn quote_from_lines(bytes: &[u8], format: MboxFormat, out: &mut Vec<u8>) {
+    // Writing to a Vec cannot fail.
+    let _ = quote_into(bytes, format, out);
+}
+
+/// Writes `bytes` with `From ` quoting redone, in as few writes as the
+/// quoted lines allow.
+pub(crate) fn quote_into(bytes: &[u8], format: MboxFormat, w: &mut dyn Write) -> io::Result<()> {
+    if format == MboxFormat::ContentLength || memchr::memmem::find(bytes, b"From ").is_none() {
+        return w.write_all(bytes);
+    }
+    let mut run_start = 0;
+    let mut line_start = 0;
+    while line_start < bytes.len() {
+        let end =
+            memchr::memchr(b'\n', &bytes[line_start..]).map_or(bytes.len(), |i| line_start + i + 1);
+        if needs_quote(&bytes[line_start..end], format) {
+            w.write_all(&bytes[run_start..line_start])?;
+            w.write_all(b">")?;
+            run_start = line_start;
+        }
+        line_start = end;
+    }
+    w.write_all(&bytes[run_start..])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn quote(b: &[u8], f: MboxFormat) -> Vec<u8> {
+        let mut v = Vec::new();
+        quote_from_lines(b, f, &mut v);
+        v
+    }
+
+    #[test]
+    fn quoting_rules() {
+        let text = b"From a\n>From b\n>>From c\nFrom\n x From y\nFrom: z\r\nFrom ";
+        assert_eq!(
+            quote(text, MboxFormat::Mboxo),
+            b">From a\n>From b\n>>From c\nFrom\n x From y\nFrom: z\r\n>From "
+        );
+        assert_eq!(
+            quote(text, MboxFormat::Mboxrd),
+            b">From a\n>>From b\n>>>From c\nFrom\n x From y\nFrom: z\r\n>From "
+        );
+        assert_eq!(quote(text, MboxFormat::ContentLength), text);
+    }
+
+    proptest::proptest! {
+        /// mboxrd quoting is reversible; mboxo reading is lossy exactly on
+        /// `>From ` lines.
+        #[test]
+        fn unquote_undoes_quote(lines in proptest::collection::vec(
+            proptest::sample::select(vec!["From x", ">From x", ">>From", "a", "", ">", "From"]), 0..10)) {
+            let text = lines.join("\n").into_bytes();
+            let rd = quote(&text, MboxFormat::Mboxrd);
+            proptest::prop_assert_eq!(unquote_from_lines(&rd, MboxFormat::Mboxrd).unwrap_or(rd.clone()), text.clone());
+            let o = quote(&text, MboxFormat::Mboxo);
+            let back = unquote_from_lines(&o, MboxFormat::Mboxo).unwrap_or(o.clone());
+            let lossy = unquote_from_lines(&text, MboxFormat::Mboxo).unwrap_or(text.clone());
+            proptest::prop_assert_eq!(back, lossy);
+        }
+    }
+
+    #[test]
+    fn content_length_field_parsing() {
+        assert_eq!(content_length(b"A: b\nContent-Length: 12\n"), Some(12));
+        assert_eq!(content_length(b"content-length:\t7 \r\n"), Some(7));
+        assert_eq!(content_length(b"Content-Length: 12x\n"), None);
+        assert_eq!(
+            content_length(b"Content-Length: 99999999999999999999\n"),
+            None
+        );
+        assert_eq!(content_length(b"X-Content-Length: 5\n"), None);
+        assert_eq!(header_end(b"A: b\r\n\r\nbody"), Some(8));
+        assert_eq!(header_end(b"\nbody"), Some(1));
+        assert_eq!(header_end(b"A: b\n"), None);
+    }
+}

@@ -1,0 +1,451 @@
+//! Archives: mbox (mboxo, mboxrd, Content-Length, CRLF), Maildir, folders of
+//! `.eml` files and standard input — streaming readers, crash-safe writers and
+//! an order-preserving parallel pipeline.
+//!
+//! Reading yields [`RawMessage`]s one at a time in bounded memory: the message
+//! bytes (with the container's quoting undone) and an [`Origin`] that carries
+//! what a writer needs to put the message back exactly where and how it was
+//! (the mbox `From ` line as written, the Maildir subdirectory and file name
+//! with its `:2,FLAGS` info, the relative path in a folder). Writing an
+//! unchanged message through the writer for the same container reproduces the
+//! input byte for byte. See `doc/mailbox.md` for the format decisions.
+//!
+//! ```
+//! use mailcharset::mailbox::{MboxFlavor, MboxFormat, MboxReader};
+//! let mbox = b"From a@b Thu Jan  1 00:00:00 1970\nSubject: x\n\n>From here\n\n";
+//! let flavor = MboxFlavor { format: MboxFormat::Mboxrd, crlf: false };
+//! let msgs: Vec<_> = MboxReader::new(&mbox[..], "t.mbox", flavor)
+//!     .collect::<Result<_, _>>()
+//!     .unwrap();
+//! assert_eq!(msgs.len(), 1);
+//! assert_eq!(msgs[0].bytes, b"Subject: x\n\nFrom here\n");
+//! ```
+
+mod dir;
+mod mbox;
+pub mod pipeline;
+pub mod progress;
+mod write;
+
+pub use dir::{FolderReader, MaildirReader, SingleReader};
+pub use mbox::{MboxReader, quote_from_lines, unquote_from_lines};
+pub use pipeline::{Options, Outcome, RunStats};
+pub use progress::Progress;
+pub use write::{AtomicFile, MessageWriter, OutputKind, WriteMode, backup_path, check_output};
+
+use std::fmt;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+/// How `From ` lines inside message bodies are protected in an mbox.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MboxFormat {
+    /// `From ` at the start of a body line is written as `>From `; reading
+    /// removes one `>` from `>From ` only. Lossy: a body line that really was
+    /// `>From ` reads back as `From ` (see `doc/mailbox.md`).
+    Mboxo,
+    /// `>*From ` is written with one more `>`; reading removes one `>` from
+    /// `>+From `. Reversible.
+    Mboxrd,
+    /// Messages carry a `Content-Length:` header giving the body length; it
+    /// is honoured when consistent (it ends at end of input or right before a
+    /// `From ` line, optionally after one blank line), otherwise the reader
+    /// falls back to `From ` scanning. Lines are neither quoted nor unquoted
+    /// on read (the Netscape and Solaris writers kept `>From ` as written).
+    ContentLength,
+}
+
+impl MboxFormat {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            MboxFormat::Mboxo => "mboxo",
+            MboxFormat::Mboxrd => "mboxrd",
+            MboxFormat::ContentLength => "mboxcl",
+        }
+    }
+}
+
+/// An mbox format plus its line ending (used only for lines the writer makes
+/// up; lines read from the input keep their own endings).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MboxFlavor {
+    pub format: MboxFormat,
+    pub crlf: bool,
+}
+
+/// What an input is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum InputKind {
+    /// A single message file.
+    Eml,
+    Mbox(MboxFlavor),
+    /// A directory with `cur/` and `new/` (and usually `tmp/`).
+    Maildir,
+    /// A directory of message files, read recursively in name order.
+    Folder,
+    /// Standard input; its content is detected when opened.
+    Stdin,
+}
+
+/// Where a message came from: what a writer needs to reproduce the container.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Origin {
+    Mbox {
+        /// The `From ` line exactly as read, line ending included (empty for
+        /// bytes before the first `From ` line of a file; a leading UTF-8 BOM
+        /// is kept here too).
+        from_line: Vec<u8>,
+        /// The byte offset of the `From ` line in the input.
+        offset: u64,
+        /// The blank line that ended the message before the next `From `
+        /// line (`"\n"`, `"\r\n"`), or empty when there was none.
+        separator: Vec<u8>,
+        /// Whether the message's `Content-Length:` header decided where it
+        /// ended (only in [`MboxFormat::ContentLength`]).
+        content_length: bool,
+    },
+    Maildir {
+        subdir: MaildirSubdir,
+        /// The file name, `:2,FLAGS` info included.
+        name: String,
+    },
+    /// A file in a folder (path relative to the folder) or a single file.
+    File {
+        relative: PathBuf,
+    },
+    Stdin,
+}
+
+/// The Maildir subdirectory a message was found in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum MaildirSubdir {
+    New,
+    Cur,
+}
+
+impl MaildirSubdir {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            MaildirSubdir::New => "new",
+            MaildirSubdir::Cur => "cur",
+        }
+    }
+}
+
+impl Origin {
+    /// The Maildir flags (the letters after `:2,`), if this is a Maildir
+    /// message with info.
+    pub fn maildir_flags(&self) -> Option<&str> {
+        match self {
+            Origin::Maildir { name, .. } => name.rsplit_once(":2,").map(|(_, f)| f),
+            _ => None,
+        }
+    }
+}
+
+/// One message read from an input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RawMessage {
+    /// The message, with container quoting (mbox `>From `) undone.
+    pub bytes: Vec<u8>,
+    /// 0-based position in its input.
+    pub index: usize,
+    /// Byte offset of the first byte of the message in its input.
+    pub offset: u64,
+    /// How many input bytes this message took up (its container framing
+    /// included); used for progress.
+    pub input_len: u64,
+    pub origin: Origin,
+}
+
+/// An error reading or writing an archive. It names the input (or output)
+/// and, where it makes sense, the byte offset.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum MailboxError {
+    Io {
+        path: PathBuf,
+        offset: Option<u64>,
+        source: io::Error,
+    },
+    /// The input is not something we can read as mail.
+    Unrecognized { path: PathBuf, reason: String },
+    /// The output exists and would be replaced by something of another kind.
+    OutputExists { path: PathBuf },
+    /// The output is the input, and the run is not in place.
+    OutputIsInput { path: PathBuf },
+    /// A message could not be represented in the output container.
+    Unrepresentable {
+        path: PathBuf,
+        index: usize,
+        reason: String,
+    },
+}
+
+impl MailboxError {
+    pub(crate) fn io(path: impl Into<PathBuf>, offset: Option<u64>, source: io::Error) -> Self {
+        MailboxError::Io {
+            path: path.into(),
+            offset,
+            source,
+        }
+    }
+
+    /// The input or output the error is about.
+    pub fn path(&self) -> &Path {
+        match self {
+            MailboxError::Io { path, .. }
+            | MailboxError::Unrecognized { path, .. }
+            | MailboxError::OutputExists { path }
+            | MailboxError::OutputIsInput { path }
+            | MailboxError::Unrepresentable { path, .. } => path,
+        }
+    }
+
+    /// The byte offset in the input, when known.
+    pub fn offset(&self) -> Option<u64> {
+        match self {
+            MailboxError::Io { offset, .. } => *offset,
+            _ => None,
+        }
+    }
+
+    /// The underlying I/O error kind, if any.
+    pub fn io_kind(&self) -> Option<io::ErrorKind> {
+        match self {
+            MailboxError::Io { source, .. } => Some(source.kind()),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for MailboxError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MailboxError::Io {
+                path,
+                offset: Some(o),
+                source,
+            } => write!(f, "{}: at byte {o}: {source}", path.display()),
+            MailboxError::Io {
+                path,
+                offset: None,
+                source,
+            } => write!(f, "{}: {source}", path.display()),
+            MailboxError::Unrecognized { path, reason } => {
+                write!(f, "{}: not a mailbox: {reason}", path.display())
+            }
+            MailboxError::OutputExists { path } => write!(
+                f,
+                "{}: exists and is not of the kind being written",
+                path.display()
+            ),
+            MailboxError::OutputIsInput { path } => write!(
+                f,
+                "{}: is the input; use --in-place to replace it",
+                path.display()
+            ),
+            MailboxError::Unrepresentable {
+                path,
+                index,
+                reason,
+            } => write!(f, "{}: message {index}: {reason}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for MailboxError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            MailboxError::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+/// How many bytes [`detect`] looks at.
+const SNIFF_LEN: usize = 64 * 1024;
+
+/// Decides what `path` is: `-` is [`InputKind::Stdin`]; a directory with
+/// `cur/` and `new/` is a Maildir, any other directory a folder; a file is an
+/// mbox when it starts with a `From ` line (after an optional UTF-8 BOM),
+/// otherwise a single message.
+pub fn detect(path: &Path) -> Result<InputKind, MailboxError> {
+    if path.as_os_str() == "-" {
+        return Ok(InputKind::Stdin);
+    }
+    let meta = std::fs::metadata(path).map_err(|e| MailboxError::io(path, None, e))?;
+    if meta.is_dir() {
+        if path.join("cur").is_dir() && path.join("new").is_dir() {
+            return Ok(InputKind::Maildir);
+        }
+        return Ok(InputKind::Folder);
+    }
+    let mut head = Vec::with_capacity(SNIFF_LEN.min(meta.len() as usize));
+    std::fs::File::open(path)
+        .and_then(|f| f.take(SNIFF_LEN as u64).read_to_end(&mut head))
+        .map_err(|e| MailboxError::io(path, Some(0), e))?;
+    Ok(sniff(&head))
+}
+
+/// Decides between an mbox flavor and a single message from the first bytes
+/// of a stream (see [`detect`]).
+///
+/// The flavor: CRLF when the first line ends in CR LF; Content-Length when
+/// the first message's header has a `Content-Length:` field; mboxrd when a
+/// line starting `>>From ` is seen (an mboxo writer never makes one by
+/// quoting, an mboxrd writer does for any quoted `>From `); mboxo otherwise.
+pub fn sniff(head: &[u8]) -> InputKind {
+    let body = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    if !body.starts_with(b"From ") {
+        return InputKind::Eml;
+    }
+    let first_eol = memchr::memchr(b'\n', body);
+    let crlf = first_eol.is_some_and(|i| i > 0 && body[i - 1] == b'\r');
+    let after_from = first_eol.map_or(&body[..0], |i| &body[i + 1..]);
+    let header_end = mbox::header_end(after_from).unwrap_or(after_from.len());
+    let format = if mbox::content_length(&after_from[..header_end]).is_some() {
+        MboxFormat::ContentLength
+    } else if memchr::memmem::find(body, b"\n>>From ").is_some() {
+        MboxFormat::Mboxrd
+    } else {
+        MboxFormat::Mboxo
+    };
+    InputKind::Mbox(MboxFlavor { format, crlf })
+}
+
+/// A reader of any input kind: an iterator of messages in input order.
+pub struct MessageReader {
+    inner: Inner,
+    kind: InputKind,
+    size: Option<u64>,
+}
+
+enum Inner {
+    Mbox(MboxReader<Box<dyn BufRead + Send>>),
+    Maildir(MaildirReader),
+    Folder(FolderReader),
+    Single(SingleReader),
+}
+
+impl MessageReader {
+    /// Opens `path` as `kind` (from [`detect`], or forced by the user).
+    /// For [`InputKind::Stdin`] the content is sniffed: an mbox or one
+    /// message.
+    pub fn open(path: &Path, kind: InputKind) -> Result<Self, MailboxError> {
+        let name = path.to_path_buf();
+        let open_file = || {
+            std::fs::File::open(path)
+                .and_then(|f| {
+                    let len = f.metadata()?.len();
+                    Ok((f, len))
+                })
+                .map_err(|e| MailboxError::io(path, None, e))
+        };
+        let (inner, kind, size) = match kind {
+            InputKind::Mbox(flavor) => {
+                let (f, len) = open_file()?;
+                let r: Box<dyn BufRead + Send> = Box::new(BufReader::with_capacity(256 * 1024, f));
+                (
+                    Inner::Mbox(MboxReader::new(r, name, flavor)),
+                    kind,
+                    Some(len),
+                )
+            }
+            InputKind::Eml => {
+                let (f, len) = open_file()?;
+                let rel = path.file_name().map(PathBuf::from).unwrap_or_default();
+                (
+                    Inner::Single(SingleReader::new(
+                        Box::new(f),
+                        name,
+                        Origin::File { relative: rel },
+                    )),
+                    kind,
+                    Some(len),
+                )
+            }
+            InputKind::Maildir => (Inner::Maildir(MaildirReader::open(path)?), kind, None),
+            InputKind::Folder => (Inner::Folder(FolderReader::open(path)?), kind, None),
+            InputKind::Stdin => {
+                return Self::from_reader(
+                    Box::new(io::stdin()),
+                    PathBuf::from("standard input"),
+                    None,
+                );
+            }
+        };
+        Ok(MessageReader { inner, kind, size })
+    }
+
+    /// [`detect`], then [`MessageReader::open`].
+    pub fn open_detected(path: &Path) -> Result<Self, MailboxError> {
+        Self::open(path, detect(path)?)
+    }
+
+    /// Reads a stream (standard input, a pipe): sniffs its first 64 KiB
+    /// (read ahead, then replayed) and reads it as an mbox or as one
+    /// message. `flavor` forces an mbox flavor.
+    pub fn from_reader(
+        r: Box<dyn Read + Send>,
+        name: PathBuf,
+        flavor: Option<MboxFlavor>,
+    ) -> Result<Self, MailboxError> {
+        let mut r = r;
+        let mut head = Vec::new();
+        let kind = match flavor {
+            Some(f) => InputKind::Mbox(f),
+            None => {
+                // One read from a pipe may return only a few bytes: read
+                // until SNIFF_LEN or EOF so the decision sees enough.
+                (&mut r)
+                    .take(SNIFF_LEN as u64)
+                    .read_to_end(&mut head)
+                    .map_err(|e| MailboxError::io(&name, Some(head.len() as u64), e))?;
+                sniff(&head)
+            }
+        };
+        let replay: Box<dyn Read + Send> = Box::new(io::Cursor::new(head).chain(r));
+        let inner = match kind {
+            InputKind::Mbox(f) => Inner::Mbox(MboxReader::new(
+                Box::new(BufReader::with_capacity(256 * 1024, replay)),
+                name,
+                f,
+            )),
+            _ => Inner::Single(SingleReader::new(replay, name, Origin::Stdin)),
+        };
+        Ok(MessageReader {
+            inner,
+            kind,
+            size: None,
+        })
+    }
+
+    /// The kind being read (for stdin, what it was sniffed as).
+    pub fn kind(&self) -> InputKind {
+        self.kind
+    }
+
+    /// Total input size in bytes when known (files), for progress and ETA.
+    pub fn size_hint_bytes(&self) -> Option<u64> {
+        match &self.inner {
+            Inner::Maildir(m) => Some(m.total_bytes()),
+            Inner::Folder(m) => Some(m.total_bytes()),
+            _ => self.size,
+        }
+    }
+}
+
+impl Iterator for MessageReader {
+    type Item = Result<RawMessage, MailboxError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match &mut self.inner {
+            Inner::Mbox(r) => r.next(),
+            Inner::Maildir(r) => r.next(),
+            Inner::Folder(r) => r.next(),
+            Inner::Single(r) => r.next(),
+        }
+    }
+}

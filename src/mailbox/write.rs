@@ -1,0 +1,541 @@
+//! Crash-safe writers: everything goes to a temporary file or directory next
+//! to the destination and is renamed into place by `finish()`. Dropping a
+//! writer without `finish()` (an error, a panic) removes the temporary; a
+//! killed process leaves at most a hidden `.NAME.mailcharset-tmp*` entry and
+//! never a half-written file under the final name.
+
+use super::mbox::{content_length_field, header_end, quote_into};
+use super::{MailboxError, MaildirSubdir, MboxFlavor, MboxFormat, Origin, RawMessage};
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Component, Path, PathBuf};
+
+/// Whether the destination is a new/replaced output or the input itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WriteMode {
+    /// Write to a temporary and rename over the destination.
+    Replace,
+    /// The destination is the input: keep `NAME.bak` until the new output
+    /// is complete and in place, then remove it.
+    InPlace,
+}
+
+/// Refuses an output that is the input itself (same file or directory)
+/// unless the run is in place: without `--in-place` the input is never
+/// modified.
+pub fn check_output(input: &Path, output: &Path, mode: WriteMode) -> Result<(), MailboxError> {
+    if mode == WriteMode::InPlace || input.as_os_str() == "-" {
+        return Ok(());
+    }
+    let same = match (std::fs::canonicalize(input), std::fs::canonicalize(output)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    if same {
+        return Err(MailboxError::OutputIsInput {
+            path: output.to_path_buf(),
+        });
+    }
+    Ok(())
+}
+
+/// The `.bak` path kept during an in-place run.
+pub fn backup_path(path: &Path) -> PathBuf {
+    let mut s = path.as_os_str().to_owned();
+    s.push(".bak");
+    PathBuf::from(s)
+}
+
+const TMP_SUFFIX: &str = ".mailcharset-tmp";
+
+fn parent_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+fn tmp_prefix(path: &Path) -> String {
+    format!(
+        ".{}.",
+        path.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    )
+}
+
+fn sync_dir(dir: &Path) -> io::Result<()> {
+    File::open(dir)?.sync_all()
+}
+
+/// A file written to a temporary in the destination directory and renamed
+/// into place on [`AtomicFile::commit`].
+pub struct AtomicFile {
+    dest: PathBuf,
+    mode: WriteMode,
+    tmp: Option<BufWriter<tempfile::NamedTempFile>>,
+}
+
+impl AtomicFile {
+    pub fn create(dest: &Path, mode: WriteMode) -> Result<Self, MailboxError> {
+        let dir = parent_of(dest);
+        let err = |e| MailboxError::io(dest, None, e);
+        if mode == WriteMode::InPlace {
+            let bak = backup_path(dest);
+            match std::fs::remove_file(&bak) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) => return Err(MailboxError::io(&bak, None, e)),
+            }
+            if std::fs::hard_link(dest, &bak).is_err() {
+                std::fs::copy(dest, &bak).map_err(|e| MailboxError::io(&bak, None, e))?;
+            }
+        }
+        let tmp = tempfile::Builder::new()
+            .prefix(&tmp_prefix(dest))
+            .suffix(TMP_SUFFIX)
+            .tempfile_in(dir)
+            .map_err(err)?;
+        Ok(AtomicFile {
+            dest: dest.to_path_buf(),
+            mode,
+            tmp: Some(BufWriter::with_capacity(1 << 20, tmp)),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.dest
+    }
+
+    pub fn writer(&mut self) -> Result<&mut BufWriter<tempfile::NamedTempFile>, MailboxError> {
+        let dest = &self.dest;
+        self.tmp
+            .as_mut()
+            .ok_or_else(|| MailboxError::io(dest, None, io::Error::other("write after commit")))
+    }
+
+    /// Flushes, syncs and renames the temporary over the destination; in
+    /// place, removes the backup afterwards.
+    pub fn commit(mut self) -> Result<(), MailboxError> {
+        let err = |e| MailboxError::io(&self.dest, None, e);
+        let Some(w) = self.tmp.take() else {
+            return Ok(());
+        };
+        let tmp = w.into_inner().map_err(|e| err(e.into_error()))?;
+        tmp.as_file().sync_all().map_err(err)?;
+        // Keep the original permissions when replacing a file.
+        if let Ok(meta) = std::fs::metadata(&self.dest) {
+            let _ = tmp.as_file().set_permissions(meta.permissions());
+        }
+        tmp.persist(&self.dest).map_err(|e| err(e.error))?;
+        sync_dir(parent_of(&self.dest)).map_err(err)?;
+        if self.mode == WriteMode::InPlace {
+            let bak = backup_path(&self.dest);
+            std::fs::remove_file(&bak).map_err(|e| MailboxError::io(&bak, None, e))?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        // Not committed: the temporary goes with `NamedTempFile`'s own drop;
+        // in place, the input was never touched, so its backup can go too.
+        if self.tmp.is_some() && self.mode == WriteMode::InPlace {
+            let _ = std::fs::remove_file(backup_path(&self.dest));
+        }
+    }
+}
+
+/// Replaces one file atomically: a hidden temporary in the same directory,
+/// synced, then renamed over it.
+fn replace_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = parent_of(path);
+    std::fs::create_dir_all(dir)?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&tmp_prefix(path))
+        .suffix(TMP_SUFFIX)
+        .tempfile_in(dir)?;
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_all()?;
+    if let Ok(meta) = std::fs::metadata(path) {
+        let _ = tmp.as_file().set_permissions(meta.permissions());
+    }
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// A directory built next to its destination and renamed into place.
+struct AtomicDir {
+    dest: PathBuf,
+    tmp: Option<PathBuf>,
+}
+
+impl AtomicDir {
+    fn create(dest: &Path) -> Result<Self, MailboxError> {
+        if dest.exists() && !dest.is_dir() {
+            return Err(MailboxError::OutputExists {
+                path: dest.to_path_buf(),
+            });
+        }
+        let tmp = tempfile::Builder::new()
+            .prefix(&tmp_prefix(dest))
+            .suffix(TMP_SUFFIX)
+            .tempdir_in(parent_of(dest))
+            .map_err(|e| MailboxError::io(dest, None, e))?
+            .keep();
+        Ok(AtomicDir {
+            dest: dest.to_path_buf(),
+            tmp: Some(tmp),
+        })
+    }
+
+    fn commit(mut self) -> Result<(), MailboxError> {
+        let Some(tmp) = self.tmp.take() else {
+            return Ok(());
+        };
+        let err = |e| MailboxError::io(&self.dest, None, e);
+        sync_dir(&tmp).map_err(err)?;
+        let old = if self.dest.exists() {
+            let mut old = tmp.as_os_str().to_owned();
+            old.push(".old");
+            let old = PathBuf::from(old);
+            if old.exists() {
+                std::fs::remove_dir_all(&old).map_err(|e| MailboxError::io(&old, None, e))?;
+            }
+            std::fs::rename(&self.dest, &old).map_err(err)?;
+            Some(old)
+        } else {
+            None
+        };
+        std::fs::rename(&tmp, &self.dest).map_err(err)?;
+        sync_dir(parent_of(&self.dest)).map_err(err)?;
+        if let Some(old) = old {
+            std::fs::remove_dir_all(&old).map_err(|e| MailboxError::io(&old, None, e))?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for AtomicDir {
+    fn drop(&mut self) {
+        if let Some(tmp) = self.tmp.take() {
+            let _ = std::fs::remove_dir_all(tmp);
+        }
+    }
+}
+
+/// What a [`MessageWriter`] writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputKind {
+    Mbox(MboxFlavor),
+    Maildir,
+    Folder,
+    /// Exactly one message, as is.
+    Single,
+}
+
+impl OutputKind {
+    /// The output that reproduces an input of `kind` (stdin and single files
+    /// become a single message; an mbox keeps its flavor).
+    pub fn matching(kind: super::InputKind) -> Self {
+        match kind {
+            super::InputKind::Mbox(f) => OutputKind::Mbox(f),
+            super::InputKind::Maildir => OutputKind::Maildir,
+            super::InputKind::Folder => OutputKind::Folder,
+            super::InputKind::Eml | super::InputKind::Stdin => OutputKind::Single,
+        }
+    }
+}
+
+enum Sink {
+    File(AtomicFile),
+    Stream(Box<dyn Write + Send>),
+    Dir(AtomicDir),
+    /// In place in a Maildir or folder: each changed message file is
+    /// replaced atomically on its own (temporary + rename in its own
+    /// directory), so mail delivered meanwhile, `tmp/` and dot files are
+    /// left alone.
+    InPlaceDir(PathBuf),
+    /// Only while a message is being written.
+    Taken,
+}
+
+/// Writes messages into a container; unchanged messages from the same kind
+/// of container come out byte for byte as they were read.
+pub struct MessageWriter {
+    sink: Sink,
+    kind: OutputKind,
+    name: PathBuf,
+    written: usize,
+    /// mbox: the last byte written was not a line feed.
+    open_line: bool,
+}
+
+impl MessageWriter {
+    /// Writes to `path` through a temporary renamed into place by
+    /// [`MessageWriter::finish`].
+    pub fn create(path: &Path, kind: OutputKind, mode: WriteMode) -> Result<Self, MailboxError> {
+        let sink = match kind {
+            OutputKind::Mbox(_) | OutputKind::Single => Sink::File(AtomicFile::create(path, mode)?),
+            OutputKind::Maildir | OutputKind::Folder if mode == WriteMode::InPlace => {
+                if !path.is_dir() {
+                    return Err(MailboxError::OutputExists {
+                        path: path.to_path_buf(),
+                    });
+                }
+                Sink::InPlaceDir(path.to_path_buf())
+            }
+            OutputKind::Maildir | OutputKind::Folder => {
+                let d = AtomicDir::create(path)?;
+                if let (OutputKind::Maildir, Some(tmp)) = (kind, &d.tmp) {
+                    for sub in ["cur", "new", "tmp"] {
+                        std::fs::create_dir(tmp.join(sub))
+                            .map_err(|e| MailboxError::io(path, None, e))?;
+                    }
+                }
+                Sink::Dir(d)
+            }
+        };
+        Ok(Self::with_sink(sink, kind, path.to_path_buf()))
+    }
+
+    /// Writes to a stream (standard output): not crash-safe, nothing to
+    /// rename. Only mbox and single-message output.
+    pub fn to_stream(
+        out: Box<dyn Write + Send>,
+        kind: OutputKind,
+        name: impl Into<PathBuf>,
+    ) -> Result<Self, MailboxError> {
+        let name = name.into();
+        if matches!(kind, OutputKind::Maildir | OutputKind::Folder) {
+            return Err(MailboxError::Unrepresentable {
+                path: name,
+                index: 0,
+                reason: "a Maildir or folder cannot be written to a stream".into(),
+            });
+        }
+        Ok(Self::with_sink(Sink::Stream(out), kind, name))
+    }
+
+    fn with_sink(sink: Sink, kind: OutputKind, name: PathBuf) -> Self {
+        MessageWriter {
+            sink,
+            kind,
+            name,
+            written: 0,
+            open_line: false,
+        }
+    }
+
+    pub fn kind(&self) -> OutputKind {
+        self.kind
+    }
+
+    /// Messages written so far.
+    pub fn written(&self) -> usize {
+        self.written
+    }
+
+    fn io_err(&self, e: io::Error) -> MailboxError {
+        MailboxError::io(&self.name, None, e)
+    }
+
+    /// Writes `bytes` as the message `msg` (its origin decides the framing
+    /// and the name).
+    pub fn write(&mut self, msg: &RawMessage, bytes: &[u8]) -> Result<(), MailboxError> {
+        match self.kind {
+            OutputKind::Mbox(flavor) => {
+                let mut sink = std::mem::replace(&mut self.sink, Sink::Taken);
+                let r = match &mut sink {
+                    Sink::File(f) => match f.writer() {
+                        Ok(w) => self.frame_mbox(flavor, msg, bytes, w),
+                        Err(e) => {
+                            self.sink = sink;
+                            return Err(e);
+                        }
+                    },
+                    Sink::Stream(s) => self.frame_mbox(flavor, msg, bytes, s.as_mut()),
+                    _ => Err(io::Error::other("not a stream output")),
+                };
+                self.sink = sink;
+                self.open_line = r.map_err(|e| self.io_err(e))?;
+            }
+            OutputKind::Single => {
+                if self.written > 0 {
+                    return Err(MailboxError::Unrepresentable {
+                        path: self.name.clone(),
+                        index: msg.index,
+                        reason: "more than one message for a single-message output".into(),
+                    });
+                }
+                write_stream(&mut self.sink, &self.name, bytes)?;
+            }
+            OutputKind::Maildir | OutputKind::Folder
+                if matches!(self.sink, Sink::InPlaceDir(_)) =>
+            {
+                let rel = self.dir_entry_name(msg)?;
+                let Sink::InPlaceDir(root) = &self.sink else {
+                    return Err(self.io_err(io::Error::other("not a directory output")));
+                };
+                let path = root.join(&rel);
+                // Unchanged and where it was: nothing to do.
+                if bytes != msg.bytes.as_slice() || !path.is_file() {
+                    replace_file(&path, bytes).map_err(|e| MailboxError::io(&path, None, e))?;
+                }
+            }
+            OutputKind::Maildir | OutputKind::Folder => {
+                let rel = self.dir_entry_name(msg)?;
+                let Sink::Dir(d) = &self.sink else {
+                    return Err(self.io_err(io::Error::other("not a directory output")));
+                };
+                let Some(root) = d.tmp.as_ref() else {
+                    return Err(self.io_err(io::Error::other("write after finish")));
+                };
+                let path = root.join(&rel);
+                let res = (|| {
+                    if let Some(p) = path.parent() {
+                        std::fs::create_dir_all(p)?;
+                    }
+                    let mut f = File::create_new(&path)?;
+                    f.write_all(bytes)
+                    // Not synced one by one: the tree only appears under
+                    // its name once complete, and the input still exists.
+                })();
+                res.map_err(|e| MailboxError::io(self.name.join(&rel), None, e))?;
+            }
+        }
+        self.written += 1;
+        Ok(())
+    }
+
+    /// Writes one mbox entry straight to `w` (no copy of the message);
+    /// returns whether the last byte written was not a line feed.
+    fn frame_mbox(
+        &self,
+        flavor: MboxFlavor,
+        msg: &RawMessage,
+        bytes: &[u8],
+        w: &mut dyn Write,
+    ) -> io::Result<bool> {
+        let eol: &[u8] = if flavor.crlf { b"\r\n" } else { b"\n" };
+        if self.open_line {
+            w.write_all(eol)?;
+        }
+        let mut made_up = Vec::new();
+        let (from_line, separator, cl_used): (&[u8], &[u8], bool) = match &msg.origin {
+            Origin::Mbox {
+                from_line,
+                separator,
+                content_length,
+                ..
+            } if !(from_line.is_empty() && self.written > 0) => {
+                (from_line, separator, *content_length)
+            }
+            _ => {
+                made_up.extend_from_slice(b"From MAILER-DAEMON Thu Jan  1 00:00:00 1970");
+                made_up.extend_from_slice(eol);
+                (&made_up, eol, false)
+            }
+        };
+        w.write_all(from_line)?;
+        if flavor.format == MboxFormat::ContentLength {
+            write_content_length_body(bytes, cl_used, separator.len(), w)?;
+        } else {
+            quote_into(bytes, flavor.format, w)?;
+        }
+        let mut last = bytes.last().or(from_line.last()).copied();
+        if !separator.is_empty() && !bytes.is_empty() && !bytes.ends_with(b"\n") {
+            w.write_all(eol)?;
+            last = Some(b'\n');
+        }
+        w.write_all(separator)?;
+        Ok(separator
+            .last()
+            .copied()
+            .or(last)
+            .is_some_and(|b| b != b'\n'))
+    }
+
+    fn dir_entry_name(&self, msg: &RawMessage) -> Result<PathBuf, MailboxError> {
+        let rel = match (&msg.origin, self.kind) {
+            (Origin::Maildir { subdir, name }, OutputKind::Maildir) => {
+                Path::new(subdir.as_str()).join(name)
+            }
+            (_, OutputKind::Maildir) => Path::new(MaildirSubdir::New.as_str())
+                .join(format!("{:010}.mailcharset", msg.index)),
+            (Origin::File { relative }, OutputKind::Folder) if !relative.as_os_str().is_empty() => {
+                relative.clone()
+            }
+            (Origin::Maildir { subdir, name }, OutputKind::Folder) => {
+                Path::new(subdir.as_str()).join(name)
+            }
+            _ => PathBuf::from(format!("{:08}.eml", msg.index)),
+        };
+        if !rel.components().all(|c| matches!(c, Component::Normal(_))) {
+            return Err(MailboxError::Unrepresentable {
+                path: self.name.clone(),
+                index: msg.index,
+                reason: format!("unsafe output name {}", rel.display()),
+            });
+        }
+        Ok(rel)
+    }
+
+    /// Completes the output: flushes and renames the temporary into place.
+    /// Without this call nothing appears under the destination name.
+    pub fn finish(self) -> Result<(), MailboxError> {
+        let name = self.name;
+        match self.sink {
+            Sink::File(f) => f.commit(),
+            Sink::Stream(mut s) => s.flush().map_err(|e| MailboxError::io(&name, None, e)),
+            Sink::Dir(d) => d.commit(),
+            Sink::InPlaceDir(_) | Sink::Taken => Ok(()),
+        }
+    }
+}
+
+fn write_stream(sink: &mut Sink, name: &Path, bytes: &[u8]) -> Result<(), MailboxError> {
+    let r = match sink {
+        Sink::File(f) => f.writer()?.write_all(bytes),
+        Sink::Stream(s) => s.write_all(bytes),
+        Sink::Dir(_) | Sink::InPlaceDir(_) | Sink::Taken => {
+            Err(io::Error::other("not a stream output"))
+        }
+    };
+    r.map_err(|e| MailboxError::io(name, None, e))
+}
+
+/// Content-Length mbox body: when the reader relied on the header, keep it
+/// true to the (possibly changed) body; when the header is not true and a
+/// line starts with `From `, quote those lines mboxo-style so that the
+/// output still splits where it should.
+fn write_content_length_body(
+    bytes: &[u8],
+    cl_used: bool,
+    separator_len: usize,
+    w: &mut dyn Write,
+) -> io::Result<()> {
+    let hend = header_end(bytes).unwrap_or(bytes.len());
+    let body_len = (bytes.len() - hend) as u64;
+    // The reader accepts a length that ends before or after the separator.
+    let fits =
+        |n: u64| n == body_len || (separator_len > 0 && n == body_len + separator_len as u64);
+    match content_length_field(&bytes[..hend]) {
+        Some((n, _)) if fits(n) => w.write_all(bytes),
+        Some((_, range)) if cl_used => {
+            w.write_all(&bytes[..range.start])?;
+            w.write_all(body_len.to_string().as_bytes())?;
+            w.write_all(&bytes[range.end..])
+        }
+        _ => {
+            let has_from =
+                bytes.starts_with(b"From ") || memchr::memmem::find(bytes, b"\nFrom ").is_some();
+            if has_from {
+                quote_into(bytes, MboxFormat::Mboxo, w)
+            } else {
+                w.write_all(bytes)
+            }
+        }
+    }
+}

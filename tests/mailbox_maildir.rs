@@ -1,0 +1,345 @@
+//! Maildirs, folders and single messages: detection, reading order, names
+//! and `:2,FLAGS` info kept, byte-exact round trips; Python's
+//! `mailbox.Maildir` as the oracle for subdirectories and flags.
+
+use mailcharset::mailbox::{
+    self, InputKind, MaildirSubdir, MessageReader, MessageWriter, Origin, OutputKind, RawMessage,
+    WriteMode,
+};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+const MAILDIR_FILES: &[(&str, &str)] = &[
+    ("cur/1000.M1P1.host:2,S", "Subject: seen\n\nbody 1\n"),
+    (
+        "cur/1001.M2P2.host:2,FRS",
+        "Subject: flagged replied seen\n\nbody 2\n",
+    ),
+    (
+        "cur/0999.M0P0.host:2,",
+        "Subject: no flags\r\n\r\nbody 0\r\n",
+    ),
+    ("new/1002.M3P3.host", "Subject: new, no info\n\nbody 3\n"),
+];
+
+fn make_maildir(root: &Path) {
+    make_maildir_with(root, true);
+}
+
+/// `dot_file`: add `cur/.hidden`, which the Maildir spec says readers skip
+/// (Python's `mailbox.Maildir` does not, so the oracle test leaves it out).
+fn make_maildir_with(root: &Path, dot_file: bool) {
+    for sub in ["cur", "new", "tmp"] {
+        std::fs::create_dir_all(root.join(sub)).unwrap();
+    }
+    for (name, body) in MAILDIR_FILES {
+        std::fs::write(root.join(name), body).unwrap();
+    }
+    // Being delivered, and a dot file: neither is a message.
+    std::fs::write(root.join("tmp/1003.M4P4.host"), "Subject: partial").unwrap();
+    if dot_file {
+        std::fs::write(root.join("cur/.hidden"), "x").unwrap();
+    }
+}
+
+/// Every regular file under `root`, by relative path.
+fn tree(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                out.insert(
+                    p.strip_prefix(root).unwrap().to_path_buf(),
+                    b"<dir>".to_vec(),
+                );
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(root).unwrap().to_path_buf();
+                out.insert(rel, std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    out
+}
+
+fn read_all(path: &Path) -> Vec<RawMessage> {
+    let kind = mailbox::detect(path).unwrap();
+    MessageReader::open(path, kind)
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+#[test]
+fn maildir_is_read_in_order_with_names_and_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let md = dir.path().join("Maildir");
+    make_maildir(&md);
+    assert_eq!(mailbox::detect(&md).unwrap(), InputKind::Maildir);
+    let msgs = read_all(&md);
+    let got: Vec<_> = msgs
+        .iter()
+        .map(|m| match &m.origin {
+            Origin::Maildir { subdir, name } => (*subdir, name.clone(), m.origin.maildir_flags()),
+            o => panic!("{o:?}"),
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (MaildirSubdir::Cur, "0999.M0P0.host:2,".into(), Some("")),
+            (MaildirSubdir::Cur, "1000.M1P1.host:2,S".into(), Some("S")),
+            (
+                MaildirSubdir::Cur,
+                "1001.M2P2.host:2,FRS".into(),
+                Some("FRS")
+            ),
+            (MaildirSubdir::New, "1002.M3P3.host".into(), None),
+        ]
+    );
+    assert_eq!(msgs[3].bytes, b"Subject: new, no info\n\nbody 3\n");
+    assert_eq!(
+        msgs.iter().map(|m| m.index).collect::<Vec<_>>(),
+        vec![0, 1, 2, 3]
+    );
+}
+
+#[test]
+fn maildir_round_trips_names_flags_and_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let md = dir.path().join("in");
+    make_maildir(&md);
+    let out = dir.path().join("out");
+    let mut w = MessageWriter::create(&out, OutputKind::Maildir, WriteMode::Replace).unwrap();
+    for m in read_all(&md) {
+        w.write(&m, &m.bytes).unwrap();
+    }
+    w.finish().unwrap();
+    let mut expected = tree(&md);
+    expected.remove(Path::new("tmp/1003.M4P4.host"));
+    expected.remove(Path::new("cur/.hidden"));
+    assert_eq!(tree(&out), expected);
+    // Nothing left next to the output.
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+}
+
+#[test]
+fn python_maildir_agrees_on_subdirs_and_flags() {
+    if std::process::Command::new("python3")
+        .args(["-c", "import mailbox"])
+        .status()
+        .map(|s| !s.success())
+        .unwrap_or(true)
+    {
+        eprintln!("note: python3 with mailbox missing, test skipped");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let md = dir.path().join("Maildir");
+    make_maildir_with(&md, false);
+    let out = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(
+            "import mailbox,sys,json\n\
+             md=mailbox.Maildir(sys.argv[1],factory=None,create=False)\n\
+             r=[]\n\
+             for k in md.keys():\n\
+             \x20   m=md.get_message(k)\n\
+             \x20   r.append([m.get_subdir(),m.get_flags(),md.get_bytes(k).decode()])\n\
+             print(json.dumps(sorted(r)))",
+        )
+        .arg(&md)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let py: Vec<(String, String, String)> = serde_json::from_slice(&out.stdout).unwrap();
+    let mut ours: Vec<(String, String, String)> = read_all(&md)
+        .iter()
+        .map(|m| {
+            let Origin::Maildir { subdir, .. } = &m.origin else {
+                panic!()
+            };
+            (
+                subdir.as_str().to_string(),
+                m.origin.maildir_flags().unwrap_or("").to_string(),
+                String::from_utf8(m.bytes.clone()).unwrap(),
+            )
+        })
+        .collect();
+    ours.sort();
+    assert_eq!(ours, py);
+}
+
+#[test]
+fn folder_round_trips_relative_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("folder");
+    std::fs::create_dir_all(src.join("2024/jan")).unwrap();
+    std::fs::write(src.join("b.eml"), "Subject: b\n\nB\n").unwrap();
+    std::fs::write(src.join("a.eml"), "Subject: a\n\nA\n").unwrap();
+    std::fs::write(src.join("2024/jan/c.eml"), "Subject: c\r\n\r\nC\r\n").unwrap();
+    std::fs::write(src.join(".DS_Store"), "junk").unwrap();
+    assert_eq!(mailbox::detect(&src).unwrap(), InputKind::Folder);
+    let msgs = read_all(&src);
+    let rels: Vec<_> = msgs
+        .iter()
+        .map(|m| match &m.origin {
+            Origin::File { relative } => relative.clone(),
+            o => panic!("{o:?}"),
+        })
+        .collect();
+    assert_eq!(
+        rels,
+        vec![
+            PathBuf::from("2024/jan/c.eml"),
+            PathBuf::from("a.eml"),
+            PathBuf::from("b.eml")
+        ]
+    );
+    let out = dir.path().join("out");
+    let mut w = MessageWriter::create(&out, OutputKind::Folder, WriteMode::Replace).unwrap();
+    for m in &msgs {
+        w.write(m, &m.bytes).unwrap();
+    }
+    w.finish().unwrap();
+    let mut expected = tree(&src);
+    expected.remove(Path::new(".DS_Store"));
+    assert_eq!(tree(&out), expected);
+}
+
+#[test]
+fn single_message_and_streams_are_sniffed() {
+    let dir = tempfile::tempdir().unwrap();
+    let eml = dir.path().join("one.eml");
+    std::fs::write(&eml, "From: a@b\nSubject: x\n\nFrom here on\n").unwrap();
+    assert_eq!(mailbox::detect(&eml).unwrap(), InputKind::Eml);
+    let msgs = read_all(&eml);
+    assert_eq!(msgs.len(), 1);
+    assert_eq!(msgs[0].bytes, std::fs::read(&eml).unwrap());
+    assert_eq!(mailbox::detect(Path::new("-")).unwrap(), InputKind::Stdin);
+
+    let stream = b"From a Thu Jan  1 00:00:00 1970\n\nx\n\nFrom b Thu Jan  1 00:00:00 1970\n\ny\n";
+    let r = MessageReader::from_reader(
+        Box::new(std::io::Cursor::new(stream.to_vec())),
+        "standard input".into(),
+        None,
+    )
+    .unwrap();
+    assert!(matches!(r.kind(), InputKind::Mbox(_)));
+    assert_eq!(r.count(), 2);
+    let r = MessageReader::from_reader(
+        Box::new(std::io::Cursor::new(b"Subject: x\n\ny\n".to_vec())),
+        "standard input".into(),
+        None,
+    )
+    .unwrap();
+    assert_eq!(r.kind(), InputKind::Eml);
+    let msgs: Vec<_> = r.collect::<Result<_, _>>().unwrap();
+    assert_eq!(msgs.len(), 1);
+    assert_eq!(msgs[0].origin, Origin::Stdin);
+
+    // A pipe that gives one byte per read is still sniffed as an mbox.
+    struct Trickle(std::io::Cursor<Vec<u8>>);
+    impl std::io::Read for Trickle {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = buf.len().min(1);
+            self.0.read(&mut buf[..n])
+        }
+    }
+    let r = MessageReader::from_reader(
+        Box::new(Trickle(std::io::Cursor::new(stream.to_vec()))),
+        "standard input".into(),
+        None,
+    )
+    .unwrap();
+    assert!(matches!(r.kind(), InputKind::Mbox(_)));
+    let msgs: Vec<_> = r.collect::<Result<_, _>>().unwrap();
+    assert_eq!(msgs.len(), 2);
+    assert_eq!(msgs[1].bytes, b"\ny\n");
+}
+
+#[test]
+fn unsafe_relative_names_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let mut w = MessageWriter::create(&out, OutputKind::Folder, WriteMode::Replace).unwrap();
+    let m = RawMessage {
+        bytes: b"x".to_vec(),
+        index: 0,
+        offset: 0,
+        input_len: 1,
+        origin: Origin::File {
+            relative: PathBuf::from("../escape.eml"),
+        },
+    };
+    let err = w.write(&m, &m.bytes).unwrap_err();
+    assert!(err.to_string().contains("unsafe output name"), "{err}");
+    drop(w);
+    assert!(!dir.path().join("escape.eml").exists());
+    assert!(!out.exists());
+}
+
+#[test]
+fn directory_outputs_replace_and_work_in_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let md = dir.path().join("Maildir");
+    make_maildir(&md);
+    let upper = |m: &RawMessage| m.bytes.to_ascii_uppercase();
+
+    // Replace an existing output twice: the second run's tree wins, whole.
+    let out = dir.path().join("out");
+    for pass in 0..2 {
+        let mut w = MessageWriter::create(&out, OutputKind::Maildir, WriteMode::Replace).unwrap();
+        for m in read_all(&md) {
+            let b = if pass == 0 {
+                m.bytes.clone()
+            } else {
+                upper(&m)
+            };
+            w.write(&m, &b).unwrap();
+        }
+        w.finish().unwrap();
+    }
+    let t = tree(&out);
+    assert_eq!(
+        t[Path::new("new/1002.M3P3.host")],
+        b"SUBJECT: NEW, NO INFO\n\nBODY 3\n"
+    );
+
+    // In place: each changed message file is replaced on its own; the
+    // delivery in tmp/ and the dot file are left alone; no backup is left.
+    let before = tree(&md);
+    let mut w = MessageWriter::create(&md, OutputKind::Maildir, WriteMode::InPlace).unwrap();
+    for m in read_all(&md) {
+        w.write(&m, &upper(&m)).unwrap();
+    }
+    w.finish().unwrap();
+    let after = tree(&md);
+    assert_eq!(
+        after[Path::new("cur/1001.M2P2.host:2,FRS")],
+        b"SUBJECT: FLAGGED REPLIED SEEN\n\nBODY 2\n"
+    );
+    assert_eq!(after[Path::new("cur/.hidden")], b"x");
+    assert_eq!(after[Path::new("tmp/1003.M4P4.host")], b"Subject: partial");
+    assert_eq!(
+        after.keys().collect::<Vec<_>>(),
+        before.keys().collect::<Vec<_>>(),
+        "same names, nothing added or lost"
+    );
+    let mut names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, vec!["Maildir", "out"]);
+}

@@ -1,0 +1,437 @@
+//! The pipeline: input order kept whatever the number of jobs and however
+//! uneven the work; counts; crash safety (no output unless the run
+//! completed, a killed run followed by a re-run gives the same bytes as an
+//! uninterrupted run); in-place backups; progress only where asked for.
+//!
+//! The per-message work here is a toy (upper-casing the Subject line); the
+//! same tests will run with the real normalizer once it lands.
+
+use mailcharset::mailbox::{
+    self, MailboxError, MboxFlavor, MboxFormat, MboxReader, MessageReader, MessageWriter, Options,
+    Origin, Outcome, OutputKind, Progress, RawMessage, RunStats, WriteMode, pipeline,
+};
+use std::path::Path;
+use std::time::Duration;
+
+const FLAVOR: MboxFlavor = MboxFlavor {
+    format: MboxFormat::Mboxrd,
+    crlf: false,
+};
+
+/// An mbox of `n` messages; every third has a lower-case subject the toy
+/// work changes, every fifth a `From ` body line to quote.
+fn make_mbox(n: usize) -> Vec<u8> {
+    make_padded_mbox(n, 0)
+}
+
+/// As [`make_mbox`], with `pad` bytes of filler per message.
+fn make_padded_mbox(n: usize, pad: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    for i in 0..n {
+        out.extend_from_slice(
+            format!("From sender{i}@example.org Thu Jan  1 00:00:00 1970\n").as_bytes(),
+        );
+        let subject = if i % 3 == 0 { "lower case" } else { "KEEP" };
+        out.extend_from_slice(
+            format!("Message-ID: <{i}@example.org>\nSubject: {subject} {i}\n\n").as_bytes(),
+        );
+        for l in 0..(i % 7) {
+            out.extend_from_slice(format!("line {l} of message {i}\n").as_bytes());
+        }
+        for _ in 0..pad / 64 {
+            out.extend_from_slice(&[b'.'; 63]);
+            out.push(b'\n');
+        }
+        if i % 5 == 0 {
+            out.extend_from_slice(b">From the body\n");
+        }
+        out.extend_from_slice(b"\n");
+    }
+    out
+}
+
+/// The toy work: upper-case the Subject line; a finding when the message
+/// has a quoted-From body line.
+fn toy(m: &RawMessage) -> Outcome {
+    let text = String::from_utf8_lossy(&m.bytes);
+    let findings = usize::from(text.contains("\nFrom the body"));
+    let out: String = text
+        .split_inclusive('\n')
+        .map(|l| {
+            if l.starts_with("Subject:") {
+                l.to_uppercase().replace("SUBJECT:", "Subject:")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
+    if out.as_bytes() == m.bytes.as_slice() {
+        Outcome::unchanged().with_findings(findings)
+    } else {
+        Outcome::changed(out.into_bytes()).with_findings(findings)
+    }
+}
+
+fn run_to_file(
+    input: &[u8],
+    out: &Path,
+    jobs: usize,
+    delay: bool,
+) -> Result<RunStats, MailboxError> {
+    let reader = MboxReader::new(input, "input.mbox", FLAVOR);
+    let writer = MessageWriter::create(out, OutputKind::Mbox(FLAVOR), WriteMode::Replace)?;
+    let opts = Options {
+        jobs,
+        batch_messages: 8,
+        progress: Progress::Never,
+        ..Options::default()
+    };
+    pipeline::run(reader, writer, &opts, |m| {
+        if delay {
+            // Uneven: later messages in a batch often finish first.
+            std::thread::sleep(Duration::from_micros(((m.index * 7919) % 13) as u64 * 300));
+        }
+        toy(m)
+    })
+}
+
+/// What the output must be: the toy applied in order, serially.
+fn expected_output(input: &[u8]) -> Vec<u8> {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("x.mbox");
+    let mut w = MessageWriter::create(&out, OutputKind::Mbox(FLAVOR), WriteMode::Replace).unwrap();
+    for m in MboxReader::new(input, "input.mbox", FLAVOR) {
+        let m = m.unwrap();
+        let o = toy(&m);
+        w.write(&m, o.output.as_deref().unwrap_or(&m.bytes))
+            .unwrap();
+    }
+    w.finish().unwrap();
+    std::fs::read(out).unwrap()
+}
+
+#[test]
+fn order_is_kept_with_one_and_four_jobs() {
+    let input = make_mbox(200);
+    let expected = expected_output(&input);
+    assert_ne!(expected, input, "the toy changes something");
+    for jobs in [1, 4] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out.mbox");
+        let stats = run_to_file(&input, &out, jobs, true).unwrap();
+        assert_eq!(std::fs::read(&out).unwrap(), expected, "jobs={jobs}");
+        assert_eq!(
+            stats,
+            RunStats {
+                messages_in: 200,
+                messages_out: 200,
+                changed: 67,
+                unchanged: 133,
+                with_findings: 40,
+                bytes_in: input.len() as u64,
+                bytes_out: stats.bytes_out,
+            }
+        );
+        assert_eq!(
+            stats.to_string(),
+            "200 messages in, 200 out: 67 changed, 133 kept as they were, 40 with findings"
+        );
+    }
+}
+
+#[test]
+fn identity_run_reproduces_the_input() {
+    let input = make_mbox(50);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("same.mbox");
+    let reader = MboxReader::new(&input[..], "input.mbox", FLAVOR);
+    let writer = MessageWriter::create(&out, OutputKind::Mbox(FLAVOR), WriteMode::Replace).unwrap();
+    let stats = pipeline::run(
+        reader,
+        writer,
+        &Options {
+            jobs: 2,
+            progress: Progress::Never,
+            ..Options::default()
+        },
+        |_| Outcome::unchanged(),
+    )
+    .unwrap();
+    assert_eq!(stats.unchanged, 50);
+    assert_eq!(std::fs::read(&out).unwrap(), input);
+}
+
+fn visible_entries(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn a_reader_error_leaves_no_output() {
+    let input = make_mbox(30);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.mbox");
+    let failing = MboxReader::new(&input[..], "input.mbox", FLAVOR)
+        .take(20)
+        .chain(std::iter::once(Err(MailboxError::Unrecognized {
+            path: "input.mbox".into(),
+            reason: "simulated".into(),
+        })));
+    let writer = MessageWriter::create(&out, OutputKind::Mbox(FLAVOR), WriteMode::Replace).unwrap();
+    let opts = Options {
+        jobs: 2,
+        batch_messages: 4,
+        progress: Progress::Never,
+        ..Options::default()
+    };
+    let err = pipeline::run(failing, writer, &opts, toy).unwrap_err();
+    assert!(err.to_string().contains("simulated"), "{err}");
+    assert!(
+        visible_entries(dir.path()).is_empty(),
+        "{:?}",
+        visible_entries(dir.path())
+    );
+}
+
+#[test]
+fn a_writer_dropped_unfinished_leaves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = RawMessage {
+        bytes: b"Subject: x\n\ny\n".to_vec(),
+        index: 0,
+        offset: 0,
+        input_len: 0,
+        origin: Origin::Stdin,
+    };
+    for (name, kind) in [
+        ("out.mbox", OutputKind::Mbox(FLAVOR)),
+        ("Maildir", OutputKind::Maildir),
+        ("folder", OutputKind::Folder),
+    ] {
+        let mut w =
+            MessageWriter::create(&dir.path().join(name), kind, WriteMode::Replace).unwrap();
+        w.write(&m, &m.bytes).unwrap();
+        drop(w);
+    }
+    assert!(
+        visible_entries(dir.path()).is_empty(),
+        "{:?}",
+        visible_entries(dir.path())
+    );
+}
+
+#[test]
+fn replacing_an_existing_output_is_all_or_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.mbox");
+    std::fs::write(&out, b"previous complete output").unwrap();
+    let input = make_mbox(10);
+    let w = MessageWriter::create(&out, OutputKind::Mbox(FLAVOR), WriteMode::Replace).unwrap();
+    drop(w);
+    assert_eq!(std::fs::read(&out).unwrap(), b"previous complete output");
+    run_to_file(&input, &out, 2, false).unwrap();
+    assert_eq!(std::fs::read(&out).unwrap(), expected_output(&input));
+    assert_eq!(visible_entries(dir.path()), vec!["out.mbox"]);
+}
+
+#[test]
+fn in_place_keeps_a_backup_until_complete() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("archive.mbox");
+    let input = make_mbox(20);
+    std::fs::write(&path, &input).unwrap();
+    let bak = mailbox::backup_path(&path);
+
+    // Abandoned: the input is untouched and the backup is cleaned up.
+    let w = MessageWriter::create(&path, OutputKind::Mbox(FLAVOR), WriteMode::InPlace).unwrap();
+    assert_eq!(
+        std::fs::read(&bak).unwrap(),
+        input,
+        "backup made before writing"
+    );
+    drop(w);
+    assert_eq!(std::fs::read(&path).unwrap(), input);
+    assert!(!bak.exists());
+
+    // Completed.
+    let reader = MessageReader::open(&path, mailbox::detect(&path).unwrap()).unwrap();
+    let mut w = MessageWriter::create(&path, OutputKind::Mbox(FLAVOR), WriteMode::InPlace).unwrap();
+    let mut saw_backup = true;
+    for m in reader {
+        let m = m.unwrap();
+        saw_backup &= bak.exists();
+        let o = toy(&m);
+        w.write(&m, o.output.as_deref().unwrap_or(&m.bytes))
+            .unwrap();
+    }
+    assert!(saw_backup, "backup present while writing");
+    w.finish().unwrap();
+    assert_eq!(std::fs::read(&path).unwrap(), expected_output(&input));
+    assert!(
+        !bak.exists(),
+        "backup removed once the new file is in place"
+    );
+}
+
+/// Child side of `an_interrupted_run_then_a_rerun_gives_identical_output`:
+/// a slow run the parent kills midway. Does nothing in a normal test run.
+#[test]
+fn interrupted_run_child() {
+    let (Ok(input), Ok(out)) = (
+        std::env::var("MAILBOX_TEST_CHILD_IN"),
+        std::env::var("MAILBOX_TEST_CHILD_OUT"),
+    ) else {
+        return;
+    };
+    let input = std::fs::read(input).unwrap();
+    let reader = MboxReader::new(&input[..], "input.mbox", FLAVOR);
+    let writer = MessageWriter::create(
+        Path::new(&out),
+        OutputKind::Mbox(FLAVOR),
+        WriteMode::Replace,
+    )
+    .unwrap();
+    let opts = Options {
+        jobs: 2,
+        batch_messages: 4,
+        progress: Progress::Never,
+        ..Options::default()
+    };
+    pipeline::run(reader, writer, &opts, |m| {
+        std::thread::sleep(Duration::from_millis(3));
+        toy(m)
+    })
+    .unwrap();
+}
+
+#[test]
+fn an_interrupted_run_then_a_rerun_gives_identical_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let input_path = dir.path().join("input.mbox");
+    // 2.5 MB: more than the writer's 1 MiB buffer, so part of the output
+    // reaches the temporary file before the child is killed.
+    let input = make_padded_mbox(2000, 1024);
+    std::fs::write(&input_path, &input).unwrap();
+    let outdir = dir.path().join("out");
+    std::fs::create_dir(&outdir).unwrap();
+    let out = outdir.join("result.mbox");
+
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "interrupted_run_child",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("MAILBOX_TEST_CHILD_IN", &input_path)
+        .env("MAILBOX_TEST_CHILD_OUT", &out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until the child has written part of its temporary file.
+    let started = std::time::Instant::now();
+    let mut seen_partial = false;
+    while started.elapsed() < Duration::from_secs(30) {
+        let partial = std::fs::read_dir(&outdir).unwrap().any(|e| {
+            let e = e.unwrap();
+            e.file_name().to_string_lossy().starts_with(".result.mbox.")
+                && e.metadata().map(|m| m.len() > 0).unwrap_or(false)
+        });
+        if partial {
+            seen_partial = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    let status = child.wait().unwrap();
+    assert!(seen_partial, "the child never started writing");
+    assert!(!status.success(), "the child was killed, not finished");
+    assert!(!out.exists(), "no half-written output under the final name");
+
+    // Re-run, then compare with an uninterrupted run.
+    run_to_file(&input, &out, 2, false).unwrap();
+    let reference = dir.path().join("reference.mbox");
+    run_to_file(&input, &reference, 1, false).unwrap();
+    assert_eq!(
+        std::fs::read(&out).unwrap(),
+        std::fs::read(&reference).unwrap()
+    );
+    assert_eq!(std::fs::read(&out).unwrap(), expected_output(&input));
+    // Only the killed run's hidden temporary may be left beside it.
+    for name in visible_entries(&outdir) {
+        assert!(
+            name == "result.mbox"
+                || (name.starts_with(".result.mbox.") && name.ends_with(".mailcharset-tmp")),
+            "stray {name}"
+        );
+    }
+}
+
+/// Child side of `progress_is_drawn_only_when_asked_for`.
+#[test]
+fn progress_child() {
+    let Ok(mode) = std::env::var("MAILBOX_TEST_PROGRESS") else {
+        return;
+    };
+    let progress = match mode.as_str() {
+        "always" => Progress::Always,
+        "never" => Progress::Never,
+        _ => Progress::Auto,
+    };
+    let input = make_mbox(300);
+    let dir = tempfile::tempdir().unwrap();
+    let reader = MboxReader::new(&input[..], "input.mbox", FLAVOR);
+    let writer = MessageWriter::create(
+        &dir.path().join("o.mbox"),
+        OutputKind::Mbox(FLAVOR),
+        WriteMode::Replace,
+    )
+    .unwrap();
+    let opts = Options {
+        jobs: 2,
+        batch_messages: 16,
+        progress,
+        total_bytes: Some(input.len() as u64),
+        ..Options::default()
+    };
+    pipeline::run(reader, writer, &opts, |m| {
+        std::thread::sleep(Duration::from_millis(2));
+        toy(m)
+    })
+    .unwrap();
+}
+
+#[test]
+fn progress_is_drawn_only_when_asked_for() {
+    let stderr_of = |mode: &str| {
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "progress_child",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env("MAILBOX_TEST_PROGRESS", mode)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    // stderr is a pipe here: Auto stays silent, Always draws.
+    let always = stderr_of("always");
+    assert!(always.contains("msgs/s"), "{always:?}");
+    assert!(always.contains("300 msgs"), "{always:?}");
+    for mode in ["auto", "never"] {
+        let s = stderr_of(mode);
+        assert!(!s.contains("msgs"), "{mode}: {s:?}");
+    }
+    assert_eq!(Progress::from_flags(true, false), Progress::Never);
+    assert_eq!(Progress::from_flags(false, true), Progress::Always);
+    assert_eq!(Progress::from_flags(false, false), Progress::Auto);
+}
