@@ -22,6 +22,7 @@
 //!   allowed by RFC 2046 5.2.1, seen in real mail) is kept as a leaf;
 //! - a leading mbox `From ` line is skipped as an envelope, kept verbatim.
 
+pub mod fields;
 pub mod transfer;
 
 use crate::finding::{Finding, FindingKind};

@@ -1,0 +1,102 @@
+//! Which header fields carry which kind of text, so that every consumer
+//! (normalize, audit) decodes and rewrites the same fields the same way.
+
+/// How a header field's value may carry non-ASCII text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FieldKind {
+    /// Unstructured text: RFC 2047 encoded-words anywhere (RFC 2047 5(1)).
+    Unstructured,
+    /// An address list: encoded-words in display names and comments only,
+    /// addr-specs kept as written (RFC 2047 5(3)).
+    AddressList,
+    /// Content-Type / Content-Disposition: RFC 2231 parameters (and, in
+    /// real mail, RFC 2047 words inside parameter values).
+    Parameters,
+    /// Any other structured field (Date, Message-ID, Received ...):
+    /// encoded-words are not allowed; only raw 8-bit octets are reported.
+    Structured,
+}
+
+const UNSTRUCTURED: &[&str] = &[
+    "subject",
+    "comments",
+    "content-description",
+    "organization",
+    "thread-topic",
+    "summary",
+    "keywords",
+    "x-subject",
+];
+
+const ADDRESS_LISTS: &[&str] = &[
+    "from",
+    "to",
+    "cc",
+    "bcc",
+    "reply-to",
+    "sender",
+    "resent-from",
+    "resent-to",
+    "resent-cc",
+    "resent-bcc",
+    "resent-sender",
+    "resent-reply-to",
+    "return-receipt-to",
+    "disposition-notification-to",
+    "errors-to",
+    "mail-followup-to",
+    "mail-reply-to",
+    "x-original-to",
+    "delivered-to",
+];
+
+/// Headers that are structured even though they start with `X-`.
+const STRUCTURED_X: &[&str] = &[
+    "x-original-to",
+    "x-mailing-list",
+    "x-beenthere",
+    "x-loop",
+    "x-spam-status",
+];
+
+impl FieldKind {
+    /// The kind of a field by its name (ASCII case-insensitive). `X-` fields
+    /// other than a few known structured ones are treated as unstructured,
+    /// since mailers put encoded-words in them (X-Mailer, X-Subject ...).
+    pub fn of(name: &[u8]) -> FieldKind {
+        let is = |list: &[&str]| list.iter().any(|n| name.eq_ignore_ascii_case(n.as_bytes()));
+        if is(ADDRESS_LISTS) {
+            FieldKind::AddressList
+        } else if is(UNSTRUCTURED) {
+            FieldKind::Unstructured
+        } else if name.eq_ignore_ascii_case(b"content-type")
+            || name.eq_ignore_ascii_case(b"content-disposition")
+        {
+            FieldKind::Parameters
+        } else if name.len() > 2 && name[..2].eq_ignore_ascii_case(b"x-") && !is(STRUCTURED_X) {
+            FieldKind::Unstructured
+        } else {
+            FieldKind::Structured
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FieldKind;
+
+    #[test]
+    fn classification() {
+        assert_eq!(FieldKind::of(b"SUBJECT"), FieldKind::Unstructured);
+        assert_eq!(FieldKind::of(b"From"), FieldKind::AddressList);
+        assert_eq!(FieldKind::of(b"Resent-Cc"), FieldKind::AddressList);
+        assert_eq!(FieldKind::of(b"content-type"), FieldKind::Parameters);
+        assert_eq!(FieldKind::of(b"Content-Disposition"), FieldKind::Parameters);
+        assert_eq!(FieldKind::of(b"X-Mailer"), FieldKind::Unstructured);
+        assert_eq!(FieldKind::of(b"X-Original-To"), FieldKind::AddressList);
+        assert_eq!(FieldKind::of(b"X-Loop"), FieldKind::Structured);
+        assert_eq!(FieldKind::of(b"Date"), FieldKind::Structured);
+        assert_eq!(FieldKind::of(b"Message-ID"), FieldKind::Structured);
+        assert_eq!(FieldKind::of(b"X"), FieldKind::Structured);
+    }
+}
