@@ -132,6 +132,9 @@ fn order_is_kept_with_one_and_four_jobs() {
                 bytes_out: stats.bytes_out,
             }
         );
+        let mut twice = stats;
+        twice += stats;
+        assert_eq!((twice.messages_in, twice.changed), (400, 134));
         assert_eq!(
             stats.to_string(),
             "200 messages in, 200 out: 67 changed, 133 kept as they were, 40 with findings"
