@@ -343,3 +343,28 @@ fn directory_outputs_replace_and_work_in_place() {
     names.sort();
     assert_eq!(names, vec!["Maildir", "out"]);
 }
+
+#[cfg(unix)]
+#[test]
+fn folder_symlinked_directories_are_not_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("folder");
+    std::fs::create_dir_all(src.join("sub")).unwrap();
+    std::fs::write(src.join("sub/a.eml"), "Subject: a\n\nA\n").unwrap();
+    // A cycle, and a symlinked message file.
+    std::os::unix::fs::symlink(&src, src.join("sub/loop")).unwrap();
+    std::os::unix::fs::symlink(src.join("sub/a.eml"), src.join("link.eml")).unwrap();
+    let msgs = read_all(&src);
+    let rels: Vec<_> = msgs
+        .iter()
+        .map(|m| match &m.origin {
+            Origin::File { relative } => relative.clone(),
+            o => panic!("{o:?}"),
+        })
+        .collect();
+    assert_eq!(
+        rels,
+        vec![PathBuf::from("link.eml"), PathBuf::from("sub/a.eml")]
+    );
+    assert_eq!(msgs[0].bytes, msgs[1].bytes);
+}
