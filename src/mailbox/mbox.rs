@@ -158,14 +158,14 @@ impl<R: BufRead> MboxReader<R> {
                         honoured = true;
                     }
                     Some(exp)
-                        if (exp as usize) > line_start
+                        if exp > line_start as u64
                             && (exp - line_start as u64) <= self.lookahead
                             && skipped.is_none() =>
                     {
                         skipped = Some(line_start);
                         continue;
                     }
-                    Some(exp) if (exp as usize) > line_start && skipped.is_some() => {
+                    Some(exp) if exp > line_start as u64 && skipped.is_some() => {
                         continue;
                     }
                     _ => {
