@@ -24,7 +24,7 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 /// Reads an mbox from any [`BufRead`], one message at a time.
 ///
 /// Memory: the current message, plus for Content-Length mboxes at most
-/// [`CONTENT_LENGTH_LOOKAHEAD`] bytes of lookahead.
+/// 64 MiB of lookahead (see [`MboxReader::with_content_length_lookahead`]).
 pub struct MboxReader<R> {
     src: R,
     name: PathBuf,
