@@ -107,7 +107,8 @@ impl AtomicFile {
         &self.dest
     }
 
-    pub fn writer(&mut self) -> Result<&mut BufWriter<tempfile::NamedTempFile>, MailboxError> {
+    /// Where the bytes go (buffered; the temporary file).
+    pub fn writer(&mut self) -> Result<&mut (impl Write + use<>), MailboxError> {
         let dest = &self.dest;
         self.tmp
             .as_mut()
