@@ -368,3 +368,36 @@ fn folder_symlinked_directories_are_not_followed() {
     );
     assert_eq!(msgs[0].bytes, msgs[1].bytes);
 }
+
+#[test]
+fn in_place_does_not_resurrect_a_message_moved_meanwhile() {
+    let dir = tempfile::tempdir().unwrap();
+    let md = dir.path().join("Maildir");
+    make_maildir(&md);
+    let msgs = read_all(&md);
+    // A mail reader moves the new message to cur/ with the Seen flag.
+    std::fs::rename(
+        md.join("new/1002.M3P3.host"),
+        md.join("cur/1002.M3P3.host:2,S"),
+    )
+    .unwrap();
+    let mut w = MessageWriter::create(&md, OutputKind::Maildir, WriteMode::InPlace).unwrap();
+    for m in &msgs {
+        w.write(m, &m.bytes.to_ascii_uppercase()).unwrap();
+    }
+    w.finish().unwrap();
+    let t = tree(&md);
+    assert!(
+        !t.contains_key(Path::new("new/1002.M3P3.host")),
+        "not resurrected"
+    );
+    assert_eq!(
+        t[Path::new("cur/1002.M3P3.host:2,S")],
+        b"Subject: new, no info\n\nbody 3\n",
+        "the moved file is as the reader left it"
+    );
+    assert_eq!(
+        t[Path::new("cur/1000.M1P1.host:2,S")],
+        b"SUBJECT: SEEN\n\nBODY 1\n"
+    );
+}
