@@ -343,3 +343,61 @@ fn directory_outputs_replace_and_work_in_place() {
     names.sort();
     assert_eq!(names, vec!["Maildir", "out"]);
 }
+
+#[cfg(unix)]
+#[test]
+fn folder_symlinked_directories_are_not_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("folder");
+    std::fs::create_dir_all(src.join("sub")).unwrap();
+    std::fs::write(src.join("sub/a.eml"), "Subject: a\n\nA\n").unwrap();
+    // A cycle, and a symlinked message file.
+    std::os::unix::fs::symlink(&src, src.join("sub/loop")).unwrap();
+    std::os::unix::fs::symlink(src.join("sub/a.eml"), src.join("link.eml")).unwrap();
+    let msgs = read_all(&src);
+    let rels: Vec<_> = msgs
+        .iter()
+        .map(|m| match &m.origin {
+            Origin::File { relative } => relative.clone(),
+            o => panic!("{o:?}"),
+        })
+        .collect();
+    assert_eq!(
+        rels,
+        vec![PathBuf::from("link.eml"), PathBuf::from("sub/a.eml")]
+    );
+    assert_eq!(msgs[0].bytes, msgs[1].bytes);
+}
+
+#[test]
+fn in_place_does_not_resurrect_a_message_moved_meanwhile() {
+    let dir = tempfile::tempdir().unwrap();
+    let md = dir.path().join("Maildir");
+    make_maildir(&md);
+    let msgs = read_all(&md);
+    // A mail reader moves the new message to cur/ with the Seen flag.
+    std::fs::rename(
+        md.join("new/1002.M3P3.host"),
+        md.join("cur/1002.M3P3.host:2,S"),
+    )
+    .unwrap();
+    let mut w = MessageWriter::create(&md, OutputKind::Maildir, WriteMode::InPlace).unwrap();
+    for m in &msgs {
+        w.write(m, &m.bytes.to_ascii_uppercase()).unwrap();
+    }
+    w.finish().unwrap();
+    let t = tree(&md);
+    assert!(
+        !t.contains_key(Path::new("new/1002.M3P3.host")),
+        "not resurrected"
+    );
+    assert_eq!(
+        t[Path::new("cur/1002.M3P3.host:2,S")],
+        b"Subject: new, no info\n\nbody 3\n",
+        "the moved file is as the reader left it"
+    );
+    assert_eq!(
+        t[Path::new("cur/1000.M1P1.host:2,S")],
+        b"SUBJECT: SEEN\n\nBODY 1\n"
+    );
+}

@@ -132,6 +132,9 @@ fn order_is_kept_with_one_and_four_jobs() {
                 bytes_out: stats.bytes_out,
             }
         );
+        let mut twice = stats;
+        twice += stats;
+        assert_eq!((twice.messages_in, twice.changed), (400, 134));
         assert_eq!(
             stats.to_string(),
             "200 messages in, 200 out: 67 changed, 133 kept as they were, 40 with findings"
@@ -287,14 +290,13 @@ fn interrupted_run_child() {
     ) else {
         return;
     };
+    let mode = match std::env::var("MAILBOX_TEST_CHILD_MODE").as_deref() {
+        Ok("inplace") => WriteMode::InPlace,
+        _ => WriteMode::Replace,
+    };
     let input = std::fs::read(input).unwrap();
     let reader = MboxReader::new(&input[..], "input.mbox", FLAVOR);
-    let writer = MessageWriter::create(
-        Path::new(&out),
-        OutputKind::Mbox(FLAVOR),
-        WriteMode::Replace,
-    )
-    .unwrap();
+    let writer = MessageWriter::create(Path::new(&out), OutputKind::Mbox(FLAVOR), mode).unwrap();
     let opts = Options {
         jobs: 2,
         batch_messages: 4,
@@ -306,6 +308,70 @@ fn interrupted_run_child() {
         toy(m)
     })
     .unwrap();
+}
+
+/// Runs `interrupted_run_child` and kills it once part of its output has
+/// reached the hidden temporary next to `out`.
+fn run_child_and_kill(input: &Path, out: &Path, mode: &str) -> (bool, std::process::ExitStatus) {
+    let outdir = out.parent().unwrap();
+    let prefix = format!(".{}.", out.file_name().unwrap().to_string_lossy());
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "interrupted_run_child",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("MAILBOX_TEST_CHILD_IN", input)
+        .env("MAILBOX_TEST_CHILD_OUT", out)
+        .env("MAILBOX_TEST_CHILD_MODE", mode)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let mut seen_partial = false;
+    while started.elapsed() < Duration::from_secs(30) {
+        let partial = std::fs::read_dir(outdir).unwrap().any(|e| {
+            let e = e.unwrap();
+            e.file_name().to_string_lossy().starts_with(&prefix)
+                && e.metadata().map(|m| m.len() > 0).unwrap_or(false)
+        });
+        if partial {
+            seen_partial = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    (seen_partial, child.wait().unwrap())
+}
+
+#[test]
+fn an_interrupted_in_place_run_leaves_the_input_intact() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("archive.mbox");
+    let input = make_padded_mbox(2000, 1024);
+    std::fs::write(&path, &input).unwrap();
+    let (seen_partial, status) = run_child_and_kill(&path, &path, "inplace");
+    assert!(seen_partial, "the child never started writing");
+    assert!(!status.success());
+    assert_eq!(std::fs::read(&path).unwrap(), input, "input untouched");
+    let bak = mailbox::backup_path(&path);
+    assert_eq!(std::fs::read(&bak).unwrap(), input, "backup kept");
+
+    // Re-run in place to completion.
+    let reader = MessageReader::open_detected(&path).unwrap();
+    let writer =
+        MessageWriter::create(&path, OutputKind::Mbox(FLAVOR), WriteMode::InPlace).unwrap();
+    let opts = Options {
+        jobs: 2,
+        progress: Progress::Never,
+        ..Options::default()
+    };
+    pipeline::run(reader, writer, &opts, toy).unwrap();
+    assert_eq!(std::fs::read(&path).unwrap(), expected_output(&input));
+    assert!(!bak.exists());
 }
 
 #[test]
@@ -320,36 +386,7 @@ fn an_interrupted_run_then_a_rerun_gives_identical_output() {
     std::fs::create_dir(&outdir).unwrap();
     let out = outdir.join("result.mbox");
 
-    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "interrupted_run_child",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env("MAILBOX_TEST_CHILD_IN", &input_path)
-        .env("MAILBOX_TEST_CHILD_OUT", &out)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    // Wait until the child has written part of its temporary file.
-    let started = std::time::Instant::now();
-    let mut seen_partial = false;
-    while started.elapsed() < Duration::from_secs(30) {
-        let partial = std::fs::read_dir(&outdir).unwrap().any(|e| {
-            let e = e.unwrap();
-            e.file_name().to_string_lossy().starts_with(".result.mbox.")
-                && e.metadata().map(|m| m.len() > 0).unwrap_or(false)
-        });
-        if partial {
-            seen_partial = true;
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.kill().unwrap();
-    let status = child.wait().unwrap();
+    let (seen_partial, status) = run_child_and_kill(&input_path, &out, "replace");
     assert!(seen_partial, "the child never started writing");
     assert!(!status.success(), "the child was killed, not finished");
     assert!(!out.exists(), "no half-written output under the final name");

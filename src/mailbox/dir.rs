@@ -28,8 +28,8 @@ impl MaildirReader {
                 if name.as_encoded_bytes().starts_with(b".") {
                     continue;
                 }
-                let meta = ent
-                    .metadata()
+                // Follows a symlinked message file.
+                let meta = std::fs::metadata(ent.path())
                     .map_err(|e| MailboxError::io(ent.path(), None, e))?;
                 if meta.is_file() {
                     names.push((sub, name, meta.len()));
@@ -103,9 +103,14 @@ impl FolderReader {
                 if name.as_encoded_bytes().starts_with(b".") {
                     continue;
                 }
+                let ft = ent
+                    .file_type()
+                    .map_err(|e| MailboxError::io(ent.path(), None, e))?;
                 let meta = std::fs::metadata(ent.path())
                     .map_err(|e| MailboxError::io(ent.path(), None, e))?;
-                if meta.is_dir() {
+                // Symlinked directories are not followed (no cycles);
+                // symlinked files are read.
+                if meta.is_dir() && !ft.is_symlink() {
                     stack.push(rel.join(&name));
                 } else if meta.is_file() {
                     entries.push((rel.join(&name), meta.len()));

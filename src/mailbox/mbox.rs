@@ -24,7 +24,7 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 /// Reads an mbox from any [`BufRead`], one message at a time.
 ///
 /// Memory: the current message, plus for Content-Length mboxes at most
-/// [`CONTENT_LENGTH_LOOKAHEAD`] bytes of lookahead.
+/// 64 MiB of lookahead (see [`MboxReader::with_content_length_lookahead`]).
 pub struct MboxReader<R> {
     src: R,
     name: PathBuf,
@@ -158,14 +158,14 @@ impl<R: BufRead> MboxReader<R> {
                         honoured = true;
                     }
                     Some(exp)
-                        if (exp as usize) > line_start
+                        if exp > line_start as u64
                             && (exp - line_start as u64) <= self.lookahead
                             && skipped.is_none() =>
                     {
                         skipped = Some(line_start);
                         continue;
                     }
-                    Some(exp) if (exp as usize) > line_start && skipped.is_some() => {
+                    Some(exp) if exp > line_start as u64 && skipped.is_some() => {
                         continue;
                     }
                     _ => {

@@ -19,6 +19,7 @@
 //!     .unwrap();
 //! assert_eq!(msgs.len(), 1);
 //! assert_eq!(msgs[0].bytes, b"Subject: x\n\nFrom here\n");
+//! assert_eq!(MboxFormat::from_name("MBOXRD"), Some(MboxFormat::Mboxrd));
 //! ```
 
 mod dir;
@@ -62,6 +63,20 @@ impl MboxFormat {
             MboxFormat::Mboxrd => "mboxrd",
             MboxFormat::ContentLength => "mboxcl",
         }
+    }
+
+    /// The format named `mboxo`, `mboxrd`, `mboxcl` or `content-length`
+    /// (ASCII case-insensitive), for a command-line override.
+    pub fn from_name(name: &str) -> Option<Self> {
+        [
+            ("mboxo", MboxFormat::Mboxo),
+            ("mboxrd", MboxFormat::Mboxrd),
+            ("mboxcl", MboxFormat::ContentLength),
+            ("content-length", MboxFormat::ContentLength),
+        ]
+        .into_iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .map(|(_, f)| f)
     }
 }
 

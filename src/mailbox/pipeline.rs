@@ -54,6 +54,19 @@ pub struct RunStats {
     pub bytes_out: u64,
 }
 
+impl std::ops::AddAssign for RunStats {
+    /// Sums the counts of several inputs.
+    fn add_assign(&mut self, o: Self) {
+        self.messages_in += o.messages_in;
+        self.messages_out += o.messages_out;
+        self.changed += o.changed;
+        self.unchanged += o.unchanged;
+        self.with_findings += o.with_findings;
+        self.bytes_in += o.bytes_in;
+        self.bytes_out += o.bytes_out;
+    }
+}
+
 impl std::fmt::Display for RunStats {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(

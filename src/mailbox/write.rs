@@ -107,7 +107,8 @@ impl AtomicFile {
         &self.dest
     }
 
-    pub fn writer(&mut self) -> Result<&mut BufWriter<tempfile::NamedTempFile>, MailboxError> {
+    /// Where the bytes go (buffered; the temporary file).
+    pub fn writer(&mut self) -> Result<&mut (impl Write + use<>), MailboxError> {
         let dest = &self.dest;
         self.tmp
             .as_mut()
@@ -379,8 +380,10 @@ impl MessageWriter {
                     return Err(self.io_err(io::Error::other("not a directory output")));
                 };
                 let path = root.join(&rel);
-                // Unchanged and where it was: nothing to do.
-                if bytes != msg.bytes.as_slice() || !path.is_file() {
+                // Unchanged: nothing to do. Gone (a mail reader moved it
+                // to cur/ with new flags, or deleted it, during the run):
+                // left as that program left it, never resurrected.
+                if bytes != msg.bytes.as_slice() && path.is_file() {
                     replace_file(&path, bytes).map_err(|e| MailboxError::io(&path, None, e))?;
                 }
             }
