@@ -117,6 +117,16 @@ fn python_oracle_legacy() {
             "latin2",
             "\u{17C}\u{F3}\u{142}\u{107} g\u{119}\u{15B}l\u{105} ja\u{17A}\u{144}",
         ),
+        (
+            "iso2022_kr",
+            "iso-2022-kr",
+            "\u{D55C}\u{AD6D}\u{C5B4} text\n\u{D14D}\u{C2A4}\u{D2B8} end\n",
+        ),
+        (
+            "hz",
+            "hz-gb-2312",
+            "\u{4E2D}\u{6587} ~ mixed \u{6D4B}\u{8BD5}\n",
+        ),
         ("utf_16_le", "utf-16le", "utf16 \u{1F600}"),
         ("utf_16_be", "utf-16be", "utf16 \u{1F600}"),
         ("utf_32_be", "utf-32be", "utf32 \u{1F600}"),
@@ -215,11 +225,11 @@ fn unknown_and_dont_know_labels() {
     assert_eq!(d.used, Some(Charset::UTF_8));
     assert!(d.detected.is_some());
     // Unsupported: explicit, never silent U+FFFD.
-    let d = decode(b"abc", Some(b"iso-2022-kr"), &DecodeOptions::default());
+    let d = decode(b"abc", Some(b"iso-2022-cn"), &DecodeOptions::default());
     assert!(kinds(&d).contains(&FindingKind::UnsupportedCharset));
     assert!(d.findings[0].note.is_some());
     assert!(matches!(
-        charset::encode("x", Charset::for_label(b"hz-gb-2312").unwrap(), false),
+        charset::encode("x", Charset::for_label(b"iso-2022-cn-ext").unwrap(), false),
         Err(EncodeError::Unsupported { .. })
     ));
     assert!(matches!(
@@ -334,6 +344,30 @@ fn legacy_errors_have_offsets() {
         d.first_error().map(|f| (f.kind, f.offset)),
         Some((FindingKind::OutOfRange, 4))
     );
+}
+
+#[test]
+fn seven_bit_cjk_errors_and_unmappable() {
+    let opts = DecodeOptions {
+        detect: false,
+        ..Default::default()
+    };
+    // HZ: a bad escape and a run cut short.
+    let d = decode(b"a~xb~{\x30", Some(b"hz-gb-2312"), &opts);
+    assert_eq!(d.replacements, 2);
+    assert_eq!(d.first_error().map(|f| f.offset), Some(1));
+    // ISO-2022-KR: 8-bit octets are errors.
+    let d = decode(b"\x1B$)Cab\xB0\xA1", Some(b"iso-2022-kr"), &opts);
+    assert_eq!(
+        d.first_error().map(|f| (f.kind, f.offset)),
+        Some((FindingKind::InvalidByte, 6))
+    );
+    // Outside KS X 1001 (a windows-949 extension syllable): unmappable.
+    let kr = Charset::for_label(b"iso-2022-kr").unwrap();
+    assert!(matches!(
+        charset::encode("a\u{AC02}", kr, true),
+        Err(EncodeError::Unmappable { offset: 1, .. })
+    ));
 }
 
 #[test]

@@ -37,12 +37,12 @@ MAIL_DECODERS = {
     2260: ("Legacy", "ISO-2022-JP"),  # CP50220
     2108: ("Legacy", "EUC-JP"),  # CP51932
     2079: ("Detect", None),  # UNKNOWN-8BIT
+    37: ("Iso2022Kr", None),  # ISO-2022-KR (RFC 1557): our decoder over EUC-KR
+    2085: ("Hz", None),  # HZ-GB-2312 (RFC 1843): our decoder over GBK
 }
 UNSUPPORTED = {
-    37: "ISO-2022-KR: WHATWG maps it to the replacement decoder and encoding_rs has no decoder",
     104: "ISO-2022-CN: needs CNS 11643 tables, which encoding_rs does not have",
     105: "ISO-2022-CN-EXT: needs CNS 11643 and ISO-IR-165 tables, which encoding_rs does not have",
-    2085: "HZ-GB-2312: WHATWG maps it to the replacement decoder and encoding_rs has no decoder",
     1021: "UTF-7-IMAP is modified UTF-7 for IMAP mailbox names (RFC 3501), not a MIME charset",
     1016: "CESU-8 is not a MIME charset; decode it as UTF-8 to see surrogate-pair findings",
 }
@@ -223,6 +223,49 @@ def main():
         w(f"    (b{rust_str(l)}, {i}, LabelStatus::{st}),")
     w("];")
     w("")
+    # Perfect hash over the sorted labels (hash and displace): one FNV-1a
+    # pass, h1 = low 32 bits, h2 = high 32 bits | 1, bucket = bits 40.. of h,
+    # slot = (h1 + d * h2) mod M. Mirrored by `charset::lookup`.
+    sorted_labels = sorted(labels, key=lambda s: s.encode())
+    B, M = 512, 2048
+    def fnv(b):
+        h = 0xCBF29CE484222325
+        for c in b:
+            h ^= c
+            h = (h * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+        return h
+    buckets = [[] for _ in range(B)]
+    for idx, l in enumerate(sorted_labels):
+        h = fnv(l.encode())
+        buckets[(h >> 40) % B].append((idx, h & 0xFFFFFFFF, (h >> 32) | 1))
+    slots = [0xFFFF] * M
+    disp = [0] * B
+    for bi in sorted(range(B), key=lambda i: -len(buckets[i])):
+        keys = buckets[bi]
+        if not keys:
+            continue
+        for d in range(1 << 16):
+            pos = [((h1 + d * h2) & 0xFFFFFFFF) % M for _, h1, h2 in keys]
+            if len(set(pos)) == len(pos) and all(slots[p] == 0xFFFF for p in pos):
+                for (idx, _, _), p in zip(keys, pos):
+                    slots[p] = idx
+                disp[bi] = d
+                break
+        else:
+            sys.exit("perfect hash: no displacement found")
+    w(f"pub(crate) const HASH_BUCKETS: usize = {B};")
+    w(f"pub(crate) const HASH_SLOTS: usize = {M};")
+    w("/// Displacement per bucket.")
+    w(f"pub(crate) static LABEL_DISP: [u16; {B}] = [")
+    for i in range(0, B, 16):
+        w("    " + " ".join(f"{v}," for v in disp[i:i + 16]))
+    w("];")
+    w("/// Index into LABELS per slot (u16::MAX = empty).")
+    w(f"pub(crate) static LABEL_SLOTS: [u16; {M}] = [")
+    for i in range(0, M, 16):
+        w("    " + " ".join(f"{v}," for v in slots[i:i + 16]))
+    w("];")
+    w("")
     named = {
         "UTF_8": "UTF-8", "US_ASCII": "US-ASCII", "ISO_8859_1": "ISO-8859-1",
         "WINDOWS_1252": "windows-1252", "UNICODE_1_1_UTF_8": "UNICODE-1-1-UTF-8",
@@ -252,9 +295,11 @@ def main():
     d("  not plain UTF-8). The label `replacement` is not a charset and stays unknown.")
     d("- **Mail is not the web.** ISO-8859-1 (and ISO-8859-9, TIS-620) decode with their")
     d("  windows-125x/874 supersets and report `c1-in-latin1`; US-ASCII decodes 8-bit octets as")
-    d("  UTF-8 when valid, else by detection (`eight-bit-in-ascii`). ISO-2022-KR, HZ-GB-2312,")
-    d("  ISO-2022-CN(-EXT), which WHATWG sends to its replacement decoder, are explicitly")
-    d("  `unsupported` with a reason (never silent U+FFFD); ISO-2022-JP-2 and CP50220 decode with")
+    d("  UTF-8 when valid, else by detection (`eight-bit-in-ascii`). Of the charsets WHATWG sends")
+    d("  to its replacement decoder, ISO-2022-KR (RFC 1557) and HZ-GB-2312 (RFC 1843) get our own")
+    d("  decoders and encoders (over encoding_rs's EUC-KR and GBK tables), and ISO-2022-CN(-EXT)")
+    d("  are explicitly `unsupported` with a reason (CNS 11643 tables are missing; never silent")
+    d("  U+FFFD); ISO-2022-JP-2 and CP50220 decode with")
     d("  the ISO-2022-JP decoder (their JIS X 0208 subset; other designations are reported")
     d("  replacements); CP51932 with EUC-JP; UTF-7 and UNICODE-1-1-UTF-7 with our RFC 2152 decoder;")
     d("  UTF-32 and UCS-4 with ours (BOM, else big-endian). UTF-16 and csUnicode follow WHATWG:")

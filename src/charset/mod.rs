@@ -13,6 +13,7 @@
 
 #[rustfmt::skip]
 mod registry;
+mod sevenbit;
 
 use crate::codec::utf8::DecodeReport;
 use crate::codec::{ErrorKind, hangul, utf7, utf8};
@@ -38,6 +39,10 @@ pub(crate) enum Kind {
     /// An ISO 8859 charset read with its Windows superset; C1 bytes reported.
     Superset(&'static Encoding),
     Legacy(&'static Encoding),
+    /// ISO-2022-KR (RFC 1557).
+    Iso2022Kr,
+    /// HZ-GB-2312 (RFC 1843).
+    Hz,
     /// A label that says "unknown": decoded like a missing label.
     Detect,
     Unsupported(&'static str),
@@ -134,6 +139,8 @@ impl Charset {
             Kind::Utf32 | Kind::Utf32Be => "UTF-32BE",
             Kind::Utf32Le => "UTF-32LE",
             Kind::Ascii => "windows-1252",
+            Kind::Iso2022Kr => "ISO-2022-KR",
+            Kind::Hz => "HZ-GB-2312",
             Kind::Superset(e) | Kind::Legacy(e) => e.name(),
             Kind::Detect => return Support::Detect,
             Kind::Unsupported(r) => return Support::Unsupported(r),
@@ -213,12 +220,25 @@ fn normalize<'b>(label: &[u8], buf: &'b mut [u8; MAX_LABEL]) -> Option<&'b [u8]>
     Some(out)
 }
 
+/// FNV-1a, 64 bits (the generator's perfect hash uses the same).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xCBF2_9CE4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01B3);
+    }
+    h
+}
+
+/// Perfect-hash lookup of a normalised label (no allocation, one compare).
 fn lookup(norm: &[u8]) -> Option<(&'static Charset, LabelStatus)> {
-    let i = registry::LABELS
-        .binary_search_by(|(l, _, _)| (*l).cmp(norm))
-        .ok()?;
-    let (_, idx, status) = registry::LABELS[i];
-    Some((&registry::CHARSETS[usize::from(idx)], status))
+    let h = fnv1a(norm);
+    let bucket = ((h >> 40) as usize) % registry::HASH_BUCKETS;
+    let d = u32::from(registry::LABEL_DISP[bucket]);
+    let (h1, h2) = (h as u32, ((h >> 32) as u32) | 1);
+    let slot = (h1.wrapping_add(d.wrapping_mul(h2)) as usize) % registry::HASH_SLOTS;
+    let &(label, idx, status) = registry::LABELS.get(usize::from(registry::LABEL_SLOTS[slot]))?;
+    (label == norm).then(|| (&registry::CHARSETS[usize::from(idx)], status))
 }
 
 /// Resolves a label (None = no label at all). ASCII case-insensitive; trims
@@ -520,7 +540,7 @@ fn unlabelled<'a>(bytes: &'a [u8], opts: &DecodeOptions, d: &mut Decoded<'a>, mi
                 .push(Finding::new(FindingKind::MissingLabel, 0, 1));
         }
     }
-    if let Ok(s) = utf8::validate(bytes) {
+    if let Ok(s) = simdutf8::basic::from_utf8(bytes) {
         d.text = Cow::Borrowed(s);
         d.used = Some(Charset::UTF_8);
         d.detected = Some(Detected {
@@ -573,7 +593,7 @@ fn detect_clean<'a>(
     bytes: &'a [u8],
     label_cs: &'static Charset,
 ) -> Option<(Detected, Cow<'a, str>)> {
-    let det = if utf8::validate(bytes).is_ok() {
+    let det = if simdutf8::basic::from_utf8(bytes).is_ok() {
         Detected {
             charset: Charset::UTF_8,
             confidence: 0.99,
@@ -602,6 +622,11 @@ fn decode_with<'a>(
 ) -> (Cow<'a, str>, DecodeReport, &'static Charset) {
     match &cs.kind {
         Kind::Utf8 | Kind::Unicode11Utf8 => {
+            // Fast path: SIMD validation; invalid input goes to the core
+            // codec, which classifies and counts the errors.
+            if let Ok(s) = simdutf8::basic::from_utf8(bytes) {
+                return (Cow::Borrowed(s), DecodeReport::default(), cs);
+            }
             let (t, r) = utf8::decode_lossy_with_report(bytes);
             (t, r, cs)
         }
@@ -655,6 +680,15 @@ fn decode_with<'a>(
         Kind::Superset(e) | Kind::Legacy(e) => {
             let (t, r, _) = decode_encoding_rs(e, bytes, false);
             (t, r, cs)
+        }
+        Kind::Iso2022Kr | Kind::Hz => {
+            let form = if matches!(cs.kind, Kind::Hz) {
+                sevenbit::Form::Hz
+            } else {
+                sevenbit::Form::Iso2022Kr
+            };
+            let (t, r) = sevenbit::decode(form, bytes);
+            (Cow::Owned(t), r, cs)
         }
         Kind::Detect | Kind::Unsupported(_) => {
             let (t, r, _) = decode_encoding_rs(encoding_rs::WINDOWS_1252, bytes, false);
@@ -934,6 +968,26 @@ pub fn encode<'a>(
         }
         Kind::Superset(e) | Kind::Legacy(e) => {
             return encode_encoding_rs(text, e, name, strict);
+        }
+        Kind::Iso2022Kr | Kind::Hz => {
+            let form = if matches!(charset.kind, Kind::Hz) {
+                sevenbit::Form::Hz
+            } else {
+                sevenbit::Form::Iso2022Kr
+            };
+            let bytes = sevenbit::encode(form, text, |offset, ch| {
+                if strict {
+                    return Err(EncodeError::Unmappable {
+                        charset: name,
+                        offset,
+                        ch,
+                    });
+                }
+                replacements += 1;
+                first_replacement.get_or_insert(offset);
+                Ok(())
+            })?;
+            Cow::Owned(bytes)
         }
         Kind::Detect => {
             return Err(EncodeError::Unsupported {
