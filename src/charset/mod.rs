@@ -205,34 +205,40 @@ fn normalize<'b>(label: &[u8], buf: &'b mut [u8; MAX_LABEL]) -> Option<&'b [u8]>
     let trim = |b: &u8| b.is_ascii_whitespace() || *b == b'"' || *b == b'\'';
     let start = label.iter().position(|b| !trim(b))?;
     let end = label.iter().rposition(|b| !trim(b))? + 1;
-    let mut l = &label[start..end];
-    if let Some(star) = memchr::memchr(b'*', l) {
-        l = &l[..star];
-        let e = l.iter().rposition(|b| !trim(b)).map_or(0, |e| e + 1);
-        l = &l[..e];
+    let l = &label[start..end];
+    // Copy, lower-casing, up to a `*language` suffix.
+    let mut n = 0;
+    for &b in l {
+        if b == b'*' {
+            break;
+        }
+        *buf.get_mut(n)? = b.to_ascii_lowercase();
+        n += 1;
     }
-    if l.is_empty() || l.len() > MAX_LABEL {
-        return None;
+    while n > 0 && trim(&buf[n - 1]) {
+        n -= 1;
     }
-    let out = &mut buf[..l.len()];
-    out.copy_from_slice(l);
-    out.make_ascii_lowercase();
-    Some(out)
+    (n > 0).then(|| &buf[..n])
 }
 
-/// FNV-1a, 64 bits (the generator's perfect hash uses the same).
-fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xCBF2_9CE4_8422_2325;
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01B3);
+/// The label hash (the generator's perfect hash uses the same): 8 bytes at
+/// a time, multiply and xor-shift.
+fn label_hash(bytes: &[u8]) -> u64 {
+    const K: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut h = bytes.len() as u64;
+    for chunk in bytes.chunks(8) {
+        let mut w = [0u8; 8];
+        w[..chunk.len()].copy_from_slice(chunk);
+        h = (h ^ u64::from_le_bytes(w)).wrapping_mul(K);
+        h ^= h >> 29;
     }
-    h
+    h = h.wrapping_mul(K);
+    h ^ (h >> 32)
 }
 
 /// Perfect-hash lookup of a normalised label (no allocation, one compare).
 fn lookup(norm: &[u8]) -> Option<(&'static Charset, LabelStatus)> {
-    let h = fnv1a(norm);
+    let h = label_hash(norm);
     let bucket = ((h >> 40) as usize) % registry::HASH_BUCKETS;
     let d = u32::from(registry::LABEL_DISP[bucket]);
     let (h1, h2) = (h as u32, ((h >> 32) as u32) | 1);
@@ -444,7 +450,20 @@ fn decode_resolved<'a>(
                     }
                 }
                 _ => {
-                    let (text, report, used) = decode_with(bytes, cs);
+                    let fast = if cs.is_utf8() || cs.is_unicode11_utf8() {
+                        validate_and_find_old(bytes)
+                    } else {
+                        None
+                    };
+                    let (text, report, used, old_at) = match fast {
+                        Some((s, old_at)) => {
+                            (Cow::Borrowed(s), DecodeReport::default(), cs, Some(old_at))
+                        }
+                        None => {
+                            let (t, r, u) = decode_with(bytes, cs);
+                            (t, r, u, None)
+                        }
+                    };
                     // Detection only second-guesses ASCII-compatible labels:
                     // UTF-16/32 or UTF-7 bytes often "validate" as UTF-8.
                     if !report.is_clean()
@@ -472,7 +491,7 @@ fn decode_resolved<'a>(
                         if cs.is_unicode11_utf8() {
                             mislabeled |= unicode11(&mut d, opts.unicode11);
                         } else if used.is_utf8() {
-                            possible_old_hangul(&d.text, &mut d.findings);
+                            possible_old_hangul(&d.text, old_at, &mut d.findings);
                         }
                     }
                 }
@@ -540,14 +559,14 @@ fn unlabelled<'a>(bytes: &'a [u8], opts: &DecodeOptions, d: &mut Decoded<'a>, mi
                 .push(Finding::new(FindingKind::MissingLabel, 0, 1));
         }
     }
-    if let Ok(s) = simdutf8::basic::from_utf8(bytes) {
+    if let Some((s, old_at)) = validate_and_find_old(bytes) {
         d.text = Cow::Borrowed(s);
         d.used = Some(Charset::UTF_8);
         d.detected = Some(Detected {
             charset: Charset::UTF_8,
             confidence: 0.99,
         });
-        possible_old_hangul(s, &mut d.findings);
+        possible_old_hangul(s, Some(old_at), &mut d.findings);
         return;
     }
     let cs = if opts.detect {
@@ -561,6 +580,14 @@ fn unlabelled<'a>(bytes: &'a [u8], opts: &DecodeOptions, d: &mut Decoded<'a>, mi
     add_report(d, &report);
     d.text = text;
     d.used = Some(used);
+}
+
+/// Validates UTF-8 (SIMD; invalid input goes to the core codec for error
+/// classification) and finds the first U+3400..U+4DFF (memchr over the lead
+/// bytes E3/E4). None when the bytes are not valid UTF-8.
+fn validate_and_find_old(bytes: &[u8]) -> Option<(&str, Option<usize>)> {
+    let s = simdutf8::basic::from_utf8(bytes).ok()?;
+    Some((s, hangul::find_old(s)))
 }
 
 /// Detection: chardetng's guess over (up to) the first 256 KiB.
@@ -832,8 +859,9 @@ fn unicode11(d: &mut Decoded<'_>, policy: Unicode11Policy) -> bool {
 
 /// U+3400..U+4DFF making up most of the CJK text of UTF-8 not labelled
 /// UNICODE-1-1-UTF-8.
-fn possible_old_hangul(text: &str, findings: &mut Vec<Finding>) {
-    let Some(first) = hangul::find_old(text) else {
+/// `known` is the first U+3400..U+4DFF offset when already scanned for.
+fn possible_old_hangul(text: &str, known: Option<Option<usize>>, findings: &mut Vec<Finding>) {
+    let Some(first) = known.unwrap_or_else(|| hangul::find_old(text)) else {
         return;
     };
     let (mut old, mut cjk) = (0usize, 0usize);
