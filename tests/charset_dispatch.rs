@@ -316,6 +316,22 @@ fn strict_and_lossy_encode() {
     let back = decode_as(&e.bytes, jp, &DecodeOptions::default());
     assert_eq!(back.text, "\u{65E5}?");
     assert_eq!(back.verdict, Verdict::Ok);
+    // WHATWG look-alikes are not mappings: U+00A5 would come back as '\'.
+    let sjis = Charset::for_label(b"shift_jis").unwrap();
+    assert!(matches!(
+        charset::encode("a\u{A5}", sjis, true),
+        Err(EncodeError::Unmappable {
+            offset: 1,
+            ch: '\u{A5}',
+            ..
+        })
+    ));
+    let e = charset::encode("\u{65E5}\u{A5}", sjis, false).unwrap();
+    assert_eq!((e.replacements, e.first_replacement), (1, Some(3)));
+    assert_eq!(
+        decode_as(&e.bytes, sjis, &DecodeOptions::default()).text,
+        "\u{65E5}?"
+    );
     let e = charset::encode("\u{E9}", Charset::US_ASCII, false).unwrap();
     assert_eq!((e.bytes.as_ref(), e.replacements), (&b"?"[..], 1));
 }
@@ -380,4 +396,45 @@ fn utf16_bom_decides() {
     }
     let d = decode(&be, Some(b"utf-16"), &DecodeOptions::default());
     assert_eq!(d.used, Some(Charset::UTF_16BE));
+}
+
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Never panics, on any bytes under any label; the verdict agrees
+        /// with the replacement count and the findings; lossy encoding of
+        /// the result never fails for a supported charset.
+        #[test]
+        fn decode_any_bytes_any_label(
+            bytes in proptest::collection::vec(any::<u8>(), 0..200),
+            i in 0usize..10_000,
+            detect in any::<bool>(),
+        ) {
+            let labels: Vec<_> = charset::labels().collect();
+            let (label, cs, _) = labels[i % labels.len()];
+            let d = decode(&bytes, Some(label.as_bytes()), &DecodeOptions { detect, ..Default::default() });
+            prop_assert_eq!(d.verdict == Verdict::Invalid, d.replacements > 0);
+            prop_assert_eq!(d.text.matches('\u{FFFD}').count() >= d.replacements, true);
+            prop_assert_eq!(d.first_error().is_some(), d.replacements > 0);
+            for f in &d.findings {
+                prop_assert!(f.offset <= bytes.len());
+            }
+            if cs.is_supported() {
+                prop_assert!(charset::encode(&d.text, cs, false).is_ok());
+            }
+        }
+
+        /// Text a charset can represent survives encode → decode.
+        #[test]
+        fn encode_then_decode(s in "\\PC{0,40}", i in 0usize..10_000) {
+            let labels: Vec<_> = charset::labels().collect();
+            let (label, cs, _) = labels[i % labels.len()];
+            if let Ok(e) = charset::encode(&s, cs, true) {
+                let d = decode_as(&e.bytes, cs, &DecodeOptions { detect: false, ..Default::default() });
+                prop_assert_eq!(&d.text, &s, "{}", label);
+            }
+        }
+    }
 }

@@ -489,9 +489,9 @@ fn decode_resolved<'a>(
                             c1_check(bytes, e, &d.text, &mut d.findings);
                         }
                         if cs.is_unicode11_utf8() {
-                            mislabeled |= unicode11(&mut d, opts.unicode11);
+                            mislabeled |= unicode11(&mut d, bytes, opts.unicode11);
                         } else if used.is_utf8() {
-                            possible_old_hangul(&d.text, old_at, &mut d.findings);
+                            possible_old_hangul(&d.text, bytes, old_at, &mut d.findings);
                         }
                     }
                 }
@@ -566,7 +566,7 @@ fn unlabelled<'a>(bytes: &'a [u8], opts: &DecodeOptions, d: &mut Decoded<'a>, mi
             charset: Charset::UTF_8,
             confidence: 0.99,
         });
-        possible_old_hangul(s, Some(old_at), &mut d.findings);
+        possible_old_hangul(s, bytes, Some(old_at), &mut d.findings);
         return;
     }
     let cs = if opts.detect {
@@ -832,15 +832,16 @@ fn c1_check(bytes: &[u8], enc: &'static Encoding, text: &str, findings: &mut Vec
 
 /// UNICODE-1-1-UTF-8: apply the Hangul policy. Returns true when the text
 /// proves a post-Amendment-5 writer (verdict mislabeled).
-fn unicode11(d: &mut Decoded<'_>, policy: Unicode11Policy) -> bool {
+fn unicode11(d: &mut Decoded<'_>, bytes: &[u8], policy: Unicode11Policy) -> bool {
     if policy == Unicode11Policy::Off {
         return false;
     }
-    let Some(_) = hangul::find_old(&d.text) else {
+    // Offsets are into the input bytes (the text may hold U+FFFD).
+    let Some(first_old) = hangul::find_old_bytes(bytes) else {
         return false;
     };
     if policy == Unicode11Policy::Auto
-        && let Some(at) = hangul::find_new(&d.text)
+        && let Some(at) = hangul::find_new_bytes(bytes)
     {
         d.findings.push(
             Finding::new(FindingKind::Mislabeled, at, 1)
@@ -849,9 +850,9 @@ fn unicode11(d: &mut Decoded<'_>, policy: Unicode11Policy) -> bool {
         return true;
     }
     let (t, r) = hangul::remap_old(&d.text);
-    if let (Cow::Owned(t), Some(first)) = (t, r.first) {
+    if let Cow::Owned(t) = t {
         d.findings
-            .push(Finding::new(FindingKind::OldHangul, first, r.count));
+            .push(Finding::new(FindingKind::OldHangul, first_old, r.count));
         d.text = Cow::Owned(t);
     }
     false
@@ -859,13 +860,23 @@ fn unicode11(d: &mut Decoded<'_>, policy: Unicode11Policy) -> bool {
 
 /// U+3400..U+4DFF making up most of the CJK text of UTF-8 not labelled
 /// UNICODE-1-1-UTF-8.
-/// `known` is the first U+3400..U+4DFF offset when already scanned for.
-fn possible_old_hangul(text: &str, known: Option<Option<usize>>, findings: &mut Vec<Finding>) {
-    let Some(first) = known.unwrap_or_else(|| hangul::find_old(text)) else {
+/// `known` is the first U+3400..U+4DFF offset when already scanned for
+/// (text borrowed from the input); otherwise the input bytes are scanned, so
+/// that the offset is into the input.
+fn possible_old_hangul(
+    text: &str,
+    bytes: &[u8],
+    known: Option<Option<usize>>,
+    findings: &mut Vec<Finding>,
+) {
+    let Some(first) = known.unwrap_or_else(|| hangul::find_old_bytes(bytes)) else {
+        return;
+    };
+    let Some(from) = hangul::find_old(text) else {
         return;
     };
     let (mut old, mut cjk) = (0usize, 0usize);
-    for c in text[first..].chars() {
+    for c in text[from..].chars() {
         match c as u32 {
             0x3400..=0x4DFF => old += 1,
             0x3040..=0x30FF | 0x4E00..=0x9FFF | 0xAC00..=0xD7A3 => cjk += 1,
@@ -1067,13 +1078,71 @@ fn encode_encoding_rs<'a>(
     name: &'static str,
     strict: bool,
 ) -> Result<Encoded<'a>, EncodeError> {
+    let (encoded, replaced) = encode_encoding_rs_raw(text, enc, name, strict)?;
+    if enc.is_single_byte() || matches!(encoded.bytes, Cow::Borrowed(_)) {
+        return Ok(encoded);
+    }
+    // WHATWG's multi-byte encoders write some characters as look-alikes
+    // (U+00A5 → 0x5C in Shift_JIS and EUC-JP, U+203E → 0x7E, half-width
+    // katakana → full-width in ISO-2022-JP). Those do not survive a round
+    // trip: they are unmappable here.
+    let expected: String = text
+        .char_indices()
+        .map(|(i, c)| if replaced.contains(&i) { '?' } else { c })
+        .collect();
+    let decoded = enc.decode_without_bom_handling(&encoded.bytes).0;
+    if decoded == expected {
+        return Ok(encoded);
+    }
+    let mut lookalikes = Vec::new();
+    for ((i, want), got) in expected.char_indices().zip(decoded.chars()) {
+        if want != got {
+            lookalikes.push(i);
+        }
+    }
+    let first = lookalikes.first().copied().unwrap_or(0);
+    if strict {
+        let ch = text[first..].chars().next().unwrap_or('\u{FFFD}');
+        return Err(EncodeError::Unmappable {
+            charset: name,
+            offset: first,
+            ch,
+        });
+    }
+    let cleaned: String = text
+        .char_indices()
+        .map(|(i, c)| if lookalikes.contains(&i) { '?' } else { c })
+        .collect();
+    let (again, _) = encode_encoding_rs_raw(&cleaned, enc, name, false)?;
+    Ok(Encoded {
+        bytes: Cow::Owned(again.bytes.into_owned()),
+        replacements: encoded.replacements + lookalikes.len(),
+        first_replacement: encoded
+            .first_replacement
+            .into_iter()
+            .chain(lookalikes.first().copied())
+            .min(),
+    })
+}
+
+/// encoding_rs's encoder with `?` for unmappable characters; also returns
+/// the offsets replaced.
+fn encode_encoding_rs_raw<'a>(
+    text: &'a str,
+    enc: &'static Encoding,
+    name: &'static str,
+    strict: bool,
+) -> Result<(Encoded<'a>, Vec<usize>), EncodeError> {
     let ascii_ok = enc.is_ascii_compatible() || enc == encoding_rs::ISO_2022_JP;
     if ascii_ok && text.is_ascii() {
-        return Ok(Encoded {
-            bytes: Cow::Borrowed(text.as_bytes()),
-            replacements: 0,
-            first_replacement: None,
-        });
+        return Ok((
+            Encoded {
+                bytes: Cow::Borrowed(text.as_bytes()),
+                replacements: 0,
+                first_replacement: None,
+            },
+            Vec::new(),
+        ));
     }
     let mut encoder = enc.new_encoder();
     let mut out = Vec::with_capacity(
@@ -1083,6 +1152,7 @@ fn encode_encoding_rs<'a>(
             + 16,
     );
     let (mut replacements, mut first_replacement) = (0, None);
+    let mut replaced = Vec::new();
     let mut pos = 0;
     loop {
         let (res, read) =
@@ -1107,6 +1177,7 @@ fn encode_encoding_rs<'a>(
                 }
                 replacements += 1;
                 first_replacement.get_or_insert(at);
+                replaced.push(at);
                 out.reserve(16);
                 // Through the encoder, so that stateful encodings (ISO-2022-JP)
                 // switch back to ASCII first.
@@ -1114,9 +1185,12 @@ fn encode_encoding_rs<'a>(
             }
         }
     }
-    Ok(Encoded {
-        bytes: Cow::Owned(out),
-        replacements,
-        first_replacement,
-    })
+    Ok((
+        Encoded {
+            bytes: Cow::Owned(out),
+            replacements,
+            first_replacement,
+        },
+        replaced,
+    ))
 }
