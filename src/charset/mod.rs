@@ -199,16 +199,16 @@ impl Charset {
 /// longest, with aliases and misspellings, is 45).
 const MAX_LABEL: usize = 64;
 
-/// Normalises a label into `buf`: trims ASCII whitespace and quotes, drops an
-/// RFC 2231/2047 language suffix (`*en`), lower-cases ASCII.
-fn normalize<'b>(label: &[u8], buf: &'b mut [u8; MAX_LABEL]) -> Option<&'b [u8]> {
+/// Normalises a label into `buf` (zero-filled beyond the label, which the
+/// hash relies on): trims ASCII whitespace and quotes, drops an RFC 2231/2047
+/// language suffix (`*en`), lower-cases ASCII. Returns the length.
+fn normalize(label: &[u8], buf: &mut [u8; MAX_LABEL]) -> Option<usize> {
     let trim = |b: &u8| b.is_ascii_whitespace() || *b == b'"' || *b == b'\'';
     let start = label.iter().position(|b| !trim(b))?;
     let end = label.iter().rposition(|b| !trim(b))? + 1;
-    let l = &label[start..end];
     // Copy, lower-casing, up to a `*language` suffix.
     let mut n = 0;
-    for &b in l {
+    for &b in &label[start..end] {
         if b == b'*' {
             break;
         }
@@ -217,34 +217,37 @@ fn normalize<'b>(label: &[u8], buf: &'b mut [u8; MAX_LABEL]) -> Option<&'b [u8]>
     }
     while n > 0 && trim(&buf[n - 1]) {
         n -= 1;
+        buf[n] = 0;
     }
-    (n > 0).then(|| &buf[..n])
+    (n > 0).then_some(n)
 }
 
 /// The label hash (the generator's perfect hash uses the same): 8 bytes at
-/// a time, multiply and xor-shift.
-fn label_hash(bytes: &[u8]) -> u64 {
+/// a time (zero-padded), multiply and xor-shift. `buf` is zero beyond `n`.
+fn label_hash(buf: &[u8; MAX_LABEL], n: usize) -> u64 {
     const K: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut h = bytes.len() as u64;
-    for chunk in bytes.chunks(8) {
+    let mut h = n as u64;
+    let mut i = 0;
+    while i < n {
         let mut w = [0u8; 8];
-        w[..chunk.len()].copy_from_slice(chunk);
+        w.copy_from_slice(&buf[i..i + 8]);
         h = (h ^ u64::from_le_bytes(w)).wrapping_mul(K);
         h ^= h >> 29;
+        i += 8;
     }
     h = h.wrapping_mul(K);
     h ^ (h >> 32)
 }
 
 /// Perfect-hash lookup of a normalised label (no allocation, one compare).
-fn lookup(norm: &[u8]) -> Option<(&'static Charset, LabelStatus)> {
-    let h = label_hash(norm);
+fn lookup(buf: &[u8; MAX_LABEL], n: usize) -> Option<(&'static Charset, LabelStatus)> {
+    let h = label_hash(buf, n);
     let bucket = ((h >> 40) as usize) % registry::HASH_BUCKETS;
     let d = u32::from(registry::LABEL_DISP[bucket]);
     let (h1, h2) = (h as u32, ((h >> 32) as u32) | 1);
     let slot = (h1.wrapping_add(d.wrapping_mul(h2)) as usize) % registry::HASH_SLOTS;
     let &(label, idx, status) = registry::LABELS.get(usize::from(registry::LABEL_SLOTS[slot]))?;
-    (label == norm).then(|| (&registry::CHARSETS[usize::from(idx)], status))
+    (label == &buf[..n]).then(|| (&registry::CHARSETS[usize::from(idx)], status))
 }
 
 /// Resolves a label (None = no label at all). ASCII case-insensitive; trims
@@ -259,9 +262,14 @@ pub fn resolve(label: Option<&[u8]>) -> Resolution {
     };
     let mut buf = [0u8; MAX_LABEL];
     let found = normalize(label, &mut buf).and_then(|n| {
-        lookup(n).or_else(|| {
-            let rest = n.strip_prefix(b"3d")?;
-            lookup(rest).map(|(c, _)| (c, LabelStatus::Alias))
+        lookup(&buf, n).or_else(|| {
+            // Quoted-printable damage: "3d" + a label.
+            if n <= 2 || &buf[..2] != b"3d" {
+                return None;
+            }
+            let mut rest = [0u8; MAX_LABEL];
+            rest[..n - 2].copy_from_slice(&buf[2..n]);
+            lookup(&rest, n - 2).map(|(c, _)| (c, LabelStatus::Alias))
         })
     });
     match found {
