@@ -214,6 +214,15 @@ fn unknown_and_dont_know_labels() {
     assert_eq!(d.verdict, Verdict::UnknownLabel);
     assert_eq!(d.resolution.status, LabelStatus::Unknown);
     assert_eq!(kinds(&d), vec![FindingKind::UnknownLabel]);
+    // 8-bit under an unknown label: decoded anyway (UTF-8 here), still unknown-label.
+    let d = decode(
+        "\u{E9}".as_bytes(),
+        Some(b"x-no-such-charset"),
+        &DecodeOptions::default(),
+    );
+    assert_eq!(d.text, "\u{E9}");
+    assert_eq!(d.verdict, Verdict::UnknownLabel);
+    assert_eq!(kinds(&d), vec![FindingKind::UnknownLabel]);
     let d = decode(
         "\u{E9}t\u{E9}".as_bytes(),
         Some(b"unknown-8bit"),

@@ -253,6 +253,7 @@ fn lookup(buf: &[u8; MAX_LABEL], n: usize) -> Option<(&'static Charset, LabelSta
 /// Resolves a label (None = no label at all). ASCII case-insensitive; trims
 /// whitespace and quotes; drops a `*lang` suffix; a label damaged by
 /// quoted-printable (`3diso-8859-1`) resolves with status `alias`.
+#[must_use]
 pub fn resolve(label: Option<&[u8]>) -> Resolution {
     let Some(label) = label else {
         return Resolution {
@@ -379,12 +380,14 @@ fn is_error_kind(k: FindingKind) -> bool {
 
 /// Decodes `bytes` labelled `label` (None = unlabelled). Never fails: the
 /// verdict and findings say how good the result is.
+#[must_use]
 pub fn decode<'a>(bytes: &'a [u8], label: Option<&[u8]>, opts: &DecodeOptions) -> Decoded<'a> {
     decode_resolved(bytes, resolve(label), opts)
 }
 
 /// Decodes `bytes` as `charset` (a label already resolved; status `preferred`
 /// is recorded, as for an explicit choice).
+#[must_use]
 pub fn decode_as<'a>(
     bytes: &'a [u8],
     charset: &'static Charset,
@@ -558,7 +561,9 @@ fn unlabelled<'a>(bytes: &'a [u8], opts: &DecodeOptions, d: &mut Decoded<'a>, mi
         return;
     };
     let count8 = bytes.iter().filter(|b| !b.is_ascii()).count();
-    let us_ascii = d.resolution.charset.is_none_or(|c| c.is_us_ascii());
+    // eight-bit-in-ascii: under a us-ascii label or none at all (an unknown
+    // label already says enough).
+    let us_ascii = missing || d.resolution.charset.is_some_and(|c| c.is_us_ascii());
     if us_ascii {
         d.findings
             .push(Finding::new(FindingKind::EightBitInAscii, first8, count8));
@@ -599,6 +604,7 @@ fn validate_and_find_old(bytes: &[u8]) -> Option<(&str, Option<usize>)> {
 }
 
 /// Detection: chardetng's guess over (up to) the first 256 KiB.
+#[must_use]
 pub fn detect(bytes: &[u8]) -> Detected {
     let sample = &bytes[..bytes.len().min(256 * 1024)];
     let mut det = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Allow);
