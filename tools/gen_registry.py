@@ -6,7 +6,7 @@ Sources (read-only, never copied into the repository):
   ../shared/corpus/whatwg-encoding/encodings.json     WHATWG Encoding Standard labels
   tools/mail-aliases.tsv                              our mail-world alias decisions
 
-Usage: python3 tools/gen_registry.py [CORPUS_DIR]
+Usage: python3 tools/gen_registry.py [CORPUS_DIR]   (GEN_OUT_DIR=dir to write elsewhere)
 """
 import json
 import os
@@ -16,6 +16,13 @@ import xml.etree.ElementTree as ET
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORPUS = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "..", "shared", "corpus")
+# GEN_OUT_DIR: write the outputs there (flat) instead of into the repository
+# (tests/charset_generated.rs uses it to check the shipped files are current).
+OUT = os.environ.get("GEN_OUT_DIR")
+
+
+def out_path(*rel):
+    return os.path.join(OUT, rel[-1]) if OUT else os.path.join(ROOT, *rel)
 NS = "{http://www.iana.org/assignments}"
 
 # Decoders WHATWG does not give (or gives wrongly for mail), by IANA MIBenum.
@@ -279,7 +286,7 @@ def main():
     }
     for const, label in named.items():
         w(f"pub(crate) const {const}: usize = {record_for(label)};")
-    with open(os.path.join(ROOT, "src", "charset", "registry.rs"), "w", encoding="utf-8") as f:
+    with open(out_path("src", "charset", "registry.rs"), "w", encoding="utf-8") as f:
         f.write("\n".join(out) + "\n")
 
     doc = []
@@ -336,7 +343,7 @@ def main():
     d("|---|---|---|")
     for label, target, reason in decisions:
         d(f"| `{label}` | {target} | {reason} |")
-    with open(os.path.join(ROOT, "doc", "charset-aliases.md"), "w", encoding="utf-8") as f:
+    with open(out_path("doc", "charset-aliases.md"), "w", encoding="utf-8") as f:
         f.write("\n".join(doc) + "\n")
     print(f"{len(records)} charsets, {len(labels)} labels, {len(decisions)} mail aliases")
 
