@@ -341,6 +341,11 @@ fn strict_and_lossy_encode() {
         decode_as(&e.bytes, sjis, &DecodeOptions::default()).text,
         "\u{65E5}?"
     );
+    // An unmappable character before a look-alike: offsets stay in the text.
+    let e = charset::encode("\u{263A}\u{65E5}\u{A5}x", sjis, false).unwrap();
+    assert_eq!((e.replacements, e.first_replacement), (2, Some(0)));
+    let back = decode_as(&e.bytes, sjis, &DecodeOptions::default());
+    assert_eq!(back.text, "?\u{65E5}?x");
     let e = charset::encode("\u{E9}", Charset::US_ASCII, false).unwrap();
     assert_eq!((e.bytes.as_ref(), e.replacements), (&b"?"[..], 1));
 }

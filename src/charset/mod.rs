@@ -1102,14 +1102,26 @@ fn encode_encoding_rs<'a>(
     // trip: they are unmappable here.
     let expected: String = text
         .char_indices()
-        .map(|(i, c)| if replaced.contains(&i) { '?' } else { c })
+        .map(|(i, c)| {
+            if replaced.binary_search(&i).is_ok() {
+                '?'
+            } else {
+                c
+            }
+        })
         .collect();
     let decoded = enc.decode_without_bom_handling(&encoded.bytes).0;
     if decoded == expected {
         return Ok(encoded);
     }
     let mut lookalikes = Vec::new();
-    for ((i, want), got) in expected.char_indices().zip(decoded.chars()) {
+    // Offsets into `text` (`expected` has the same characters, but `?` for
+    // the replaced ones, so its byte offsets differ).
+    for (((i, _), want), got) in text
+        .char_indices()
+        .zip(expected.chars())
+        .zip(decoded.chars())
+    {
         if want != got {
             lookalikes.push(i);
         }
@@ -1125,7 +1137,13 @@ fn encode_encoding_rs<'a>(
     }
     let cleaned: String = text
         .char_indices()
-        .map(|(i, c)| if lookalikes.contains(&i) { '?' } else { c })
+        .map(|(i, c)| {
+            if lookalikes.binary_search(&i).is_ok() {
+                '?'
+            } else {
+                c
+            }
+        })
         .collect();
     let (again, _) = encode_encoding_rs_raw(&cleaned, enc, name, false)?;
     Ok(Encoded {
