@@ -380,6 +380,24 @@ fn is_error_kind(k: FindingKind) -> bool {
 
 /// Decodes `bytes` labelled `label` (None = unlabelled). Never fails: the
 /// verdict and findings say how good the result is.
+///
+/// - Missing label, unknown label, a "don't know" label (`unknown-8bit`), an
+///   unsupported charset, or `us-ascii` with 8-bit octets: ASCII is taken as
+///   is; otherwise UTF-8 if it validates, else detection (`detected` is set),
+///   else (detection off) windows-1252. `eight-bit-in-ascii` under us-ascii
+///   or no label, plus `missing-label` for no label; `unknown-label` /
+///   `unsupported-charset` (with the reason) as the case may be.
+/// - A supported label: its decoder. If the bytes are invalid under an
+///   ASCII-compatible label and detection finds a charset under which they
+///   are valid, that one is used: finding `mislabeled`, verdict `mislabeled`.
+/// - ISO-8859-1 (-9, TIS-620) reports `c1-in-latin1`; UNICODE-1-1-UTF-8
+///   applies [`Unicode11Policy`] (`old-hangul`); UTF-8 reports
+///   `possible-old-hangul` when U+3400..U+4DFF outnumber other CJK.
+/// - Verdict: `unknown-label` for an unknown label, else `invalid` when
+///   U+FFFD was written (finding `replacement` with the count), else
+///   `mislabeled`, else `suspicious` with any finding, else `ok`.
+///
+/// All offsets are byte offsets into `bytes`.
 #[must_use]
 pub fn decode<'a>(bytes: &'a [u8], label: Option<&[u8]>, opts: &DecodeOptions) -> Decoded<'a> {
     decode_resolved(bytes, resolve(label), opts)
