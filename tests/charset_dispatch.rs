@@ -152,6 +152,61 @@ fn python_oracle_legacy() {
     }
 }
 
+/// ISO-2022-JP-2 with Python as the oracle in both directions (the byte
+/// forms may differ: Python writes ō with JIS X 0212, we with GB 2312).
+#[test]
+fn python_oracle_iso_2022_jp_2() {
+    if python_encode("utf-8", "x").is_none() {
+        println!("SKIP: python3 is missing");
+        return;
+    }
+    let cs = Charset::for_label(b"ISO-2022-JP-2").unwrap();
+    assert_eq!(cs.decoder_name(), Some("ISO-2022-JP-2"));
+    for text in [
+        "Masahiro Goj\u{14D}",
+        "\u{65E5}\u{672C}\u{8A9E} \u{D55C}\u{AD6D}\u{C5B4} caf\u{E9} \u{3B1}\u{3B2}\u{3B3} \u{4E2D}\u{6587}\n",
+    ] {
+        let py = python_encode("iso2022_jp_2", text).unwrap();
+        let d = decode(&py, Some(b"iso-2022-jp-2"), &DecodeOptions::default());
+        assert_eq!(d.text, text);
+        assert_eq!(d.verdict, Verdict::Ok);
+        let ours = charset::encode(text, cs, true).unwrap();
+        assert!(ours.bytes.is_ascii());
+        let back = python_decode("iso2022_jp_2", &ours.bytes).unwrap();
+        assert_eq!(back, text);
+    }
+    let d = decode(
+        b"a\x1B$(Dx",
+        Some(b"iso-2022-jp-2"),
+        &DecodeOptions {
+            detect: false,
+            ..Default::default()
+        },
+    );
+    assert_eq!(
+        d.first_error().map(|f| (f.kind, f.offset)),
+        Some((FindingKind::Truncated, 5))
+    );
+}
+
+fn python_decode(codec: &str, bytes: &[u8]) -> Option<String> {
+    use std::io::Write;
+    let code = format!(
+        "import sys; sys.stdout.buffer.write(sys.stdin.buffer.read().decode('{codec}').encode('utf-8'))"
+    );
+    let mut child = Command::new("python3")
+        .args(["-c", &code])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .ok()?;
+    child.stdin.take()?.write_all(bytes).ok()?;
+    let out = child.wait_with_output().ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8(out.stdout).ok())?
+}
+
 #[test]
 fn latin1_is_windows_1252_with_c1_reported() {
     let d = decode(

@@ -40,7 +40,7 @@ MAIL_DECODERS = {
     1001: ("Utf32", None),  # ISO-10646-UCS-4
     1018: ("Utf32Be", None),
     1019: ("Utf32Le", None),
-    40: ("Legacy", "ISO-2022-JP"),  # ISO-2022-JP-2: the ISO-2022-JP subset
+    40: ("Iso2022Jp2", None),  # ISO-2022-JP-2 (RFC 1554): our decoder over encoding_rs tables
     2260: ("Legacy", "ISO-2022-JP"),  # CP50220
     2108: ("Legacy", "EUC-JP"),  # CP51932
     2079: ("Detect", None),  # UNKNOWN-8BIT
@@ -311,9 +311,9 @@ def main():
     d("  to its replacement decoder, ISO-2022-KR (RFC 1557) and HZ-GB-2312 (RFC 1843) get our own")
     d("  decoders and encoders (over encoding_rs's EUC-KR and GBK tables), and ISO-2022-CN(-EXT)")
     d("  are explicitly `unsupported` with a reason (CNS 11643 tables are missing; never silent")
-    d("  U+FFFD). ISO-2022-JP-2 and CP50220 decode with the ISO-2022-JP decoder")
-    d("  (their JIS X 0208 subset; other designations are reported")
-    d("  replacements); CP51932 with EUC-JP; UTF-7 and UNICODE-1-1-UTF-7 with our RFC 2152 decoder;")
+    d("  U+FFFD). ISO-2022-JP-2 (RFC 1554, seen in linux-mips encoded-words with JIS X 0212) has")
+    d("  our decoder and encoder over encoding_rs's EUC-JP, EUC-KR, GBK and ISO-8859-7 tables;")
+    d("  CP50220 decodes with the ISO-2022-JP decoder; CP51932 with EUC-JP; UTF-7 and UNICODE-1-1-UTF-7 with our RFC 2152 decoder;")
     d("  UTF-32 and UCS-4 with ours (BOM, else big-endian). UTF-16 and csUnicode follow WHATWG:")
     d("  a BOM decides, else little-endian.")
     d("- **Don't-know labels**: `unknown-8bit` (IANA UNKNOWN-8BIT, status `preferred`) and the")

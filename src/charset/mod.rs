@@ -43,6 +43,8 @@ pub(crate) enum Kind {
     Iso2022Kr,
     /// HZ-GB-2312 (RFC 1843).
     Hz,
+    /// ISO-2022-JP-2 (RFC 1554).
+    Iso2022Jp2,
     /// A label that says "unknown": decoded like a missing label.
     Detect,
     Unsupported(&'static str),
@@ -141,6 +143,7 @@ impl Charset {
             Kind::Ascii => "windows-1252",
             Kind::Iso2022Kr => "ISO-2022-KR",
             Kind::Hz => "HZ-GB-2312",
+            Kind::Iso2022Jp2 => "ISO-2022-JP-2",
             Kind::Superset(e) | Kind::Legacy(e) => e.name(),
             Kind::Detect => return Support::Detect,
             Kind::Unsupported(r) => return Support::Unsupported(r),
@@ -749,6 +752,10 @@ fn decode_with<'a>(
             let (t, r) = sevenbit::decode(form, bytes);
             (Cow::Owned(t), r, cs)
         }
+        Kind::Iso2022Jp2 => {
+            let (t, r) = sevenbit::decode_jp2(bytes);
+            (Cow::Owned(t), r, cs)
+        }
         Kind::Detect | Kind::Unsupported(_) => {
             let (t, r, _) = decode_encoding_rs(encoding_rs::WINDOWS_1252, bytes, false);
             (t, r, Charset::WINDOWS_1252)
@@ -1047,6 +1054,21 @@ pub fn encode<'a>(
                 sevenbit::Form::Iso2022Kr
             };
             let bytes = sevenbit::encode(form, text, |offset, ch| {
+                if strict {
+                    return Err(EncodeError::Unmappable {
+                        charset: name,
+                        offset,
+                        ch,
+                    });
+                }
+                replacements += 1;
+                first_replacement.get_or_insert(offset);
+                Ok(())
+            })?;
+            Cow::Owned(bytes)
+        }
+        Kind::Iso2022Jp2 => {
+            let bytes = sevenbit::encode_jp2(text, |offset, ch| {
                 if strict {
                     return Err(EncodeError::Unmappable {
                         charset: name,

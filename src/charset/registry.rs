@@ -43,7 +43,7 @@ pub(crate) static CHARSETS: [Charset; 261] = [
     Charset { name: "ISO-2022-KR", iana_name: "ISO-2022-KR", mib: Some(37), kind: Kind::Iso2022Kr }, // 34
     Charset { name: "EUC-KR", iana_name: "EUC-KR", mib: Some(38), kind: Kind::Legacy(&encoding_rs::EUC_KR_INIT) }, // 35
     Charset { name: "ISO-2022-JP", iana_name: "ISO-2022-JP", mib: Some(39), kind: Kind::Legacy(&encoding_rs::ISO_2022_JP_INIT) }, // 36
-    Charset { name: "ISO-2022-JP-2", iana_name: "ISO-2022-JP-2", mib: Some(40), kind: Kind::Legacy(&encoding_rs::ISO_2022_JP_INIT) }, // 37
+    Charset { name: "ISO-2022-JP-2", iana_name: "ISO-2022-JP-2", mib: Some(40), kind: Kind::Iso2022Jp2 }, // 37
     Charset { name: "JIS_C6220-1969-jp", iana_name: "JIS_C6220-1969-jp", mib: Some(41), kind: Kind::Unsupported("no decoder: encoding_rs has no table for this charset") }, // 38
     Charset { name: "JIS_C6220-1969-ro", iana_name: "JIS_C6220-1969-ro", mib: Some(42), kind: Kind::Unsupported("no decoder: encoding_rs has no table for this charset") }, // 39
     Charset { name: "PT", iana_name: "PT", mib: Some(43), kind: Kind::Unsupported("no decoder: encoding_rs has no table for this charset") }, // 40
