@@ -1,7 +1,8 @@
-//! The 7-bit CJK mail charsets WHATWG sends to its replacement decoder:
-//! ISO-2022-KR (RFC 1557) and HZ-GB-2312 (RFC 1843). Both carry the 94×94
-//! sets of EUC-KR / GB 2312 with the high bits cleared, so each pair is read
-//! through encoding_rs's EUC-KR / GBK decoder with the high bits set again.
+//! 7-bit CJK mail charsets encoding_rs lacks: ISO-2022-KR (RFC 1557) and
+//! HZ-GB-2312 (RFC 1843), which WHATWG sends to its replacement decoder, and
+//! ISO-2022-JP-2 (RFC 1554). They carry 94×94 sets (KS C 5601, GB 2312,
+//! JIS X 0208/0212) with the high bits cleared, so each pair is read through
+//! encoding_rs's EUC-KR / GBK / EUC-JP decoder with the high bits set again.
 //!
 //! Leniencies (each reported as one U+FFFD): octets >= 0x80 (`invalid-byte`),
 //! a double-byte run cut short (`truncated`), a pair not in the set
