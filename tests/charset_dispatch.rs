@@ -117,6 +117,16 @@ fn python_oracle_legacy() {
             "latin2",
             "\u{17C}\u{F3}\u{142}\u{107} g\u{119}\u{15B}l\u{105} ja\u{17A}\u{144}",
         ),
+        (
+            "iso2022_kr",
+            "iso-2022-kr",
+            "\u{D55C}\u{AD6D}\u{C5B4} text\n\u{D14D}\u{C2A4}\u{D2B8} end\n",
+        ),
+        (
+            "hz",
+            "hz-gb-2312",
+            "\u{4E2D}\u{6587} ~ mixed \u{6D4B}\u{8BD5}\n",
+        ),
         ("utf_16_le", "utf-16le", "utf16 \u{1F600}"),
         ("utf_16_be", "utf-16be", "utf16 \u{1F600}"),
         ("utf_32_be", "utf-32be", "utf32 \u{1F600}"),
@@ -140,6 +150,61 @@ fn python_oracle_legacy() {
             assert_eq!(e.bytes.as_ref(), &bytes[..], "{label}");
         }
     }
+}
+
+/// ISO-2022-JP-2 with Python as the oracle in both directions (the byte
+/// forms may differ: Python writes ō with JIS X 0212, we with GB 2312).
+#[test]
+fn python_oracle_iso_2022_jp_2() {
+    if python_encode("utf-8", "x").is_none() {
+        println!("SKIP: python3 is missing");
+        return;
+    }
+    let cs = Charset::for_label(b"ISO-2022-JP-2").unwrap();
+    assert_eq!(cs.decoder_name(), Some("ISO-2022-JP-2"));
+    for text in [
+        "Masahiro Goj\u{14D}",
+        "\u{65E5}\u{672C}\u{8A9E} \u{D55C}\u{AD6D}\u{C5B4} caf\u{E9} \u{3B1}\u{3B2}\u{3B3} \u{4E2D}\u{6587}\n",
+    ] {
+        let py = python_encode("iso2022_jp_2", text).unwrap();
+        let d = decode(&py, Some(b"iso-2022-jp-2"), &DecodeOptions::default());
+        assert_eq!(d.text, text);
+        assert_eq!(d.verdict, Verdict::Ok);
+        let ours = charset::encode(text, cs, true).unwrap();
+        assert!(ours.bytes.is_ascii());
+        let back = python_decode("iso2022_jp_2", &ours.bytes).unwrap();
+        assert_eq!(back, text);
+    }
+    let d = decode(
+        b"a\x1B$(Dx",
+        Some(b"iso-2022-jp-2"),
+        &DecodeOptions {
+            detect: false,
+            ..Default::default()
+        },
+    );
+    assert_eq!(
+        d.first_error().map(|f| (f.kind, f.offset)),
+        Some((FindingKind::Truncated, 5))
+    );
+}
+
+fn python_decode(codec: &str, bytes: &[u8]) -> Option<String> {
+    use std::io::Write;
+    let code = format!(
+        "import sys; sys.stdout.buffer.write(sys.stdin.buffer.read().decode('{codec}').encode('utf-8'))"
+    );
+    let mut child = Command::new("python3")
+        .args(["-c", &code])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .ok()?;
+    child.stdin.take()?.write_all(bytes).ok()?;
+    let out = child.wait_with_output().ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8(out.stdout).ok())?
 }
 
 #[test]
@@ -204,6 +269,15 @@ fn unknown_and_dont_know_labels() {
     assert_eq!(d.verdict, Verdict::UnknownLabel);
     assert_eq!(d.resolution.status, LabelStatus::Unknown);
     assert_eq!(kinds(&d), vec![FindingKind::UnknownLabel]);
+    // 8-bit under an unknown label: decoded anyway (UTF-8 here), still unknown-label.
+    let d = decode(
+        "\u{E9}".as_bytes(),
+        Some(b"x-no-such-charset"),
+        &DecodeOptions::default(),
+    );
+    assert_eq!(d.text, "\u{E9}");
+    assert_eq!(d.verdict, Verdict::UnknownLabel);
+    assert_eq!(kinds(&d), vec![FindingKind::UnknownLabel]);
     let d = decode(
         "\u{E9}t\u{E9}".as_bytes(),
         Some(b"unknown-8bit"),
@@ -215,11 +289,11 @@ fn unknown_and_dont_know_labels() {
     assert_eq!(d.used, Some(Charset::UTF_8));
     assert!(d.detected.is_some());
     // Unsupported: explicit, never silent U+FFFD.
-    let d = decode(b"abc", Some(b"iso-2022-kr"), &DecodeOptions::default());
+    let d = decode(b"abc", Some(b"iso-2022-cn"), &DecodeOptions::default());
     assert!(kinds(&d).contains(&FindingKind::UnsupportedCharset));
     assert!(d.findings[0].note.is_some());
     assert!(matches!(
-        charset::encode("x", Charset::for_label(b"hz-gb-2312").unwrap(), false),
+        charset::encode("x", Charset::for_label(b"iso-2022-cn-ext").unwrap(), false),
         Err(EncodeError::Unsupported { .. })
     ));
     assert!(matches!(
@@ -306,6 +380,27 @@ fn strict_and_lossy_encode() {
     let back = decode_as(&e.bytes, jp, &DecodeOptions::default());
     assert_eq!(back.text, "\u{65E5}?");
     assert_eq!(back.verdict, Verdict::Ok);
+    // WHATWG look-alikes are not mappings: U+00A5 would come back as '\'.
+    let sjis = Charset::for_label(b"shift_jis").unwrap();
+    assert!(matches!(
+        charset::encode("a\u{A5}", sjis, true),
+        Err(EncodeError::Unmappable {
+            offset: 1,
+            ch: '\u{A5}',
+            ..
+        })
+    ));
+    let e = charset::encode("\u{65E5}\u{A5}", sjis, false).unwrap();
+    assert_eq!((e.replacements, e.first_replacement), (1, Some(3)));
+    assert_eq!(
+        decode_as(&e.bytes, sjis, &DecodeOptions::default()).text,
+        "\u{65E5}?"
+    );
+    // An unmappable character before a look-alike: offsets stay in the text.
+    let e = charset::encode("\u{263A}\u{65E5}\u{A5}x", sjis, false).unwrap();
+    assert_eq!((e.replacements, e.first_replacement), (2, Some(0)));
+    let back = decode_as(&e.bytes, sjis, &DecodeOptions::default());
+    assert_eq!(back.text, "?\u{65E5}?x");
     let e = charset::encode("\u{E9}", Charset::US_ASCII, false).unwrap();
     assert_eq!((e.bytes.as_ref(), e.replacements), (&b"?"[..], 1));
 }
@@ -337,6 +432,30 @@ fn legacy_errors_have_offsets() {
 }
 
 #[test]
+fn seven_bit_cjk_errors_and_unmappable() {
+    let opts = DecodeOptions {
+        detect: false,
+        ..Default::default()
+    };
+    // HZ: a bad escape and a run cut short.
+    let d = decode(b"a~xb~{\x30", Some(b"hz-gb-2312"), &opts);
+    assert_eq!(d.replacements, 2);
+    assert_eq!(d.first_error().map(|f| f.offset), Some(1));
+    // ISO-2022-KR: 8-bit octets are errors.
+    let d = decode(b"\x1B$)Cab\xB0\xA1", Some(b"iso-2022-kr"), &opts);
+    assert_eq!(
+        d.first_error().map(|f| (f.kind, f.offset)),
+        Some((FindingKind::InvalidByte, 6))
+    );
+    // Outside KS X 1001 (a windows-949 extension syllable): unmappable.
+    let kr = Charset::for_label(b"iso-2022-kr").unwrap();
+    assert!(matches!(
+        charset::encode("a\u{AC02}", kr, true),
+        Err(EncodeError::Unmappable { offset: 1, .. })
+    ));
+}
+
+#[test]
 fn utf16_bom_decides() {
     let be = [0xFE, 0xFF, 0, b'h', 0, b'i'];
     let le = [0xFF, 0xFE, b'h', 0, b'i', 0];
@@ -346,4 +465,45 @@ fn utf16_bom_decides() {
     }
     let d = decode(&be, Some(b"utf-16"), &DecodeOptions::default());
     assert_eq!(d.used, Some(Charset::UTF_16BE));
+}
+
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Never panics, on any bytes under any label; the verdict agrees
+        /// with the replacement count and the findings; lossy encoding of
+        /// the result never fails for a supported charset.
+        #[test]
+        fn decode_any_bytes_any_label(
+            bytes in proptest::collection::vec(any::<u8>(), 0..200),
+            i in 0usize..10_000,
+            detect in any::<bool>(),
+        ) {
+            let labels: Vec<_> = charset::labels().collect();
+            let (label, cs, _) = labels[i % labels.len()];
+            let d = decode(&bytes, Some(label.as_bytes()), &DecodeOptions { detect, ..Default::default() });
+            prop_assert_eq!(d.verdict == Verdict::Invalid, d.replacements > 0);
+            prop_assert_eq!(d.text.matches('\u{FFFD}').count() >= d.replacements, true);
+            prop_assert_eq!(d.first_error().is_some(), d.replacements > 0);
+            for f in &d.findings {
+                prop_assert!(f.offset <= bytes.len());
+            }
+            if cs.is_supported() {
+                prop_assert!(charset::encode(&d.text, cs, false).is_ok());
+            }
+        }
+
+        /// Text a charset can represent survives encode → decode.
+        #[test]
+        fn encode_then_decode(s in "\\PC{0,40}", i in 0usize..10_000) {
+            let labels: Vec<_> = charset::labels().collect();
+            let (label, cs, _) = labels[i % labels.len()];
+            if let Ok(e) = charset::encode(&s, cs, true) {
+                let d = decode_as(&e.bytes, cs, &DecodeOptions { detect: false, ..Default::default() });
+                prop_assert_eq!(&d.text, &s, "{}", label);
+            }
+        }
+    }
 }

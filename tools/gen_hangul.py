@@ -9,7 +9,7 @@ Each row U+3400..U+4DFF decomposes into conjoining jamo L V [T]; then
   new = 0xAC00 + ((L-0x1100)*21 + (V-0x1161))*28 + (T ? T-0x11A7 : 0)
 plus the three corrections of UTC L2/17-080 (U+384E, U+40BC, U+436C).
 
-Usage: python3 tools/gen_hangul.py [CORPUS_DIR]
+Usage: python3 tools/gen_hangul.py [CORPUS_DIR]   (GEN_OUT_DIR=dir to write elsewhere)
 """
 import os
 import sys
@@ -65,6 +65,7 @@ rev = [new_to_old.get(0xAC00 + i, 0) for i in range(11172)]
 for i in range(0, 11172, 12):
     out.append("    " + " ".join(f"0x{v:04X}," for v in rev[i : i + 12]))
 out.append("];")
-with open(os.path.join(ROOT, "src", "codec", "hangul_table.rs"), "w") as f:
+OUT = os.environ.get("GEN_OUT_DIR")  # write there instead (tests use it)
+with open(os.path.join(OUT or os.path.join(ROOT, "src", "codec"), "hangul_table.rs"), "w") as f:
     f.write("\n".join(out) + "\n")
 print("6656 syllables,", 11172 - len(new_to_old), "modern syllables without a 1.1 code point")

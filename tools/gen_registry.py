@@ -6,7 +6,7 @@ Sources (read-only, never copied into the repository):
   ../shared/corpus/whatwg-encoding/encodings.json     WHATWG Encoding Standard labels
   tools/mail-aliases.tsv                              our mail-world alias decisions
 
-Usage: python3 tools/gen_registry.py [CORPUS_DIR]
+Usage: python3 tools/gen_registry.py [CORPUS_DIR]   (GEN_OUT_DIR=dir to write elsewhere)
 """
 import json
 import os
@@ -16,6 +16,13 @@ import xml.etree.ElementTree as ET
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORPUS = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "..", "shared", "corpus")
+# GEN_OUT_DIR: write the outputs there (flat) instead of into the repository
+# (tests/charset_generated.rs uses it to check the shipped files are current).
+OUT = os.environ.get("GEN_OUT_DIR")
+
+
+def out_path(*rel):
+    return os.path.join(OUT, rel[-1]) if OUT else os.path.join(ROOT, *rel)
 NS = "{http://www.iana.org/assignments}"
 
 # Decoders WHATWG does not give (or gives wrongly for mail), by IANA MIBenum.
@@ -33,16 +40,16 @@ MAIL_DECODERS = {
     1001: ("Utf32", None),  # ISO-10646-UCS-4
     1018: ("Utf32Be", None),
     1019: ("Utf32Le", None),
-    40: ("Legacy", "ISO-2022-JP"),  # ISO-2022-JP-2: the ISO-2022-JP subset
+    40: ("Iso2022Jp2", None),  # ISO-2022-JP-2 (RFC 1554): our decoder over encoding_rs tables
     2260: ("Legacy", "ISO-2022-JP"),  # CP50220
     2108: ("Legacy", "EUC-JP"),  # CP51932
     2079: ("Detect", None),  # UNKNOWN-8BIT
+    37: ("Iso2022Kr", None),  # ISO-2022-KR (RFC 1557): our decoder over EUC-KR
+    2085: ("Hz", None),  # HZ-GB-2312 (RFC 1843): our decoder over GBK
 }
 UNSUPPORTED = {
-    37: "ISO-2022-KR: WHATWG maps it to the replacement decoder and encoding_rs has no decoder",
     104: "ISO-2022-CN: needs CNS 11643 tables, which encoding_rs does not have",
     105: "ISO-2022-CN-EXT: needs CNS 11643 and ISO-IR-165 tables, which encoding_rs does not have",
-    2085: "HZ-GB-2312: WHATWG maps it to the replacement decoder and encoding_rs has no decoder",
     1021: "UTF-7-IMAP is modified UTF-7 for IMAP mailbox names (RFC 3501), not a MIME charset",
     1016: "CESU-8 is not a MIME charset; decode it as UTF-8 to see surrogate-pair findings",
 }
@@ -223,6 +230,54 @@ def main():
         w(f"    (b{rust_str(l)}, {i}, LabelStatus::{st}),")
     w("];")
     w("")
+    # Perfect hash over the sorted labels (hash and displace): one hash
+    # pass, h1 = low 32 bits, h2 = high 32 bits | 1, bucket = bits 40.. of h,
+    # slot = (h1 + d * h2) mod M. Mirrored by `charset::lookup`.
+    sorted_labels = sorted(labels, key=lambda s: s.encode())
+    B, M = 512, 2048
+    MASK = 0xFFFFFFFFFFFFFFFF
+    K = 0x9E3779B97F4A7C15
+
+    def fnv(b):  # `charset::label_hash`: 8 bytes at a time, multiply-xorshift
+        h = len(b)
+        for i in range(0, len(b), 8):
+            chunk = int.from_bytes(b[i:i + 8].ljust(8, b"\0"), "little")
+            h = ((h ^ chunk) * K) & MASK
+            h ^= h >> 29
+        h = (h * K) & MASK
+        return h ^ (h >> 32)
+    buckets = [[] for _ in range(B)]
+    for idx, l in enumerate(sorted_labels):
+        h = fnv(l.encode())
+        buckets[(h >> 40) % B].append((idx, h & 0xFFFFFFFF, (h >> 32) | 1))
+    slots = [0xFFFF] * M
+    disp = [0] * B
+    for bi in sorted(range(B), key=lambda i: -len(buckets[i])):
+        keys = buckets[bi]
+        if not keys:
+            continue
+        for d in range(1 << 16):
+            pos = [((h1 + d * h2) & 0xFFFFFFFF) % M for _, h1, h2 in keys]
+            if len(set(pos)) == len(pos) and all(slots[p] == 0xFFFF for p in pos):
+                for (idx, _, _), p in zip(keys, pos):
+                    slots[p] = idx
+                disp[bi] = d
+                break
+        else:
+            sys.exit("perfect hash: no displacement found")
+    w(f"pub(crate) const HASH_BUCKETS: usize = {B};")
+    w(f"pub(crate) const HASH_SLOTS: usize = {M};")
+    w("/// Displacement per bucket.")
+    w(f"pub(crate) static LABEL_DISP: [u16; {B}] = [")
+    for i in range(0, B, 16):
+        w("    " + " ".join(f"{v}," for v in disp[i:i + 16]))
+    w("];")
+    w("/// Index into LABELS per slot (u16::MAX = empty).")
+    w(f"pub(crate) static LABEL_SLOTS: [u16; {M}] = [")
+    for i in range(0, M, 16):
+        w("    " + " ".join(f"{v}," for v in slots[i:i + 16]))
+    w("];")
+    w("")
     named = {
         "UTF_8": "UTF-8", "US_ASCII": "US-ASCII", "ISO_8859_1": "ISO-8859-1",
         "WINDOWS_1252": "windows-1252", "UNICODE_1_1_UTF_8": "UNICODE-1-1-UTF-8",
@@ -231,7 +286,7 @@ def main():
     }
     for const, label in named.items():
         w(f"pub(crate) const {const}: usize = {record_for(label)};")
-    with open(os.path.join(ROOT, "src", "charset", "registry.rs"), "w", encoding="utf-8") as f:
+    with open(out_path("src", "charset", "registry.rs"), "w", encoding="utf-8") as f:
         f.write("\n".join(out) + "\n")
 
     doc = []
@@ -242,9 +297,9 @@ def main():
     d("How labels resolve (`mailcharset label`, `charset::resolve`):")
     d("")
     d("- **IANA** (character-sets.xml): every name and alias resolves to its own record. The")
-    d("  preferred MIME name has status `preferred`; a record without one counts its Name as")
-    d("  preferred (RFC 2978 §2.3 makes the registered name the MIME name unless an alias is")
-    d("  marked preferred); every other name and alias is `registered`.")
+    d("  preferred MIME name has status `preferred`; our decision: a record that marks none")
+    d("  (UTF-8, windows-1252, UNKNOWN-8BIT ...) counts its Name as preferred, since that is the")
+    d("  name MIME uses; every other name and alias is `registered`.")
     d("- **WHATWG** labels not in IANA have status `whatwg` and resolve to the record of the")
     d("  IANA charset they loosely spell with the same decoder (`iso88591` → ISO-8859-1), else")
     d("  to the record of their WHATWG encoding (`cp1252` → windows-1252). `ascii` → US-ASCII.")
@@ -252,15 +307,27 @@ def main():
     d("  not plain UTF-8). The label `replacement` is not a charset and stays unknown.")
     d("- **Mail is not the web.** ISO-8859-1 (and ISO-8859-9, TIS-620) decode with their")
     d("  windows-125x/874 supersets and report `c1-in-latin1`; US-ASCII decodes 8-bit octets as")
-    d("  UTF-8 when valid, else by detection (`eight-bit-in-ascii`). ISO-2022-KR, HZ-GB-2312,")
-    d("  ISO-2022-CN(-EXT), which WHATWG sends to its replacement decoder, are explicitly")
-    d("  `unsupported` with a reason (never silent U+FFFD); ISO-2022-JP-2 and CP50220 decode with")
-    d("  the ISO-2022-JP decoder (their JIS X 0208 subset; other designations are reported")
-    d("  replacements); CP51932 with EUC-JP; UTF-7 and UNICODE-1-1-UTF-7 with our RFC 2152 decoder;")
+    d("  UTF-8 when valid, else by detection (`eight-bit-in-ascii`). Of the charsets WHATWG sends")
+    d("  to its replacement decoder, ISO-2022-KR (RFC 1557) and HZ-GB-2312 (RFC 1843) get our own")
+    d("  decoders and encoders (over encoding_rs's EUC-KR and GBK tables), and ISO-2022-CN(-EXT)")
+    d("  are explicitly `unsupported` with a reason (CNS 11643 tables are missing; never silent")
+    d("  U+FFFD). ISO-2022-JP-2 (RFC 1554, seen in linux-mips encoded-words with JIS X 0212) has")
+    d("  our decoder and encoder over encoding_rs's EUC-JP, EUC-KR, GBK and ISO-8859-7 tables;")
+    d("  CP50220 decodes with the ISO-2022-JP decoder; CP51932 with EUC-JP; UTF-7 and UNICODE-1-1-UTF-7 with our RFC 2152 decoder;")
     d("  UTF-32 and UCS-4 with ours (BOM, else big-endian). UTF-16 and csUnicode follow WHATWG:")
     d("  a BOM decides, else little-endian.")
-    d("- **Don't-know labels**: UNKNOWN-8BIT (IANA, `registered`) and the aliases below marked")
-    d("  so are decoded like a missing label (detection), keeping their own status.")
+    d("- **Don't-know labels**: `unknown-8bit` (IANA UNKNOWN-8BIT, status `preferred`) and the")
+    d("  aliases below that say so (`x-unknown`, `unknown`, `default_charset` ...) are decoded like")
+    d("  a missing label (UTF-8 if valid, else detection), keep their own status, and report")
+    d("  `missing-label` (with a note) when 8-bit octets occur. `mailcharset label` prints them with")
+    d("  `decoder: null` and a note; `encode` refuses them.")
+    d("- `ks_c_5601-1987` (and IANA's other KS_C_5601-1987 aliases): its own IANA record, decoded")
+    d("  as windows-949 (encoding_rs's EUC-KR), which is what Outlook meant by the label.")
+    d("- `x-user-defined`: WHATWG's decoder (0x80..0xFF → U+F780..U+F7FF), kept because it is")
+    d("  lossless: the label means \"the sender's local code page\", which no one can know, and")
+    d("  the bytes stay recoverable from the text.")
+    d("- `us-ascii`: decoder windows-1252 for the record (as WHATWG), but 8-bit octets are first")
+    d("  tried as UTF-8 and then detected (see above).")
     d("- **QP damage**: a label that is not found but whose remainder after a leading `3d` is")
     d("  (`3diso-8859-1`, from `charset=3Diso-8859-1` decoded twice or not at all) resolves to")
     d("  that charset with status `alias`. Truncated damage (`3diso-885`, `3dus-asci`) stays unknown:")
@@ -276,7 +343,7 @@ def main():
     d("|---|---|---|")
     for label, target, reason in decisions:
         d(f"| `{label}` | {target} | {reason} |")
-    with open(os.path.join(ROOT, "doc", "charset-aliases.md"), "w", encoding="utf-8") as f:
+    with open(out_path("doc", "charset-aliases.md"), "w", encoding="utf-8") as f:
         f.write("\n".join(doc) + "\n")
     print(f"{len(records)} charsets, {len(labels)} labels, {len(decisions)} mail aliases")
 

@@ -13,6 +13,7 @@
 
 #[rustfmt::skip]
 mod registry;
+mod sevenbit;
 
 use crate::codec::utf8::DecodeReport;
 use crate::codec::{ErrorKind, hangul, utf7, utf8};
@@ -38,6 +39,12 @@ pub(crate) enum Kind {
     /// An ISO 8859 charset read with its Windows superset; C1 bytes reported.
     Superset(&'static Encoding),
     Legacy(&'static Encoding),
+    /// ISO-2022-KR (RFC 1557).
+    Iso2022Kr,
+    /// HZ-GB-2312 (RFC 1843).
+    Hz,
+    /// ISO-2022-JP-2 (RFC 1554).
+    Iso2022Jp2,
     /// A label that says "unknown": decoded like a missing label.
     Detect,
     Unsupported(&'static str),
@@ -134,6 +141,9 @@ impl Charset {
             Kind::Utf32 | Kind::Utf32Be => "UTF-32BE",
             Kind::Utf32Le => "UTF-32LE",
             Kind::Ascii => "windows-1252",
+            Kind::Iso2022Kr => "ISO-2022-KR",
+            Kind::Hz => "HZ-GB-2312",
+            Kind::Iso2022Jp2 => "ISO-2022-JP-2",
             Kind::Superset(e) | Kind::Legacy(e) => e.name(),
             Kind::Detect => return Support::Detect,
             Kind::Unsupported(r) => return Support::Unsupported(r),
@@ -192,38 +202,61 @@ impl Charset {
 /// longest, with aliases and misspellings, is 45).
 const MAX_LABEL: usize = 64;
 
-/// Normalises a label into `buf`: trims ASCII whitespace and quotes, drops an
-/// RFC 2231/2047 language suffix (`*en`), lower-cases ASCII.
-fn normalize<'b>(label: &[u8], buf: &'b mut [u8; MAX_LABEL]) -> Option<&'b [u8]> {
+/// Normalises a label into `buf` (zero-filled beyond the label, which the
+/// hash relies on): trims ASCII whitespace and quotes, drops an RFC 2231/2047
+/// language suffix (`*en`), lower-cases ASCII. Returns the length.
+fn normalize(label: &[u8], buf: &mut [u8; MAX_LABEL]) -> Option<usize> {
     let trim = |b: &u8| b.is_ascii_whitespace() || *b == b'"' || *b == b'\'';
     let start = label.iter().position(|b| !trim(b))?;
     let end = label.iter().rposition(|b| !trim(b))? + 1;
-    let mut l = &label[start..end];
-    if let Some(star) = memchr::memchr(b'*', l) {
-        l = &l[..star];
-        let e = l.iter().rposition(|b| !trim(b)).map_or(0, |e| e + 1);
-        l = &l[..e];
+    // Copy, lower-casing, up to a `*language` suffix.
+    let mut n = 0;
+    for &b in &label[start..end] {
+        if b == b'*' {
+            break;
+        }
+        *buf.get_mut(n)? = b.to_ascii_lowercase();
+        n += 1;
     }
-    if l.is_empty() || l.len() > MAX_LABEL {
-        return None;
+    while n > 0 && trim(&buf[n - 1]) {
+        n -= 1;
+        buf[n] = 0;
     }
-    let out = &mut buf[..l.len()];
-    out.copy_from_slice(l);
-    out.make_ascii_lowercase();
-    Some(out)
+    (n > 0).then_some(n)
 }
 
-fn lookup(norm: &[u8]) -> Option<(&'static Charset, LabelStatus)> {
-    let i = registry::LABELS
-        .binary_search_by(|(l, _, _)| (*l).cmp(norm))
-        .ok()?;
-    let (_, idx, status) = registry::LABELS[i];
-    Some((&registry::CHARSETS[usize::from(idx)], status))
+/// The label hash (the generator's perfect hash uses the same): 8 bytes at
+/// a time (zero-padded), multiply and xor-shift. `buf` is zero beyond `n`.
+fn label_hash(buf: &[u8; MAX_LABEL], n: usize) -> u64 {
+    const K: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut h = n as u64;
+    let mut i = 0;
+    while i < n {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&buf[i..i + 8]);
+        h = (h ^ u64::from_le_bytes(w)).wrapping_mul(K);
+        h ^= h >> 29;
+        i += 8;
+    }
+    h = h.wrapping_mul(K);
+    h ^ (h >> 32)
+}
+
+/// Perfect-hash lookup of a normalised label (no allocation, one compare).
+fn lookup(buf: &[u8; MAX_LABEL], n: usize) -> Option<(&'static Charset, LabelStatus)> {
+    let h = label_hash(buf, n);
+    let bucket = ((h >> 40) as usize) % registry::HASH_BUCKETS;
+    let d = u32::from(registry::LABEL_DISP[bucket]);
+    let (h1, h2) = (h as u32, ((h >> 32) as u32) | 1);
+    let slot = (h1.wrapping_add(d.wrapping_mul(h2)) as usize) % registry::HASH_SLOTS;
+    let &(label, idx, status) = registry::LABELS.get(usize::from(registry::LABEL_SLOTS[slot]))?;
+    (label == &buf[..n]).then(|| (&registry::CHARSETS[usize::from(idx)], status))
 }
 
 /// Resolves a label (None = no label at all). ASCII case-insensitive; trims
 /// whitespace and quotes; drops a `*lang` suffix; a label damaged by
 /// quoted-printable (`3diso-8859-1`) resolves with status `alias`.
+#[must_use]
 pub fn resolve(label: Option<&[u8]>) -> Resolution {
     let Some(label) = label else {
         return Resolution {
@@ -233,9 +266,14 @@ pub fn resolve(label: Option<&[u8]>) -> Resolution {
     };
     let mut buf = [0u8; MAX_LABEL];
     let found = normalize(label, &mut buf).and_then(|n| {
-        lookup(n).or_else(|| {
-            let rest = n.strip_prefix(b"3d")?;
-            lookup(rest).map(|(c, _)| (c, LabelStatus::Alias))
+        lookup(&buf, n).or_else(|| {
+            // Quoted-printable damage: "3d" + a label.
+            if n <= 2 || &buf[..2] != b"3d" {
+                return None;
+            }
+            let mut rest = [0u8; MAX_LABEL];
+            rest[..n - 2].copy_from_slice(&buf[2..n]);
+            lookup(&rest, n - 2).map(|(c, _)| (c, LabelStatus::Alias))
         })
     });
     match found {
@@ -345,12 +383,32 @@ fn is_error_kind(k: FindingKind) -> bool {
 
 /// Decodes `bytes` labelled `label` (None = unlabelled). Never fails: the
 /// verdict and findings say how good the result is.
+///
+/// - Missing label, unknown label, a "don't know" label (`unknown-8bit`), an
+///   unsupported charset, or `us-ascii` with 8-bit octets: ASCII is taken as
+///   is; otherwise UTF-8 if it validates, else detection (`detected` is set),
+///   else (detection off) windows-1252. `eight-bit-in-ascii` under us-ascii
+///   or no label, plus `missing-label` for no label; `unknown-label` /
+///   `unsupported-charset` (with the reason) as the case may be.
+/// - A supported label: its decoder. If the bytes are invalid under an
+///   ASCII-compatible label and detection finds a charset under which they
+///   are valid, that one is used: finding `mislabeled`, verdict `mislabeled`.
+/// - ISO-8859-1 (-9, TIS-620) reports `c1-in-latin1`; UNICODE-1-1-UTF-8
+///   applies [`Unicode11Policy`] (`old-hangul`); UTF-8 reports
+///   `possible-old-hangul` when U+3400..U+4DFF outnumber other CJK.
+/// - Verdict: `unknown-label` for an unknown label, else `invalid` when
+///   U+FFFD was written (finding `replacement` with the count), else
+///   `mislabeled`, else `suspicious` with any finding, else `ok`.
+///
+/// All offsets are byte offsets into `bytes`.
+#[must_use]
 pub fn decode<'a>(bytes: &'a [u8], label: Option<&[u8]>, opts: &DecodeOptions) -> Decoded<'a> {
     decode_resolved(bytes, resolve(label), opts)
 }
 
 /// Decodes `bytes` as `charset` (a label already resolved; status `preferred`
 /// is recorded, as for an explicit choice).
+#[must_use]
 pub fn decode_as<'a>(
     bytes: &'a [u8],
     charset: &'static Charset,
@@ -424,7 +482,20 @@ fn decode_resolved<'a>(
                     }
                 }
                 _ => {
-                    let (text, report, used) = decode_with(bytes, cs);
+                    let fast = if cs.is_utf8() || cs.is_unicode11_utf8() {
+                        validate_and_find_old(bytes)
+                    } else {
+                        None
+                    };
+                    let (text, report, used, old_at) = match fast {
+                        Some((s, old_at)) => {
+                            (Cow::Borrowed(s), DecodeReport::default(), cs, Some(old_at))
+                        }
+                        None => {
+                            let (t, r, u) = decode_with(bytes, cs);
+                            (t, r, u, None)
+                        }
+                    };
                     // Detection only second-guesses ASCII-compatible labels:
                     // UTF-16/32 or UTF-7 bytes often "validate" as UTF-8.
                     if !report.is_clean()
@@ -450,9 +521,9 @@ fn decode_resolved<'a>(
                             c1_check(bytes, e, &d.text, &mut d.findings);
                         }
                         if cs.is_unicode11_utf8() {
-                            mislabeled |= unicode11(&mut d, opts.unicode11);
+                            mislabeled |= unicode11(&mut d, bytes, opts.unicode11);
                         } else if used.is_utf8() {
-                            possible_old_hangul(&d.text, &mut d.findings);
+                            possible_old_hangul(&d.text, bytes, old_at, &mut d.findings);
                         }
                     }
                 }
@@ -511,7 +582,9 @@ fn unlabelled<'a>(bytes: &'a [u8], opts: &DecodeOptions, d: &mut Decoded<'a>, mi
         return;
     };
     let count8 = bytes.iter().filter(|b| !b.is_ascii()).count();
-    let us_ascii = d.resolution.charset.is_none_or(|c| c.is_us_ascii());
+    // eight-bit-in-ascii: under a us-ascii label or none at all (an unknown
+    // label already says enough).
+    let us_ascii = missing || d.resolution.charset.is_some_and(|c| c.is_us_ascii());
     if us_ascii {
         d.findings
             .push(Finding::new(FindingKind::EightBitInAscii, first8, count8));
@@ -520,14 +593,14 @@ fn unlabelled<'a>(bytes: &'a [u8], opts: &DecodeOptions, d: &mut Decoded<'a>, mi
                 .push(Finding::new(FindingKind::MissingLabel, 0, 1));
         }
     }
-    if let Ok(s) = utf8::validate(bytes) {
+    if let Some((s, old_at)) = validate_and_find_old(bytes) {
         d.text = Cow::Borrowed(s);
         d.used = Some(Charset::UTF_8);
         d.detected = Some(Detected {
             charset: Charset::UTF_8,
             confidence: 0.99,
         });
-        possible_old_hangul(s, &mut d.findings);
+        possible_old_hangul(s, bytes, Some(old_at), &mut d.findings);
         return;
     }
     let cs = if opts.detect {
@@ -543,7 +616,16 @@ fn unlabelled<'a>(bytes: &'a [u8], opts: &DecodeOptions, d: &mut Decoded<'a>, mi
     d.used = Some(used);
 }
 
+/// Validates UTF-8 (SIMD; invalid input goes to the core codec for error
+/// classification) and finds the first U+3400..U+4DFF (memchr over the lead
+/// bytes E3/E4). None when the bytes are not valid UTF-8.
+fn validate_and_find_old(bytes: &[u8]) -> Option<(&str, Option<usize>)> {
+    let s = simdutf8::basic::from_utf8(bytes).ok()?;
+    Some((s, hangul::find_old(s)))
+}
+
 /// Detection: chardetng's guess over (up to) the first 256 KiB.
+#[must_use]
 pub fn detect(bytes: &[u8]) -> Detected {
     let sample = &bytes[..bytes.len().min(256 * 1024)];
     let mut det = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Allow);
@@ -573,7 +655,7 @@ fn detect_clean<'a>(
     bytes: &'a [u8],
     label_cs: &'static Charset,
 ) -> Option<(Detected, Cow<'a, str>)> {
-    let det = if utf8::validate(bytes).is_ok() {
+    let det = if simdutf8::basic::from_utf8(bytes).is_ok() {
         Detected {
             charset: Charset::UTF_8,
             confidence: 0.99,
@@ -602,6 +684,11 @@ fn decode_with<'a>(
 ) -> (Cow<'a, str>, DecodeReport, &'static Charset) {
     match &cs.kind {
         Kind::Utf8 | Kind::Unicode11Utf8 => {
+            // Fast path: SIMD validation; invalid input goes to the core
+            // codec, which classifies and counts the errors.
+            if let Ok(s) = simdutf8::basic::from_utf8(bytes) {
+                return (Cow::Borrowed(s), DecodeReport::default(), cs);
+            }
             let (t, r) = utf8::decode_lossy_with_report(bytes);
             (t, r, cs)
         }
@@ -655,6 +742,19 @@ fn decode_with<'a>(
         Kind::Superset(e) | Kind::Legacy(e) => {
             let (t, r, _) = decode_encoding_rs(e, bytes, false);
             (t, r, cs)
+        }
+        Kind::Iso2022Kr | Kind::Hz => {
+            let form = if matches!(cs.kind, Kind::Hz) {
+                sevenbit::Form::Hz
+            } else {
+                sevenbit::Form::Iso2022Kr
+            };
+            let (t, r) = sevenbit::decode(form, bytes);
+            (Cow::Owned(t), r, cs)
+        }
+        Kind::Iso2022Jp2 => {
+            let (t, r) = sevenbit::decode_jp2(bytes);
+            (Cow::Owned(t), r, cs)
         }
         Kind::Detect | Kind::Unsupported(_) => {
             let (t, r, _) = decode_encoding_rs(encoding_rs::WINDOWS_1252, bytes, false);
@@ -771,15 +871,16 @@ fn c1_check(bytes: &[u8], enc: &'static Encoding, text: &str, findings: &mut Vec
 
 /// UNICODE-1-1-UTF-8: apply the Hangul policy. Returns true when the text
 /// proves a post-Amendment-5 writer (verdict mislabeled).
-fn unicode11(d: &mut Decoded<'_>, policy: Unicode11Policy) -> bool {
+fn unicode11(d: &mut Decoded<'_>, bytes: &[u8], policy: Unicode11Policy) -> bool {
     if policy == Unicode11Policy::Off {
         return false;
     }
-    let Some(_) = hangul::find_old(&d.text) else {
+    // Offsets are into the input bytes (the text may hold U+FFFD).
+    let Some(first_old) = hangul::find_old_bytes(bytes) else {
         return false;
     };
     if policy == Unicode11Policy::Auto
-        && let Some(at) = hangul::find_new(&d.text)
+        && let Some(at) = hangul::find_new_bytes(bytes)
     {
         d.findings.push(
             Finding::new(FindingKind::Mislabeled, at, 1)
@@ -788,9 +889,9 @@ fn unicode11(d: &mut Decoded<'_>, policy: Unicode11Policy) -> bool {
         return true;
     }
     let (t, r) = hangul::remap_old(&d.text);
-    if let (Cow::Owned(t), Some(first)) = (t, r.first) {
+    if let Cow::Owned(t) = t {
         d.findings
-            .push(Finding::new(FindingKind::OldHangul, first, r.count));
+            .push(Finding::new(FindingKind::OldHangul, first_old, r.count));
         d.text = Cow::Owned(t);
     }
     false
@@ -798,12 +899,23 @@ fn unicode11(d: &mut Decoded<'_>, policy: Unicode11Policy) -> bool {
 
 /// U+3400..U+4DFF making up most of the CJK text of UTF-8 not labelled
 /// UNICODE-1-1-UTF-8.
-fn possible_old_hangul(text: &str, findings: &mut Vec<Finding>) {
-    let Some(first) = hangul::find_old(text) else {
+/// `known` is the first U+3400..U+4DFF offset when already scanned for
+/// (text borrowed from the input); otherwise the input bytes are scanned, so
+/// that the offset is into the input.
+fn possible_old_hangul(
+    text: &str,
+    bytes: &[u8],
+    known: Option<Option<usize>>,
+    findings: &mut Vec<Finding>,
+) {
+    let Some(first) = known.unwrap_or_else(|| hangul::find_old_bytes(bytes)) else {
+        return;
+    };
+    let Some(from) = hangul::find_old(text) else {
         return;
     };
     let (mut old, mut cjk) = (0usize, 0usize);
-    for c in text[first..].chars() {
+    for c in text[from..].chars() {
         match c as u32 {
             0x3400..=0x4DFF => old += 1,
             0x3040..=0x30FF | 0x4E00..=0x9FFF | 0xAC00..=0xD7A3 => cjk += 1,
@@ -935,6 +1047,41 @@ pub fn encode<'a>(
         Kind::Superset(e) | Kind::Legacy(e) => {
             return encode_encoding_rs(text, e, name, strict);
         }
+        Kind::Iso2022Kr | Kind::Hz => {
+            let form = if matches!(charset.kind, Kind::Hz) {
+                sevenbit::Form::Hz
+            } else {
+                sevenbit::Form::Iso2022Kr
+            };
+            let bytes = sevenbit::encode(form, text, |offset, ch| {
+                if strict {
+                    return Err(EncodeError::Unmappable {
+                        charset: name,
+                        offset,
+                        ch,
+                    });
+                }
+                replacements += 1;
+                first_replacement.get_or_insert(offset);
+                Ok(())
+            })?;
+            Cow::Owned(bytes)
+        }
+        Kind::Iso2022Jp2 => {
+            let bytes = sevenbit::encode_jp2(text, |offset, ch| {
+                if strict {
+                    return Err(EncodeError::Unmappable {
+                        charset: name,
+                        offset,
+                        ch,
+                    });
+                }
+                replacements += 1;
+                first_replacement.get_or_insert(offset);
+                Ok(())
+            })?;
+            Cow::Owned(bytes)
+        }
         Kind::Detect => {
             return Err(EncodeError::Unsupported {
                 charset: name,
@@ -985,13 +1132,89 @@ fn encode_encoding_rs<'a>(
     name: &'static str,
     strict: bool,
 ) -> Result<Encoded<'a>, EncodeError> {
+    let (encoded, replaced) = encode_encoding_rs_raw(text, enc, name, strict)?;
+    if enc.is_single_byte() || matches!(encoded.bytes, Cow::Borrowed(_)) {
+        return Ok(encoded);
+    }
+    // WHATWG's multi-byte encoders write some characters as look-alikes
+    // (U+00A5 → 0x5C in Shift_JIS and EUC-JP, U+203E → 0x7E, half-width
+    // katakana → full-width in ISO-2022-JP). Those do not survive a round
+    // trip: they are unmappable here.
+    let expected: String = text
+        .char_indices()
+        .map(|(i, c)| {
+            if replaced.binary_search(&i).is_ok() {
+                '?'
+            } else {
+                c
+            }
+        })
+        .collect();
+    let decoded = enc.decode_without_bom_handling(&encoded.bytes).0;
+    if decoded == expected {
+        return Ok(encoded);
+    }
+    let mut lookalikes = Vec::new();
+    // Offsets into `text` (`expected` has the same characters, but `?` for
+    // the replaced ones, so its byte offsets differ).
+    for (((i, _), want), got) in text
+        .char_indices()
+        .zip(expected.chars())
+        .zip(decoded.chars())
+    {
+        if want != got {
+            lookalikes.push(i);
+        }
+    }
+    let first = lookalikes.first().copied().unwrap_or(0);
+    if strict {
+        let ch = text[first..].chars().next().unwrap_or('\u{FFFD}');
+        return Err(EncodeError::Unmappable {
+            charset: name,
+            offset: first,
+            ch,
+        });
+    }
+    let cleaned: String = text
+        .char_indices()
+        .map(|(i, c)| {
+            if lookalikes.binary_search(&i).is_ok() {
+                '?'
+            } else {
+                c
+            }
+        })
+        .collect();
+    let (again, _) = encode_encoding_rs_raw(&cleaned, enc, name, false)?;
+    Ok(Encoded {
+        bytes: Cow::Owned(again.bytes.into_owned()),
+        replacements: encoded.replacements + lookalikes.len(),
+        first_replacement: encoded
+            .first_replacement
+            .into_iter()
+            .chain(lookalikes.first().copied())
+            .min(),
+    })
+}
+
+/// encoding_rs's encoder with `?` for unmappable characters; also returns
+/// the offsets replaced.
+fn encode_encoding_rs_raw<'a>(
+    text: &'a str,
+    enc: &'static Encoding,
+    name: &'static str,
+    strict: bool,
+) -> Result<(Encoded<'a>, Vec<usize>), EncodeError> {
     let ascii_ok = enc.is_ascii_compatible() || enc == encoding_rs::ISO_2022_JP;
     if ascii_ok && text.is_ascii() {
-        return Ok(Encoded {
-            bytes: Cow::Borrowed(text.as_bytes()),
-            replacements: 0,
-            first_replacement: None,
-        });
+        return Ok((
+            Encoded {
+                bytes: Cow::Borrowed(text.as_bytes()),
+                replacements: 0,
+                first_replacement: None,
+            },
+            Vec::new(),
+        ));
     }
     let mut encoder = enc.new_encoder();
     let mut out = Vec::with_capacity(
@@ -1001,6 +1224,7 @@ fn encode_encoding_rs<'a>(
             + 16,
     );
     let (mut replacements, mut first_replacement) = (0, None);
+    let mut replaced = Vec::new();
     let mut pos = 0;
     loop {
         let (res, read) =
@@ -1025,6 +1249,7 @@ fn encode_encoding_rs<'a>(
                 }
                 replacements += 1;
                 first_replacement.get_or_insert(at);
+                replaced.push(at);
                 out.reserve(16);
                 // Through the encoder, so that stateful encodings (ISO-2022-JP)
                 // switch back to ASCII first.
@@ -1032,9 +1257,12 @@ fn encode_encoding_rs<'a>(
             }
         }
     }
-    Ok(Encoded {
-        bytes: Cow::Owned(out),
-        replacements,
-        first_replacement,
-    })
+    Ok((
+        Encoded {
+            bytes: Cow::Owned(out),
+            replacements,
+            first_replacement,
+        },
+        replaced,
+    ))
 }

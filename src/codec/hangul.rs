@@ -86,22 +86,36 @@ pub fn remap_old(text: &str) -> (Cow<'_, str>, Remapped) {
 
 /// Byte offset of the first U+3400..U+4DFF in `text`.
 pub fn find_old(text: &str) -> Option<usize> {
+    find_old_bytes(text.as_bytes())
+}
+
+/// Byte offset of the first UTF-8 sequence of U+3400..U+4DFF in `bytes`
+/// (which need not be valid UTF-8 elsewhere).
+pub fn find_old_bytes(b: &[u8]) -> Option<usize> {
     // U+3400..U+3FFF = E3 90..BF xx, U+4000..U+4DFF = E4 80..B7 xx.
-    let b = text.as_bytes();
     memchr::memchr2_iter(0xE3, 0xE4, b).find(|&i| {
         matches!(
-            (b[i], b.get(i + 1)),
-            (0xE3, Some(0x90..=0xBF)) | (0xE4, Some(0x80..=0xB7))
+            (b[i], b.get(i + 1), b.get(i + 2)),
+            (0xE3, Some(0x90..=0xBF), Some(0x80..=0xBF))
+                | (0xE4, Some(0x80..=0xB7), Some(0x80..=0xBF))
         )
     })
 }
 
 /// Byte offset of the first Unicode 2.0 syllable in `text`.
 pub fn find_new(text: &str) -> Option<usize> {
-    // U+AC00..U+D7A3 = EA B0 80 .. ED 9E A3.
-    text.char_indices()
-        .find(|&(_, c)| is_new(c))
-        .map(|(i, _)| i)
+    find_new_bytes(text.as_bytes())
+}
+
+/// Byte offset of the first UTF-8 sequence of U+AC00..U+D7A3 in `bytes`.
+pub fn find_new_bytes(b: &[u8]) -> Option<usize> {
+    // U+AC00..U+D7A3 = EA B0..BF xx, EB xx xx, EC xx xx, ED 80..9E xx (<= ED 9E A3).
+    b.windows(3).position(|w| match (w[0], w[1], w[2]) {
+        (_, _, c) if !(0x80..=0xBF).contains(&c) => false,
+        (0xEA, 0xB0..=0xBF, _) | (0xEB | 0xEC, 0x80..=0xBF, _) | (0xED, 0x80..=0x9D, _) => true,
+        (0xED, 0x9E, c) => c <= 0xA3,
+        _ => false,
+    })
 }
 
 /// Error of [`remap_new`]: a modern syllable with no Unicode 1.1 code point.

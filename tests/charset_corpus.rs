@@ -1,0 +1,50 @@
+//! Every message of the linux-mips slice, decoded whole under the first
+//! charset label it carries (and unlabelled): nothing panics, the verdict
+//! agrees with the replacement count, and 7-bit messages come back borrowed
+//! and unchanged under every ASCII-compatible label.
+
+use mailcharset::charset::{Charset, DecodeOptions, decode};
+use mailcharset::finding::Verdict;
+use std::borrow::Cow;
+use std::path::Path;
+
+#[test]
+fn linux_mips_messages_decode() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/linux-mips-archive");
+    let Ok(manifest) = std::fs::read_to_string(dir.join("MANIFEST.tsv")) else {
+        println!("SKIP: {} is absent", dir.display());
+        return;
+    };
+    let opts = DecodeOptions::default();
+    let (mut n, mut seven) = (0, 0);
+    let mut verdicts = std::collections::BTreeMap::new();
+    for line in manifest.lines().skip(1) {
+        let f: Vec<&str> = line.split('\t').collect();
+        let Ok(bytes) = std::fs::read(dir.join(f[0])) else {
+            continue;
+        };
+        let label = f[4].split(',').next().filter(|l| !l.is_empty());
+        for l in [label, None] {
+            let d = decode(&bytes, l.map(str::as_bytes), &opts);
+            assert_eq!(
+                d.verdict == Verdict::Invalid,
+                d.replacements > 0,
+                "{}",
+                f[0]
+            );
+            *verdicts.entry(d.verdict.as_str()).or_insert(0) += 1;
+            if f[6] == "0"
+                && l.and_then(|l| Charset::for_label(l.as_bytes()))
+                    .is_none_or(|c| c.is_ascii_compatible())
+            {
+                assert!(matches!(d.text, Cow::Borrowed(_)), "{}", f[0]);
+                assert_eq!(d.text.as_bytes(), &bytes[..]);
+                seven += 1;
+            }
+        }
+        n += 1;
+    }
+    println!("{n} messages; 7-bit decodes checked: {seven}; verdicts: {verdicts:?}");
+    assert!(n > 4000, "{n}");
+    assert!(seven > 1000);
+}

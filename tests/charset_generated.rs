@@ -1,0 +1,46 @@
+//! The generated files in the repository are what the generators produce
+//! from ../shared/corpus today (nobody edited them by hand, nobody forgot to
+//! regenerate). Skips with a note without python3 or the corpus.
+
+use std::path::Path;
+use std::process::Command;
+
+fn check(generator: &str, outputs: &[&str]) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    if !root.join("../shared/corpus").exists() {
+        println!("SKIP: ../shared/corpus is absent");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let status = match Command::new("python3")
+        .arg(root.join(generator))
+        .env("GEN_OUT_DIR", dir.path())
+        .status()
+    {
+        Ok(s) => s,
+        Err(_) => {
+            println!("SKIP: python3 is missing");
+            return;
+        }
+    };
+    assert!(status.success(), "{generator} failed");
+    for out in outputs {
+        let name = Path::new(out).file_name().unwrap();
+        let fresh = std::fs::read(dir.path().join(name)).unwrap();
+        let shipped = std::fs::read(root.join(out)).unwrap();
+        assert!(fresh == shipped, "{out} is stale: run python3 {generator}");
+    }
+}
+
+#[test]
+fn registry_is_current() {
+    check(
+        "tools/gen_registry.py",
+        &["src/charset/registry.rs", "doc/charset-aliases.md"],
+    );
+}
+
+#[test]
+fn hangul_table_is_current() {
+    check("tools/gen_hangul.py", &["src/codec/hangul_table.rs"]);
+}
