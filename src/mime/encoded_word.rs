@@ -178,8 +178,10 @@ fn encoded_word(i: &[u8]) -> PResult<'_, RawWord<'_>> {
     }
 }
 
-/// Q decoding (RFC 2047 4.2). Returns false when something was off.
-fn decode_q(text: &[u8], out: &mut Vec<u8>) -> bool {
+/// Q decoding (RFC 2047 4.2), leniently: a bad `=XX` is kept as written,
+/// a fold inside the word is removed, spaces and 8-bit octets are taken as
+/// themselves (`Repaired`).
+fn decode_q(text: &[u8], out: &mut Vec<u8>) -> Quality {
     let mut clean = true;
     let mut k = 0;
     while k < text.len() {
@@ -215,7 +217,11 @@ fn decode_q(text: &[u8], out: &mut Vec<u8>) -> bool {
         }
         k += 1;
     }
-    clean
+    if clean {
+        Quality::Clean
+    } else {
+        Quality::Repaired
+    }
 }
 
 fn b64_value(b: u8) -> Option<u32> {
@@ -229,11 +235,22 @@ fn b64_value(b: u8) -> Option<u32> {
     }
 }
 
+/// How well encoded text decoded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Quality {
+    Clean,
+    /// Decoded after a repair (missing padding, white space, a bad `=XX`).
+    Repaired,
+    /// Not base64 at all: the word is kept as written.
+    Invalid,
+}
+
 /// B decoding (RFC 2047 4.1, base64 of RFC 2045 6.8), leniently: white
-/// space and other stray octets are skipped, padding may be missing.
-/// Returns false when something was off.
-fn decode_b(text: &[u8], out: &mut Vec<u8>) -> bool {
+/// space is skipped and padding may be missing or extra (`Repaired`); an
+/// octet outside the base64 alphabet makes the word `Invalid`.
+fn decode_b(text: &[u8], out: &mut Vec<u8>) -> Quality {
     let mut clean = true;
+    let mut invalid = false;
     let mut acc = 0u32;
     let mut bits = 0u32;
     let mut padding = 0usize;
@@ -241,6 +258,10 @@ fn decode_b(text: &[u8], out: &mut Vec<u8>) -> bool {
     for &b in text {
         if b == b'=' {
             padding += 1;
+            continue;
+        }
+        if is_fws(b) {
+            clean = false;
             continue;
         }
         match b64_value(b) {
@@ -254,14 +275,21 @@ fn decode_b(text: &[u8], out: &mut Vec<u8>) -> bool {
                     acc &= (1 << bits) - 1;
                 }
             }
-            _ => clean = false,
+            Some(_) => clean = false,
+            None => invalid = true,
         }
     }
     // A lone trailing sextet cannot make an octet; missing or extra padding.
     if n % 4 == 1 || !(n + padding).is_multiple_of(4) {
         clean = false;
     }
-    clean
+    if invalid {
+        Quality::Invalid
+    } else if clean {
+        Quality::Clean
+    } else {
+        Quality::Repaired
+    }
 }
 
 /// A run of adjacent encoded-words of one charset, not yet decoded.
@@ -364,20 +392,45 @@ impl<'o> State<'o> {
         self.last_was_word = false;
     }
 
-    fn push_word(&mut self, ctx: Context, w: RawWord<'_>, offset: usize, len: usize) {
+    fn push_word(
+        &mut self,
+        ctx: Context,
+        w: RawWord<'_>,
+        raw: &[u8],
+        offset: usize,
+        embedded: bool,
+    ) {
+        let len = raw.len();
         let mut bytes = Vec::with_capacity(w.text.len());
-        let mut clean = match w.encoding {
+        let quality = match w.encoding {
             WordEncoding::Q => decode_q(w.text, &mut bytes),
             WordEncoding::B => decode_b(w.text, &mut bytes),
         };
         let note = |f: &mut Vec<Finding>, n: &'static str| {
             f.push(malformed_word(offset, n));
         };
+        if quality == Quality::Invalid {
+            note(&mut self.out.findings, "bad base64, kept as written");
+            self.push_text(ctx, raw, offset);
+            return;
+        }
+        let mut clean = quality == Quality::Clean;
         if !w.terminated {
             note(&mut self.out.findings, "encoded-word without closing ?=");
         }
         if !clean {
-            note(&mut self.out.findings, "bad encoded text");
+            note(
+                &mut self.out.findings,
+                match w.encoding {
+                    WordEncoding::B => "base64 repaired (padding or white space)",
+                    WordEncoding::Q => "bad Q encoding, decoded leniently",
+                },
+            );
+        }
+        if embedded {
+            // RFC 2047 5 (1): an encoded-word stands apart, white space
+            // (or a quote or parenthesis) on either side.
+            note(&mut self.out.findings, "encoded-word inside a word");
         }
         if w.text.is_empty() {
             note(&mut self.out.findings, "empty encoded-word");
@@ -469,7 +522,11 @@ pub(crate) fn decode_with(value: &[u8], ctx: Context, opts: &DecodeOptions) -> D
             && let Ok((rest, w)) = encoded_word(i)
         {
             let len = i.len() - rest.len();
-            st.push_word(ctx, w, offset, len);
+            let apart =
+                |b: Option<&u8>| b.is_none_or(|&b| is_fws(b) || matches!(b, b'"' | b'(' | b')'));
+            let embedded =
+                !apart(offset.checked_sub(1).and_then(|k| value.get(k))) || !apart(rest.first());
+            st.push_word(ctx, w, &i[..len], offset, embedded);
             i = rest;
             continue;
         }
