@@ -11,7 +11,8 @@ use std::ops::Range;
 /// One mailbox of an address list.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Mailbox {
-    /// The decoded display name (phrase before `<...>`), if any.
+    /// The decoded display name (phrase before `<...>`), if any; None for
+    /// an empty one (`"" <a@b>`, whose span is still given).
     pub display_name: Option<DecodedText>,
     /// Span of the display name in the field value (from its first to its
     /// last octet, comments inside it included).
@@ -291,8 +292,9 @@ fn finish(
             mb.addr_span = Some(span);
             let (name, span) = phrase_of(value, &cur[..a], opts);
             if span.is_some() {
+                // An empty name (`"" <a@b>`) is no name; the span stays.
                 list.findings.extend(name.findings.iter().cloned());
-                mb.display_name = Some(name);
+                mb.display_name = (!name.text.is_empty()).then_some(name);
                 mb.display_name_span = span;
             } else if cur[a + 1..].iter().any(|t| t.0 == Tok::Phrase) {
                 // `<a@b> Name`: a phrase after the address.
