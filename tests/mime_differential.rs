@@ -224,12 +224,13 @@ fn differential_against_mail_parser() {
                 } else {
                     "unexplained"
                 }
-            } else if name.as_deref().map(norm_ws) == t_name.as_deref().map(norm_ws) {
-                "agree"
-            } else if name.is_none()
-                && comments.as_deref().filter(|c| !c.is_empty()).map(norm_ws)
-                    == t_name.as_deref().map(norm_ws)
+            } else if name.as_deref().map(norm_ws) == t_name.as_deref().map(norm_ws)
+                || (name.is_none()
+                    && comments.as_deref().filter(|c| !c.is_empty()).map(norm_ws)
+                        == t_name.as_deref().map(norm_ws))
             {
+                // Without a display name, mail-parser names the mailbox by
+                // its comment; we keep the comment in `comments`.
                 "agree"
             } else if t_name.as_deref().is_some_and(|t| {
                 t.contains('(')
