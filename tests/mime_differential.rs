@@ -79,6 +79,14 @@ fn embedded_word_kept(raw: &[u8], ours: &str, theirs: &str) -> bool {
             .any(|f| f.note.as_deref() == Some("encoded-word inside a word"))
 }
 
+const PASSED_THROUGH: &str = "charset: mail-parser has no decoder for the label (iso-2022-jp, euc-kr, gb2312, big5 ... without its full_encoding feature) or reads raw 8-bit octets as lossy UTF-8; we decode";
+
+/// mail-parser's text holds U+FFFD or ISO-2022 escapes where ours has none.
+fn passed_through(ours: &str, theirs: &str) -> bool {
+    let raw_octets = |s: &str| s.contains(['\u{FFFD}', '\u{1b}']);
+    raw_octets(theirs) && !raw_octets(ours)
+}
+
 fn norm_ws(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
@@ -93,7 +101,7 @@ impl Classes {
     fn add(&mut self, class: &str, example: impl FnOnce() -> String) {
         *self.counts.entry(class.to_owned()).or_default() += 1;
         let ex = self.examples.entry(class.to_owned()).or_default();
-        if ex.len() < 3 {
+        if ex.len() < 3 || (class == "unexplained" && ex.len() < 100) {
             ex.push(example());
         }
     }
@@ -112,6 +120,9 @@ fn subject_class(raw: &[u8], ours: &str, theirs: &str, duplicated: bool) -> &'st
     }
     if embedded_word_kept(raw, ours, theirs) {
         return EMBEDDED;
+    }
+    if passed_through(ours, theirs) {
+        return PASSED_THROUGH;
     }
     if !charset_layer_is_real() && needs_charset_layer(raw) {
         return "pending: needs the real charset layer";
@@ -224,6 +235,11 @@ fn differential_against_mail_parser() {
                 } else {
                     "unexplained"
                 }
+            } else if let (Some(o), Some(t)) =
+                (name.as_deref().or(comments.as_deref()), t_name.as_deref())
+                && passed_through(o, t)
+            {
+                PASSED_THROUGH
             } else if name.as_deref().map(norm_ws) == t_name.as_deref().map(norm_ws)
                 || (name.is_none()
                     && comments.as_deref().filter(|c| !c.is_empty()).map(norm_ws)

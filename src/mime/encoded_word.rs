@@ -292,6 +292,17 @@ fn decode_b(text: &[u8], out: &mut Vec<u8>) -> Quality {
     }
 }
 
+/// ISO-2022 labels (iso-2022-jp, -jp-2, -kr, -cn ...). Each ISO-2022
+/// encoded-word must end in ASCII (RFC 1468, RFC 1557), so a character is
+/// never split across words; and joining words puts two escape sequences
+/// back to back, which the WHATWG ISO-2022-JP decoder rejects. These words
+/// are therefore decoded one by one, not as a run.
+fn is_iso2022(label: &[u8]) -> bool {
+    let l = label.len().min(8);
+    label[..l].eq_ignore_ascii_case(b"iso-2022")
+        || label.len() >= 11 && label[..11].eq_ignore_ascii_case(b"csiso2022jp")
+}
+
 /// A run of adjacent encoded-words of one charset, not yet decoded.
 struct Run {
     label: Vec<u8>,
@@ -449,6 +460,7 @@ impl<'o> State<'o> {
             self.ws.clear();
         }
         let same = self.last_was_word
+            && !is_iso2022(w.label)
             && self
                 .run
                 .as_ref()
