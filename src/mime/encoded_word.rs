@@ -181,6 +181,11 @@ fn encoded_word(i: &[u8]) -> PResult<'_, RawWord<'_>> {
 /// Q decoding (RFC 2047 4.2), leniently: a bad `=XX` is kept as written,
 /// a fold inside the word is removed, spaces and 8-bit octets are taken as
 /// themselves (`Repaired`).
+///
+/// ```abnf
+/// q-text  = *( "_" / "=" 2HEXDIG / <printable ASCII except "?", "=", "_", SP> )
+///           ; RFC 2047 4.2: "_" is SP, "=XX" an octet
+/// ```
 fn decode_q(text: &[u8], out: &mut Vec<u8>) -> Quality {
     let mut clean = true;
     let mut k = 0;
@@ -248,6 +253,12 @@ enum Quality {
 /// B decoding (RFC 2047 4.1, base64 of RFC 2045 6.8), leniently: white
 /// space is skipped and padding may be missing or extra (`Repaired`); an
 /// octet outside the base64 alphabet makes the word `Invalid`.
+///
+/// ```abnf
+/// b-text  = *4base64-char [base64-tail]        ; RFC 2047 4.1, RFC 2045 6.8
+/// base64-char = ALPHA / DIGIT / "+" / "/"
+/// base64-tail = 2base64-char "==" / 3base64-char "="
+/// ```
 fn decode_b(text: &[u8], out: &mut Vec<u8>) -> Quality {
     let mut clean = true;
     let mut invalid = false;

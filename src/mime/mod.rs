@@ -21,6 +21,31 @@
 //!   a missing `;` between parameters is tolerated;
 //! - encoded-words are recognised anywhere, also inside quoted strings and
 //!   parameter values, and may contain folding white space.
+//!
+//! ```
+//! use mailcharset::mime;
+//!
+//! let msg = b"Subject: =?UTF-8?Q?Gr=C3=BC=C3=9Fe?= aus\r\n K\xc3\xb6ln\r\n\
+//!             Content-Type: text/plain;\r\n charset=\"ISO-8859-1\"\r\n\r\nbody";
+//! let block = mime::parse_header_block(msg);
+//! assert_eq!(&msg[block.body_offset..], b"body");
+//!
+//! let subject = block.get("subject").unwrap();
+//! let text = mime::decode_unstructured(subject.value);
+//! assert_eq!(text.text, "Grüße aus Köln");
+//! assert_eq!(text.words[0].label, b"UTF-8");
+//! // The raw UTF-8 of "Köln" is reported (RFC 6532 allows it, 7-bit
+//! // transports do not).
+//! assert!(text.findings.iter().any(|f| f.kind == mailcharset::FindingKind::Raw8bitHeader));
+//!
+//! let ct = block.content_type();
+//! assert_eq!(ct.mime_type(), "text/plain");
+//! assert_eq!(ct.charset(), Some(&b"ISO-8859-1"[..]));
+//!
+//! // And back: an RFC 2047 field for the normalizer.
+//! let field = mime::write_unstructured("Subject", "Grüße", &mime::WriteOptions::default());
+//! assert_eq!(field, "Subject: =?UTF-8?Q?Gr=C3=BC=C3=9Fe?=");
+//! ```
 
 mod address;
 mod encoded_word;

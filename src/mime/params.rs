@@ -304,12 +304,23 @@ fn ascii_lower(b: &[u8]) -> String {
     String::from_utf8_lossy(b).to_ascii_lowercase()
 }
 
-/// Lenient type token: anything but white space, `;`, `/`, `(` and `"`.
+/// Lenient type token: anything but white space, `;`, `/`, `(` and `"`
+/// (real mail has `text/plain/format`, `application/pro_eng`, 8-bit types).
+///
+/// ```abnf
+/// type    = token          ; RFC 2045 5.1
+/// lenient = 1*(%x21-FF except ";" / "/" / "(" / DQUOTE)
+/// ```
 fn type_token(i: &[u8]) -> PResult<'_, &[u8]> {
     take_while1(|b: u8| !is_fws(b) && !matches!(b, b';' | b'/' | b'(' | b'"')).parse(i)
 }
 
 /// Lenient subtype token: as [`type_token`], `/` allowed.
+///
+/// ```abnf
+/// subtype = token          ; RFC 2045 5.1
+/// lenient = 1*(%x21-FF except ";" / "(" / DQUOTE)
+/// ```
 fn subtype_token(i: &[u8]) -> PResult<'_, &[u8]> {
     take_while1(|b: u8| !is_fws(b) && !matches!(b, b';' | b'(' | b'"')).parse(i)
 }
