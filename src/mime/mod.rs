@@ -44,7 +44,10 @@
 //!
 //! // And back: an RFC 2047 field for the normalizer.
 //! let field = mime::write_unstructured("Subject", "Grüße", &mime::WriteOptions::default());
-//! assert_eq!(field, "Subject: =?UTF-8?Q?Gr=C3=BC=C3=9Fe?=");
+//! assert_eq!(field, "Subject: =?UTF-8?B?R3LDvMOfZQ==?="); // B is shorter here
+//! let field = mime::write_unstructured("Subject", "Grüße aus Köln", &mime::WriteOptions::default());
+//! assert_eq!(field, "Subject: =?UTF-8?B?R3LDvMOfZQ==?= aus =?UTF-8?B?S8O2bG4=?=");
+//! assert_eq!(mime::decode_unstructured(&field.as_bytes()[8..]).text, "Grüße aus Köln");
 //! ```
 
 mod address;
