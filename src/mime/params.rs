@@ -47,8 +47,10 @@ pub struct Parameter {
     /// Offset of the parameter (its first section) in the field value.
     pub offset: usize,
     /// Structural findings: duplicate, missing or out-of-order sections,
-    /// bad `%XX`, unterminated quotes, malformed encoded-words (offsets into
-    /// the field value).
+    /// bad `%XX`, malformed encoded-words, raw 8-bit octets. Offsets are
+    /// into the field value; for findings inside the value (encoded-words,
+    /// raw 8-bit) they are the parameter's offset plus the offset in the
+    /// unquoted value, so approximate when quoted-pairs or folds precede.
     pub findings: Vec<Finding>,
 }
 
