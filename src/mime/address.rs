@@ -191,14 +191,11 @@ fn phrase_of(
     items: &[(Tok, Range<usize>)],
     opts: &DecodeOptions,
 ) -> (DecodedText, Option<Range<usize>>) {
-    let phrase: Vec<&Range<usize>> = items
-        .iter()
-        .filter(|t| t.0 == Tok::Phrase)
-        .map(|t| &t.1)
-        .collect();
-    let (Some(first), Some(last)) = (phrase.first(), phrase.last()) else {
+    let mut phrase = items.iter().filter(|t| t.0 == Tok::Phrase).map(|t| &t.1);
+    let Some(first) = phrase.next() else {
         return (DecodedText::default(), None);
     };
+    let last = phrase.next_back().unwrap_or(first);
     let span = first.start..last.end;
     let has_comment = items
         .iter()
@@ -346,6 +343,14 @@ fn addr_spec(
     findings: &mut Vec<Finding>,
 ) -> (String, Range<usize>) {
     let raw = &value[r.clone()];
+    if !raw.iter().any(|&b| is_fws(b) || b == b'(' || b == b'"') {
+        // Nothing to remove: the common case.
+        let (s, raw8) = decode_raw(raw, r.start, opts);
+        if let Some((_, f)) = raw8 {
+            findings.push(f);
+        }
+        return (s, r);
+    }
     let mut bytes = Vec::with_capacity(raw.len());
     let mut k = 0;
     while k < raw.len() {

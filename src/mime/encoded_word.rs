@@ -503,15 +503,17 @@ impl<'o> State<'o> {
 
 /// Decodes `value` in context `ctx`. Offsets are into `value`.
 pub(crate) fn decode_with(value: &[u8], ctx: Context, opts: &DecodeOptions) -> DecodedText {
-    // Fast path: nothing to decode.
-    if value.is_ascii() && memchr::memmem::find(value, b"=?").is_none() && ctx != Context::Phrase {
+    // Fast path: nothing to decode, nothing to unquote.
+    if value.is_ascii()
+        && memchr::memmem::find(value, b"=?").is_none()
+        && (ctx != Context::Phrase || memchr::memchr2(b'"', b'\\', value).is_none())
+    {
         let text = match ctx {
-            Context::Unstructured => super::lexer::trim_fws(value),
-            _ => value,
+            Context::Unstructured | Context::Phrase => super::lexer::trim_fws(value),
+            Context::Value => value,
         };
-        let unfolded = super::lexer::unfold(text);
         return DecodedText {
-            text: unfolded.iter().map(|&b| b as char).collect(),
+            text: super::ascii_string(&super::lexer::unfold(text)),
             ..DecodedText::default()
         };
     }

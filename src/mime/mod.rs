@@ -134,10 +134,10 @@ pub(crate) fn decode_raw(
     base: usize,
     opts: &DecodeOptions,
 ) -> (String, Option<(Decoding, Finding)>) {
-    let Some(first) = bytes.iter().position(|&b| b >= 0x80) else {
-        // ASCII: every byte is a char.
-        return (bytes.iter().map(|&b| b as char).collect(), None);
-    };
+    if bytes.is_ascii() {
+        return (ascii_string(bytes), None);
+    }
+    let first = bytes.iter().position(|&b| b >= 0x80).unwrap_or(0);
     let count = bytes.iter().filter(|&&b| b >= 0x80).count();
     let finding = Finding::new(FindingKind::Raw8bitHeader, base + first, count);
     match std::str::from_utf8(bytes) {
@@ -174,6 +174,14 @@ pub fn decode_raw_header(bytes: &[u8]) -> DecodedText {
         out.findings.push(f);
     }
     out
+}
+
+/// ASCII octets as a String (every octet is a char).
+pub(crate) fn ascii_string(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => s.to_owned(),
+        Err(_) => bytes.iter().map(|&b| char::from(b)).collect(),
+    }
 }
 
 pub(crate) fn malformed(offset: usize, note: &'static str) -> Finding {
