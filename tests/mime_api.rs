@@ -202,3 +202,31 @@ fn parameter_writer_forms() {
     assert!(field.starts_with("Content-Type: text/plain; charset=utf-8;\n name*0*=utf-8''"));
     assert!(field.lines().all(|l| l.len() <= 76));
 }
+
+/// The normalizer changes one parameter and keeps the rest byte for byte.
+#[test]
+fn parameter_spans_allow_a_surgical_rewrite() {
+    let value = b" text/plain; format=flowed;\r\n charset=\"iso-8859-1\" (old); delsp=yes";
+    let ct = mime::ContentType::parse(value);
+    let p = ct.param("charset").expect("charset");
+    assert_eq!(p.spans.len(), 1);
+    let span = p.spans[0].clone();
+    assert_eq!(&value[span.clone()], b"charset=\"iso-8859-1\"");
+    let mut out = value[..span.start].to_vec();
+    out.extend_from_slice(b"charset=utf-8");
+    out.extend_from_slice(&value[span.end..]);
+    assert_eq!(
+        out,
+        b" text/plain; format=flowed;\r\n charset=utf-8 (old); delsp=yes"
+    );
+    // Every section of a continued parameter, in written order.
+    let cd = mime::ContentDisposition::parse(b"a; f*1=b; x=1; f*0=a");
+    let f = cd.param("f").expect("f");
+    let written: Vec<&[u8]> = f
+        .spans
+        .iter()
+        .map(|s| &b"a; f*1=b; x=1; f*0=a"[s.clone()])
+        .collect();
+    assert_eq!(written, [&b"f*1=b"[..], b"f*0=a"]);
+    assert_eq!(f.value, "ab");
+}

@@ -46,6 +46,10 @@ pub struct Parameter {
     pub words: Vec<EncodedWord>,
     /// Offset of the parameter (its first section) in the field value.
     pub offset: usize,
+    /// Where each `name=value` of this parameter is written in the field
+    /// value (every section, duplicates and plain fallbacks included), in
+    /// written order: what a rewrite replaces to change this parameter.
+    pub spans: Vec<std::ops::Range<usize>>,
     /// Structural findings: duplicate, missing or out-of-order sections,
     /// bad `%XX`, malformed encoded-words, raw 8-bit octets. Offsets are
     /// into the field value; for findings inside the value (encoded-words,
@@ -361,8 +365,9 @@ struct RawParam<'a> {
     /// Unquoted value octets (quoted-pairs resolved, unfolded).
     value: Cow<'a, [u8]>,
     quoted: bool,
-    /// Offset of the parameter in the field value.
+    /// Offset of the parameter in the field value, and of its end.
     offset: usize,
+    end: usize,
 }
 
 /// RFC 2231 attribute character (RFC 2045 token minus `*`, `'`, `%`);
@@ -459,7 +464,8 @@ fn parameters(
         }
         let offset = offset_in(whole, i);
         match parameter(i, offset) {
-            Ok((r, Some(p))) => {
+            Ok((r, Some(mut p))) => {
+                p.end = offset_in(whole, r);
                 raw.push(p);
                 i = r;
             }
@@ -510,6 +516,7 @@ fn parameter(i: &[u8], offset: usize) -> PResult<'_, Option<RawParam<'_>>> {
                 value: lexer::unquote(content),
                 quoted: true,
                 offset,
+                end: offset,
             }),
         ));
     }
@@ -523,6 +530,7 @@ fn parameter(i: &[u8], offset: usize) -> PResult<'_, Option<RawParam<'_>>> {
                 value: lexer::unfold(v),
                 quoted: false,
                 offset,
+                end: offset,
             }),
         )),
         Err(_) => Ok((r, None)),
@@ -608,6 +616,7 @@ fn build_param(
 ) -> Parameter {
     let mut findings = Vec::new();
     let offset = parts.first().map_or(0, |p| p.offset);
+    let spans = parts.iter().map(|p| p.offset..p.end).collect();
     // Prefer RFC 2231 sections, then `name*`, then the plain form: mailers
     // send a plain fallback beside the RFC 2231 form.
     let has_sections = parts.iter().any(|p| p.section.is_some());
@@ -724,6 +733,7 @@ fn build_param(
         decoding: None,
         words: Vec::new(),
         offset,
+        spans,
         findings,
     };
     match &charset {
