@@ -82,7 +82,8 @@ pub fn decode_unstructured_with(value: &[u8], opts: &DecodeOptions) -> DecodedTe
 
 /// Decodes a phrase (a display name, written with atoms, quoted strings and
 /// encoded-words); quoted strings are unquoted, encoded-words decoded also
-/// inside them.
+/// inside them. White space between words (outside quoted strings) is one
+/// space, as RFC 5322 3.2.5 has it; inside quoted strings it is kept.
 pub fn decode_phrase(value: &[u8]) -> DecodedText {
     decode_with(value, Context::Phrase, &DecodeOptions::default())
 }
@@ -394,12 +395,18 @@ impl<'o> State<'o> {
             if self.text.is_empty() {
                 self.text_offset = self.ws_offset;
             }
-            self.text.extend(
-                self.ws
-                    .iter()
-                    .copied()
-                    .filter(|&b| b != b'\r' && b != b'\n'),
-            );
+            if ctx == Context::Phrase && !self.ws_quoted {
+                // Between the words of a phrase, CFWS is one separator
+                // (RFC 5322 3.2.5): one space.
+                self.text.push(b' ');
+            } else {
+                self.text.extend(
+                    self.ws
+                        .iter()
+                        .copied()
+                        .filter(|&b| b != b'\r' && b != b'\n'),
+                );
+            }
         }
         self.ws.clear();
     }
@@ -509,11 +516,19 @@ pub(crate) fn decode_with(value: &[u8], ctx: Context, opts: &DecodeOptions) -> D
         && (ctx != Context::Phrase || memchr::memchr2(b'"', b'\\', value).is_none())
     {
         let text = match ctx {
-            Context::Unstructured | Context::Phrase => super::lexer::trim_fws(value),
-            Context::Value => value,
+            Context::Unstructured => {
+                super::ascii_string(&super::lexer::unfold(super::lexer::trim_fws(value)))
+            }
+            Context::Phrase => super::lexer::trim_fws(value)
+                .split(|&b| is_fws(b))
+                .filter(|w| !w.is_empty())
+                .map(super::ascii_string)
+                .collect::<Vec<_>>()
+                .join(" "),
+            Context::Value => super::ascii_string(&super::lexer::unfold(value)),
         };
         return DecodedText {
-            text: super::ascii_string(&super::lexer::unfold(text)),
+            text,
             ..DecodedText::default()
         };
     }
@@ -650,6 +665,7 @@ mod tests {
             decode_phrase(b"=?utf-8?q?a?= \"=?utf-8?q?_b?=\"").text,
             "a b"
         );
-        assert_eq!(decode_phrase(b" John  Doe ").text, "John  Doe");
+        assert_eq!(decode_phrase(b" John \r\n\t Doe ").text, "John Doe");
+        assert_eq!(decode_phrase(b" \"John  Doe\" ").text, "John  Doe");
     }
 }
