@@ -179,6 +179,15 @@ fn encoded_word(i: &[u8]) -> PResult<'_, RawWord<'_>> {
     }
 }
 
+/// The length of the terminated encoded-word at the start of `i`, if any
+/// (for tokenisers that must not split a word at a special inside it).
+pub(crate) fn word_len(i: &[u8]) -> Option<usize> {
+    match encoded_word(i) {
+        Ok((rest, w)) if w.terminated => Some(i.len() - rest.len()),
+        _ => None,
+    }
+}
+
 /// Q decoding (RFC 2047 4.2), leniently: a bad `=XX` is kept as written,
 /// a fold inside the word is removed, spaces and 8-bit octets are taken as
 /// themselves (`Repaired`).

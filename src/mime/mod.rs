@@ -57,7 +57,10 @@ pub(crate) mod lexer;
 mod params;
 mod writer;
 
-pub use address::{AddressList, Group, Mailbox, parse_address_list, parse_address_list_with};
+pub use address::{
+    AddressList, Group, Mailbox, decode_phrase_list, parse_address_list, parse_address_list_with,
+    parse_msg_ids,
+};
 pub use encoded_word::{
     DecodedText, EncodedWord, WordEncoding, decode_phrase, decode_phrase_with, decode_unstructured,
     decode_unstructured_with,
