@@ -93,6 +93,12 @@ fn parsed(f: &mime::Field<'_>) -> Value {
                 "findings": findings(&l.findings),
             })
         }
+        "message-id" | "in-reply-to" | "references" | "resent-message-id" => {
+            json!({"ids": mime::parse_msg_ids(f.value)})
+        }
+        "keywords" => json!({
+            "keywords": mime::decode_phrase_list(f.value).iter().map(text).collect::<Vec<_>>()
+        }),
         _ if f.has_name() => text(&mime::decode_unstructured(f.value)),
         _ => Value::Null,
     }
