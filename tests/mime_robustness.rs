@@ -150,3 +150,38 @@ fn pathological_inputs_stay_fast() {
     // Linear work: well under a few seconds even in a debug build.
     assert!(start.elapsed().as_secs() < 20, "took {:?}", start.elapsed());
 }
+
+/// Every header section of the corpus (when present): every field through
+/// every parser, with the invariants above.
+#[test]
+fn corpus_headers_hold_the_invariants() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    if !dir.is_dir() {
+        println!("note: {} absent, skipping", dir.display());
+        return;
+    }
+    let mut stack = vec![dir];
+    let mut n = 0;
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p
+                .extension()
+                .and_then(|x| x.to_str())
+                .is_some_and(|x| matches!(x, "eml" | "msg" | "txt" | "mbox"))
+                && let Ok(data) = std::fs::read(&p)
+            {
+                let end = mime::parse_header_block(&data).header_end;
+                check_everything(&data[..end.min(64 * 1024)]);
+                n += 1;
+            }
+        }
+    }
+    println!("{n} files");
+    assert!(n > 4000);
+}
