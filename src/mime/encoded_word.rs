@@ -528,12 +528,22 @@ pub(crate) fn decode_with(value: &[u8], ctx: Context, opts: &DecodeOptions) -> D
             Context::Unstructured => {
                 super::ascii_string(&super::lexer::unfold(super::lexer::trim_fws(value)))
             }
-            Context::Phrase => super::lexer::trim_fws(value)
-                .split(|&b| is_fws(b))
-                .filter(|w| !w.is_empty())
-                .map(super::ascii_string)
-                .collect::<Vec<_>>()
-                .join(" "),
+            Context::Phrase => {
+                let t = super::lexer::trim_fws(value);
+                let single_spaced = !t
+                    .windows(2)
+                    .any(|w| is_fws(w[0]) && (w[0] != b' ' || is_fws(w[1])))
+                    && !t.last().is_some_and(|&b| is_fws(b));
+                if single_spaced {
+                    super::ascii_string(t)
+                } else {
+                    t.split(|&b| is_fws(b))
+                        .filter(|w| !w.is_empty())
+                        .map(super::ascii_string)
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                }
+            }
             Context::Value => super::ascii_string(&super::lexer::unfold(value)),
         };
         return DecodedText {
@@ -675,6 +685,8 @@ mod tests {
             "a b"
         );
         assert_eq!(decode_phrase(b" John \r\n\t Doe ").text, "John Doe");
+        assert_eq!(decode_phrase(b"John\tQ. Doe").text, "John Q. Doe");
+        assert_eq!(decode_phrase(b"John Q. Doe").text, "John Q. Doe");
         assert_eq!(decode_phrase(b" \"John  Doe\" ").text, "John  Doe");
     }
 }
