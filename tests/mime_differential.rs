@@ -81,10 +81,11 @@ fn embedded_word_kept(raw: &[u8], ours: &str, theirs: &str) -> bool {
 
 const PASSED_THROUGH: &str = "charset: mail-parser has no decoder for the label (iso-2022-jp, euc-kr, gb2312, big5 ... without its full_encoding feature) or reads raw 8-bit octets as lossy UTF-8; we decode";
 
-/// mail-parser's text holds U+FFFD or ISO-2022 escapes where ours has none.
+/// mail-parser's text holds U+FFFD or ISO-2022 escapes: it did not decode
+/// the octets (whatever we made of them; the charset layer's verdict says
+/// how good ours is).
 fn passed_through(ours: &str, theirs: &str) -> bool {
-    let raw_octets = |s: &str| s.contains(['\u{FFFD}', '\u{1b}']);
-    raw_octets(theirs) && !raw_octets(ours)
+    ours != theirs && theirs.contains(['\u{FFFD}', '\u{1b}'])
 }
 
 fn norm_ws(s: &str) -> String {
