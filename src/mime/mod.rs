@@ -62,10 +62,10 @@ pub use address::{
     parse_msg_ids,
 };
 pub use encoded_word::{
-    DecodedText, EncodedWord, WordEncoding, decode_phrase, decode_phrase_with, decode_unstructured,
-    decode_unstructured_with,
+    DecodedText, EncodedWord, MAX_WORD_LEN, WordEncoding, decode_phrase, decode_phrase_with,
+    decode_unstructured, decode_unstructured_with,
 };
-pub use header::{Field, HeaderBlock, LineEnding, parse_header_block};
+pub use header::{Field, HeaderBlock, LineEnding, MAX_LINE, parse_header_block};
 pub use params::{ContentDisposition, ContentType, ParamEncoding, Parameter, TransferEncoding};
 pub use writer::{
     HeaderMode, WriteOptions, encode_phrase, write_address_list, write_parameter,

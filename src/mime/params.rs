@@ -364,7 +364,8 @@ struct RawParam<'a> {
     extended: bool,
     /// Unquoted value octets (quoted-pairs resolved, unfolded).
     value: Cow<'a, [u8]>,
-    quoted: bool,
+    /// A quoted string without its closing quote (it ran to the end).
+    unterminated: bool,
     /// Offset of the parameter in the field value, and of its end.
     offset: usize,
     end: usize,
@@ -476,7 +477,7 @@ fn parameters(
             Err(_) => break,
         }
     }
-    join_sections(raw, opts, findings)
+    join_sections(raw, opts)
 }
 
 fn skip_to_semicolon(i: &[u8]) -> &[u8] {
@@ -506,7 +507,7 @@ fn parameter(i: &[u8], offset: usize) -> PResult<'_, Option<RawParam<'_>>> {
     let r = lexer::cfws(r);
     let (r, _) = nom::bytes::complete::tag(&b"="[..]).parse(r)?;
     let r = lexer::opt_fws(r);
-    if let Ok((r, (content, _closed))) = lexer::quoted_string(r) {
+    if let Ok((r, (content, closed))) = lexer::quoted_string(r) {
         return Ok((
             r,
             Some(RawParam {
@@ -514,7 +515,7 @@ fn parameter(i: &[u8], offset: usize) -> PResult<'_, Option<RawParam<'_>>> {
                 section,
                 extended,
                 value: lexer::unquote(content),
-                quoted: true,
+                unterminated: !closed,
                 offset,
                 end: offset,
             }),
@@ -528,7 +529,7 @@ fn parameter(i: &[u8], offset: usize) -> PResult<'_, Option<RawParam<'_>>> {
                 section,
                 extended,
                 value: lexer::unfold(v),
-                quoted: false,
+                unterminated: false,
                 offset,
                 end: offset,
             }),
@@ -588,11 +589,7 @@ fn split_initial(v: &[u8]) -> Option<(&[u8], &[u8], &[u8])> {
 }
 
 /// Joins RFC 2231 sections, then converts each parameter once.
-fn join_sections(
-    raw: Vec<RawParam<'_>>,
-    opts: &DecodeOptions,
-    findings: &mut Vec<Finding>,
-) -> Vec<Parameter> {
+fn join_sections(raw: Vec<RawParam<'_>>, opts: &DecodeOptions) -> Vec<Parameter> {
     // Group by lowercase name, in order of first appearance.
     let mut groups: Vec<(String, Vec<RawParam<'_>>)> = Vec::new();
     for p in raw {
@@ -604,16 +601,11 @@ fn join_sections(
     }
     groups
         .into_iter()
-        .map(|(name, parts)| build_param(name, parts, opts, findings))
+        .map(|(name, parts)| build_param(name, parts, opts))
         .collect()
 }
 
-fn build_param(
-    name: String,
-    parts: Vec<RawParam<'_>>,
-    opts: &DecodeOptions,
-    field_findings: &mut Vec<Finding>,
-) -> Parameter {
+fn build_param(name: String, parts: Vec<RawParam<'_>>, opts: &DecodeOptions) -> Parameter {
     let mut findings = Vec::new();
     let offset = parts.first().map_or(0, |p| p.offset);
     let spans = parts.iter().map(|p| p.offset..p.end).collect();
@@ -634,7 +626,6 @@ fn build_param(
     for o in &others {
         findings.push(malformed(o.offset, "parameter also given in another form"));
     }
-    let _ = field_findings;
     if !has_sections {
         // One value; further ones are duplicates.
         for d in chosen.iter().skip(1) {
@@ -718,7 +709,12 @@ fn build_param(
         }
         first = false;
     }
-    let _ = chosen.iter().any(|p| p.quoted);
+    for p in chosen.iter().filter(|p| p.unterminated) {
+        findings.push(malformed(
+            p.offset,
+            "quoted string without its closing quote",
+        ));
+    }
     let mut param = Parameter {
         name,
         value: String::new(),
@@ -817,6 +813,15 @@ mod tests {
         let t = ct.param("t").unwrap();
         assert_eq!(t.value, "abd");
         assert_eq!(t.findings.len(), 3, "{:?}", t.findings);
+    }
+
+    #[test]
+    fn unterminated_quote_runs_to_the_end_and_is_reported() {
+        let ct = ContentType::parse(b"a/b; name=\"abc; x=1");
+        let p = ct.param("name").unwrap();
+        assert_eq!(p.value, "abc; x=1");
+        assert_eq!(p.findings.len(), 1);
+        assert!(ct.param("x").is_none());
     }
 
     #[test]
