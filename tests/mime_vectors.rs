@@ -366,3 +366,44 @@ fn address_vectors() {
     };
     assert_clean(t);
 }
+
+/// Keywords-style phrase lists (`list.json`): no differences.
+#[test]
+fn list_vectors() {
+    let Some(t) = check(
+        "list.json",
+        &[],
+        |h| {
+            let items: Vec<Value> = mime::decode_phrase_list(&field_value(h))
+                .into_iter()
+                .map(|d| Value::String(d.text))
+                .collect();
+            Value::Array(items)
+        },
+        |e| e.clone(),
+    ) else {
+        return;
+    };
+    assert_clean(t);
+}
+
+/// Message-ID lists (`id.json`); `null` is an empty list.
+#[test]
+fn id_vectors() {
+    let Some(t) = check(
+        "id.json",
+        &[],
+        |h| {
+            let ids = mime::parse_msg_ids(&field_value(h));
+            if ids.is_empty() {
+                Value::Null
+            } else {
+                serde_json::json!(ids)
+            }
+        },
+        |e| e.clone(),
+    ) else {
+        return;
+    };
+    assert_clean(t);
+}

@@ -11,7 +11,8 @@ use std::ops::Range;
 /// One mailbox of an address list.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Mailbox {
-    /// The decoded display name (phrase before `<...>`), if any.
+    /// The decoded display name (phrase before `<...>`), if any; None for
+    /// an empty one (`"" <a@b>`, whose span is still given).
     pub display_name: Option<DecodedText>,
     /// Span of the display name in the field value (from its first to its
     /// last octet, comments inside it included).
@@ -111,6 +112,10 @@ fn tokens(v: &[u8]) -> Vec<(Tok, Range<usize>)> {
                 k += (j + 1).min(rest.len());
                 continue;
             }
+            // An encoded-word is one item even when its text holds a
+            // special (`=?utf-8?q?Doe,_John?=`: RFC 2047 5 (3) forbids it,
+            // mailers write it).
+            b'=' if let Some(n) = encoded_word::word_len(rest) => (Tok::Phrase, k + n),
             b',' => (Tok::Comma, k + 1),
             b';' => (Tok::Semicolon, k + 1),
             b':' => (Tok::Colon, k + 1),
@@ -190,14 +195,11 @@ fn phrase_of(
     items: &[(Tok, Range<usize>)],
     opts: &DecodeOptions,
 ) -> (DecodedText, Option<Range<usize>>) {
-    let phrase: Vec<&Range<usize>> = items
-        .iter()
-        .filter(|t| t.0 == Tok::Phrase)
-        .map(|t| &t.1)
-        .collect();
-    let (Some(first), Some(last)) = (phrase.first(), phrase.last()) else {
+    let mut phrase = items.iter().filter(|t| t.0 == Tok::Phrase).map(|t| &t.1);
+    let Some(first) = phrase.next() else {
         return (DecodedText::default(), None);
     };
+    let last = phrase.next_back().unwrap_or(first);
     let span = first.start..last.end;
     let has_comment = items
         .iter()
@@ -291,8 +293,9 @@ fn finish(
             mb.addr_span = Some(span);
             let (name, span) = phrase_of(value, &cur[..a], opts);
             if span.is_some() {
+                // An empty name (`"" <a@b>`) is no name; the span stays.
                 list.findings.extend(name.findings.iter().cloned());
-                mb.display_name = Some(name);
+                mb.display_name = (!name.text.is_empty()).then_some(name);
                 mb.display_name_span = span;
             } else if cur[a + 1..].iter().any(|t| t.0 == Tok::Phrase) {
                 // `<a@b> Name`: a phrase after the address.
@@ -344,6 +347,14 @@ fn addr_spec(
     findings: &mut Vec<Finding>,
 ) -> (String, Range<usize>) {
     let raw = &value[r.clone()];
+    if !raw.iter().any(|&b| is_fws(b) || b == b'(' || b == b'"') {
+        // Nothing to remove: the common case.
+        let (s, raw8) = decode_raw(raw, r.start, opts);
+        if let Some((_, f)) = raw8 {
+            findings.push(f);
+        }
+        return (s, r);
+    }
     let mut bytes = Vec::with_capacity(raw.len());
     let mut k = 0;
     while k < raw.len() {
@@ -377,6 +388,80 @@ fn addr_spec(
     (s, r.start + lead..(r.end - trail).max(r.start + lead))
 }
 
+/// Message identifiers (`Message-ID`, `In-Reply-To`, `References`), as
+/// written between the angle brackets, comments outside them skipped. A
+/// value without any `<` is taken as one bare identifier (real mail has
+/// them); `<>` yields nothing.
+///
+/// ```abnf
+/// msg-id = [CFWS] "<" id-left "@" id-right ">" [CFWS]   ; RFC 5322 3.6.4
+/// ```
+pub fn parse_msg_ids(value: &[u8]) -> Vec<String> {
+    let mut ids = Vec::new();
+    let mut i = value;
+    let mut bracketed = false;
+    loop {
+        i = lexer::cfws(i);
+        let Some(&b) = i.first() else {
+            break;
+        };
+        if b == b'<' {
+            bracketed = true;
+            let rest = &i[1..];
+            let end = memchr::memchr(b'>', rest).unwrap_or(rest.len());
+            let id = lexer::unfold(&rest[..end]);
+            if !id.is_empty() {
+                ids.push(String::from_utf8_lossy(&id).into_owned());
+            }
+            i = rest.get(end + 1..).unwrap_or(&[]);
+        } else {
+            // Not an id: skip to the next white space or `<`.
+            let n = i
+                .iter()
+                .position(|&c| is_fws(c) || c == b'<' || c == b'(')
+                .unwrap_or(i.len())
+                .max(1);
+            i = &i[n..];
+        }
+    }
+    if !bracketed {
+        let bare = lexer::trim_fws(value);
+        if !bare.is_empty() {
+            ids.push(String::from_utf8_lossy(&lexer::unfold(bare)).into_owned());
+        }
+    }
+    ids
+}
+
+/// A comma-separated list of phrases (`Keywords`, RFC 5322 3.6.5), each
+/// decoded as [`super::decode_phrase`] does; empty items are left out.
+///
+/// ```abnf
+/// keywords = "Keywords:" phrase *("," phrase) CRLF
+/// ```
+pub fn decode_phrase_list(value: &[u8]) -> Vec<DecodedText> {
+    let toks = tokens(value);
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut push = |from: usize, to: usize| {
+        let d = shift(
+            encoded_word::decode_with(&value[from..to], Context::Phrase, &DecodeOptions::default()),
+            from,
+        );
+        if !d.text.is_empty() {
+            out.push(d);
+        }
+    };
+    for (tok, r) in &toks {
+        if *tok == Tok::Comma {
+            push(start, r.start);
+            start = r.end;
+        }
+    }
+    push(start, value.len());
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -387,6 +472,25 @@ mod tests {
             .into_iter()
             .map(|m| (m.display_name.map(|d| d.text), m.addr_spec))
             .collect()
+    }
+
+    #[test]
+    fn specials_inside_an_encoded_word_do_not_split() {
+        assert_eq!(
+            pairs("=?utf-8?q?Doe,_John?= <j@d>, x@y"),
+            [
+                (Some("Doe, John".into()), Some("j@d".into())),
+                (None, Some("x@y".into())),
+            ]
+        );
+        let k: Vec<String> = decode_phrase_list(b"a, =?utf-8?q?b,c?= , \"d, e\",,")
+            .into_iter()
+            .map(|d| d.text)
+            .collect();
+        assert_eq!(k, ["a", "b,c", "d, e"]);
+        assert_eq!(parse_msg_ids(b" <a@b> (c) <> <d@e>"), ["a@b", "d@e"]);
+        assert_eq!(parse_msg_ids(b" bare@id "), ["bare@id"]);
+        assert!(parse_msg_ids(b"<>").is_empty());
     }
 
     #[test]

@@ -82,7 +82,8 @@ pub fn decode_unstructured_with(value: &[u8], opts: &DecodeOptions) -> DecodedTe
 
 /// Decodes a phrase (a display name, written with atoms, quoted strings and
 /// encoded-words); quoted strings are unquoted, encoded-words decoded also
-/// inside them.
+/// inside them. White space between words (outside quoted strings) is one
+/// space, as RFC 5322 3.2.5 has it; inside quoted strings it is kept.
 pub fn decode_phrase(value: &[u8]) -> DecodedText {
     decode_with(value, Context::Phrase, &DecodeOptions::default())
 }
@@ -178,8 +179,24 @@ fn encoded_word(i: &[u8]) -> PResult<'_, RawWord<'_>> {
     }
 }
 
-/// Q decoding (RFC 2047 4.2). Returns false when something was off.
-fn decode_q(text: &[u8], out: &mut Vec<u8>) -> bool {
+/// The length of the terminated encoded-word at the start of `i`, if any
+/// (for tokenisers that must not split a word at a special inside it).
+pub(crate) fn word_len(i: &[u8]) -> Option<usize> {
+    match encoded_word(i) {
+        Ok((rest, w)) if w.terminated => Some(i.len() - rest.len()),
+        _ => None,
+    }
+}
+
+/// Q decoding (RFC 2047 4.2), leniently: a bad `=XX` is kept as written,
+/// a fold inside the word is removed, spaces and 8-bit octets are taken as
+/// themselves (`Repaired`).
+///
+/// ```abnf
+/// q-text  = *( "_" / "=" 2HEXDIG / <printable ASCII except "?", "=", "_", SP> )
+///           ; RFC 2047 4.2: "_" is SP, "=XX" an octet
+/// ```
+fn decode_q(text: &[u8], out: &mut Vec<u8>) -> Quality {
     let mut clean = true;
     let mut k = 0;
     while k < text.len() {
@@ -215,7 +232,11 @@ fn decode_q(text: &[u8], out: &mut Vec<u8>) -> bool {
         }
         k += 1;
     }
-    clean
+    if clean {
+        Quality::Clean
+    } else {
+        Quality::Repaired
+    }
 }
 
 fn b64_value(b: u8) -> Option<u32> {
@@ -229,11 +250,28 @@ fn b64_value(b: u8) -> Option<u32> {
     }
 }
 
+/// How well encoded text decoded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Quality {
+    Clean,
+    /// Decoded after a repair (missing padding, white space, a bad `=XX`).
+    Repaired,
+    /// Not base64 at all: the word is kept as written.
+    Invalid,
+}
+
 /// B decoding (RFC 2047 4.1, base64 of RFC 2045 6.8), leniently: white
-/// space and other stray octets are skipped, padding may be missing.
-/// Returns false when something was off.
-fn decode_b(text: &[u8], out: &mut Vec<u8>) -> bool {
+/// space is skipped and padding may be missing or extra (`Repaired`); an
+/// octet outside the base64 alphabet makes the word `Invalid`.
+///
+/// ```abnf
+/// b-text  = *4base64-char [base64-tail]        ; RFC 2047 4.1, RFC 2045 6.8
+/// base64-char = ALPHA / DIGIT / "+" / "/"
+/// base64-tail = 2base64-char "==" / 3base64-char "="
+/// ```
+fn decode_b(text: &[u8], out: &mut Vec<u8>) -> Quality {
     let mut clean = true;
+    let mut invalid = false;
     let mut acc = 0u32;
     let mut bits = 0u32;
     let mut padding = 0usize;
@@ -241,6 +279,10 @@ fn decode_b(text: &[u8], out: &mut Vec<u8>) -> bool {
     for &b in text {
         if b == b'=' {
             padding += 1;
+            continue;
+        }
+        if is_fws(b) {
+            clean = false;
             continue;
         }
         match b64_value(b) {
@@ -254,14 +296,32 @@ fn decode_b(text: &[u8], out: &mut Vec<u8>) -> bool {
                     acc &= (1 << bits) - 1;
                 }
             }
-            _ => clean = false,
+            Some(_) => clean = false,
+            None => invalid = true,
         }
     }
     // A lone trailing sextet cannot make an octet; missing or extra padding.
     if n % 4 == 1 || !(n + padding).is_multiple_of(4) {
         clean = false;
     }
-    clean
+    if invalid {
+        Quality::Invalid
+    } else if clean {
+        Quality::Clean
+    } else {
+        Quality::Repaired
+    }
+}
+
+/// ISO-2022 labels (iso-2022-jp, -jp-2, -kr, -cn ...). Each ISO-2022
+/// encoded-word must end in ASCII (RFC 1468, RFC 1557), so a character is
+/// never split across words; and joining words puts two escape sequences
+/// back to back, which the WHATWG ISO-2022-JP decoder rejects. These words
+/// are therefore decoded one by one, not as a run.
+fn is_iso2022(label: &[u8]) -> bool {
+    let l = label.len().min(8);
+    label[..l].eq_ignore_ascii_case(b"iso-2022")
+        || label.len() >= 11 && label[..11].eq_ignore_ascii_case(b"csiso2022jp")
 }
 
 /// A run of adjacent encoded-words of one charset, not yet decoded.
@@ -344,12 +404,18 @@ impl<'o> State<'o> {
             if self.text.is_empty() {
                 self.text_offset = self.ws_offset;
             }
-            self.text.extend(
-                self.ws
-                    .iter()
-                    .copied()
-                    .filter(|&b| b != b'\r' && b != b'\n'),
-            );
+            if ctx == Context::Phrase && !self.ws_quoted {
+                // Between the words of a phrase, CFWS is one separator
+                // (RFC 5322 3.2.5): one space.
+                self.text.push(b' ');
+            } else {
+                self.text.extend(
+                    self.ws
+                        .iter()
+                        .copied()
+                        .filter(|&b| b != b'\r' && b != b'\n'),
+                );
+            }
         }
         self.ws.clear();
     }
@@ -364,20 +430,45 @@ impl<'o> State<'o> {
         self.last_was_word = false;
     }
 
-    fn push_word(&mut self, ctx: Context, w: RawWord<'_>, offset: usize, len: usize) {
+    fn push_word(
+        &mut self,
+        ctx: Context,
+        w: RawWord<'_>,
+        raw: &[u8],
+        offset: usize,
+        embedded: bool,
+    ) {
+        let len = raw.len();
         let mut bytes = Vec::with_capacity(w.text.len());
-        let mut clean = match w.encoding {
+        let quality = match w.encoding {
             WordEncoding::Q => decode_q(w.text, &mut bytes),
             WordEncoding::B => decode_b(w.text, &mut bytes),
         };
         let note = |f: &mut Vec<Finding>, n: &'static str| {
             f.push(malformed_word(offset, n));
         };
+        if quality == Quality::Invalid {
+            note(&mut self.out.findings, "bad base64, kept as written");
+            self.push_text(ctx, raw, offset);
+            return;
+        }
+        let mut clean = quality == Quality::Clean;
         if !w.terminated {
             note(&mut self.out.findings, "encoded-word without closing ?=");
         }
         if !clean {
-            note(&mut self.out.findings, "bad encoded text");
+            note(
+                &mut self.out.findings,
+                match w.encoding {
+                    WordEncoding::B => "base64 repaired (padding or white space)",
+                    WordEncoding::Q => "bad Q encoding, decoded leniently",
+                },
+            );
+        }
+        if embedded {
+            // RFC 2047 5 (1): an encoded-word stands apart, white space
+            // (or a quote or parenthesis) on either side.
+            note(&mut self.out.findings, "encoded-word inside a word");
         }
         if w.text.is_empty() {
             note(&mut self.out.findings, "empty encoded-word");
@@ -396,6 +487,7 @@ impl<'o> State<'o> {
             self.ws.clear();
         }
         let same = self.last_was_word
+            && !is_iso2022(w.label)
             && self
                 .run
                 .as_ref()
@@ -427,15 +519,35 @@ impl<'o> State<'o> {
 
 /// Decodes `value` in context `ctx`. Offsets are into `value`.
 pub(crate) fn decode_with(value: &[u8], ctx: Context, opts: &DecodeOptions) -> DecodedText {
-    // Fast path: nothing to decode.
-    if value.is_ascii() && memchr::memmem::find(value, b"=?").is_none() && ctx != Context::Phrase {
+    // Fast path: nothing to decode, nothing to unquote.
+    if value.is_ascii()
+        && memchr::memmem::find(value, b"=?").is_none()
+        && (ctx != Context::Phrase || memchr::memchr2(b'"', b'\\', value).is_none())
+    {
         let text = match ctx {
-            Context::Unstructured => super::lexer::trim_fws(value),
-            _ => value,
+            Context::Unstructured => {
+                super::ascii_string(&super::lexer::unfold(super::lexer::trim_fws(value)))
+            }
+            Context::Phrase => {
+                let t = super::lexer::trim_fws(value);
+                let single_spaced = !t
+                    .windows(2)
+                    .any(|w| is_fws(w[0]) && (w[0] != b' ' || is_fws(w[1])))
+                    && !t.last().is_some_and(|&b| is_fws(b));
+                if single_spaced {
+                    super::ascii_string(t)
+                } else {
+                    t.split(|&b| is_fws(b))
+                        .filter(|w| !w.is_empty())
+                        .map(super::ascii_string)
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                }
+            }
+            Context::Value => super::ascii_string(&super::lexer::unfold(value)),
         };
-        let unfolded = super::lexer::unfold(text);
         return DecodedText {
-            text: unfolded.iter().map(|&b| b as char).collect(),
+            text,
             ..DecodedText::default()
         };
     }
@@ -469,7 +581,11 @@ pub(crate) fn decode_with(value: &[u8], ctx: Context, opts: &DecodeOptions) -> D
             && let Ok((rest, w)) = encoded_word(i)
         {
             let len = i.len() - rest.len();
-            st.push_word(ctx, w, offset, len);
+            let apart =
+                |b: Option<&u8>| b.is_none_or(|&b| is_fws(b) || matches!(b, b'"' | b'(' | b')'));
+            let embedded =
+                !apart(offset.checked_sub(1).and_then(|k| value.get(k))) || !apart(rest.first());
+            st.push_word(ctx, w, &i[..len], offset, embedded);
             i = rest;
             continue;
         }
@@ -568,6 +684,9 @@ mod tests {
             decode_phrase(b"=?utf-8?q?a?= \"=?utf-8?q?_b?=\"").text,
             "a b"
         );
-        assert_eq!(decode_phrase(b" John  Doe ").text, "John  Doe");
+        assert_eq!(decode_phrase(b" John \r\n\t Doe ").text, "John Doe");
+        assert_eq!(decode_phrase(b"John\tQ. Doe").text, "John Q. Doe");
+        assert_eq!(decode_phrase(b"John Q. Doe").text, "John Q. Doe");
+        assert_eq!(decode_phrase(b" \"John  Doe\" ").text, "John  Doe");
     }
 }

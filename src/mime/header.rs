@@ -49,7 +49,8 @@ pub struct Field<'a> {
     pub value_offset: usize,
     /// The line end that terminates the field.
     pub line_ending: LineEnding,
-    /// Structural findings (offsets into `value`).
+    /// Structural findings (offsets into `value`): a line without a colon,
+    /// a line longer than 998 octets.
     pub findings: Vec<Finding>,
 }
 
@@ -98,7 +99,8 @@ pub struct HeaderBlock<'a> {
     pub body_offset: usize,
     /// The empty line that ends the header section, if there was one.
     pub separator: Option<LineEnding>,
-    /// Findings about the block as a whole (offsets into the input).
+    /// Findings about the block as a whole (offsets into the input): `nul`
+    /// when the header section holds NUL octets.
     pub findings: Vec<Finding>,
 }
 
@@ -178,25 +180,31 @@ fn line(i: &[u8]) -> PResult<'_, (&[u8], LineEnding)> {
     }
 }
 
+/// RFC 5322 2.1.1: a line is at most 998 octets, line end excluded.
+pub const MAX_LINE: usize = 998;
+
 /// A field: its first line and every continuation line (a line starting
 /// with white space). Returns the raw field, the content without the final
-/// line end, and that line end.
+/// line end, that line end, and the length of its longest line.
 ///
 /// ```abnf
 /// field    = first-line *(WSP line)   ; RFC 5322 2.2.3: a fold is a line end
 ///                                     ; followed by white space
 /// ```
-fn raw_field(i: &[u8]) -> PResult<'_, (&[u8], &[u8], LineEnding)> {
-    let (mut rest, (_, mut end)) = line(i)?;
+#[allow(clippy::type_complexity)]
+fn raw_field(i: &[u8]) -> PResult<'_, (&[u8], &[u8], LineEnding, usize)> {
+    let (mut rest, (first, mut end)) = line(i)?;
+    let mut longest = first.len();
     let mut content_end = i.len() - rest.len() - end.as_bytes().len();
     while end != LineEnding::None && rest.first().is_some_and(|&b| lexer::is_wsp(b)) {
-        let (r, (_, e)) = line(rest)?;
+        let (r, (l, e)) = line(rest)?;
+        longest = longest.max(l.len());
         rest = r;
         end = e;
         content_end = i.len() - rest.len() - end.as_bytes().len();
     }
     let whole = i.len() - rest.len();
-    Ok((rest, (&i[..whole], &i[..content_end], end)))
+    Ok((rest, (&i[..whole], &i[..content_end], end, longest)))
 }
 
 /// ```abnf
@@ -258,11 +266,11 @@ pub fn parse_header_block(input: &[u8]) -> HeaderBlock<'_> {
         }
         let offset = lexer::offset_in(input, rest);
         // `raw_field` cannot fail on non-empty input; stop if it ever did.
-        let Ok((after, (raw, content, line_ending))) = raw_field(rest) else {
+        let Ok((after, (raw, content, line_ending, longest))) = raw_field(rest) else {
             header_end = offset;
             break;
         };
-        let field = match field_head(content) {
+        let mut field = match field_head(content) {
             Ok((value, name)) => {
                 let name = trim_end_wsp(name);
                 Field {
@@ -292,16 +300,28 @@ pub fn parse_header_block(input: &[u8]) -> HeaderBlock<'_> {
                 )],
             },
         };
+        if longest > MAX_LINE {
+            field.findings.push(
+                Finding::new(crate::finding::FindingKind::Malformed, 0, 1)
+                    .with_note("line longer than 998 octets (RFC 5322 2.1.1)"),
+            );
+        }
         fields.push(field);
         rest = after;
     }
     let body_offset = lexer::offset_in(input, rest);
+    let mut findings = Vec::new();
+    let head = &input[..header_end];
+    if let Some(first) = memchr::memchr(0, head) {
+        let count = memchr::memchr_iter(0, head).count();
+        findings.push(Finding::new(crate::finding::FindingKind::Nul, first, count));
+    }
     HeaderBlock {
         fields,
         header_end,
         body_offset,
         separator,
-        findings: Vec::new(),
+        findings,
     }
 }
 
@@ -345,6 +365,18 @@ mod tests {
         for f in &h.fields {
             assert_eq!(&m[f.value_offset..f.value_offset + f.value.len()], f.value);
         }
+    }
+
+    #[test]
+    fn long_lines_and_nul_are_reported() {
+        let mut m = b"A: ".to_vec();
+        m.extend(std::iter::repeat_n(b'x', 1000));
+        m.extend_from_slice(b"\r\nB: \0\r\n\r\n");
+        let h = parse_header_block(&m);
+        assert_eq!(h.fields[0].findings.len(), 1);
+        assert!(h.fields[1].findings.is_empty());
+        assert_eq!(h.findings.len(), 1);
+        assert_eq!(h.findings[0].offset, 1008);
     }
 
     #[test]

@@ -21,6 +21,34 @@
 //!   a missing `;` between parameters is tolerated;
 //! - encoded-words are recognised anywhere, also inside quoted strings and
 //!   parameter values, and may contain folding white space.
+//!
+//! ```
+//! use mailcharset::mime;
+//!
+//! let msg = b"Subject: =?UTF-8?Q?Gr=C3=BC=C3=9Fe?= aus\r\n K\xc3\xb6ln\r\n\
+//!             Content-Type: text/plain;\r\n charset=\"ISO-8859-1\"\r\n\r\nbody";
+//! let block = mime::parse_header_block(msg);
+//! assert_eq!(&msg[block.body_offset..], b"body");
+//!
+//! let subject = block.get("subject").unwrap();
+//! let text = mime::decode_unstructured(subject.value);
+//! assert_eq!(text.text, "Grüße aus Köln");
+//! assert_eq!(text.words[0].label, b"UTF-8");
+//! // The raw UTF-8 of "Köln" is reported (RFC 6532 allows it, 7-bit
+//! // transports do not).
+//! assert!(text.findings.iter().any(|f| f.kind == mailcharset::FindingKind::Raw8bitHeader));
+//!
+//! let ct = block.content_type();
+//! assert_eq!(ct.mime_type(), "text/plain");
+//! assert_eq!(ct.charset(), Some(&b"ISO-8859-1"[..]));
+//!
+//! // And back: an RFC 2047 field for the normalizer.
+//! let field = mime::write_unstructured("Subject", "Grüße", &mime::WriteOptions::default());
+//! assert_eq!(field, "Subject: =?UTF-8?B?R3LDvMOfZQ==?="); // B is shorter here
+//! let field = mime::write_unstructured("Subject", "Grüße aus Köln", &mime::WriteOptions::default());
+//! assert_eq!(field, "Subject: =?UTF-8?B?R3LDvMOfZQ==?= aus =?UTF-8?B?S8O2bG4=?=");
+//! assert_eq!(mime::decode_unstructured(&field.as_bytes()[8..]).text, "Grüße aus Köln");
+//! ```
 
 mod address;
 mod encoded_word;
@@ -29,12 +57,15 @@ pub(crate) mod lexer;
 mod params;
 mod writer;
 
-pub use address::{AddressList, Group, Mailbox, parse_address_list, parse_address_list_with};
-pub use encoded_word::{
-    DecodedText, EncodedWord, WordEncoding, decode_phrase, decode_phrase_with, decode_unstructured,
-    decode_unstructured_with,
+pub use address::{
+    AddressList, Group, Mailbox, decode_phrase_list, parse_address_list, parse_address_list_with,
+    parse_msg_ids,
 };
-pub use header::{Field, HeaderBlock, LineEnding, parse_header_block};
+pub use encoded_word::{
+    DecodedText, EncodedWord, MAX_WORD_LEN, WordEncoding, decode_phrase, decode_phrase_with,
+    decode_unstructured, decode_unstructured_with,
+};
+pub use header::{Field, HeaderBlock, LineEnding, MAX_LINE, parse_header_block};
 pub use params::{ContentDisposition, ContentType, ParamEncoding, Parameter, TransferEncoding};
 pub use writer::{
     HeaderMode, WriteOptions, encode_phrase, write_address_list, write_parameter,
@@ -106,10 +137,10 @@ pub(crate) fn decode_raw(
     base: usize,
     opts: &DecodeOptions,
 ) -> (String, Option<(Decoding, Finding)>) {
-    let Some(first) = bytes.iter().position(|&b| b >= 0x80) else {
-        // ASCII: every byte is a char.
-        return (bytes.iter().map(|&b| b as char).collect(), None);
-    };
+    if bytes.is_ascii() {
+        return (ascii_string(bytes), None);
+    }
+    let first = bytes.iter().position(|&b| b >= 0x80).unwrap_or(0);
     let count = bytes.iter().filter(|&&b| b >= 0x80).count();
     let finding = Finding::new(FindingKind::Raw8bitHeader, base + first, count);
     match std::str::from_utf8(bytes) {
@@ -146,6 +177,14 @@ pub fn decode_raw_header(bytes: &[u8]) -> DecodedText {
         out.findings.push(f);
     }
     out
+}
+
+/// ASCII octets as a String (every octet is a char).
+pub(crate) fn ascii_string(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => s.to_owned(),
+        Err(_) => bytes.iter().map(|&b| char::from(b)).collect(),
+    }
 }
 
 pub(crate) fn malformed(offset: usize, note: &'static str) -> Finding {

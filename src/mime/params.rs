@@ -46,9 +46,15 @@ pub struct Parameter {
     pub words: Vec<EncodedWord>,
     /// Offset of the parameter (its first section) in the field value.
     pub offset: usize,
+    /// Where each `name=value` of this parameter is written in the field
+    /// value (every section, duplicates and plain fallbacks included), in
+    /// written order: what a rewrite replaces to change this parameter.
+    pub spans: Vec<std::ops::Range<usize>>,
     /// Structural findings: duplicate, missing or out-of-order sections,
-    /// bad `%XX`, unterminated quotes, malformed encoded-words (offsets into
-    /// the field value).
+    /// bad `%XX`, malformed encoded-words, raw 8-bit octets. Offsets are
+    /// into the field value; for findings inside the value (encoded-words,
+    /// raw 8-bit) they are the parameter's offset plus the offset in the
+    /// unquoted value, so approximate when quoted-pairs or folds precede.
     pub findings: Vec<Finding>,
 }
 
@@ -304,12 +310,23 @@ fn ascii_lower(b: &[u8]) -> String {
     String::from_utf8_lossy(b).to_ascii_lowercase()
 }
 
-/// Lenient type token: anything but white space, `;`, `/`, `(` and `"`.
+/// Lenient type token: anything but white space, `;`, `/`, `(` and `"`
+/// (real mail has `text/plain/format`, `application/pro_eng`, 8-bit types).
+///
+/// ```abnf
+/// type    = token          ; RFC 2045 5.1
+/// lenient = 1*(%x21-FF except ";" / "/" / "(" / DQUOTE)
+/// ```
 fn type_token(i: &[u8]) -> PResult<'_, &[u8]> {
     take_while1(|b: u8| !is_fws(b) && !matches!(b, b';' | b'/' | b'(' | b'"')).parse(i)
 }
 
 /// Lenient subtype token: as [`type_token`], `/` allowed.
+///
+/// ```abnf
+/// subtype = token          ; RFC 2045 5.1
+/// lenient = 1*(%x21-FF except ";" / "(" / DQUOTE)
+/// ```
 fn subtype_token(i: &[u8]) -> PResult<'_, &[u8]> {
     take_while1(|b: u8| !is_fws(b) && !matches!(b, b';' | b'(' | b'"')).parse(i)
 }
@@ -347,9 +364,11 @@ struct RawParam<'a> {
     extended: bool,
     /// Unquoted value octets (quoted-pairs resolved, unfolded).
     value: Cow<'a, [u8]>,
-    quoted: bool,
-    /// Offset of the parameter in the field value.
+    /// A quoted string without its closing quote (it ran to the end).
+    unterminated: bool,
+    /// Offset of the parameter in the field value, and of its end.
     offset: usize,
+    end: usize,
 }
 
 /// RFC 2231 attribute character (RFC 2045 token minus `*`, `'`, `%`);
@@ -446,7 +465,8 @@ fn parameters(
         }
         let offset = offset_in(whole, i);
         match parameter(i, offset) {
-            Ok((r, Some(p))) => {
+            Ok((r, Some(mut p))) => {
+                p.end = offset_in(whole, r);
                 raw.push(p);
                 i = r;
             }
@@ -457,7 +477,7 @@ fn parameters(
             Err(_) => break,
         }
     }
-    join_sections(raw, opts, findings)
+    join_sections(raw, opts)
 }
 
 fn skip_to_semicolon(i: &[u8]) -> &[u8] {
@@ -487,7 +507,7 @@ fn parameter(i: &[u8], offset: usize) -> PResult<'_, Option<RawParam<'_>>> {
     let r = lexer::cfws(r);
     let (r, _) = nom::bytes::complete::tag(&b"="[..]).parse(r)?;
     let r = lexer::opt_fws(r);
-    if let Ok((r, (content, _closed))) = lexer::quoted_string(r) {
+    if let Ok((r, (content, closed))) = lexer::quoted_string(r) {
         return Ok((
             r,
             Some(RawParam {
@@ -495,8 +515,9 @@ fn parameter(i: &[u8], offset: usize) -> PResult<'_, Option<RawParam<'_>>> {
                 section,
                 extended,
                 value: lexer::unquote(content),
-                quoted: true,
+                unterminated: !closed,
                 offset,
+                end: offset,
             }),
         ));
     }
@@ -508,8 +529,9 @@ fn parameter(i: &[u8], offset: usize) -> PResult<'_, Option<RawParam<'_>>> {
                 section,
                 extended,
                 value: lexer::unfold(v),
-                quoted: false,
+                unterminated: false,
                 offset,
+                end: offset,
             }),
         )),
         Err(_) => Ok((r, None)),
@@ -567,11 +589,7 @@ fn split_initial(v: &[u8]) -> Option<(&[u8], &[u8], &[u8])> {
 }
 
 /// Joins RFC 2231 sections, then converts each parameter once.
-fn join_sections(
-    raw: Vec<RawParam<'_>>,
-    opts: &DecodeOptions,
-    findings: &mut Vec<Finding>,
-) -> Vec<Parameter> {
+fn join_sections(raw: Vec<RawParam<'_>>, opts: &DecodeOptions) -> Vec<Parameter> {
     // Group by lowercase name, in order of first appearance.
     let mut groups: Vec<(String, Vec<RawParam<'_>>)> = Vec::new();
     for p in raw {
@@ -583,18 +601,14 @@ fn join_sections(
     }
     groups
         .into_iter()
-        .map(|(name, parts)| build_param(name, parts, opts, findings))
+        .map(|(name, parts)| build_param(name, parts, opts))
         .collect()
 }
 
-fn build_param(
-    name: String,
-    parts: Vec<RawParam<'_>>,
-    opts: &DecodeOptions,
-    field_findings: &mut Vec<Finding>,
-) -> Parameter {
+fn build_param(name: String, parts: Vec<RawParam<'_>>, opts: &DecodeOptions) -> Parameter {
     let mut findings = Vec::new();
     let offset = parts.first().map_or(0, |p| p.offset);
+    let spans = parts.iter().map(|p| p.offset..p.end).collect();
     // Prefer RFC 2231 sections, then `name*`, then the plain form: mailers
     // send a plain fallback beside the RFC 2231 form.
     let has_sections = parts.iter().any(|p| p.section.is_some());
@@ -612,7 +626,6 @@ fn build_param(
     for o in &others {
         findings.push(malformed(o.offset, "parameter also given in another form"));
     }
-    let _ = field_findings;
     if !has_sections {
         // One value; further ones are duplicates.
         for d in chosen.iter().skip(1) {
@@ -696,7 +709,12 @@ fn build_param(
         }
         first = false;
     }
-    let _ = chosen.iter().any(|p| p.quoted);
+    for p in chosen.iter().filter(|p| p.unterminated) {
+        findings.push(malformed(
+            p.offset,
+            "quoted string without its closing quote",
+        ));
+    }
     let mut param = Parameter {
         name,
         value: String::new(),
@@ -711,6 +729,7 @@ fn build_param(
         decoding: None,
         words: Vec::new(),
         offset,
+        spans,
         findings,
     };
     match &charset {
@@ -794,6 +813,15 @@ mod tests {
         let t = ct.param("t").unwrap();
         assert_eq!(t.value, "abd");
         assert_eq!(t.findings.len(), 3, "{:?}", t.findings);
+    }
+
+    #[test]
+    fn unterminated_quote_runs_to_the_end_and_is_reported() {
+        let ct = ContentType::parse(b"a/b; name=\"abc; x=1");
+        let p = ct.param("name").unwrap();
+        assert_eq!(p.value, "abc; x=1");
+        assert_eq!(p.findings.len(), 1);
+        assert!(ct.param("x").is_none());
     }
 
     #[test]

@@ -281,6 +281,11 @@ impl Layout<'_> {
 /// Writes an unstructured field (`Subject`, `Comments`, ...): returns
 /// `Name: value`, folded with `opts.line_ending` + white space, without a
 /// final line end. Decoding the value gives `text` back.
+///
+/// In [`HeaderMode::Encoded`] every line stays within `opts.max_line`
+/// (an ASCII word too long for a line is encoded so that it can be split).
+/// In [`HeaderMode::Utf8`] a word longer than a line is written whole
+/// (RFC 6532 keeps the 998-octet limit of RFC 5322 only).
 pub fn write_unstructured(name: &str, text: &str, opts: &WriteOptions) -> String {
     let mut l = Layout::new(&format!("{name}:"), opts);
     let ps = pieces(text, opts.mode, opts.max_line);
@@ -348,7 +353,9 @@ pub fn encode_phrase(text: &str, mode: HeaderMode) -> String {
 
 /// Writes an address-list field: `Name: Display <addr>, addr, ...`. Display
 /// names are encoded with [`encode_phrase`]; addresses are written as
-/// given. Folds between mailboxes and between the units of a name.
+/// given (an internationalized address needs [`HeaderMode::Utf8`] and an
+/// SMTPUTF8 transport; it is not encoded). Folds between mailboxes and
+/// between the units of a name.
 pub fn write_address_list(
     name: &str,
     mailboxes: &[(Option<&str>, &str)],
