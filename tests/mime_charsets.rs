@@ -146,17 +146,30 @@ fn unknown_charset_is_reported() {
 
 #[test]
 fn invalid_octets_in_a_utf8_word_get_a_verdict() {
-    // Holds with either layer: UTF-8 is decoded the same by both.
+    // Invalid under its label and valid under a detected charset: the word
+    // is mislabeled and decoded with what detection found (DESIGN.md).
     let d = mime::decode_unstructured(b"=?utf-8?q?caf=E9?=");
+    let dec = &d.words[0].decoding;
+    if real() {
+        assert_eq!(d.text, "caf\u{e9}");
+        assert_eq!(dec.verdict, Verdict::Mislabeled);
+        assert_eq!(dec.detected.map(|x| x.charset.name()), Some("windows-1252"));
+        assert!(dec.findings.iter().any(|f| f.kind == FindingKind::Mislabeled));
+    } else {
+        assert_eq!(d.text, "caf\u{FFFD}");
+        assert_eq!(dec.verdict, Verdict::Invalid);
+    }
+    // Without detection, the same word needs a replacement.
+    let opts = mailcharset::charset::DecodeOptions {
+        detect: false,
+        ..Default::default()
+    };
+    let d = mime::decode_unstructured_with(b"=?utf-8?q?caf=E9?=", &opts);
     assert_eq!(d.text, "caf\u{FFFD}");
     let dec = &d.words[0].decoding;
     assert_eq!(dec.verdict, Verdict::Invalid);
     assert_eq!(dec.replacements, 1);
-    assert!(
-        dec.findings
-            .iter()
-            .any(|f| f.kind == FindingKind::Replacement)
-    );
+    assert!(dec.findings.iter().any(|f| f.kind == FindingKind::Replacement));
 }
 
 /// Python's decode_header agrees on legacy-charset words (when python3 is
