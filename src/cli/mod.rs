@@ -87,6 +87,24 @@ pub enum FailOnArg {
     Suspicious,
 }
 
+/// Input container format, when detection should be overridden.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum InputFormatArg {
+    /// Detect from the path and the first bytes (default).
+    Auto,
+    /// One message per file.
+    Eml,
+    /// mbox with `>From ` quoting that cannot be undone exactly (mboxo).
+    Mboxo,
+    /// mbox with reversible `>*From ` quoting (mboxrd).
+    Mboxrd,
+    /// mbox whose messages carry Content-Length (mboxcl).
+    ContentLength,
+    Maildir,
+    /// A folder of message files.
+    Folder,
+}
+
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ModeArg {
     Strict,
@@ -117,6 +135,13 @@ pub struct NormalizeArgs {
     /// Write JSON lines describing what changed.
     #[arg(long)]
     pub report: Option<PathBuf>,
+    /// Rewrite the input itself (a backup is kept until the new file is
+    /// complete); conflicts with -o.
+    #[arg(long = "in-place", conflicts_with = "output")]
+    pub in_place: bool,
+    /// The input's container format (default: detected).
+    #[arg(long = "input-format", value_enum, default_value_t = InputFormatArg::Auto)]
+    pub input_format: InputFormatArg,
     #[command(flatten)]
     pub progress: ProgressArgs,
 }
@@ -136,6 +161,9 @@ pub struct AuditArgs {
     pub fail_on: Option<FailOnArg>,
     #[arg(long, value_enum, default_value_t = Unicode11Arg::Auto)]
     pub unicode11: Unicode11Arg,
+    /// The input's container format (default: detected).
+    #[arg(long = "input-format", value_enum, default_value_t = InputFormatArg::Auto)]
+    pub input_format: InputFormatArg,
     #[command(flatten)]
     pub progress: ProgressArgs,
 }
@@ -207,6 +235,31 @@ impl CliError {
 }
 
 pub type CliResult = Result<u8, CliError>;
+
+/// Resolves `--input-format` for `path`: the override, or detection.
+pub fn input_kind(
+    path: &std::path::Path,
+    format: InputFormatArg,
+) -> Result<mailcharset::mailbox::InputKind, mailcharset::mailbox::MailboxError> {
+    use mailcharset::mailbox::{InputKind, MboxFlavor, MboxFormat, detect};
+    let mbox = |format| {
+        // Keep the detected line ending when the file is an mbox already.
+        let crlf = match detect(path) {
+            Ok(InputKind::Mbox(f)) => f.crlf,
+            _ => false,
+        };
+        Ok(InputKind::Mbox(MboxFlavor { format, crlf }))
+    };
+    match format {
+        InputFormatArg::Auto => detect(path),
+        InputFormatArg::Eml => Ok(InputKind::Eml),
+        InputFormatArg::Mboxo => mbox(MboxFormat::Mboxo),
+        InputFormatArg::Mboxrd => mbox(MboxFormat::Mboxrd),
+        InputFormatArg::ContentLength => mbox(MboxFormat::ContentLength),
+        InputFormatArg::Maildir => Ok(InputKind::Maildir),
+        InputFormatArg::Folder => Ok(InputKind::Folder),
+    }
+}
 
 /// Reads FILE or stdin whole.
 pub fn read_input(file: Option<&std::path::Path>) -> Result<(String, Vec<u8>), CliError> {
