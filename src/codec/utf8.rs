@@ -10,8 +10,11 @@
 //! * [`Utf8Decoder`] is the streaming form: splitting the input at any byte
 //!   gives the same text and the same [`DecodeReport`].
 //!
-//! The fast path is simdutf8 (valid input is never copied); everything from
-//! the first error on is this module's own walker.
+//! The fast path is simdutf8 (valid input is never copied). Once input is
+//! known to be broken, this module's own walker takes over: a shift-based
+//! DFA (one shift per octet, 16-octet ASCII skips) finds each error, the
+//! maximal-subpart rule sizes it, and the decoded bytes are validated once
+//! by simdutf8 at the end (safe Rust cannot skip that step).
 //!
 //! # How errors are named
 //!
@@ -145,6 +148,121 @@ fn step(rest: &[u8]) -> Step {
         }
     }
     Step::Valid(len)
+}
+
+// The error walker's scanner: a shift-based DFA over Unicode Table 3-7.
+// Each state is a bit offset (a multiple of 6) into a per-byte row; the row
+// for byte `b` holds, at offset `s`, the offset of the state after `b` in
+// state `s`. One shift per byte, no branches on the byte's class.
+const ACCEPT: u32 = 0;
+const REJECT: u32 = 6;
+const CONT1: u32 = 12; // one continuation octet to go
+const CONT2: u32 = 18;
+const CONT3: u32 = 24;
+const AFTER_E0: u32 = 30; // A0..BF, then one
+const AFTER_ED: u32 = 36; // 80..9F, then one
+const AFTER_F0: u32 = 42; // 90..BF, then two
+const AFTER_F4: u32 = 48; // 80..8F, then two
+
+const fn dfa_next(state: u32, b: u8) -> u32 {
+    let cont = b & 0xC0 == 0x80;
+    match state {
+        ACCEPT => match b {
+            0x00..=0x7F => ACCEPT,
+            0xC2..=0xDF => CONT1,
+            0xE0 => AFTER_E0,
+            0xE1..=0xEC | 0xEE..=0xEF => CONT2,
+            0xED => AFTER_ED,
+            0xF0 => AFTER_F0,
+            0xF1..=0xF3 => CONT3,
+            0xF4 => AFTER_F4,
+            _ => REJECT,
+        },
+        CONT1 if cont => ACCEPT,
+        CONT2 if cont => CONT1,
+        CONT3 if cont => CONT2,
+        AFTER_E0 if b >= 0xA0 && cont => CONT1,
+        AFTER_ED if b <= 0x9F && cont => CONT1,
+        AFTER_F0 if b >= 0x90 && cont => CONT2,
+        AFTER_F4 if b <= 0x8F && cont => CONT2,
+        _ => REJECT,
+    }
+}
+
+const DFA: [u64; 256] = {
+    let mut table = [0u64; 256];
+    let mut b = 0;
+    while b < 256 {
+        let mut state = 0;
+        while state <= AFTER_F4 {
+            table[b] |= (dfa_next(state, b as u8) as u64) << state;
+            state += 6;
+        }
+        b += 1;
+    }
+    table
+};
+
+/// Are these 16 octets all ASCII?
+fn ascii16(chunk: &[u8]) -> bool {
+    match <[u8; 16]>::try_from(chunk) {
+        Ok(a) => u128::from_le_bytes(a) & 0x8080_8080_8080_8080_8080_8080_8080_8080 == 0,
+        Err(_) => false,
+    }
+}
+
+/// The lead octet of the sequence that octet `i` continues (at most three
+/// octets back).
+fn lead_before(src: &[u8], i: usize) -> usize {
+    (i.saturating_sub(3)..i)
+        .rev()
+        .find(|&j| src.get(j).is_some_and(|&b| !is_cont(b)))
+        .unwrap_or(i)
+}
+
+/// std's `valid_up_to` for `src`: the length of its longest well-formed
+/// prefix that ends on a character boundary.
+fn valid_up_to(src: &[u8]) -> usize {
+    // Only the low six bits of `state` count: `wrapping_shr` masks the shift
+    // amount to them, so the DFA step is one shift.
+    let mut state = u64::from(ACCEPT);
+    let mut i = 0;
+    let mut chunks = src.chunks_exact(16);
+    for chunk in &mut chunks {
+        if state & 63 == u64::from(ACCEPT) && ascii16(chunk) {
+            i += 16;
+            continue;
+        }
+        for &b in chunk {
+            let prev = state;
+            state = DFA[usize::from(b)].wrapping_shr(prev as u32);
+            if state & 63 == u64::from(REJECT) {
+                return if prev & 63 == u64::from(ACCEPT) {
+                    i
+                } else {
+                    lead_before(src, i)
+                };
+            }
+            i += 1;
+        }
+    }
+    for &b in chunks.remainder() {
+        let prev = state;
+        state = DFA[usize::from(b)].wrapping_shr(prev as u32);
+        if state & 63 == u64::from(REJECT) {
+            return if prev & 63 == u64::from(ACCEPT) {
+                i
+            } else {
+                lead_before(src, i)
+            };
+        }
+        i += 1;
+    }
+    if state & 63 == u64::from(ACCEPT) {
+        src.len()
+    } else {
+        lead_before(src, src.len())
+    }
 }
 
 /// Length of the sequence a lead octet announces in RFC 2279 / UTF-E-8.
@@ -458,17 +576,13 @@ impl Utf8Decoder {
                 continue;
             }
             let rest = &src[pos..];
-            let valid = match simdutf8::compat::from_utf8(rest) {
-                Ok(s) => {
-                    out.push_valid(s.as_bytes());
-                    pos = src.len();
-                    continue;
-                }
-                Err(e) => e.valid_up_to(),
-            };
+            let valid = valid_up_to(rest);
             out.push_valid(&rest[..valid]);
             pos += valid;
             let rest = &src[pos..];
+            if rest.is_empty() {
+                break;
+            }
             match step(rest) {
                 Step::Incomplete => {
                     self.pending[..rest.len()].copy_from_slice(rest);
@@ -479,6 +593,14 @@ impl Utf8Decoder {
                     let n = usize::from(n);
                     self.on_invalid(&rest[..n], base + pos, out);
                     pos += n;
+                    // A run of stray continuation octets, one U+FFFD each.
+                    if self.absorb.is_none() {
+                        while src.get(pos).is_some_and(|&b| is_cont(b)) {
+                            self.replace(out);
+                            self.note(ErrorKind::UnexpectedContinuation, base + pos);
+                            pos += 1;
+                        }
+                    }
                 }
                 // Unreachable after a failed validation; stay safe.
                 Step::Valid(n) => {
@@ -504,20 +626,22 @@ impl Utf8Decoder {
     }
 }
 
-/// Turns bytes the decoder wrote (well-formed by construction) into a String.
-fn into_string(bytes: Vec<u8>) -> String {
-    match simdutf8::basic::from_utf8(&bytes) {
+/// Turns bytes the decoder wrote (well-formed by construction) into a
+/// String: one SIMD validation and a copy, cheaper than validating each run
+/// as it is written.
+fn into_string(bytes: &[u8]) -> String {
+    match simdutf8::basic::from_utf8(bytes) {
         Ok(s) => s.to_owned(),
         // Unreachable: the decoder only writes well-formed UTF-8.
-        Err(_) => String::from_utf8_lossy(&bytes).into_owned(),
+        Err(_) => String::from_utf8_lossy(bytes).into_owned(),
     }
 }
 
 fn decode_owned(src: &[u8]) -> (String, DecodeReport) {
     let mut dec = Utf8Decoder::new();
-    let mut out = Vec::with_capacity(src.len() + src.len() / 16 + 8);
+    let mut out = Vec::with_capacity(src.len() + src.len() / 8 + 16);
     dec.run(src, &mut out, true);
-    (into_string(out), dec.into_report())
+    (into_string(&out), dec.into_report())
 }
 
 /// Decodes UTF-8, writing one U+FFFD per maximal subpart (Unicode ch. 3,
@@ -561,6 +685,9 @@ mod tests {
                         let std =
                             std::str::from_utf8(&buf).map_err(|e| (e.valid_up_to(), e.error_len()));
                         assert_eq!(ours, std, "{buf:02X?}");
+                        let want =
+                            std::str::from_utf8(&buf).map_or_else(|e| e.valid_up_to(), str::len);
+                        assert_eq!(valid_up_to(&buf), want, "{buf:02X?}");
                     }
                 }
             }
