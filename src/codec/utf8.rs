@@ -41,6 +41,7 @@
 
 use super::ErrorKind;
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::fmt;
 
 /// A strict UTF-8 error, shaped like `std::str::Utf8Error` plus a kind.
@@ -220,9 +221,35 @@ fn lead_before(src: &[u8], i: usize) -> usize {
         .unwrap_or(i)
 }
 
-/// std's `valid_up_to` for `src`: the length of its longest well-formed
-/// prefix that ends on a character boundary.
-fn valid_up_to(src: &[u8]) -> usize {
+/// How far [`scan`] got: std's `valid_up_to`, and the length of the
+/// ill-formed maximal subpart found there (`None`: the input ended, either
+/// on a character boundary or inside a well-formed prefix).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Scan {
+    valid: usize,
+    error_len: Option<usize>,
+}
+
+/// Where the DFA rejected octet `i`; `prev` is the state before it.
+fn rejected(src: &[u8], i: usize, prev: u64) -> Scan {
+    if prev & 63 == u64::from(ACCEPT) {
+        // Octet `i` cannot start a sequence.
+        Scan {
+            valid: i,
+            error_len: Some(1),
+        }
+    } else {
+        // Octet `i` breaks the well-formed prefix that starts at the lead.
+        let start = lead_before(src, i);
+        Scan {
+            valid: start,
+            error_len: Some(i - start),
+        }
+    }
+}
+
+/// Finds the first ill-formed maximal subpart of `src`.
+fn scan(src: &[u8]) -> Scan {
     // Only the low six bits of `state` count: `wrapping_shr` masks the shift
     // amount to them, so the DFA step is one shift.
     let mut state = u64::from(ACCEPT);
@@ -237,11 +264,7 @@ fn valid_up_to(src: &[u8]) -> usize {
             let prev = state;
             state = DFA[usize::from(b)].wrapping_shr(prev as u32);
             if state & 63 == u64::from(REJECT) {
-                return if prev & 63 == u64::from(ACCEPT) {
-                    i
-                } else {
-                    lead_before(src, i)
-                };
+                return rejected(src, i, prev);
             }
             i += 1;
         }
@@ -250,18 +273,18 @@ fn valid_up_to(src: &[u8]) -> usize {
         let prev = state;
         state = DFA[usize::from(b)].wrapping_shr(prev as u32);
         if state & 63 == u64::from(REJECT) {
-            return if prev & 63 == u64::from(ACCEPT) {
-                i
-            } else {
-                lead_before(src, i)
-            };
+            return rejected(src, i, prev);
         }
         i += 1;
     }
-    if state & 63 == u64::from(ACCEPT) {
+    let valid = if state & 63 == u64::from(ACCEPT) {
         src.len()
     } else {
         lead_before(src, src.len())
+    };
+    Scan {
+        valid,
+        error_len: None,
     }
 }
 
@@ -576,21 +599,20 @@ impl Utf8Decoder {
                 continue;
             }
             let rest = &src[pos..];
-            let valid = valid_up_to(rest);
-            out.push_valid(&rest[..valid]);
-            pos += valid;
+            let found = scan(rest);
+            out.push_valid(&rest[..found.valid]);
+            pos += found.valid;
             let rest = &src[pos..];
-            if rest.is_empty() {
-                break;
-            }
-            match step(rest) {
-                Step::Incomplete => {
-                    self.pending[..rest.len()].copy_from_slice(rest);
-                    self.pending_len = rest.len() as u8;
+            match found.error_len {
+                None => {
+                    // A well-formed prefix (at most three octets) cut short.
+                    if let Some(held) = self.pending.get_mut(..rest.len()) {
+                        held.copy_from_slice(rest);
+                        self.pending_len = rest.len() as u8;
+                    }
                     pos = src.len();
                 }
-                Step::Invalid(n) => {
-                    let n = usize::from(n);
+                Some(n) => {
                     self.on_invalid(&rest[..n], base + pos, out);
                     pos += n;
                     // A run of stray continuation octets, one U+FFFD each.
@@ -601,12 +623,6 @@ impl Utf8Decoder {
                             pos += 1;
                         }
                     }
-                }
-                // Unreachable after a failed validation; stay safe.
-                Step::Valid(n) => {
-                    let n = usize::from(n);
-                    out.push_valid(&rest[..n]);
-                    pos += n;
                 }
             }
         }
@@ -637,11 +653,34 @@ fn into_string(bytes: &[u8]) -> String {
     }
 }
 
-fn decode_owned(src: &[u8]) -> (String, DecodeReport) {
+/// Largest scratch buffer kept between calls on one thread.
+const SCRATCH_KEEP: usize = 8 << 20;
+
+thread_local! {
+    /// The decoder's output buffer, kept between calls so that decoding many
+    /// broken parts does not fault in fresh pages each time.
+    static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+fn decode_into(src: &[u8], buf: &mut Vec<u8>) -> (String, DecodeReport) {
+    buf.clear();
+    buf.reserve(src.len() + src.len() / 8 + 16);
     let mut dec = Utf8Decoder::new();
-    let mut out = Vec::with_capacity(src.len() + src.len() / 8 + 16);
-    dec.run(src, &mut out, true);
-    (into_string(&out), dec.into_report())
+    dec.run(src, buf, true);
+    (into_string(buf), dec.into_report())
+}
+
+fn decode_owned(src: &[u8]) -> (String, DecodeReport) {
+    SCRATCH.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut buf) => {
+            let result = decode_into(src, &mut buf);
+            if buf.capacity() > SCRATCH_KEEP {
+                *buf = Vec::new();
+            }
+            result
+        }
+        Err(_) => decode_into(src, &mut Vec::new()),
+    })
 }
 
 /// Decodes UTF-8, writing one U+FFFD per maximal subpart (Unicode ch. 3,
@@ -668,7 +707,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn step_matches_std_on_all_short_sequences() {
+    fn validate_and_scan_match_std_on_all_short_sequences() {
         // Every 1..=3-byte string over a byte alphabet touching each range.
         let alphabet = [
             0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0,
@@ -685,9 +724,12 @@ mod tests {
                         let std =
                             std::str::from_utf8(&buf).map_err(|e| (e.valid_up_to(), e.error_len()));
                         assert_eq!(ours, std, "{buf:02X?}");
-                        let want =
-                            std::str::from_utf8(&buf).map_or_else(|e| e.valid_up_to(), str::len);
-                        assert_eq!(valid_up_to(&buf), want, "{buf:02X?}");
+                        let found = scan(&buf);
+                        let want = match std::str::from_utf8(&buf) {
+                            Ok(s) => (s.len(), None),
+                            Err(e) => (e.valid_up_to(), e.error_len()),
+                        };
+                        assert_eq!((found.valid, found.error_len), want, "{buf:02X?}");
                     }
                 }
             }
