@@ -523,13 +523,9 @@ impl Utf8Decoder {
                 }
                 self.high_surrogate = Some(a.start);
             }
-            Some(false)
-                if self.high_surrogate.is_some()
-                    && self.high_surrogate == a.start.checked_sub(3) =>
-            {
-                if let Some(high) = self.high_surrogate.take() {
-                    self.report.record(ErrorKind::SurrogatePair, high);
-                }
+            Some(false) if a.start >= 3 && self.high_surrogate == Some(a.start - 3) => {
+                self.high_surrogate = None;
+                self.report.record(ErrorKind::SurrogatePair, a.start - 3);
             }
             _ => self.note(kind, a.start),
         }
