@@ -237,6 +237,101 @@ fn perl_extended_utf8_agrees() {
     }
 }
 
+/// Perl's lax decoder (`utf8::decode`, which takes its extended forms)
+/// accepts exactly what `extended::decode` accepts, with the same values.
+#[test]
+fn perl_extended_decode_agrees() {
+    const PIECES: &[&[u8]] = &[
+        b"A",
+        &[0x80],
+        &[0xBF],
+        &[0xC0],
+        &[0xC2],
+        &[0xE0],
+        &[0xED, 0xA0],
+        &[0xF0],
+        &[0xF4, 0x90],
+        &[0xF7],
+        &[0xF8],
+        &[0xF8, 0x88],
+        &[0xFC],
+        &[0xFC, 0x84],
+        &[0xFD],
+        &[0xFE],
+        &[0xFE, 0x82],
+        &[0xFE, 0x81],
+        &[0xFF, 0x80],
+        &[0xFF, 0x80, 0x87],
+        &[0xFF, 0x80, 0x88],
+        &[0xFF, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80],
+        &[0xFF, 0x80, 0x80, 0x80, 0x80, 0x80, 0x81],
+    ];
+    let mut seed = 0xDEAD_BEEF_CAFE_F00Du64;
+    let mut rand = move |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    let mut inputs: Vec<Vec<u8>> = Vec::new();
+    for _ in 0..1500 {
+        let mut v = Vec::new();
+        for _ in 0..1 + rand(3) {
+            let piece = PIECES[rand(PIECES.len())];
+            v.extend_from_slice(piece);
+            // Usually the continuation octets the lead announces; sometimes
+            // one too few or too many.
+            let announced = match piece[0] {
+                0xC0..=0xDF => 2,
+                0xE0..=0xEF => 3,
+                0xF0..=0xF7 => 4,
+                0xF8..=0xFB => 5,
+                0xFC..=0xFD => 6,
+                0xFE => 7,
+                0xFF => 13,
+                _ => 1,
+            };
+            let mut need = announced - piece.len().min(announced);
+            match rand(8) {
+                0 => need = need.saturating_sub(1),
+                1 => need += 1,
+                _ => {}
+            }
+            for _ in 0..need {
+                v.push(0x80 + rand(64) as u8);
+            }
+        }
+        inputs.push(v);
+    }
+    let script = "no warnings; while (<STDIN>) { chomp; my $s = pack('H*', $_); if (utf8::decode($s)) { print join(' ', map { sprintf('%X', ord) } split //, $s), \"\\n\" } else { print \"FAIL\\n\" } }";
+    let stdin: String = inputs
+        .iter()
+        .map(|i| i.iter().map(|b| format!("{b:02x}")).collect::<String>() + "\n")
+        .collect();
+    let Some(out) = perl(script, &stdin) else {
+        return;
+    };
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), inputs.len());
+    let mut accepted = 0;
+    for (input, line) in inputs.iter().zip(lines) {
+        let ours = match extended::decode(input, &OPTS) {
+            Ok(v) => v
+                .iter()
+                .map(|x| format!("{x:X}"))
+                .collect::<Vec<_>>()
+                .join(" "),
+            Err(_) => "FAIL".to_owned(),
+        };
+        accepted += usize::from(line != "FAIL");
+        assert_eq!(ours, line, "{input:02X?}");
+    }
+    assert!(
+        accepted > 100,
+        "too few accepted inputs ({accepted}) to mean much"
+    );
+}
+
 fn hex_pairs(s: &str) -> Vec<u8> {
     (0..s.len() / 2)
         .filter_map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).ok())

@@ -19,12 +19,12 @@ pub(super) fn is_plain_utf8(label: &str) -> bool {
 /// `U+XXXX` (uppercase hex, at least four digits) separated by single
 /// spaces, with a newline at the end.
 pub(super) fn format_codepoints(values: impl IntoIterator<Item = u64>) -> String {
+    use std::fmt::Write;
     let mut out = String::new();
     for v in values {
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.push_str(&format!("U+{v:04X}"));
+        let sep = if out.is_empty() { "" } else { " " };
+        // Writing to a String cannot fail.
+        let _ = write!(out, "{sep}U+{v:04X}");
     }
     out.push('\n');
     out

@@ -19,6 +19,13 @@
 //!
 //! The decoder is shared with [`super::extended`] (UTF-E-8), which is this
 //! form plus the 7- and 13-octet sequences.
+//!
+//! Lossy decoding writes 0xFFFD per ill-formed maximal subpart, with the
+//! same subparts as strict UTF-8 where the two forms agree (the second
+//! octet carries the shortest-form constraint: `E0 A0..`, `F0 90..`,
+//! `F8 88..`, `FC 84..`, `FE 82..`). Unlike [`super::utf8`]'s report, the
+//! continuation octets after a rejected lead are each counted as
+//! `unexpected-continuation`.
 
 use super::ErrorKind;
 use super::utf8::DecodeReport;

@@ -10,8 +10,11 @@
 //! * [`Utf8Decoder`] is the streaming form: splitting the input at any byte
 //!   gives the same text and the same [`DecodeReport`].
 //!
-//! The fast path is simdutf8 (valid input is never copied); everything from
-//! the first error on is this module's own walker.
+//! The fast path is simdutf8 (valid input is never copied). Once input is
+//! known to be broken, this module's own walker takes over: a shift-based
+//! DFA (one shift per octet, 16-octet ASCII skips) finds each error, the
+//! maximal-subpart rule sizes it, and the decoded bytes are validated once
+//! by simdutf8 at the end (safe Rust cannot skip that step).
 //!
 //! # How errors are named
 //!
@@ -38,6 +41,7 @@
 
 use super::ErrorKind;
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::fmt;
 
 /// A strict UTF-8 error, shaped like `std::str::Utf8Error` plus a kind.
@@ -145,6 +149,143 @@ fn step(rest: &[u8]) -> Step {
         }
     }
     Step::Valid(len)
+}
+
+// The error walker's scanner: a shift-based DFA over Unicode Table 3-7.
+// Each state is a bit offset (a multiple of 6) into a per-byte row; the row
+// for byte `b` holds, at offset `s`, the offset of the state after `b` in
+// state `s`. One shift per byte, no branches on the byte's class.
+const ACCEPT: u32 = 0;
+const REJECT: u32 = 6;
+const CONT1: u32 = 12; // one continuation octet to go
+const CONT2: u32 = 18;
+const CONT3: u32 = 24;
+const AFTER_E0: u32 = 30; // A0..BF, then one
+const AFTER_ED: u32 = 36; // 80..9F, then one
+const AFTER_F0: u32 = 42; // 90..BF, then two
+const AFTER_F4: u32 = 48; // 80..8F, then two
+
+const fn dfa_next(state: u32, b: u8) -> u32 {
+    let cont = b & 0xC0 == 0x80;
+    match state {
+        ACCEPT => match b {
+            0x00..=0x7F => ACCEPT,
+            0xC2..=0xDF => CONT1,
+            0xE0 => AFTER_E0,
+            0xE1..=0xEC | 0xEE..=0xEF => CONT2,
+            0xED => AFTER_ED,
+            0xF0 => AFTER_F0,
+            0xF1..=0xF3 => CONT3,
+            0xF4 => AFTER_F4,
+            _ => REJECT,
+        },
+        CONT1 if cont => ACCEPT,
+        CONT2 if cont => CONT1,
+        CONT3 if cont => CONT2,
+        AFTER_E0 if b >= 0xA0 && cont => CONT1,
+        AFTER_ED if b <= 0x9F && cont => CONT1,
+        AFTER_F0 if b >= 0x90 && cont => CONT2,
+        AFTER_F4 if b <= 0x8F && cont => CONT2,
+        _ => REJECT,
+    }
+}
+
+const DFA: [u64; 256] = {
+    let mut table = [0u64; 256];
+    let mut b = 0;
+    while b < 256 {
+        let mut state = 0;
+        while state <= AFTER_F4 {
+            table[b] |= (dfa_next(state, b as u8) as u64) << state;
+            state += 6;
+        }
+        b += 1;
+    }
+    table
+};
+
+/// Are these 16 octets all ASCII?
+fn ascii16(chunk: &[u8]) -> bool {
+    match <[u8; 16]>::try_from(chunk) {
+        Ok(a) => u128::from_le_bytes(a) & 0x8080_8080_8080_8080_8080_8080_8080_8080 == 0,
+        Err(_) => false,
+    }
+}
+
+/// The lead octet of the sequence that octet `i` continues (at most three
+/// octets back).
+fn lead_before(src: &[u8], i: usize) -> usize {
+    (i.saturating_sub(3)..i)
+        .rev()
+        .find(|&j| src.get(j).is_some_and(|&b| !is_cont(b)))
+        .unwrap_or(i)
+}
+
+/// How far [`scan`] got: std's `valid_up_to`, and the length of the
+/// ill-formed maximal subpart found there (`None`: the input ended, either
+/// on a character boundary or inside a well-formed prefix).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Scan {
+    valid: usize,
+    error_len: Option<usize>,
+}
+
+/// Where the DFA rejected octet `i`; `prev` is the state before it.
+fn rejected(src: &[u8], i: usize, prev: u64) -> Scan {
+    if prev & 63 == u64::from(ACCEPT) {
+        // Octet `i` cannot start a sequence.
+        Scan {
+            valid: i,
+            error_len: Some(1),
+        }
+    } else {
+        // Octet `i` breaks the well-formed prefix that starts at the lead.
+        let start = lead_before(src, i);
+        Scan {
+            valid: start,
+            error_len: Some(i - start),
+        }
+    }
+}
+
+/// Finds the first ill-formed maximal subpart of `src`.
+fn scan(src: &[u8]) -> Scan {
+    // Only the low six bits of `state` count: `wrapping_shr` masks the shift
+    // amount to them, so the DFA step is one shift.
+    let mut state = u64::from(ACCEPT);
+    let mut i = 0;
+    let mut chunks = src.chunks_exact(16);
+    for chunk in &mut chunks {
+        if state & 63 == u64::from(ACCEPT) && ascii16(chunk) {
+            i += 16;
+            continue;
+        }
+        for &b in chunk {
+            let prev = state;
+            state = DFA[usize::from(b)].wrapping_shr(prev as u32);
+            if state & 63 == u64::from(REJECT) {
+                return rejected(src, i, prev);
+            }
+            i += 1;
+        }
+    }
+    for &b in chunks.remainder() {
+        let prev = state;
+        state = DFA[usize::from(b)].wrapping_shr(prev as u32);
+        if state & 63 == u64::from(REJECT) {
+            return rejected(src, i, prev);
+        }
+        i += 1;
+    }
+    let valid = if state & 63 == u64::from(ACCEPT) {
+        src.len()
+    } else {
+        lead_before(src, src.len())
+    };
+    Scan {
+        valid,
+        error_len: None,
+    }
 }
 
 /// Length of the sequence a lead octet announces in RFC 2279 / UTF-E-8.
@@ -382,13 +523,9 @@ impl Utf8Decoder {
                 }
                 self.high_surrogate = Some(a.start);
             }
-            Some(false)
-                if self.high_surrogate.is_some()
-                    && self.high_surrogate == a.start.checked_sub(3) =>
-            {
-                if let Some(high) = self.high_surrogate.take() {
-                    self.report.record(ErrorKind::SurrogatePair, high);
-                }
+            Some(false) if a.start >= 3 && self.high_surrogate == Some(a.start - 3) => {
+                self.high_surrogate = None;
+                self.report.record(ErrorKind::SurrogatePair, a.start - 3);
             }
             _ => self.note(kind, a.start),
         }
@@ -458,33 +595,30 @@ impl Utf8Decoder {
                 continue;
             }
             let rest = &src[pos..];
-            let valid = match simdutf8::compat::from_utf8(rest) {
-                Ok(s) => {
-                    out.push_valid(s.as_bytes());
-                    pos = src.len();
-                    continue;
-                }
-                Err(e) => e.valid_up_to(),
-            };
-            out.push_valid(&rest[..valid]);
-            pos += valid;
+            let found = scan(rest);
+            out.push_valid(&rest[..found.valid]);
+            pos += found.valid;
             let rest = &src[pos..];
-            match step(rest) {
-                Step::Incomplete => {
-                    self.pending[..rest.len()].copy_from_slice(rest);
-                    self.pending_len = rest.len() as u8;
+            match found.error_len {
+                None => {
+                    // A well-formed prefix (at most three octets) cut short.
+                    if let Some(held) = self.pending.get_mut(..rest.len()) {
+                        held.copy_from_slice(rest);
+                        self.pending_len = rest.len() as u8;
+                    }
                     pos = src.len();
                 }
-                Step::Invalid(n) => {
-                    let n = usize::from(n);
+                Some(n) => {
                     self.on_invalid(&rest[..n], base + pos, out);
                     pos += n;
-                }
-                // Unreachable after a failed validation; stay safe.
-                Step::Valid(n) => {
-                    let n = usize::from(n);
-                    out.push_valid(&rest[..n]);
-                    pos += n;
+                    // A run of stray continuation octets, one U+FFFD each.
+                    if self.absorb.is_none() {
+                        while src.get(pos).is_some_and(|&b| is_cont(b)) {
+                            self.replace(out);
+                            self.note(ErrorKind::UnexpectedContinuation, base + pos);
+                            pos += 1;
+                        }
+                    }
                 }
             }
         }
@@ -504,20 +638,45 @@ impl Utf8Decoder {
     }
 }
 
-/// Turns bytes the decoder wrote (well-formed by construction) into a String.
-fn into_string(bytes: Vec<u8>) -> String {
-    match simdutf8::basic::from_utf8(&bytes) {
+/// Turns bytes the decoder wrote (well-formed by construction) into a
+/// String: one SIMD validation and a copy, cheaper than validating each run
+/// as it is written.
+fn into_string(bytes: &[u8]) -> String {
+    match simdutf8::basic::from_utf8(bytes) {
         Ok(s) => s.to_owned(),
         // Unreachable: the decoder only writes well-formed UTF-8.
-        Err(_) => String::from_utf8_lossy(&bytes).into_owned(),
+        Err(_) => String::from_utf8_lossy(bytes).into_owned(),
     }
 }
 
-fn decode_owned(src: &[u8]) -> (String, DecodeReport) {
+/// Largest scratch buffer kept between calls on one thread.
+const SCRATCH_KEEP: usize = 8 << 20;
+
+thread_local! {
+    /// The decoder's output buffer, kept between calls so that decoding many
+    /// broken parts does not fault in fresh pages each time.
+    static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+fn decode_into(src: &[u8], buf: &mut Vec<u8>) -> (String, DecodeReport) {
+    buf.clear();
+    buf.reserve(src.len() + src.len() / 8 + 16);
     let mut dec = Utf8Decoder::new();
-    let mut out = Vec::with_capacity(src.len() + src.len() / 16 + 8);
-    dec.run(src, &mut out, true);
-    (into_string(out), dec.into_report())
+    dec.run(src, buf, true);
+    (into_string(buf), dec.into_report())
+}
+
+fn decode_owned(src: &[u8]) -> (String, DecodeReport) {
+    SCRATCH.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut buf) => {
+            let result = decode_into(src, &mut buf);
+            if buf.capacity() > SCRATCH_KEEP {
+                *buf = Vec::new();
+            }
+            result
+        }
+        Err(_) => decode_into(src, &mut Vec::new()),
+    })
 }
 
 /// Decodes UTF-8, writing one U+FFFD per maximal subpart (Unicode ch. 3,
@@ -544,7 +703,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn step_matches_std_on_all_short_sequences() {
+    fn validate_and_scan_match_std_on_all_short_sequences() {
         // Every 1..=3-byte string over a byte alphabet touching each range.
         let alphabet = [
             0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0,
@@ -561,6 +720,12 @@ mod tests {
                         let std =
                             std::str::from_utf8(&buf).map_err(|e| (e.valid_up_to(), e.error_len()));
                         assert_eq!(ours, std, "{buf:02X?}");
+                        let found = scan(&buf);
+                        let want = match std::str::from_utf8(&buf) {
+                            Ok(s) => (s.len(), None),
+                            Err(e) => (e.valid_up_to(), e.error_len()),
+                        };
+                        assert_eq!((found.valid, found.error_len), want, "{buf:02X?}");
                     }
                 }
             }

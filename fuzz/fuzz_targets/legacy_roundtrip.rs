@@ -1,0 +1,20 @@
+//! RFC 2279: decode then encode gives the same octets (shortest form is
+//! unique), and encode then decode gives the same values.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use mailcharset::codec::ucs::{self, UcsOptions};
+
+fuzz_target!(|data: &[u8]| {
+    let opts = UcsOptions::default();
+    if let Ok(values) = ucs::decode(data, &opts) {
+        assert_eq!(ucs::encode(&values).as_deref(), Ok(data));
+    }
+    let _ = ucs::decode_lossy(data, &opts);
+    let values: Vec<u32> = data
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]) & ucs::MAX)
+        .collect();
+    let bytes = ucs::encode(&values).expect("31-bit values encode");
+    assert_eq!(ucs::decode(&bytes, &opts), Ok(values));
+});
