@@ -241,3 +241,14 @@ fn header_block_round_trips_byte_for_byte() {
         assert_eq!(joined, &raw[..h.header_end]);
     }
 }
+
+#[test]
+fn encoded_word_limit_is_a_cheap_count() {
+    let limits = Limits::default();
+    let words = |n: usize| "=?utf-8?q?a?= ".repeat(n);
+    assert!(limits.field_within_limits(words(limits.max_encoded_words).as_bytes()));
+    assert!(!limits.field_within_limits(words(limits.max_encoded_words + 1).as_bytes()));
+    assert!(limits.field_within_limits(b"no words"));
+    let f = limits.field_finding(7);
+    assert_eq!((f.kind.as_str(), f.offset), ("limit-reached", 7));
+}

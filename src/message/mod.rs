@@ -45,6 +45,25 @@ pub struct Limits {
     pub max_encoded_words: usize,
 }
 
+impl Limits {
+    /// Whether a header field value may be decoded: at most
+    /// [`Limits::max_encoded_words`] encoded-word openers (`=?`). A field
+    /// over the limit is kept as written, with a `limit-reached` finding
+    /// from [`Limits::field_finding`].
+    pub fn field_within_limits(&self, value: &[u8]) -> bool {
+        memchr::memmem::find_iter(value, b"=?")
+            .nth(self.max_encoded_words)
+            .is_none()
+    }
+
+    /// The finding for a field over [`Limits::field_within_limits`].
+    pub fn field_finding(&self, offset: usize) -> Finding {
+        Finding::new(FindingKind::LimitReached, offset, 1).with_note(
+            "more encoded-words than max_encoded_words: the field is kept as written",
+        )
+    }
+}
+
 impl Default for Limits {
     fn default() -> Self {
         Limits {
