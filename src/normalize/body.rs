@@ -23,7 +23,7 @@ pub(super) fn text_part(
     if let crate::mime::TransferEncoding::Other(_) = part.transfer_encoding {
         return Ok(());
     }
-    let (decoded, _) = part.decoded_body(msg);
+    let (decoded, transfer_findings) = part.decoded_body(msg);
     let d = charset::decode(&decoded, label, &ctx.dopts);
     let used = d.used;
     let label_cs = charset::resolve(label).charset;
