@@ -72,7 +72,7 @@ fn text(rng: &mut Rng, alphabet: &str, lines: usize) -> String {
                     s.push(*rng.pick(&chars));
                 }
             } else {
-                s.push_str(*rng.pick(WORDS));
+                s.push_str(rng.pick(WORDS));
             }
         }
         s.push('\n');

@@ -48,6 +48,19 @@ pub(super) fn text_part(
         ctx.report.parts.push(entry);
         return Ok(());
     }
+    // A damaged transfer coding whose result does not decode cleanly under
+    // its label: re-encoding would bake one reader's guess at the damage
+    // into the message. Kept as it is.
+    if !transfer_findings.is_empty() && (d.replacements > 0 || d.verdict == Verdict::Mislabeled) {
+        let mut findings = transfer_findings;
+        findings.extend(entry.findings);
+        ctx.report.parts.push(PartReport {
+            action: Action::Kept,
+            findings,
+            ..entry
+        });
+        return Ok(());
+    }
     let unsupported = d
         .findings
         .iter()
