@@ -72,7 +72,8 @@ fn text(rng: &mut Rng, alphabet: &str, lines: usize) -> String {
                     s.push(*rng.pick(&chars));
                 }
             } else {
-                s.push_str(rng.pick(WORDS));
+                let w: &str = WORDS[rng.below(WORDS.len())];
+                s.push_str(w);
             }
         }
         s.push('\n');
