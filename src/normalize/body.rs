@@ -1,6 +1,8 @@
 //! Text bodies: decode through the label (or detection), write as UTF-8.
 
-use super::{Action, Ctx, Edit, NormalizeError, PartReport, eol_of, html, label_text};
+use super::{
+    Action, Ctx, Edit, NormalizeError, PartReport, eol_of, html, label_text, line_ending_of,
+};
 use crate::charset::{self, Charset};
 use crate::finding::{FindingKind, Verdict};
 use crate::message::transfer::{self, Cte};
@@ -79,7 +81,7 @@ pub(super) fn text_part(
             ..entry
         });
     }
-    let le = part.header.line_ending();
+    let le = line_ending_of(msg, part);
     let eol = eol_of(le);
     let text: Cow<'_, str> = if ct.subtype == "html" {
         match html::rewrite_meta_charset(&d.text) {
@@ -177,6 +179,13 @@ fn header_fields(
             insert.extend_from_slice(le.as_bytes());
         }
         None => {}
+    }
+    // A top-level message that was not MIME becomes one: Content-Type and
+    // Content-Transfer-Encoding mean nothing without MIME-Version (RFC 2045 4).
+    if part.depth == 0 && part.header.get("mime-version").is_none() {
+        let mut mv = b"MIME-Version: 1.0".to_vec();
+        mv.extend_from_slice(le.as_bytes());
+        insert.splice(0..0, mv);
     }
     if !insert.is_empty() {
         let at = part.range.start + part.header.header_end;

@@ -102,10 +102,10 @@ impl Assess {
 /// in `skip` (already rewritten by the body conversion).
 pub(super) fn fields(
     part: &Part<'_>,
+    le: LineEnding,
     ctx: &mut Ctx<'_>,
     skip: &[usize],
 ) -> Result<(), NormalizeError> {
-    let le = part.header.line_ending();
     for f in &part.header.fields {
         if !f.has_name() || skip.contains(&f.offset) {
             continue;

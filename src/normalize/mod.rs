@@ -322,7 +322,7 @@ fn normalize_part(
         body::text_part(msg, part, ctx, &mut rewritten)?;
     }
     if part.headers_within_limit {
-        headers::fields(part, ctx, &rewritten)?;
+        headers::fields(part, line_ending_of(msg, part), ctx, &rewritten)?;
     }
     Ok(())
 }
@@ -353,6 +353,25 @@ fn apply(raw: &[u8], mut edits: Vec<Edit>) -> Cow<'_, [u8]> {
         Cow::Borrowed(raw)
     } else {
         Cow::Owned(out)
+    }
+}
+
+/// The line end to write in `part`'s header and body: the one its fields
+/// use; for a part without fields, its empty separator line's; else the
+/// message's.
+pub(crate) fn line_ending_of(msg: &Message<'_>, part: &Part<'_>) -> crate::mime::LineEnding {
+    use crate::mime::LineEnding;
+    if part
+        .header
+        .fields
+        .iter()
+        .any(|f| f.line_ending != LineEnding::None)
+    {
+        return part.header.line_ending();
+    }
+    match part.header.separator {
+        Some(le @ (LineEnding::Lf | LineEnding::Crlf)) => le,
+        _ => msg.root.header.line_ending(),
     }
 }
 
