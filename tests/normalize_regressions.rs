@@ -67,3 +67,59 @@ fn regression_rfc2231_legacy_filename_rewritten_boundary_kept() {
     );
     assert!(out.contains("\nAAEC\n--a b--\n"));
 }
+
+/// A header that ends the input without a line end, holding a text part's
+/// Content-Type with an unknown label: the inserted MIME-Version used to be
+/// glued to the rewritten field (`charset=utf-8MIME-Version: 1.0`), and a
+/// second run split them (not idempotent). Found by mutating the corpus.
+#[test]
+fn regression_header_without_final_line_end() {
+    let out = norm(b"Content-type: text/html; charset=\"UTF-8Return-Path: x");
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.contains("charset=utf-8\r\nMIME-Version: 1.0\r\n"),
+        "{text:?}"
+    );
+}
+
+mod mutations {
+    use super::norm;
+    use proptest::prelude::*;
+
+    fn fixtures() -> Vec<Vec<u8>> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/messages");
+        let mut v: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "eml"))
+            .collect();
+        v.sort();
+        v.iter().map(|p| std::fs::read(p).unwrap()).collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(400))]
+        /// Fixtures with bytes replaced by MIME-significant ones and cut
+        /// anywhere: never a panic, and normalize∘normalize = normalize.
+        #[test]
+        fn mutated_fixtures_normalize_idempotently(
+            which in 0usize..64,
+            edits in proptest::collection::vec((any::<prop::sample::Index>(), prop::sample::select(vec![b'\n', b'\r', b'=', b'?', 0xE9, b'-', b' ', b'"', 0x80, b';', b'*', b'\'', b':'])), 0..8),
+            cut in any::<prop::sample::Index>(),
+            do_cut in any::<bool>(),
+        ) {
+            let all = fixtures();
+            let mut m = all[which % all.len()].clone();
+            for (at, b) in edits {
+                let k = at.index(m.len());
+                m[k] = b;
+            }
+            if do_cut {
+                let k = cut.index(m.len() + 1);
+                m.truncate(k);
+            }
+            let _ = norm(&m);
+        }
+    }
+}

@@ -187,6 +187,17 @@ fn header_fields(
         mv.extend_from_slice(le.as_bytes());
         insert.splice(0..0, mv);
     }
+    // A header that ends without a line end (the input ended): the new
+    // fields start on a line of their own.
+    if !insert.is_empty()
+        && part
+            .header
+            .fields
+            .last()
+            .is_some_and(|f| f.line_ending == LineEnding::None)
+    {
+        insert.splice(0..0, le.as_bytes().iter().copied());
+    }
     if !insert.is_empty() {
         let at = part.range.start + part.header.header_end;
         ctx.edits.push(Edit {
