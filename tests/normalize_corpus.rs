@@ -40,6 +40,11 @@ fn corpus_text_survives_attachments_identical_idempotent() {
     let files = common::corpus_messages(&corpus);
     assert!(files.len() > 4000, "corpus messages found: {}", files.len());
     let opts = Options::default();
+    let utf8 = Options {
+        headers: normalize::HeaderMode::Utf8,
+        eight_bit: true,
+        ..Options::default()
+    };
     let tmp = tempfile::tempdir().unwrap();
     let mut oracle: Vec<(String, Vec<String>)> = Vec::new();
     let (mut changed, mut texts_compared, mut leaves_compared) = (0, 0, 0);
@@ -55,6 +60,15 @@ fn corpus_text_survives_attachments_identical_idempotent() {
             "{}: a second run changed it: {:#?}",
             f.display(),
             again.report
+        );
+        // Raw UTF-8 headers and 8bit bodies: idempotent too.
+        let n8 = normalize::normalize(&raw, &utf8).unwrap();
+        let again8 = normalize::normalize(&n8.bytes, &utf8).unwrap();
+        assert!(
+            matches!(again8.bytes, Cow::Borrowed(_)),
+            "{}: a second --headers utf8 --8bit run changed it: {:#?}",
+            f.display(),
+            again8.report
         );
         if !n.report.changed {
             continue;
