@@ -57,6 +57,10 @@ fn snapshots_of_normalized_fixtures() {
         // CRLF form: the same texts, and no bare LF written into it.
         let crlf = common::to_crlf(&raw);
         let c = normalize::normalize(&crlf, &Options::default()).unwrap();
+        insta::assert_snapshot!(
+            "normalize_crlf",
+            String::from_utf8_lossy(&c.bytes).replace('\r', "␍")
+        );
         assert_eq!(
             texts(&n.bytes),
             texts(&c.bytes),
