@@ -11,7 +11,7 @@ use std::borrow::Cow;
 pub const SCAN_LIMIT: usize = 8 * 1024;
 
 /// Rewrites the charset value of every `<meta ...>` tag that starts within
-/// the first [`SCAN_LIMIT`] bytes to `utf-8`. The attribute names are
+/// the first 8 KiB (`SCAN_LIMIT`) to `utf-8`. The attribute names are
 /// matched ASCII case-insensitively, quotes are optional; text outside
 /// `<meta>` tags is never touched. Borrows when nothing changed.
 ///
