@@ -1,10 +1,175 @@
-//! `mailcharset normalize`.
+//! `mailcharset normalize`: messages, mboxes, Maildirs and folders written
+//! back out as UTF-8, in the same container, same order, same names.
 
-use super::{CliError, CliResult, NormalizeArgs, exit};
+use super::{CliError, CliResult, NormalizeArgs, OnErrorArg, exit};
+use mailcharset::mailbox::{
+    self, InputKind, MailboxError, MessageReader, MessageWriter, Outcome, OutputKind, Progress,
+    RawMessage, WriteMode, pipeline,
+};
+use mailcharset::normalize::{self, NormalizeError, OnError, Options};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 
-pub fn run(_args: &NormalizeArgs) -> CliResult {
-    Err(CliError::new(
-        exit::SOFTWARE,
-        "normalize: not implemented yet",
-    ))
+fn mailbox_err(e: &MailboxError) -> CliError {
+    let code = match e {
+        MailboxError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
+            exit::NO_INPUT
+        }
+        MailboxError::Io { .. } => exit::IO,
+        MailboxError::Unrecognized { .. } => exit::DATA,
+        _ => exit::IO,
+    };
+    CliError::new(code, e.to_string())
+}
+
+/// One line of `--report`.
+#[derive(serde::Serialize)]
+struct ReportLine<'a> {
+    input: &'a str,
+    index: usize,
+    #[serde(flatten)]
+    report: &'a normalize::NormalizeReport,
+}
+
+pub fn run(args: &NormalizeArgs) -> CliResult {
+    let mut opts = super::filter::options(args.unicode11, args.headers);
+    opts.on_error = match args.on_error {
+        OnErrorArg::Replace => OnError::Replace,
+        OnErrorArg::Keep => OnError::Keep,
+        OnErrorArg::Fail => OnError::Fail,
+    };
+    opts.eight_bit = args.eight_bit;
+    let inputs: Vec<PathBuf> = if args.input.is_empty() {
+        vec![PathBuf::from("-")]
+    } else {
+        args.input.clone()
+    };
+    if inputs.len() > 1 && args.output.is_none() {
+        return Err(CliError::new(
+            exit::USAGE,
+            "normalize: several inputs need -o DIR (each is written under DIR with its own name)",
+        ));
+    }
+    let mut report = match &args.report {
+        Some(p) => Some(std::io::BufWriter::new(
+            std::fs::File::create(p).map_err(|e| CliError::io(&p.display().to_string(), e))?,
+        )),
+        None => None,
+    };
+    if inputs.len() > 1
+        && let Some(dir) = &args.output
+    {
+        std::fs::create_dir_all(dir).map_err(|e| CliError::io(&dir.display().to_string(), e))?;
+    }
+    for input in &inputs {
+        let output = match (&args.output, inputs.len()) {
+            (Some(o), 1) => Some(o.clone()),
+            (Some(o), _) => Some(o.join(input.file_name().unwrap_or(input.as_os_str()))),
+            (None, _) => None,
+        };
+        let code = one_input(input, output.as_deref(), args, &opts, report.as_mut())?;
+        if code != exit::OK {
+            return Ok(code);
+        }
+    }
+    if let Some(r) = report.as_mut() {
+        r.flush().map_err(|e| CliError::io("report", e))?;
+    }
+    Ok(exit::OK)
+}
+
+fn one_input(
+    input: &Path,
+    output: Option<&Path>,
+    args: &NormalizeArgs,
+    opts: &Options,
+    report: Option<&mut std::io::BufWriter<std::fs::File>>,
+) -> CliResult {
+    let name = if input.as_os_str() == "-" {
+        "standard input".to_string()
+    } else {
+        input.display().to_string()
+    };
+    let kind = mailbox::detect(input).map_err(|e| mailbox_err(&e))?;
+    let reader = MessageReader::open(input, kind).map_err(|e| mailbox_err(&e))?;
+    let out_kind = OutputKind::matching(reader.kind());
+    let writer = match output {
+        Some(o) => {
+            mailbox::check_output(input, o, WriteMode::Replace).map_err(|e| mailbox_err(&e))?;
+            MessageWriter::create(o, out_kind, WriteMode::Replace).map_err(|e| mailbox_err(&e))?
+        }
+        None if matches!(kind, InputKind::Maildir | InputKind::Folder) => {
+            return Err(CliError::new(
+                exit::USAGE,
+                format!("normalize: {name}: a Maildir or folder needs -o OUTPUT"),
+            ));
+        }
+        None => MessageWriter::to_stream(Box::new(std::io::stdout()), out_kind, "standard output")
+            .map_err(|e| mailbox_err(&e))?,
+    };
+    let popts = pipeline::Options {
+        jobs: args.jobs.unwrap_or(0),
+        progress: Progress::from_flags(args.progress.quiet, args.progress.progress),
+        total_bytes: reader.size_hint_bytes(),
+        ..pipeline::Options::default()
+    };
+    let failed: Mutex<Option<(usize, u64, NormalizeError)>> = Mutex::new(None);
+    let stop = AtomicBool::new(false);
+    let lines: Mutex<Vec<(usize, String)>> = Mutex::new(Vec::new());
+    let want_report = report.is_some();
+    // Under --on-error fail, reading stops once a message failed.
+    let reader = reader.take_while(|_| !stop.load(Ordering::Relaxed));
+    let work = |m: &RawMessage| -> Outcome {
+        match normalize::normalize(&m.bytes, opts) {
+            Ok(n) => {
+                if want_report {
+                    let line = serde_json::to_string(&ReportLine {
+                        input: &name,
+                        index: m.index,
+                        report: &n.report,
+                    })
+                    .unwrap_or_default();
+                    if let Ok(mut l) = lines.lock() {
+                        l.push((m.index, line));
+                    }
+                }
+                let findings = n.report.findings();
+                match n.bytes {
+                    std::borrow::Cow::Owned(b) => Outcome::changed(b),
+                    std::borrow::Cow::Borrowed(_) => Outcome::unchanged(),
+                }
+                .with_findings(findings)
+            }
+            Err(e) => {
+                stop.store(true, Ordering::Relaxed);
+                if let Ok(mut f) = failed.lock()
+                    && f.as_ref().is_none_or(|(i, _, _)| m.index < *i)
+                {
+                    *f = Some((m.index, m.offset, e));
+                }
+                Outcome::unchanged()
+            }
+        }
+    };
+    let stats = pipeline::run(reader, writer, &popts, work).map_err(|e| mailbox_err(&e))?;
+    if let Some(r) = report {
+        let mut lines = lines.into_inner().unwrap_or_default();
+        lines.sort_by_key(|l| l.0);
+        for (_, l) in lines {
+            writeln!(r, "{l}").map_err(|e| CliError::io("report", e))?;
+        }
+    }
+    if !args.progress.quiet {
+        eprintln!("mailcharset normalize: {name}: {stats}");
+    }
+    if let Some((index, offset, e)) = failed.into_inner().ok().flatten() {
+        eprintln!(
+            "mailcharset: {name}: message {index} (at byte {offset}): {e} \
+             (failing messages were written unchanged)"
+        );
+        return Ok(exit::DATA);
+    }
+    Ok(exit::OK)
 }

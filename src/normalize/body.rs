@@ -1,0 +1,289 @@
+//! Text bodies: decode through the label (or detection), write as UTF-8.
+
+use super::{
+    Action, Ctx, Edit, NormalizeError, PartReport, eol_of, html, label_text, line_ending_of,
+};
+use crate::charset::{self, Charset};
+use crate::finding::{FindingKind, Verdict};
+use crate::message::transfer::{self, Cte};
+use crate::message::{Message, Part};
+use crate::mime::{LineEnding, WriteOptions, write_parameterized};
+use std::borrow::Cow;
+
+/// Converts one text/* leaf. Pushes the body and Content-Type /
+/// Content-Transfer-Encoding edits, and records in `rewritten` the offsets
+/// (in the part) of the fields it replaced, so the header pass leaves them.
+pub(super) fn text_part(
+    msg: &Message<'_>,
+    part: &Part<'_>,
+    ctx: &mut Ctx<'_>,
+    rewritten: &mut Vec<usize>,
+) -> Result<(), NormalizeError> {
+    let ct = &part.content_type;
+    let label = ct.charset();
+    // A transfer coding we do not know: the body is opaque (RFC 2045 6.4).
+    if let crate::mime::TransferEncoding::Other(_) = part.transfer_encoding {
+        return Ok(());
+    }
+    let (decoded, transfer_findings) = part.decoded_body(msg);
+    let d = charset::decode(&decoded, label, &ctx.dopts);
+    let used = d.used;
+    let label_cs = charset::resolve(label).charset;
+    let ascii = decoded.is_ascii();
+    let entry = PartReport {
+        part: part.id.clone(),
+        location: "body".into(),
+        label: label.map(label_text),
+        charset: used.map(Charset::name),
+        action: Action::Unchanged,
+        verdict: d.verdict,
+        findings: d.findings.clone(),
+    };
+    // Already UTF-8, or ASCII under a label that reads ASCII as ASCII:
+    // nothing to do.
+    let unchanged = d.replacements == 0
+        && d.verdict != Verdict::Mislabeled
+        && d.verdict != Verdict::UnknownLabel
+        && ((ascii && label_cs.map_or(label.is_none(), Charset::is_ascii_compatible))
+            || (label_cs.is_some_and(Charset::is_utf8) && used.is_some_and(Charset::is_utf8)));
+    if unchanged {
+        ctx.report.parts.push(entry);
+        return Ok(());
+    }
+    // A damaged transfer coding whose result does not decode cleanly under
+    // its label: re-encoding would bake one reader's guess at the damage
+    // into the message. Kept as it is.
+    if !transfer_findings.is_empty() && (d.replacements > 0 || d.verdict == Verdict::Mislabeled) {
+        let mut findings = transfer_findings;
+        findings.extend(entry.findings);
+        ctx.report.parts.push(PartReport {
+            action: Action::Kept,
+            findings,
+            ..entry
+        });
+        return Ok(());
+    }
+    let unsupported = d
+        .findings
+        .iter()
+        .any(|f| f.kind == FindingKind::UnsupportedCharset);
+    let problem = d.replacements > 0
+        || d.verdict == Verdict::UnknownLabel
+        || used.is_none()
+        || (unsupported && !ascii);
+    if problem {
+        if !ctx.on_problem(entry, part.body.start)? {
+            return Ok(());
+        }
+    } else {
+        ctx.report.parts.push(PartReport {
+            action: Action::Converted,
+            ..entry
+        });
+    }
+    let le = line_ending_of(msg, part);
+    let eol = eol_of(le);
+    let text: Cow<'_, str> = if ct.subtype == "html" {
+        match html::rewrite_meta_charset(&d.text) {
+            Cow::Borrowed(_) => d.text,
+            Cow::Owned(s) => Cow::Owned(s),
+        }
+    } else {
+        d.text
+    };
+    let text = with_line_endings(text.as_bytes(), eol);
+    let (cte, mut body) = if transfer::is_7bit_clean(&text) {
+        (Cte::SevenBit, text.into_owned())
+    } else if ctx.opts.eight_bit && is_8bit_clean(&text) {
+        (Cte::EightBit, text.into_owned())
+    } else {
+        let cte = transfer::choose_encoding(&text);
+        (cte, transfer::encode(cte, &text, eol).into_owned())
+    };
+    // Base64 ends without a line end; keep the one the body had.
+    let raw_body = part.raw_body(msg);
+    if cte == Cte::Base64 && raw_body.ends_with(b"\n") && !body.is_empty() {
+        body.extend_from_slice(eol.as_bytes());
+    }
+    ctx.edits.push(Edit {
+        range: part.body.clone(),
+        bytes: body,
+    });
+    header_fields(part, ctx, cte, le, rewritten);
+    Ok(())
+}
+
+/// Rewrites (or inserts) Content-Type with `charset=utf-8` and
+/// Content-Transfer-Encoding.
+fn header_fields(
+    part: &Part<'_>,
+    ctx: &mut Ctx<'_>,
+    cte: Cte,
+    le: LineEnding,
+    rewritten: &mut Vec<usize>,
+) {
+    let ct = &part.content_type;
+    let wopts = WriteOptions {
+        mode: ctx.opts.headers,
+        line_ending: le,
+        max_line: 76,
+    };
+    let mut params: Vec<(&str, &str)> = ct
+        .params
+        .iter()
+        .map(|p| {
+            if p.name == "charset" {
+                ("charset", "utf-8")
+            } else {
+                (p.name.as_str(), p.value.as_str())
+            }
+        })
+        .collect();
+    if !params.iter().any(|p| p.0 == "charset") {
+        params.push(("charset", "utf-8"));
+    }
+    let head = format!("{}/{}", ct.media_type, ct.subtype);
+    let mut insert = Vec::new();
+    match part.header.get("content-type") {
+        Some(f) => {
+            let name = f.name_str();
+            let mut bytes = write_parameterized(&name, &head, &params, &wopts).into_bytes();
+            bytes.extend_from_slice(f.line_ending.as_bytes());
+            rewritten.push(f.offset);
+            ctx.edits.push(Edit {
+                range: part.field_range(f),
+                bytes,
+            });
+        }
+        None => {
+            insert.extend_from_slice(
+                write_parameterized("Content-Type", &head, &params, &wopts).as_bytes(),
+            );
+            insert.extend_from_slice(le.as_bytes());
+        }
+    }
+    match part.header.get("content-transfer-encoding") {
+        Some(f) => {
+            let mut bytes = format!("{}: {}", f.name_str(), cte.as_str()).into_bytes();
+            bytes.extend_from_slice(f.line_ending.as_bytes());
+            rewritten.push(f.offset);
+            ctx.edits.push(Edit {
+                range: part.field_range(f),
+                bytes,
+            });
+        }
+        None if cte != Cte::SevenBit => {
+            insert.extend_from_slice(
+                format!("Content-Transfer-Encoding: {}", cte.as_str()).as_bytes(),
+            );
+            insert.extend_from_slice(le.as_bytes());
+        }
+        None => {}
+    }
+    // A top-level message that was not MIME becomes one: Content-Type and
+    // Content-Transfer-Encoding mean nothing without MIME-Version (RFC 2045 4).
+    if part.depth == 0 && part.header.get("mime-version").is_none() {
+        let mut mv = b"MIME-Version: 1.0".to_vec();
+        mv.extend_from_slice(le.as_bytes());
+        insert.splice(0..0, mv);
+    }
+    // A header that ends without a line end (the input ended): the new
+    // fields start on a line of their own.
+    if !insert.is_empty()
+        && part
+            .header
+            .fields
+            .last()
+            .is_some_and(|f| f.line_ending == LineEnding::None)
+    {
+        insert.splice(0..0, le.as_bytes().iter().copied());
+    }
+    if !insert.is_empty() {
+        let at = part.range.start + part.header.header_end;
+        ctx.edits.push(Edit {
+            range: at..at,
+            bytes: insert,
+        });
+    }
+}
+
+/// `text` with CRLF and bare LF line ends written as `eol` (a bare CR is
+/// data and stays).
+fn with_line_endings(text: &[u8], eol: transfer::LineEnding) -> Cow<'_, [u8]> {
+    let needs = match eol {
+        transfer::LineEnding::Lf => memchr::memmem::find(text, b"\r\n").is_some(),
+        transfer::LineEnding::Crlf => {
+            memchr::memchr_iter(b'\n', text).any(|i| i == 0 || text[i - 1] != b'\r')
+        }
+    };
+    if !needs {
+        return Cow::Borrowed(text);
+    }
+    let mut out = Vec::with_capacity(text.len() + text.len() / 32);
+    let mut at = 0;
+    for i in memchr::memchr_iter(b'\n', text) {
+        let end = if i > 0 && text[i - 1] == b'\r' {
+            i - 1
+        } else {
+            i
+        };
+        out.extend_from_slice(&text[at..end]);
+        out.extend_from_slice(eol.as_bytes());
+        at = i + 1;
+    }
+    out.extend_from_slice(&text[at..]);
+    Cow::Owned(out)
+}
+
+/// Whether `text` may be sent as `8bit` (RFC 2045 2.8): no NUL, CR only in
+/// CRLF, lines of at most 998 octets.
+fn is_8bit_clean(text: &[u8]) -> bool {
+    let mut line = 0usize;
+    for (i, &b) in text.iter().enumerate() {
+        match b {
+            0 => return false,
+            b'\n' => line = 0,
+            b'\r' => {
+                if text.get(i + 1) != Some(&b'\n') {
+                    return false;
+                }
+            }
+            _ => {
+                line += 1;
+                if line > 998 {
+                    return false;
+                }
+            }
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_endings() {
+        assert_eq!(
+            &*with_line_endings(b"a\r\nb\nc", transfer::LineEnding::Lf),
+            b"a\nb\nc"
+        );
+        assert_eq!(
+            &*with_line_endings(b"a\r\nb\nc\r", transfer::LineEnding::Crlf),
+            b"a\r\nb\r\nc\r"
+        );
+        assert!(matches!(
+            with_line_endings(b"a\nb", transfer::LineEnding::Lf),
+            Cow::Borrowed(_)
+        ));
+    }
+
+    #[test]
+    fn eight_bit_rules() {
+        assert!(is_8bit_clean("é\r\nü\n".as_bytes()));
+        assert!(!is_8bit_clean(b"a\0b"));
+        assert!(!is_8bit_clean(b"a\rb"));
+        assert!(!is_8bit_clean(&[b'x'; 999]));
+    }
+}

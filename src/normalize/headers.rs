@@ -1,0 +1,400 @@
+//! Header fields: encoded-words, RFC 2231 parameters and raw 8-bit text in
+//! a legacy charset rewritten as UTF-8.
+//!
+//! A field is rewritten only when its decoding involved a charset other
+//! than UTF-8 or US-ASCII (UNICODE-1-1-UTF-8 included), raw 8-bit octets
+//! that are not UTF-8, or — in [`HeaderMode::Utf8`] — UTF-8 encoded-words
+//! that can be written raw. A field holding a malformed encoded-word is
+//! kept as written. So a normalized message has nothing left to rewrite.
+
+use super::{Action, Ctx, Edit, NormalizeError, OnError, PartReport, label_text};
+use crate::finding::{Finding, FindingKind, Verdict};
+use crate::message::Part;
+use crate::message::fields::FieldKind;
+use crate::mime::{
+    ContentDisposition, ContentType, DecodedText, Decoding, Field, HeaderMode, LineEnding,
+    ParamEncoding, Parameter, WriteOptions, decode_unstructured_with, encode_phrase,
+    parse_address_list_with, write_parameterized, write_unstructured,
+};
+use std::ops::Range;
+
+/// Longest header line the writers aim for.
+const MAX_LINE: usize = 76;
+
+/// What decoding a field's pieces of text involved.
+#[derive(Default)]
+struct Assess {
+    /// A legacy charset (or raw UTF-8 words to unwrap): rewrite.
+    convert: bool,
+    /// Replacement, unknown label, undecodable: [`OnError`] decides.
+    problem: bool,
+    /// A malformed encoded-word: keep the field as written.
+    malformed: bool,
+    label: Option<Vec<u8>>,
+    charset: Option<&'static str>,
+    verdict: Option<Verdict>,
+    findings: Vec<Finding>,
+}
+
+impl Assess {
+    fn decoding(&mut self, dec: &Decoding, mode: HeaderMode) {
+        if self.charset.is_none() {
+            self.label = dec.label.clone();
+            self.charset = dec.used.map(|c| c.name());
+        }
+        self.verdict = self.verdict.max(Some(dec.verdict));
+        self.findings.extend(dec.findings.iter().cloned());
+        match dec.used {
+            _ if dec.replacements > 0 || dec.verdict == Verdict::UnknownLabel => {
+                self.problem = true;
+            }
+            None => self.problem = true,
+            Some(u) if u.is_utf8() => {
+                if mode == HeaderMode::Utf8 && dec.label.is_some() {
+                    self.convert = true;
+                }
+            }
+            Some(u) if u.is_us_ascii() => {}
+            Some(_) => self.convert = true,
+        }
+    }
+
+    /// A decoded piece of text and the raw octets it came from.
+    fn text(&mut self, d: &DecodedText, raw: &[u8], mode: HeaderMode) {
+        for (k, w) in d.words.iter().enumerate() {
+            self.malformed |= w.malformed;
+            // Words of one run share their decoding: count it once.
+            if w.run == k {
+                self.decoding(&w.decoding, mode);
+            }
+        }
+        self.findings.extend(
+            d.findings
+                .iter()
+                .filter(|f| f.kind == FindingKind::MalformedEncodedWord)
+                .cloned(),
+        );
+        self.raw8(raw, d.raw8bit.as_ref());
+    }
+
+    /// Raw 8-bit octets: rewritten unless they are UTF-8 (RFC 6532).
+    fn raw8(&mut self, raw: &[u8], dec: Option<&Decoding>) {
+        if raw.is_ascii() || std::str::from_utf8(raw).is_ok() {
+            return;
+        }
+        self.convert = true;
+        if let Some(dec) = dec {
+            if self.charset.is_none() {
+                self.charset = dec.used.map(|c| c.name());
+            }
+            self.verdict = self.verdict.max(Some(dec.verdict));
+            self.findings.extend(dec.findings.iter().cloned());
+            if dec.replacements > 0 {
+                self.problem = true;
+            }
+        }
+        self.findings
+            .push(Finding::new(FindingKind::Raw8bitHeader, 0, 1));
+    }
+}
+
+/// Rewrites the fields of `part` that need it, except those at the offsets
+/// in `skip` (already rewritten by the body conversion).
+pub(super) fn fields(
+    part: &Part<'_>,
+    le: LineEnding,
+    ctx: &mut Ctx<'_>,
+    skip: &[usize],
+) -> Result<(), NormalizeError> {
+    for f in &part.header.fields {
+        if !f.has_name() || skip.contains(&f.offset) {
+            continue;
+        }
+        let v = f.value;
+        let words = memchr::memmem::find_iter(v, b"=?").count();
+        let kind = FieldKind::of(f.name);
+        // Nothing to decode: ASCII without encoded-words (or, in a
+        // parameter field, without RFC 2231 `*`).
+        if words == 0
+            && v.is_ascii()
+            && (kind != FieldKind::Parameters || memchr::memchr(b'*', v).is_none())
+        {
+            continue;
+        }
+        if words > ctx.opts.limits.max_encoded_words {
+            ctx.report.parts.push(PartReport {
+                part: part.id.clone(),
+                location: format!("header:{}", f.name_str()),
+                label: None,
+                charset: None,
+                action: Action::Kept,
+                verdict: Verdict::Suspicious,
+                findings: vec![
+                    Finding::new(FindingKind::LimitReached, 0, words)
+                        .with_note("too many encoded-words: field kept as written"),
+                ],
+            });
+            continue;
+        }
+        match kind {
+            FieldKind::Unstructured => unstructured(part, f, ctx, le)?,
+            FieldKind::AddressList => address_list(part, f, ctx, le)?,
+            FieldKind::Parameters => parameters(part, f, ctx, le)?,
+            // Encoded-words are not allowed there, and rewriting Received
+            // or Message-ID would be wrong: kept (audit reports them).
+            FieldKind::Structured => {}
+        }
+    }
+    Ok(())
+}
+
+fn wopts(ctx: &Ctx<'_>, le: LineEnding) -> WriteOptions {
+    WriteOptions {
+        mode: ctx.opts.headers,
+        line_ending: le,
+        max_line: MAX_LINE,
+    }
+}
+
+/// Applies the decision for one field: `build` makes the new field (final
+/// line end excluded) when it is to be written.
+fn decide(
+    part: &Part<'_>,
+    f: &Field<'_>,
+    location: String,
+    a: Assess,
+    ctx: &mut Ctx<'_>,
+    build: impl FnOnce(&Ctx<'_>) -> Option<Vec<u8>>,
+) -> Result<(), NormalizeError> {
+    if !(a.convert || a.problem) {
+        return Ok(());
+    }
+    let entry = PartReport {
+        part: part.id.clone(),
+        location,
+        label: a.label.as_deref().map(label_text),
+        charset: a.charset,
+        action: Action::Converted,
+        verdict: a.verdict.unwrap_or(Verdict::Ok),
+        findings: a.findings,
+    };
+    if a.malformed {
+        ctx.report.parts.push(PartReport {
+            action: Action::Kept,
+            ..entry
+        });
+        return Ok(());
+    }
+    if a.problem && ctx.opts.on_error != OnError::Replace {
+        ctx.on_problem(entry, part.field_range(f).start)?;
+        return Ok(());
+    }
+    let Some(mut bytes) = build(ctx) else {
+        return Ok(());
+    };
+    bytes.extend_from_slice(f.line_ending.as_bytes());
+    if bytes == f.raw {
+        return Ok(());
+    }
+    ctx.report.parts.push(PartReport {
+        action: if a.problem {
+            Action::Replaced
+        } else {
+            Action::Converted
+        },
+        ..entry
+    });
+    ctx.edits.push(Edit {
+        range: part.field_range(f),
+        bytes,
+    });
+    Ok(())
+}
+
+fn unstructured(
+    part: &Part<'_>,
+    f: &Field<'_>,
+    ctx: &mut Ctx<'_>,
+    le: LineEnding,
+) -> Result<(), NormalizeError> {
+    let d = decode_unstructured_with(f.value, &ctx.dopts);
+    let mut a = Assess::default();
+    a.text(&d, f.value, ctx.opts.headers);
+    let name = f.name_str();
+    decide(part, f, format!("header:{name}"), a, ctx, |ctx| {
+        Some(write_unstructured(&name, &d.text, &wopts(ctx, le)).into_bytes())
+    })
+}
+
+/// Address lists: only display names (and group names) are rewritten, in
+/// place; addresses, comments and punctuation stay as written.
+fn address_list(
+    part: &Part<'_>,
+    f: &Field<'_>,
+    ctx: &mut Ctx<'_>,
+    le: LineEnding,
+) -> Result<(), NormalizeError> {
+    let list = parse_address_list_with(f.value, &ctx.dopts);
+    let mode = ctx.opts.headers;
+    let mut a = Assess::default();
+    let mut spans: Vec<(Range<usize>, String)> = Vec::new();
+    let phrases = list
+        .mailboxes
+        .iter()
+        .filter_map(|m| Some((m.display_name.as_ref()?, m.display_name_span.clone()?)))
+        .chain(list.groups.iter().map(|g| (&g.name, g.name_span.clone())));
+    for (d, span) in phrases {
+        let Some(raw) = f.value.get(span.clone()) else {
+            continue;
+        };
+        if raw.is_ascii() && memchr::memmem::find(raw, b"=?").is_none() {
+            continue;
+        }
+        let mut one = Assess::default();
+        one.text(d, raw, mode);
+        if one.convert || one.problem {
+            spans.push((span, d.text.clone()));
+        }
+        a.convert |= one.convert;
+        a.problem |= one.problem;
+        a.malformed |= one.malformed;
+        if a.charset.is_none() {
+            a.label = one.label;
+            a.charset = one.charset;
+        }
+        a.verdict = a.verdict.max(one.verdict);
+        a.findings.extend(one.findings);
+    }
+    let name = f.name_str();
+    decide(part, f, format!("header:{name}"), a, ctx, |_| {
+        spans.sort_by_key(|s| s.0.start);
+        let mut value = Vec::with_capacity(f.value.len() + 32);
+        let mut at = 0;
+        for (r, text) in &spans {
+            if r.start < at || r.end > f.value.len() {
+                return None;
+            }
+            value.extend_from_slice(&f.value[at..r.start]);
+            value.extend_from_slice(encode_phrase(text, mode).as_bytes());
+            at = r.end;
+        }
+        value.extend_from_slice(&f.value[at..]);
+        let mut out = Vec::with_capacity(name.len() + 1 + value.len());
+        out.extend_from_slice(f.name);
+        out.push(b':');
+        out.extend_from_slice(&value);
+        Some(fold_long_lines(&out, le))
+    })
+}
+
+/// Content-Type and Content-Disposition parameters: the field is written
+/// again with every parameter when one of them needs it.
+fn parameters(
+    part: &Part<'_>,
+    f: &Field<'_>,
+    ctx: &mut Ctx<'_>,
+    le: LineEnding,
+) -> Result<(), NormalizeError> {
+    let (head, params): (String, Vec<Parameter>) = if f.is("content-type") {
+        let ct = ContentType::parse_with(f.value, &ctx.dopts);
+        // A boundary must stay octet for octet: multipart types are kept.
+        if ct.defaulted || ct.media_type == "multipart" {
+            return Ok(());
+        }
+        (format!("{}/{}", ct.media_type, ct.subtype), ct.params)
+    } else {
+        let cd = ContentDisposition::parse_with(f.value, &ctx.dopts);
+        if cd.disposition.is_empty() {
+            return Ok(());
+        }
+        (cd.disposition, cd.params)
+    };
+    let mode = ctx.opts.headers;
+    let mut a = Assess::default();
+    let mut location = None;
+    for p in &params {
+        let before = (a.convert, a.problem);
+        match p.encoding {
+            ParamEncoding::Rfc2231 => match (&p.charset, &p.decoding) {
+                (Some(_), Some(dec)) => a.decoding(dec, mode),
+                _ => a.raw8(&p.raw, p.decoding.as_ref()),
+            },
+            ParamEncoding::Rfc2047 => {
+                for (k, w) in p.words.iter().enumerate() {
+                    a.malformed |= w.malformed;
+                    if w.run == k {
+                        a.decoding(&w.decoding, mode);
+                    }
+                }
+                a.raw8(&p.raw, p.decoding.as_ref());
+            }
+            ParamEncoding::Plain => a.raw8(&p.raw, p.decoding.as_ref()),
+        }
+        a.malformed |= p
+            .findings
+            .iter()
+            .any(|f| f.kind == FindingKind::MalformedEncodedWord);
+        if location.is_none() && (a.convert, a.problem) != before {
+            location = Some(format!("param:{}", p.name));
+        }
+    }
+    let location = location.unwrap_or_else(|| format!("header:{}", f.name_str()));
+    let name = f.name_str();
+    decide(part, f, location, a, ctx, |ctx| {
+        let list: Vec<(&str, &str)> = params
+            .iter()
+            .map(|p| (p.name.as_str(), p.value.as_str()))
+            .collect();
+        Some(write_parameterized(&name, &head, &list, &wopts(ctx, le)).into_bytes())
+    })
+}
+
+/// Folds lines longer than [`MAX_LINE`] before white space (a fold is a
+/// line end inserted before a space, which unfolding removes again).
+fn fold_long_lines(field: &[u8], le: LineEnding) -> Vec<u8> {
+    let eol = le.as_bytes();
+    let mut out = Vec::with_capacity(field.len() + 16);
+    let mut line_start = 0;
+    let mut last_ws: Option<usize> = None;
+    for &b in field {
+        if b == b'\n' || b == b'\r' {
+            out.push(b);
+            line_start = out.len();
+            last_ws = None;
+            continue;
+        }
+        if (b == b' ' || b == b'\t') && out.len() > line_start {
+            if out.len() - line_start > MAX_LINE
+                && let Some(ws) = last_ws
+            {
+                out.splice(ws..ws, eol.iter().copied());
+                line_start = ws + eol.len();
+            }
+            last_ws = Some(out.len());
+        }
+        out.push(b);
+    }
+    if out.len() - line_start > MAX_LINE
+        && let Some(ws) = last_ws
+    {
+        out.splice(ws..ws, eol.iter().copied());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folding_before_spaces() {
+        let long = format!(
+            "To:{}",
+            " =?UTF-8?B?w6nDqcOpw6nDqcOpw6nDqcOpw6k=?= <a@b>,".repeat(4)
+        );
+        let out = fold_long_lines(long.as_bytes(), LineEnding::Lf);
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.lines().all(|l| l.len() <= MAX_LINE), "{text}");
+        assert_eq!(text.replace("\n", ""), long);
+    }
+}

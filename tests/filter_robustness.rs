@@ -1,0 +1,143 @@
+//! `mailcharset filter` never loses mail: any input comes out normalized or
+//! unchanged, with exit 0 and one line on stderr.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn filter(input: &[u8], args: &[&str]) -> (i32, Vec<u8>, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mailcharset"))
+        .arg("filter")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run mailcharset");
+    let mut stdin = child.stdin.take().unwrap();
+    let data = input.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&data);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        out.stdout,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Exit 0, one stderr line, and the output is the input or a normalization
+/// of it that is itself stable (filtering it again changes nothing).
+fn check(name: &str, input: &[u8]) -> Vec<u8> {
+    let (code, out, err) = filter(input, &[]);
+    assert_eq!(code, 0, "{name}: {err}");
+    assert_eq!(err.lines().count(), 1, "{name}: {err}");
+    assert!(err.starts_with("mailcharset filter: "), "{name}: {err}");
+    if out != input {
+        assert!(err.contains("normalized"), "{name}: {err}");
+        let (code, again, _) = filter(&out, &[]);
+        assert_eq!(code, 0);
+        assert_eq!(again, out, "{name}: not stable");
+    } else {
+        assert!(
+            err.contains("unchanged") || err.contains("kept"),
+            "{name}: {err}"
+        );
+    }
+    out
+}
+
+fn junk(n: usize, seed: u64) -> Vec<u8> {
+    let mut x = seed | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect()
+}
+
+#[test]
+fn empty_garbage_and_binary_junk_pass_through() {
+    assert_eq!(check("empty", b""), b"");
+    check("garbage", b"\xff\xfe not a message at all\r\n\0\0\x80");
+    for seed in 1..6 {
+        check("junk", &junk(20_000, seed));
+    }
+    // Junk after a plausible header.
+    let mut m = b"Content-Type: text/plain; charset=koi8-r\n\n".to_vec();
+    m.extend(junk(5_000, 9));
+    let out = check("koi8-r junk", &m);
+    assert!(String::from_utf8_lossy(&out).contains("charset=utf-8"));
+}
+
+#[test]
+fn five_megabyte_header_line() {
+    let mut m = b"Subject: ".to_vec();
+    m.extend(std::iter::repeat_n(b'a', 5 << 20));
+    m.extend_from_slice(b"\nContent-Type: text/plain; charset=iso-8859-1\n\ncaf\xe9\n");
+    let out = check("5 MB header line", &m);
+    // The header block is over the limit: fields kept as written; the
+    // body is still converted.
+    assert!(out.starts_with(&m[..1000]));
+    assert!(out.ends_with(b"caf=C3=A9\n") || out.ends_with(b"Y2Fmw6kK\n"));
+}
+
+#[test]
+fn two_thousand_deep_nesting() {
+    let depth = 2000;
+    let mut m = Vec::new();
+    for k in 0..depth {
+        m.extend_from_slice(
+            format!("Content-Type: multipart/mixed; boundary=\"b{k}\"\n\n--b{k}\n").as_bytes(),
+        );
+    }
+    m.extend_from_slice(b"Content-Type: text/plain; charset=iso-8859-1\n\ncaf\xe9\n");
+    for k in (0..depth).rev() {
+        m.extend_from_slice(format!("--b{k}--\n").as_bytes());
+    }
+    let out = check("2000-deep", &m);
+    // Beyond the depth limit the part is kept whole: nothing lost.
+    assert_eq!(out, m);
+}
+
+#[test]
+fn a_message_is_normalized_and_the_line_says_so() {
+    let m = b"Subject: =?iso-8859-1?q?caf=E9?=\nContent-Type: text/plain; charset=iso-8859-1\nContent-Transfer-Encoding: 8bit\n\ncaf\xe9 au lait, s'il vous pla\xeet, et un croissant.\n";
+    let (code, out, err) = filter(m, &[]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        err.trim(),
+        "mailcharset filter: normalized (2 parts converted)"
+    );
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.starts_with("Subject: =?UTF-8?"), "{text}");
+    let (_, out8, _) = filter(m, &["--headers", "utf8"]);
+    assert!(
+        String::from_utf8(out8)
+            .unwrap()
+            .starts_with("Subject: café\n")
+    );
+}
+
+#[test]
+fn closed_stdout_is_a_temporary_failure() {
+    // stdout closed before anything is written: EX_TEMPFAIL (75), so the
+    // MTA keeps the message and retries.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mailcharset"))
+        .arg("filter")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let mut stdin = child.stdin.take().unwrap();
+    let _ = stdin.write_all(&vec![b'x'; 1 << 20]);
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(75));
+}

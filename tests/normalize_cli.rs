@@ -1,0 +1,175 @@
+//! `mailcharset normalize` over each kind of input: the same container
+//! comes out with the same messages in the same order (same names), each
+//! message exactly what the library call makes of it; `--report` has one
+//! JSON line per message; `--on-error fail` exits 65 naming the message.
+
+mod common;
+
+use mailcharset::mailbox::MessageReader;
+use mailcharset::normalize::{self, Options};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_mailcharset"))
+}
+
+fn fixture_files() -> Vec<PathBuf> {
+    let dir = common::fixtures().join("messages");
+    common::files_under(&dir, &|p| p.extension().is_some_and(|e| e == "eml"))
+}
+
+fn lib(raw: &[u8]) -> Vec<u8> {
+    normalize::normalize(raw, &Options::default())
+        .unwrap()
+        .bytes
+        .into_owned()
+}
+
+fn read_all(path: &Path) -> Vec<Vec<u8>> {
+    MessageReader::open_detected(path)
+        .unwrap()
+        .map(|m| m.unwrap().bytes)
+        .collect()
+}
+
+#[test]
+fn mbox_in_mbox_out_same_messages_same_order() {
+    let tmp = tempfile::tempdir().unwrap();
+    let inputs: Vec<Vec<u8>> = fixture_files()
+        .iter()
+        .map(|f| std::fs::read(f).unwrap())
+        .collect();
+    let mut mbox = Vec::new();
+    for m in &inputs {
+        mbox.extend_from_slice(b"From sender@example.org Tue Mar 10 12:00:00 2009\n");
+        mbox.extend_from_slice(m);
+        mbox.extend_from_slice(b"\n");
+    }
+    let input = tmp.path().join("in.mbox");
+    std::fs::write(&input, &mbox).unwrap();
+    let output = tmp.path().join("out.mbox");
+    let report = tmp.path().join("report.jsonl");
+    let st = bin()
+        .args(["normalize", "-q"])
+        .arg(&input)
+        .arg("-o")
+        .arg(&output)
+        .arg("--report")
+        .arg(&report)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let got = read_all(&output);
+    let want: Vec<Vec<u8>> = read_all(&input).iter().map(|m| lib(m)).collect();
+    assert_eq!(got.len(), inputs.len());
+    assert!(got == want, "mbox output differs from the library call");
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&report)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), inputs.len());
+    for (k, l) in lines.iter().enumerate() {
+        assert_eq!(l["index"], k);
+        assert_eq!(l["input"], input.display().to_string());
+        assert!(l["changed"].is_boolean() && l["parts"].is_array());
+    }
+    assert!(lines.iter().any(|l| l["changed"] == true));
+    // The same mbox on stdout when no -o is given.
+    let out = bin()
+        .args(["normalize", "-q"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(out.stdout, std::fs::read(&output).unwrap());
+}
+
+#[test]
+fn folder_and_maildir_keep_names() {
+    let tmp = tempfile::tempdir().unwrap();
+    let folder = common::fixtures().join("messages");
+    let out = tmp.path().join("out");
+    let st = bin()
+        .args(["normalize", "-q"])
+        .arg(&folder)
+        .arg("-o")
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    for f in fixture_files() {
+        let name = f.file_name().unwrap();
+        let got = std::fs::read(out.join(name)).unwrap();
+        assert_eq!(got, lib(&std::fs::read(&f).unwrap()), "{}", f.display());
+    }
+    // Maildir: cur/ and new/ names (with flags) kept.
+    let md = tmp.path().join("Maildir");
+    for sub in ["cur", "new", "tmp"] {
+        std::fs::create_dir_all(md.join(sub)).unwrap();
+    }
+    let a = std::fs::read(common::fixtures().join("messages/koi8r-base64.eml")).unwrap();
+    let b = std::fs::read(common::fixtures().join("messages/clean-utf8.eml")).unwrap();
+    std::fs::write(md.join("cur/1234.host:2,S"), &a).unwrap();
+    std::fs::write(md.join("new/5678.host"), &b).unwrap();
+    let mo = tmp.path().join("MaildirOut");
+    let st = bin()
+        .args(["normalize", "-q"])
+        .arg(&md)
+        .arg("-o")
+        .arg(&mo)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    assert_eq!(
+        std::fs::read(mo.join("cur/1234.host:2,S")).unwrap(),
+        lib(&a)
+    );
+    assert_eq!(std::fs::read(mo.join("new/5678.host")).unwrap(), b);
+    // A Maildir needs -o.
+    let st = bin()
+        .args(["normalize", "-q"])
+        .arg(&md)
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert_eq!(st.code(), Some(64));
+}
+
+#[test]
+fn stdin_to_stdout_and_on_error_fail() {
+    let raw = std::fs::read(common::fixtures().join("messages/latin1-qp.eml")).unwrap();
+    let mut child = bin()
+        .args(["normalize", "-q", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(&raw).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(out.stdout, lib(&raw));
+
+    let bad = common::fixtures().join("messages/unknown-label.eml");
+    let out = bin()
+        .args(["normalize", "-q", "--on-error", "fail"])
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(65));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("unknown-label.eml") && err.contains("message 0") && err.contains("part 1"),
+        "{err}"
+    );
+    // keep: the message comes out byte for byte.
+    let out = bin()
+        .args(["normalize", "-q", "--on-error", "keep"])
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(out.stdout, std::fs::read(&bad).unwrap());
+}
