@@ -507,3 +507,43 @@ mod props {
         }
     }
 }
+
+/// Regression (found by the normalizer over fixtures/messages): detection
+/// read CESU-8 under a UTF-8 label as GBK and an overlong NUL as
+/// windows-1252, hiding the security findings.
+#[test]
+fn regression_detection_does_not_explain_away_utf8_writer_forms() {
+    let opts = DecodeOptions::default();
+    let cases: [(&[u8], FindingKind); 4] = [
+        (
+            b"Party \xed\xa0\xbc\xed\xbe\x89 time \xed\xa0\xbd\xed\xb8\x80\n",
+            FindingKind::SurrogatePair,
+        ),
+        (b"before\xc0\x80after", FindingKind::Overlong),
+        (b"..\xc0\xae\xc0\xae/etc/passwd", FindingKind::Overlong),
+        (b"x\xf8\x88\x80\x80\x80y", FindingKind::LegacyForm),
+    ];
+    for (bytes, kind) in cases {
+        let d = charset::decode(bytes, Some(b"utf-8"), &opts);
+        assert_eq!(d.verdict, Verdict::Invalid, "{bytes:?}");
+        assert!(d.detected.is_none(), "{bytes:?}");
+        assert!(
+            d.findings.iter().any(|f| f.kind == kind),
+            "{bytes:?}: {:?}",
+            d.findings
+        );
+        // What the overlong forms spell never reaches the text.
+        assert!(
+            !d.text.contains('\0') && !d.text.contains("..."),
+            "{:?}",
+            d.text
+        );
+    }
+    // Stray legacy octets under a UTF-8 label are still detected.
+    let (cp1252, _, _) = encoding_rs::WINDOWS_1252.encode(
+        "caf\u{e9} cr\u{e8}me br\u{fb}l\u{e9}e d\u{e9}j\u{e0} vu, tr\u{e8}s \u{e9}l\u{e9}gant",
+    );
+    let d = charset::decode(&cp1252, Some(b"utf-8"), &opts);
+    assert_eq!(d.verdict, Verdict::Mislabeled);
+    assert_eq!(d.detected.map(|x| x.charset.name()), Some("windows-1252"));
+}

@@ -154,7 +154,11 @@ fn invalid_octets_in_a_utf8_word_get_a_verdict() {
         assert_eq!(d.text, "caf\u{e9}");
         assert_eq!(dec.verdict, Verdict::Mislabeled);
         assert_eq!(dec.detected.map(|x| x.charset.name()), Some("windows-1252"));
-        assert!(dec.findings.iter().any(|f| f.kind == FindingKind::Mislabeled));
+        assert!(
+            dec.findings
+                .iter()
+                .any(|f| f.kind == FindingKind::Mislabeled)
+        );
     } else {
         assert_eq!(d.text, "caf\u{FFFD}");
         assert_eq!(dec.verdict, Verdict::Invalid);
@@ -169,7 +173,11 @@ fn invalid_octets_in_a_utf8_word_get_a_verdict() {
     let dec = &d.words[0].decoding;
     assert_eq!(dec.verdict, Verdict::Invalid);
     assert_eq!(dec.replacements, 1);
-    assert!(dec.findings.iter().any(|f| f.kind == FindingKind::Replacement));
+    assert!(
+        dec.findings
+            .iter()
+            .any(|f| f.kind == FindingKind::Replacement)
+    );
 }
 
 /// Python's decode_header agrees on legacy-charset words (when python3 is

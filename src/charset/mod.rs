@@ -498,9 +498,14 @@ fn decode_resolved<'a>(
                     };
                     // Detection only second-guesses ASCII-compatible labels:
                     // UTF-16/32 or UTF-7 bytes often "validate" as UTF-8.
+                    // Nor does it explain away forms only a UTF-8 writer
+                    // produces (overlong, surrogates, CESU-8, 5/6-octet ...)
+                    // under a UTF-8 label: that text is UTF-8, damaged or
+                    // hostile, and its findings must stand.
                     if !report.is_clean()
                         && opts.detect
                         && cs.is_ascii_compatible()
+                        && !(used.is_utf8() && has_utf8_writer_forms(&report))
                         && let Some((det, t)) = detect_clean(bytes, used)
                     {
                         let first = report.errors.iter().map(|e| e.1).min().unwrap_or(0);
@@ -895,6 +900,24 @@ fn unicode11(d: &mut Decoded<'_>, bytes: &[u8], policy: Unicode11Policy) -> bool
         d.text = Cow::Owned(t);
     }
     false
+}
+
+/// Whether a UTF-8 decode report holds a form that only a UTF-8 writer
+/// produces (as opposed to the stray octets of a legacy charset: invalid
+/// bytes, truncated sequences, stray continuations).
+fn has_utf8_writer_forms(report: &DecodeReport) -> bool {
+    use crate::codec::ErrorKind as E;
+    report.errors.iter().any(|e| {
+        matches!(
+            e.0,
+            E::Overlong
+                | E::Surrogate
+                | E::SurrogatePair
+                | E::OutOfRange
+                | E::LegacyForm
+                | E::ExtendedForm
+        )
+    })
 }
 
 /// U+3400..U+4DFF making up most of the CJK text of UTF-8 not labelled

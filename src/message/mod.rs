@@ -58,9 +58,8 @@ impl Limits {
 
     /// The finding for a field over [`Limits::field_within_limits`].
     pub fn field_finding(&self, offset: usize) -> Finding {
-        Finding::new(FindingKind::LimitReached, offset, 1).with_note(
-            "more encoded-words than max_encoded_words: the field is kept as written",
-        )
+        Finding::new(FindingKind::LimitReached, offset, 1)
+            .with_note("more encoded-words than max_encoded_words: the field is kept as written")
     }
 }
 
