@@ -173,3 +173,82 @@ fn stdin_to_stdout_and_on_error_fail() {
     assert!(out.status.success());
     assert_eq!(out.stdout, std::fs::read(&bad).unwrap());
 }
+
+#[test]
+fn in_place_equals_output_and_input_format_overrides_detection() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut mbox = Vec::new();
+    for f in fixture_files() {
+        mbox.extend_from_slice(b"From sender@example.org Tue Mar 10 12:00:00 2009\n");
+        mbox.extend_from_slice(&std::fs::read(f).unwrap());
+        mbox.extend_from_slice(b"\n");
+    }
+    let (a, orig, b) = (
+        tmp.path().join("a.mbox"),
+        tmp.path().join("orig.mbox"),
+        tmp.path().join("b.mbox"),
+    );
+    std::fs::write(&a, &mbox).unwrap();
+    std::fs::write(&orig, &mbox).unwrap();
+    let run = |args: &[&std::ffi::OsStr]| bin().args(args).status().unwrap();
+    assert!(
+        run(&[
+            "normalize".as_ref(),
+            "-q".as_ref(),
+            "--in-place".as_ref(),
+            a.as_os_str()
+        ])
+        .success()
+    );
+    assert!(
+        run(&[
+            "normalize".as_ref(),
+            "-q".as_ref(),
+            orig.as_os_str(),
+            "-o".as_ref(),
+            b.as_os_str()
+        ])
+        .success()
+    );
+    let (after, expected) = (std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    assert_eq!(after, expected, "--in-place writes what -o writes");
+    assert_ne!(after, mbox, "something was converted");
+    assert_eq!(
+        std::fs::read(&orig).unwrap(),
+        mbox,
+        "-o leaves the input alone"
+    );
+    let leftovers: Vec<String> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.ends_with(".mbox"))
+        .collect();
+    assert!(
+        leftovers.is_empty(),
+        "no backup or temp file left: {leftovers:?}"
+    );
+    // --in-place on standard input is a usage error.
+    let st = bin()
+        .args(["normalize", "--in-place", "-"])
+        .stdin(Stdio::null())
+        .status()
+        .unwrap();
+    assert_eq!(st.code(), Some(64));
+    // --input-format eml reads the whole mbox as one message (detection
+    // would have found 34).
+    let out = bin()
+        .args(["normalize", "--input-format", "eml"])
+        .arg(&orig)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(": 1 messages in, 1 out"), "{stderr}");
+    let out = bin().args(["normalize"]).arg(&orig).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let n = fixture_files().len();
+    assert!(
+        stderr.contains(&format!(": {n} messages in, {n} out")),
+        "{stderr}"
+    );
+}

@@ -92,13 +92,26 @@ fn one_input(
     } else {
         input.display().to_string()
     };
-    let kind = mailbox::detect(input).map_err(|e| mailbox_err(&e))?;
+    let kind = super::input_kind(input, args.input_format).map_err(|e| mailbox_err(&e))?;
     let reader = MessageReader::open(input, kind).map_err(|e| mailbox_err(&e))?;
     let out_kind = OutputKind::matching(reader.kind());
+    // --in-place writes over the input (a backup is kept until the new file
+    // is complete); otherwise -o, or standard output.
+    let (output, mode) = if args.in_place {
+        if input.as_os_str() == "-" {
+            return Err(CliError::new(
+                exit::USAGE,
+                "normalize: --in-place needs a file, Maildir or folder, not standard input",
+            ));
+        }
+        (Some(input), WriteMode::InPlace)
+    } else {
+        (output, WriteMode::Replace)
+    };
     let writer = match output {
         Some(o) => {
-            mailbox::check_output(input, o, WriteMode::Replace).map_err(|e| mailbox_err(&e))?;
-            MessageWriter::create(o, out_kind, WriteMode::Replace).map_err(|e| mailbox_err(&e))?
+            mailbox::check_output(input, o, mode).map_err(|e| mailbox_err(&e))?;
+            MessageWriter::create(o, out_kind, mode).map_err(|e| mailbox_err(&e))?
         }
         None if matches!(kind, InputKind::Maildir | InputKind::Folder) => {
             return Err(CliError::new(
