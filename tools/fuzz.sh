@@ -16,6 +16,11 @@ if [ ${#targets[@]} -eq 0 ]; then
 fi
 mkdir -p logs
 for t in "${targets[@]}"; do
+  # Message-level targets start from the repository's own fixtures.
+  if [ ! -d "corpus/$t" ] && [[ "$t" == normalize || "$t" == headers || "$t" == audit ]]; then
+    mkdir -p "corpus/$t"
+    cp ../fixtures/messages/*.eml "corpus/$t/"
+  fi
   dict=()
   [ -f "dict/$t.dict" ] && dict=("-dict=dict/$t.dict")
   echo "== $t ($secs s)"
