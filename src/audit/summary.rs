@@ -246,6 +246,7 @@ mod tests {
             detected: None,
             findings: kinds.iter().map(|&k| Finding::new(k, 0, 2)).collect(),
             year: Some(2001),
+            source: Default::default(),
         }
     }
 
