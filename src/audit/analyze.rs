@@ -202,16 +202,31 @@ impl Auditor<'_, '_> {
             }
             FieldKind::AddressList if has_words => {
                 let list = parse_address_list_with(field.value, &self.dopts);
-                for m in &list.mailboxes {
-                    if let Some(d) = &m.display_name {
-                        self.runs(part, d, field.value, location(), None);
-                    }
-                    for c in &m.comments {
-                        self.runs(part, c, field.value, location(), None);
-                    }
+                let mut seen = Vec::new();
+                let phrases = list
+                    .mailboxes
+                    .iter()
+                    .flat_map(|m| m.display_name.iter().chain(m.comments.iter()))
+                    .chain(list.groups.iter().map(|g| &g.name));
+                for d in phrases {
+                    seen.extend(d.words.iter().map(|w| w.offset));
+                    self.runs(part, d, field.value, location(), None);
                 }
-                for g in &list.groups {
-                    self.runs(part, &g.name, field.value, location(), None);
+                // Words the address parser did not find in a phrase (inside
+                // a broken quoted string, an addr-spec ...) are labels the
+                // message uses all the same: decode them as unstructured text.
+                let all = decode_unstructured_with(field.value, &self.dopts);
+                if all.words.iter().any(|w| !seen.contains(&w.offset)) {
+                    let rest = DecodedText {
+                        words: all
+                            .words
+                            .iter()
+                            .filter(|w| !seen.contains(&w.offset))
+                            .cloned()
+                            .collect(),
+                        ..all
+                    };
+                    self.runs(part, &rest, field.value, location(), None);
                 }
             }
             FieldKind::Parameters
