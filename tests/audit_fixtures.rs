@@ -280,3 +280,21 @@ fn possible_old_hangul_thresholds() {
     // U+4DC0..U+4DFF (Yijing hexagrams) are not Extension A.
     assert_eq!(possible_old_hangul(&"\u{4DC0}".repeat(20)), None);
 }
+
+/// Adjacent ISO-2022-JP encoded-words each end with `ESC ( B` (RFC 1468);
+/// joined into one octet string the WHATWG decoder rejects the escape that
+/// follows an escape. Each word is valid: the run is ok. (Seen in SEMI's
+/// User-Agent fields in linux-mips.)
+#[test]
+fn regression_adjacent_iso_2022_jp_words_are_not_invalid() {
+    let m = b"Subject: =?ISO-2022-JP?B?GyRCQ2YbKEI=?=\n =?ISO-2022-JP?B?GyRCJU4+MRsoQg==?=\n\nx\n";
+    let rs = audit_bytes("inline", m);
+    let s = rs.iter().find(|r| r.location == "header:Subject").unwrap();
+    assert_eq!(s.verdict, Verdict::Ok, "{:?}", s.findings);
+    assert!(s.findings.is_empty());
+    // A run that is damaged in a word stays invalid.
+    let m = b"Subject: =?ISO-2022-JP?B?GyRCQ2YbKEI=?= =?ISO-2022-JP?B?GyRC/w==?=\n\nx\n";
+    let rs = audit_bytes("inline", m);
+    let s = rs.iter().find(|r| r.location == "header:Subject").unwrap();
+    assert_eq!(s.verdict, Verdict::Invalid);
+}

@@ -308,6 +308,36 @@ impl Auditor<'_, '_> {
         }
     }
 
+    /// A run that is invalid as one octet string but whose words are each
+    /// valid alone: the verdict and findings of the words (offsets shifted
+    /// into the run's octets). Stateful charsets need this: each
+    /// ISO-2022-JP word ends by switching back to ASCII (`ESC ( B`, RFC 1468)
+    /// and the next starts with `ESC $ B`, which the WHATWG decoder rejects
+    /// when the two are joined.
+    fn word_by_word(
+        &self,
+        value: &[u8],
+        words: &[crate::mime::EncodedWord],
+    ) -> Option<(Verdict, Vec<Finding>)> {
+        let mut verdict = Verdict::Ok;
+        let mut findings = Vec::new();
+        let mut at = 0;
+        for w in words {
+            let octets = run_octets(value, std::slice::from_ref(w))?;
+            let d = decode(&octets, Some(&w.label), &self.dopts);
+            if d.verdict >= Verdict::Invalid {
+                return None;
+            }
+            verdict = verdict.max(d.verdict);
+            findings.extend(refine(&octets, &d, None).into_iter().map(|f| Finding {
+                offset: f.offset + at,
+                ..f
+            }));
+            at += octets.len();
+        }
+        Some((verdict, findings))
+    }
+
     /// One record per run of encoded-words of `d` (whose word offsets are
     /// into `value`).
     fn runs(
@@ -331,8 +361,20 @@ impl Auditor<'_, '_> {
             fill(&mut r, Some(&first.label), &first.decoding);
             let mut extra = Vec::new();
             // The run's octets are needed again only to name overlong forms,
-            // find NULs or count Extension A: decode the words again.
+            // find NULs, count Extension A, or check words one by one:
+            // decode the words again.
+            let per_word = if n > 1 && first.decoding.verdict == Verdict::Invalid {
+                self.word_by_word(value, words)
+            } else {
+                None
+            };
             match run_octets(value, words) {
+                _ if per_word.is_some() => {
+                    if let Some((verdict, findings)) = per_word {
+                        r.verdict = verdict;
+                        extra.extend(findings);
+                    }
+                }
                 Some(octets) if needs_octets(&first.decoding, &octets) => {
                     let dec = decode(&octets, Some(&first.label), &self.dopts);
                     fill_decoded(&mut r, Some(&first.label), &dec);
@@ -341,6 +383,7 @@ impl Auditor<'_, '_> {
                 _ => {
                     extra.extend(first.decoding.findings.iter().cloned());
                     extra.retain(|f| f.kind != FindingKind::PossibleOldHangul);
+                    subset_note(first.decoding.resolution.charset, &mut extra);
                 }
             }
             // Malformed-word findings (offsets in the value) of these words.
@@ -571,6 +614,7 @@ fn refine(bytes: &[u8], d: &Decoded<'_>, filename: Option<bool>) -> Vec<Finding>
         }
         (None, None) => {}
     }
+    subset_note(d.resolution.charset, &mut out);
     // possible-old-hangul for anything not labelled UNICODE-1-1-UTF-8.
     let u11 = d.resolution.charset.is_some_and(|c| c.is_unicode11_utf8());
     if !u11 && let Some((first, n)) = possible_old_hangul(&d.text) {
@@ -583,6 +627,25 @@ fn refine(bytes: &[u8], d: &Decoded<'_>, filename: Option<bool>) -> Vec<Finding>
         );
     }
     out
+}
+
+/// A charset decoded with the decoder of its subset (ISO-2022-JP-2 with
+/// ISO-2022-JP's): the replacement finding says the damage may be ours.
+fn subset_note(cs: Option<&'static charset::Charset>, out: &mut [Finding]) {
+    if let Some(cs) = cs
+        && let Some(dec) = cs.decoder_name()
+        && cs.name() != dec
+        && cs.name().starts_with(dec)
+        && let Some(f) = out.iter_mut().find(|f| f.kind == FindingKind::Replacement)
+    {
+        f.note = Some(
+            format!(
+                "{} is decoded as {dec}: text outside {dec} cannot be told from damage",
+                cs.name()
+            )
+            .into(),
+        );
+    }
 }
 
 /// `Some((offset of the first, count))` when U+3400..U+4DBF makes up most
