@@ -707,3 +707,21 @@ pub fn overlong_values(bytes: &[u8]) -> Vec<(usize, u32)> {
     }
     out
 }
+
+/// Audits a message a gateway already parsed with mail-parser 0.11
+/// (Stalwart and others): the records of [`audit_message`] over the bytes
+/// mail-parser keeps (`raw_message`), without reading or copying the
+/// message again.
+///
+/// The part tree is walked again over those bytes: it is byte ranges only
+/// (no copies, no decoding beyond what the audit needs), and it keeps the
+/// records identical to [`audit_message`]'s, whatever mail-parser's own
+/// leniencies are.
+#[cfg(feature = "mail-parser")]
+pub fn from_mail_parser(
+    msg: &mail_parser::Message<'_>,
+    ctx: &MessageContext<'_>,
+    opts: &AuditOptions,
+) -> Vec<Record> {
+    audit_message(msg.raw_message(), ctx, opts)
+}

@@ -6,6 +6,8 @@ mod format;
 mod record;
 mod summary;
 
+#[cfg(feature = "mail-parser")]
+pub use analyze::from_mail_parser;
 pub use analyze::{
     AuditOptions, MessageContext, OLD_HANGUL_MIN, audit_message, audit_parsed, overlong_values,
     possible_old_hangul,
