@@ -190,9 +190,14 @@ impl Auditor<'_, '_> {
 
     fn field(&mut self, part: &Part<'_>, field: &Field<'_>) {
         let location = || format!("header:{}", field.name_str());
-        let kind = FieldKind::of(field.name);
-        let has_words = memchr::memmem::find(field.value, b"=?").is_some();
-        match kind {
+        let value = field.value;
+        let has_words = memchr::memchr_iter(b'=', value).any(|i| value.get(i + 1) == Some(&b'?'));
+        let eight_bit = !value.is_ascii();
+        // Most fields hold nothing labelled: decide that before anything else.
+        if !has_words && !eight_bit && !field.is("content-disposition") {
+            return;
+        }
+        match FieldKind::of(field.name) {
             FieldKind::Unstructured | FieldKind::Structured if has_words => {
                 // Encoded-words are not allowed in structured fields, but
                 // mailers write them there (In-Reply-To, References ...): an
@@ -241,7 +246,7 @@ impl Auditor<'_, '_> {
             }
             _ => {}
         }
-        if !field.value.is_ascii() {
+        if eight_bit {
             self.raw8bit(part, field, location());
         }
     }
