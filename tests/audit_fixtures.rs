@@ -263,22 +263,33 @@ fn real_cjk_text_is_not_old_hangul() {
     assert!(n >= 2, "GMime filter texts not found");
 }
 
-/// The `possible-old-hangul` thresholds: at least 8 characters of
-/// Extension A, more than all other CJK characters together.
+/// The `possible-old-hangul` thresholds: at least 3 characters of
+/// Extension A, U+3400..U+4DFF more than all other CJK characters together.
 #[test]
 fn possible_old_hangul_thresholds() {
-    use mailcharset::audit::possible_old_hangul;
+    use mailcharset::audit::{OLD_HANGUL_MIN, possible_old_hangul};
+    assert_eq!(OLD_HANGUL_MIN, 3);
     let ext_a = |n: usize| "\u{3400}".repeat(n);
-    assert_eq!(possible_old_hangul(&ext_a(7)), None);
-    assert_eq!(possible_old_hangul(&ext_a(8)), Some((0, 8)));
+    assert_eq!(possible_old_hangul(&ext_a(2)), None);
+    assert_eq!(possible_old_hangul(&ext_a(3)), Some((0, 3)));
     // A Chinese text with a few rare Extension A names.
     let zh = format!("{}{}", "中文的电子邮件".repeat(3), ext_a(9));
     assert_eq!(possible_old_hangul(&zh), None);
+    // A name with one rare character among common ones.
+    assert_eq!(
+        possible_old_hangul("\u{3400}\u{4E00}\u{3401}\u{4E01}"),
+        None
+    );
     // Mostly Extension A, a few common ideographs: fires.
     let old = format!("ab{}{}", "中文", ext_a(12));
     assert_eq!(possible_old_hangul(&old), Some((8, 12)));
-    // U+4DC0..U+4DFF (Yijing hexagrams) are not Extension A.
+    // U+4DC0..U+4DFF (Yijing hexagrams) alone do not fire; with old Hangul
+    // they count as part of it.
     assert_eq!(possible_old_hangul(&"\u{4DC0}".repeat(20)), None);
+    assert_eq!(
+        possible_old_hangul(&format!("{}\u{4DC0}", ext_a(3))),
+        Some((0, 4))
+    );
 }
 
 /// Adjacent ISO-2022-JP encoded-words each end with `ESC ( B` (RFC 1468);

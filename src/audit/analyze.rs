@@ -66,12 +66,16 @@ impl AuditOptions {
 
 /// `possible-old-hangul` needs at least this many characters of
 /// U+3400..U+4DBF (CJK Extension A) ...
-pub const OLD_HANGUL_MIN: usize = 8;
-// ... and they must outnumber every other CJK character together (common
-// ideographs U+4E00..U+9FFF and U+F900..U+FAFF, kana U+3040..U+30FF, Unicode
-// 2.0 Hangul U+AC00..U+D7A3). Real Chinese or Japanese text uses Extension A
-// for a rare name or two; a text written mostly in it is pre-Amendment-5
-// Hangul.
+pub const OLD_HANGUL_MIN: usize = 3;
+// ... and U+3400..U+4DFF (the Unicode 1.1 Hangul block, which also covers
+// the Yijing hexagrams U+4DC0..U+4DFF of later versions) must outnumber
+// every other CJK character together (common ideographs U+4E00..U+9FFF and
+// U+F900..U+FAFF, kana U+3040..U+30FF, Unicode 2.0 Hangul U+AC00..U+D7A3).
+// Real Chinese or Japanese text uses Extension A for a rare name or two
+// among common ideographs, so the majority rule does the work; the minimum
+// only keeps a lone rare character (a one-character name, a hexagram) from
+// firing, while a short Korean word or name of old Hangul (3 syllables)
+// still does. See doc/audit.md.
 
 /// Audits one message given as raw bytes (an mbox `From ` line is skipped).
 /// Never fails and never panics on input.
@@ -626,7 +630,7 @@ fn refine(bytes: &[u8], d: &Decoded<'_>, filename: Option<bool>) -> Vec<Finding>
         // Offsets are into the decoded text; for UTF-8 that is the octets.
         out.push(
             Finding::new(FindingKind::PossibleOldHangul, first, n).with_note(format!(
-                "{n} characters of U+3400..U+4DBF outnumber the other CJK text: \
+                "{n} characters of U+3400..U+4DFF outnumber the other CJK text: \
                  likely Unicode 1.1 Hangul"
             )),
         );
@@ -653,27 +657,28 @@ fn subset_note(cs: Option<&'static charset::Charset>, out: &mut [Finding]) {
     }
 }
 
-/// `Some((offset of the first, count))` when U+3400..U+4DBF makes up most
-/// of the CJK characters of `text` and there are at least
-/// [`OLD_HANGUL_MIN`] of them.
+/// `Some((offset of the first, count))` when U+3400..U+4DFF makes up most
+/// of the CJK characters of `text` and at least [`OLD_HANGUL_MIN`] of them
+/// are Extension A (U+3400..U+4DBF); `count` is the characters of
+/// U+3400..U+4DFF.
 pub fn possible_old_hangul(text: &str) -> Option<(usize, usize)> {
     let first = crate::codec::hangul::find_old(text)?;
-    let (mut ext_a, mut other) = (0usize, 0usize);
+    let is_other = |c: char| matches!(c as u32, 0x3040..=0x30FF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0xAC00..=0xD7A3);
+    let (mut old, mut ext_a, mut other) = (0usize, 0usize, 0usize);
     for c in text[first..].chars() {
         match c as u32 {
-            0x3400..=0x4DBF => ext_a += 1,
-            0x3040..=0x30FF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0xAC00..=0xD7A3 => other += 1,
+            0x3400..=0x4DBF => {
+                old += 1;
+                ext_a += 1;
+            }
+            0x4DC0..=0x4DFF => old += 1,
+            _ if is_other(c) => other += 1,
             _ => {}
         }
     }
-    // Other CJK before the first Extension A character counts too.
-    other += text[..first]
-        .chars()
-        .filter(|&c| {
-            matches!(c as u32, 0x3040..=0x30FF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0xAC00..=0xD7A3)
-        })
-        .count();
-    (ext_a >= OLD_HANGUL_MIN && ext_a > other).then_some((first, ext_a))
+    // Other CJK before the first U+3400..U+4DFF character counts too.
+    other += text[..first].chars().filter(|&c| is_other(c)).count();
+    (ext_a >= OLD_HANGUL_MIN && old > other).then_some((first, old))
 }
 
 /// Every overlong form in `bytes` (2 to 6 octets, RFC 2279 sense) with its
