@@ -198,7 +198,9 @@ impl Auditor<'_, '_> {
         let has_words = memchr::memchr_iter(b'=', value).any(|i| value.get(i + 1) == Some(&b'?'));
         let eight_bit = !value.is_ascii();
         // Most fields hold nothing labelled: decide that before anything else.
-        if !has_words && !eight_bit && !field.is("content-disposition") {
+        // (RFC 2231 parameters are marked by `*`.)
+        let disposition = field.is("content-disposition") && memchr::memchr(b'*', value).is_some();
+        if !has_words && !eight_bit && !disposition {
             return;
         }
         match FieldKind::of(field.name) {
@@ -224,7 +226,16 @@ impl Auditor<'_, '_> {
                 // Words the address parser did not find in a phrase (inside
                 // a broken quoted string, an addr-spec ...) are labels the
                 // message uses all the same: decode them as unstructured text.
-                let all = decode_unstructured_with(field.value, &self.dopts);
+                // Every word starts with `=?`: when the phrases hold as many
+                // words as the value has `=?`, none was missed.
+                let starts = memchr::memchr_iter(b'=', value)
+                    .filter(|&i| value.get(i + 1) == Some(&b'?'))
+                    .count();
+                let all = if starts > seen.len() {
+                    decode_unstructured_with(field.value, &self.dopts)
+                } else {
+                    DecodedText::default()
+                };
                 if all.words.iter().any(|w| !seen.contains(&w.offset)) {
                     let rest = DecodedText {
                         words: all
@@ -239,7 +250,7 @@ impl Auditor<'_, '_> {
                 }
             }
             FieldKind::Parameters
-                if field.is("content-disposition")
+                if (disposition || (has_words && field.is("content-disposition")))
                     && part.header.get("content-disposition").map(|f| f.offset)
                         == Some(field.offset) =>
             {
@@ -604,8 +615,7 @@ fn refine(bytes: &[u8], d: &Decoded<'_>, filename: Option<bool>) -> Vec<Finding>
     }
     // NUL written as is.
     let literal = if d.used.is_some_and(|c| c.is_ascii_compatible()) {
-        let n = memchr::memchr_iter(0, bytes).count();
-        memchr::memchr(0, bytes).map(|o| (o, n))
+        memchr::memchr(0, bytes).map(|o| (o, 1 + memchr::memchr_iter(0, &bytes[o + 1..]).count()))
     } else {
         let n = d.text.matches('\0').count();
         d.text.find('\0').map(|o| (o, n))
@@ -626,7 +636,19 @@ fn refine(bytes: &[u8], d: &Decoded<'_>, filename: Option<bool>) -> Vec<Finding>
     subset_note(d.resolution.charset, &mut out);
     // possible-old-hangul for anything not labelled UNICODE-1-1-UTF-8.
     let u11 = d.resolution.charset.is_some_and(|c| c.is_unicode11_utf8());
-    if !u11 && let Some((first, n)) = possible_old_hangul(&d.text) {
+    // The charset layer's own test is looser than ours (no minimum, fewer
+    // characters counted against): where it ran (UTF-8 decoded under its
+    // label or unlabelled) and found nothing, ours cannot fire.
+    let layer_ran_clean = d.used.is_some_and(|c| c.is_utf8())
+        && d.verdict != Verdict::Mislabeled
+        && !d
+            .findings
+            .iter()
+            .any(|f| f.kind == FindingKind::PossibleOldHangul);
+    if !u11
+        && !layer_ran_clean
+        && let Some((first, n)) = possible_old_hangul(&d.text)
+    {
         // Offsets are into the decoded text; for UTF-8 that is the octets.
         out.push(
             Finding::new(FindingKind::PossibleOldHangul, first, n).with_note(format!(
