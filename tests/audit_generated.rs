@@ -226,3 +226,54 @@ fn the_clean_twins_are_ok() {
         }
     }
 }
+
+mod never_panics {
+    use super::audit;
+    use proptest::prelude::*;
+
+    fn fixtures() -> Vec<Vec<u8>> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/messages");
+        let mut v: Vec<Vec<u8>> = std::fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.path().extension().is_some_and(|x| x == "eml"))
+            .map(|e| std::fs::read(e.path()).unwrap())
+            .collect();
+        v.sort();
+        v
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+        /// Fixtures with octets overwritten and cut short: the audit never
+        /// panics, and every message yields at least one record.
+        #[test]
+        fn mutated_fixtures(pick in 0usize..64, edits in prop::collection::vec((any::<u16>(), any::<u8>()), 0..24), cut in any::<u16>()) {
+            let all = fixtures();
+            let mut m = all[pick % all.len()].clone();
+            for (at, b) in edits {
+                let i = usize::from(at) % m.len().max(1);
+                if let Some(x) = m.get_mut(i) {
+                    *x = b;
+                }
+            }
+            let keep = m.len() - usize::from(cut) % (m.len() / 4 + 1);
+            m.truncate(keep);
+            let rs = audit(&m);
+            prop_assert!(!rs.is_empty());
+        }
+
+        /// Arbitrary octets after a header that announces UTF-8.
+        #[test]
+        fn arbitrary_bodies_and_words(body in prop::collection::vec(any::<u8>(), 0..256)) {
+            let mut m = b"Subject: =?utf-8?q?".to_vec();
+            for &b in &body[..body.len().min(40)] {
+                m.extend_from_slice(format!("={b:02X}").as_bytes());
+            }
+            m.extend_from_slice(b"?=\nContent-Type: text/plain; charset=utf-8\n\n");
+            m.extend_from_slice(&body);
+            let rs = audit(&m);
+            prop_assert!(rs.iter().any(|r| r.location == "body"));
+        }
+    }
+}
