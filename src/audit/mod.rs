@@ -14,7 +14,7 @@ pub use analyze::{
 };
 pub use format::{CSV_HEADER, Format, RecordWriter, write_records};
 pub use record::{DetectedRecord, Record, Source, escape_label};
-pub use summary::{LabelRow, Summary};
+pub use summary::{ALERTS_KEPT, LabelRow, Summary, is_dangerous};
 
 use crate::finding::Verdict;
 
