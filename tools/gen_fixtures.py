@@ -250,7 +250,7 @@ def main():
         ("Content-Type", "text/plain; charset=utf-8"),
         ("Content-Transfer-Encoding", "8bit")],
         b"before\xc0\x80after\n"),
-        ("body", "utf-8", "invalid", "overlong"))
+        ("body", "utf-8", "invalid", "overlong nul"))
 
     emoji = "Party \U0001F389 time \U0001F600\n"
     cesu = bytearray()

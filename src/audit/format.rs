@@ -169,6 +169,7 @@ mod tests {
                 Finding::new(FindingKind::Replacement, 5, 1),
             ],
             year: None,
+            source: Default::default(),
         };
         let mut clean = base.clone();
         clean.index = 1;

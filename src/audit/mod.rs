@@ -1,13 +1,20 @@
 //! Charset label auditing: one [`Record`] per labelled piece of text, their
 //! JSON/JSONL/CSV/table forms, and corpus summaries.
 
+mod analyze;
 mod format;
 mod record;
 mod summary;
 
+#[cfg(feature = "mail-parser")]
+pub use analyze::from_mail_parser;
+pub use analyze::{
+    AuditOptions, MessageContext, OLD_HANGUL_MIN, audit_message, audit_parsed, overlong_values,
+    possible_old_hangul,
+};
 pub use format::{CSV_HEADER, Format, RecordWriter, write_records};
-pub use record::{DetectedRecord, Record, escape_label};
-pub use summary::{LabelRow, Summary};
+pub use record::{DetectedRecord, Record, Source, escape_label};
+pub use summary::{ALERTS_KEPT, LabelRow, Summary, is_dangerous};
 
 use crate::finding::Verdict;
 

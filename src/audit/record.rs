@@ -1,5 +1,31 @@
 use crate::finding::{Finding, LabelStatus, Verdict};
-use serde::Serialize;
+use serde::ser::{SerializeMap, SerializeSeq};
+use serde::{Serialize, Serializer};
+
+fn serialize_findings<S: Serializer>(findings: &[Finding], s: S) -> Result<S::Ok, S::Error> {
+    let mut seq = s.serialize_seq(Some(findings.len()))?;
+    for f in findings {
+        seq.serialize_element(&FindingOut(f))?;
+    }
+    seq.end()
+}
+
+/// One finding as the contract names it.
+struct FindingOut<'a>(&'a Finding);
+
+impl Serialize for FindingOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let f = self.0;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("kind", f.kind.as_str())?;
+        m.serialize_entry("offset", &f.offset)?;
+        m.serialize_entry("count", &f.count)?;
+        if let Some(note) = &f.note {
+            m.serialize_entry("note", note)?;
+        }
+        m.end()
+    }
+}
 
 /// One audited piece of labelled text (DESIGN.md "Audit records").
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -21,11 +47,36 @@ pub struct Record {
     pub status: LabelStatus,
     pub verdict: Verdict,
     pub detected: Option<DetectedRecord>,
+    /// Serialized with [`FindingKind::as_str`] names (the derived serde
+    /// name of `Raw8bitHeader` is `raw8bit-header`, not the contract's
+    /// `raw-8bit-header`).
+    #[serde(serialize_with = "serialize_findings")]
     pub findings: Vec<Finding>,
     /// Year from the message's Date field, for summaries (not in the record
     /// contract, so not serialized).
     #[serde(skip)]
     pub year: Option<u16>,
+    /// What kind of labelled text this is (not in the record contract, so
+    /// not serialized; the location says it to a reader).
+    #[serde(skip)]
+    pub source: Source,
+}
+
+/// Where a record's label came from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Source {
+    /// A `charset` parameter of a Content-Type (location `body`, or
+    /// `param:charset` for a part that is not text).
+    Body,
+    /// A run of RFC 2047 encoded-words (in a header field or a parameter).
+    EncodedWord,
+    /// An RFC 2231 parameter value (`name*=charset'lang'...`).
+    Rfc2231,
+    /// Raw 8-bit octets in a header field (no label).
+    Raw8bit,
+    /// The message-level record of a message with nothing labelled.
+    #[default]
+    Message,
 }
 
 /// What detection found, as recorded.
@@ -57,6 +108,34 @@ pub fn escape_label(raw: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn finding_kinds_serialize_with_the_contract_names() {
+        use crate::finding::FindingKind;
+        let r = Record {
+            input: "x".into(),
+            index: 0,
+            message_id: None,
+            part: "1".into(),
+            location: "header:Subject".into(),
+            label: None,
+            charset: None,
+            status: LabelStatus::Missing,
+            verdict: Verdict::Suspicious,
+            detected: None,
+            findings: vec![
+                Finding::new(FindingKind::Raw8bitHeader, 3, 2),
+                Finding::new(FindingKind::EightBitInAscii, 3, 2).with_note("n"),
+            ],
+            year: None,
+            source: Source::Raw8bit,
+        };
+        let v = serde_json::to_value(&r).unwrap();
+        assert_eq!(v["findings"][0]["kind"], "raw-8bit-header");
+        assert_eq!(v["findings"][1]["kind"], "eight-bit-in-ascii");
+        assert_eq!(v["findings"][1]["note"], "n");
+        assert!(v["findings"][0].get("note").is_none());
+    }
 
     #[test]
     fn escape_label_keeps_utf8_and_escapes_the_rest() {

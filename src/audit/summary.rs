@@ -37,6 +37,30 @@ pub struct Summary {
     pub findings: BTreeMap<FindingKind, (usize, usize)>,
     /// The worst messages: (verdict, findings, input, index, message_id).
     pub worst: Vec<(Verdict, usize, String, usize, Option<String>)>,
+    /// Dangerous findings (NUL, overlong or surrogate forms, path traversal
+    /// attempts), in input order, the first [`ALERTS_KEPT`]: (input, index,
+    /// location, kind, note).
+    pub alerts: Vec<(String, usize, String, FindingKind, Option<String>)>,
+    /// All dangerous findings, including those not kept in `alerts`.
+    pub alert_count: usize,
+}
+
+/// Dangerous findings listed in the table.
+pub const ALERTS_KEPT: usize = 20;
+
+/// Finding kinds that are a security concern rather than a charset mistake:
+/// forms a lenient decoder turns into characters a strict one refuses.
+pub fn is_dangerous(kind: FindingKind) -> bool {
+    matches!(
+        kind,
+        FindingKind::Nul
+            | FindingKind::Overlong
+            | FindingKind::Surrogate
+            | FindingKind::SurrogatePair
+            | FindingKind::OutOfRange
+            | FindingKind::LegacyForm
+            | FindingKind::ExtendedForm
+    )
 }
 
 const WORST_KEPT: usize = 10;
@@ -71,6 +95,18 @@ impl Summary {
                 let e = self.findings.entry(f.kind).or_default();
                 e.0 += 1;
                 e.1 += f.count;
+                if is_dangerous(f.kind) {
+                    self.alert_count += 1;
+                    if self.alerts.len() < ALERTS_KEPT {
+                        self.alerts.push((
+                            r.input.clone(),
+                            r.index,
+                            r.location.clone(),
+                            f.kind,
+                            f.note.as_deref().map(String::from),
+                        ));
+                    }
+                }
             }
             if r.location == "message" {
                 continue;
@@ -126,6 +162,9 @@ impl Summary {
             e.0 += v.0;
             e.1 += v.1;
         }
+        self.alert_count += other.alert_count;
+        let room = ALERTS_KEPT.saturating_sub(self.alerts.len());
+        self.alerts.extend(other.alerts.into_iter().take(room));
         self.worst.extend(other.worst);
         self.worst
             .sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(a.3.cmp(&b.3)));
@@ -202,6 +241,26 @@ impl Summary {
                 writeln!(out)?;
             }
         }
+        if !self.alerts.is_empty() {
+            writeln!(out)?;
+            writeln!(
+                out,
+                "dangerous forms ({} findings{}):",
+                self.alert_count,
+                if self.alert_count > self.alerts.len() {
+                    format!(", the first {}", self.alerts.len())
+                } else {
+                    String::new()
+                }
+            )?;
+            for (input, index, location, kind, note) in &self.alerts {
+                write!(out, "  {input}#{index}  {location}  {}", kind.as_str())?;
+                if let Some(n) = note {
+                    write!(out, ": {n}")?;
+                }
+                writeln!(out)?;
+            }
+        }
         if !self.worst.is_empty() {
             writeln!(out)?;
             writeln!(out, "worst messages:")?;
@@ -246,6 +305,7 @@ mod tests {
             detected: None,
             findings: kinds.iter().map(|&k| Finding::new(k, 0, 2)).collect(),
             year: Some(2001),
+            source: Default::default(),
         }
     }
 
@@ -277,6 +337,36 @@ mod tests {
         assert_eq!(s.findings[&FindingKind::Replacement], (1, 2));
         assert_eq!(s.worst.len(), 2);
         assert_eq!(s.worst[0].0, Verdict::Invalid);
+    }
+
+    #[test]
+    fn dangerous_findings_are_listed_up_to_the_cap() {
+        let mut s = Summary::default();
+        for i in 0..ALERTS_KEPT + 5 {
+            s.add_message(&[rec(
+                i,
+                Some("utf-8"),
+                Verdict::Invalid,
+                &[FindingKind::Overlong, FindingKind::Replacement],
+            )]);
+        }
+        s.add_message(&[rec(
+            99,
+            Some("iso-8859-1"),
+            Verdict::Suspicious,
+            &[FindingKind::C1InLatin1],
+        )]);
+        assert_eq!(s.alert_count, ALERTS_KEPT + 5);
+        assert_eq!(s.alerts.len(), ALERTS_KEPT);
+        assert_eq!(s.alerts[0].1, 0);
+        let mut t = Vec::new();
+        s.write_table(&mut t).unwrap();
+        let t = String::from_utf8(t).unwrap();
+        assert!(t.contains(&format!(
+            "dangerous forms ({} findings, the first {ALERTS_KEPT})",
+            ALERTS_KEPT + 5
+        )));
+        assert!(!t.contains("in.mbox#99  body"));
     }
 
     #[test]

@@ -1,0 +1,759 @@
+//! The analysis: one message in, one [`Record`] per labelled piece of text
+//! out.
+//!
+//! What becomes a record (see `doc/audit.md` for the reasoning):
+//!
+//! | source | location | label |
+//! |---|---|---|
+//! | every text/* leaf body | `body` | the `charset` parameter as written, or null |
+//! | the `charset` parameter of any other part (multipart, application/*, message/*) | `param:charset` | as written; the label is checked, the content is not decoded |
+//! | each *run* of adjacent encoded-words of one charset (decoded as one octet string, so a character split across words survives) in unstructured fields, display names, comments and group names | `header:<Field-Name as written>` | the run's label |
+//! | each RFC 2231 parameter with a charset, and each RFC 2047 run inside a parameter value | `param:<name>` | as written |
+//! | a header field holding raw 8-bit octets | `header:<Field-Name>` | null |
+//! | a message with none of these | `message` | null (status missing, verdict ok) |
+//!
+//! Encapsulated messages (message/rfc822, message/global) are walked too;
+//! their parts have their IMAP numbers ("2.1", ...).
+//!
+//! Findings come from the charset layer (codec error kinds map 1:1 to
+//! finding kinds), refined here:
+//! - an `overlong` finding gets a note naming the characters the overlong
+//!   forms spell; one that spells `/`, `\` or `.` in a `filename` or `name`
+//!   parameter is called a path traversal attempt;
+//! - a NUL, written as is or spelled as an overlong form, is a `nul` finding;
+//! - `possible-old-hangul` is decided here (see [`OLD_HANGUL_MIN`]) for text
+//!   in any charset other than UNICODE-1-1-UTF-8;
+//! - malformed encoded-words are reported on the record of their run.
+//!
+//! The verdict is the charset layer's, refined: a valid text with findings
+//! is `suspicious`, one whose only finding was withdrawn is `ok`.
+
+use super::record::{DetectedRecord, Record, Source, escape_label};
+use crate::charset::{self, DecodeOptions, Decoded, Unicode11Policy};
+use crate::finding::{Finding, FindingKind, LabelStatus, Verdict};
+use crate::message::fields::FieldKind;
+use crate::message::{Limits, Message, Part};
+use crate::mime::{
+    ContentDisposition, ContentType, DecodedText, Decoding, Field, ParamEncoding, Parameter,
+    decode_unstructured_with, parse_address_list_with,
+};
+
+/// Where a message comes from: the input as the user named it and the
+/// message's 0-based position in it.
+#[derive(Clone, Copy, Debug)]
+pub struct MessageContext<'a> {
+    pub input: &'a str,
+    pub index: usize,
+}
+
+/// How to audit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AuditOptions {
+    /// How UNICODE-1-1-UTF-8 is read (`--unicode11`).
+    pub unicode11: Unicode11Policy,
+    /// Limits on the part tree.
+    pub limits: Limits,
+}
+
+impl AuditOptions {
+    fn decode_options(&self) -> DecodeOptions {
+        DecodeOptions {
+            unicode11: self.unicode11,
+            detect: true,
+        }
+    }
+}
+
+/// `possible-old-hangul` needs at least this many characters of
+/// U+3400..U+4DBF (CJK Extension A) ...
+pub const OLD_HANGUL_MIN: usize = 3;
+// ... and U+3400..U+4DFF (the Unicode 1.1 Hangul block, which also covers
+// the Yijing hexagrams U+4DC0..U+4DFF of later versions) must outnumber
+// every other CJK character together (common ideographs U+4E00..U+9FFF and
+// U+F900..U+FAFF, kana U+3040..U+30FF, Unicode 2.0 Hangul U+AC00..U+D7A3).
+// Real Chinese or Japanese text uses Extension A for a rare name or two
+// among common ideographs, so the majority rule does the work; the minimum
+// only keeps a lone rare character (a one-character name, a hexagram) from
+// firing, while a short Korean word or name of old Hangul (3 syllables)
+// still does. See doc/audit.md.
+
+/// Audits one message given as raw bytes (an mbox `From ` line is skipped).
+/// Never fails and never panics on input.
+pub fn audit_message(raw: &[u8], ctx: &MessageContext<'_>, opts: &AuditOptions) -> Vec<Record> {
+    let msg = Message::parse_with(raw, &opts.limits);
+    audit_parsed(&msg, ctx, opts)
+}
+
+/// Audits a message already parsed with [`Message::parse`].
+pub fn audit_parsed(
+    msg: &Message<'_>,
+    ctx: &MessageContext<'_>,
+    opts: &AuditOptions,
+) -> Vec<Record> {
+    let mut a = Auditor {
+        msg,
+        dopts: opts.decode_options(),
+        base: Record {
+            input: ctx.input.to_string(),
+            index: ctx.index,
+            message_id: msg.message_id(),
+            part: String::new(),
+            location: "message".to_string(),
+            label: None,
+            charset: None,
+            status: LabelStatus::Missing,
+            verdict: Verdict::Ok,
+            detected: None,
+            findings: Vec::new(),
+            year: msg.year(),
+            source: Source::Message,
+        },
+        out: Vec::new(),
+    };
+    for part in msg.parts() {
+        a.part(part);
+    }
+    if a.out.is_empty() {
+        a.out.push(a.base.clone());
+    }
+    a.out
+}
+
+struct Auditor<'m, 'a> {
+    msg: &'m Message<'a>,
+    dopts: DecodeOptions,
+    base: Record,
+    out: Vec<Record>,
+}
+
+impl Auditor<'_, '_> {
+    fn record(&self, part: &Part<'_>, location: String, source: Source) -> Record {
+        Record {
+            part: part.id.clone(),
+            location,
+            source,
+            ..self.base.clone()
+        }
+    }
+
+    fn part(&mut self, part: &Part<'_>) {
+        if part.headers_within_limit {
+            for field in &part.header.fields {
+                if field.has_name() {
+                    self.field(part, field);
+                }
+            }
+        }
+        let ct = if self.dopts.unicode11 == Unicode11Policy::Auto {
+            None
+        } else {
+            part.header
+                .get("content-type")
+                .map(|f| ContentType::parse_with(f.value, &self.dopts))
+        };
+        let ct = ct.as_ref().unwrap_or(&part.content_type);
+        for p in &ct.params {
+            if p.name != "charset" {
+                self.parameter(part, p);
+            }
+        }
+        if part.is_text() {
+            self.body(part, ct);
+        } else if let Some(label) = ct.charset() {
+            self.label_only(part, label);
+        }
+    }
+
+    /// A text/* leaf: its body decoded under its label.
+    fn body(&mut self, part: &Part<'_>, ct: &ContentType) {
+        let label = ct.charset();
+        let (bytes, _transfer_findings) = part.decoded_body(self.msg);
+        let d = decode(&bytes, label, &self.dopts);
+        let mut r = self.record(part, "body".into(), Source::Body);
+        fill_decoded(&mut r, label, &d);
+        let extra = refine(&bytes, &d, None);
+        finish(&mut r, extra);
+        self.out.push(r);
+    }
+
+    /// The `charset` parameter of a part whose content is not text: the
+    /// label is resolved, the content is not decoded.
+    fn label_only(&mut self, part: &Part<'_>, label: &[u8]) {
+        let res = charset::resolve(Some(label));
+        let mut r = self.record(part, "param:charset".into(), Source::Body);
+        r.label = Some(escape_label(label));
+        r.charset = res.charset.map(|c| c.name().to_string());
+        r.status = res.status;
+        if res.charset.is_none() {
+            r.verdict = Verdict::UnknownLabel;
+            r.findings
+                .push(Finding::new(FindingKind::UnknownLabel, 0, 1));
+        }
+        self.out.push(r);
+    }
+
+    fn field(&mut self, part: &Part<'_>, field: &Field<'_>) {
+        let location = || format!("header:{}", field.name_str());
+        let value = field.value;
+        let has_words = memchr::memchr_iter(b'=', value).any(|i| value.get(i + 1) == Some(&b'?'));
+        let eight_bit = !value.is_ascii();
+        // Most fields hold nothing labelled: decide that before anything else.
+        // (RFC 2231 parameters are marked by `*`.)
+        let disposition = field.is("content-disposition") && memchr::memchr(b'*', value).is_some();
+        if !has_words && !eight_bit && !disposition {
+            return;
+        }
+        match FieldKind::of(field.name) {
+            FieldKind::Unstructured | FieldKind::Structured if has_words => {
+                // Encoded-words are not allowed in structured fields, but
+                // mailers write them there (In-Reply-To, References ...): an
+                // audit of the labels a corpus uses reports them too.
+                let d = decode_unstructured_with(field.value, &self.dopts);
+                self.runs(part, &d, field.value, location(), None);
+            }
+            FieldKind::AddressList if has_words => {
+                let list = parse_address_list_with(field.value, &self.dopts);
+                let mut seen = Vec::new();
+                let phrases = list
+                    .mailboxes
+                    .iter()
+                    .flat_map(|m| m.display_name.iter().chain(m.comments.iter()))
+                    .chain(list.groups.iter().map(|g| &g.name));
+                for d in phrases {
+                    seen.extend(d.words.iter().map(|w| w.offset));
+                    self.runs(part, d, field.value, location(), None);
+                }
+                // Words the address parser did not find in a phrase (inside
+                // a broken quoted string, an addr-spec ...) are labels the
+                // message uses all the same: decode them as unstructured text.
+                // Every word starts with `=?`: when the phrases hold as many
+                // words as the value has `=?`, none was missed.
+                let starts = memchr::memchr_iter(b'=', value)
+                    .filter(|&i| value.get(i + 1) == Some(&b'?'))
+                    .count();
+                let all = if starts > seen.len() {
+                    decode_unstructured_with(field.value, &self.dopts)
+                } else {
+                    DecodedText::default()
+                };
+                if all.words.iter().any(|w| !seen.contains(&w.offset)) {
+                    let rest = DecodedText {
+                        words: all
+                            .words
+                            .iter()
+                            .filter(|w| !seen.contains(&w.offset))
+                            .cloned()
+                            .collect(),
+                        ..all
+                    };
+                    self.runs(part, &rest, field.value, location(), None);
+                }
+            }
+            FieldKind::Parameters
+                if (disposition || (has_words && field.is("content-disposition")))
+                    && part.header.get("content-disposition").map(|f| f.offset)
+                        == Some(field.offset) =>
+            {
+                let cd = ContentDisposition::parse_with(field.value, &self.dopts);
+                for p in &cd.params {
+                    self.parameter(part, p);
+                }
+            }
+            _ => {}
+        }
+        if eight_bit {
+            self.raw8bit(part, field, location());
+        }
+    }
+
+    /// A header field with raw 8-bit octets (RFC 6532 or plain damage).
+    fn raw8bit(&mut self, part: &Part<'_>, field: &Field<'_>, location: String) {
+        let value = field.value;
+        let Some(first) = value.iter().position(|&b| b >= 0x80) else {
+            return;
+        };
+        let count = value.iter().filter(|&&b| b >= 0x80).count();
+        let mut r = self.record(part, location, Source::Raw8bit);
+        let mut extra = vec![Finding::new(FindingKind::Raw8bitHeader, first, count)];
+        let d = charset::decode(value, None, &self.dopts);
+        fill_decoded(&mut r, None, &d);
+        // `raw-8bit-header` says it all: a header has no label to miss.
+        extra.extend(refine(value, &d, None).into_iter().filter(|f| {
+            !matches!(
+                f.kind,
+                FindingKind::MissingLabel | FindingKind::EightBitInAscii
+            )
+        }));
+        finish(&mut r, extra);
+        self.out.push(r);
+    }
+
+    /// An RFC 2231 parameter with a charset, or the RFC 2047 runs of a
+    /// parameter value.
+    fn parameter(&mut self, part: &Part<'_>, p: &Parameter) {
+        let location = format!("param:{}", p.name);
+        let filename = matches!(p.name.as_str(), "filename" | "name");
+        match p.encoding {
+            ParamEncoding::Rfc2231 => {
+                let (Some(label), Some(dec)) = (&p.charset, &p.decoding) else {
+                    return;
+                };
+                let mut r = self.record(part, location, Source::Rfc2231);
+                fill(&mut r, Some(label), dec);
+                let d = decode(&p.raw, Some(label), &self.dopts);
+                fill_decoded(&mut r, Some(label), &d);
+                let mut extra = refine(&p.raw, &d, Some(filename));
+                extra.extend(p.findings.iter().cloned());
+                finish(&mut r, extra);
+                self.out.push(r);
+            }
+            ParamEncoding::Rfc2047 => {
+                // Word offsets are into the unquoted value (`raw`); the
+                // parameter's findings were shifted to the field value.
+                let d = DecodedText {
+                    words: p.words.clone(),
+                    findings: p
+                        .findings
+                        .iter()
+                        .map(|f| Finding {
+                            offset: f.offset.saturating_sub(p.offset),
+                            ..f.clone()
+                        })
+                        .collect(),
+                    ..DecodedText::default()
+                };
+                self.runs(part, &d, &p.raw, location, Some(filename));
+            }
+            ParamEncoding::Plain => {}
+        }
+    }
+
+    /// A run that is invalid as one octet string but whose words are each
+    /// valid alone: the verdict and findings of the words (offsets shifted
+    /// into the run's octets). Stateful charsets need this: each
+    /// ISO-2022-JP word ends by switching back to ASCII (`ESC ( B`, RFC 1468)
+    /// and the next starts with `ESC $ B`, which the WHATWG decoder rejects
+    /// when the two are joined.
+    fn word_by_word(
+        &self,
+        value: &[u8],
+        words: &[crate::mime::EncodedWord],
+    ) -> Option<(Verdict, Vec<Finding>)> {
+        let mut verdict = Verdict::Ok;
+        let mut findings = Vec::new();
+        let mut at = 0;
+        for w in words {
+            let octets = run_octets(value, std::slice::from_ref(w))?;
+            let d = decode(&octets, Some(&w.label), &self.dopts);
+            if d.verdict >= Verdict::Invalid {
+                return None;
+            }
+            verdict = verdict.max(d.verdict);
+            findings.extend(refine(&octets, &d, None).into_iter().map(|f| Finding {
+                offset: f.offset + at,
+                ..f
+            }));
+            at += octets.len();
+        }
+        Some((verdict, findings))
+    }
+
+    /// One record per run of encoded-words of `d` (whose word offsets are
+    /// into `value`).
+    fn runs(
+        &mut self,
+        part: &Part<'_>,
+        d: &DecodedText,
+        value: &[u8],
+        location: String,
+        filename: Option<bool>,
+    ) {
+        let mut i = 0;
+        while i < d.words.len() {
+            let first = &d.words[i];
+            let n = d.words[i..]
+                .iter()
+                .take_while(|w| w.run == first.run)
+                .count()
+                .max(1);
+            let words = &d.words[i..i + n];
+            let mut r = self.record(part, location.clone(), Source::EncodedWord);
+            fill(&mut r, Some(&first.label), &first.decoding);
+            let mut extra = Vec::new();
+            // The run's octets are needed again only to name overlong forms,
+            // find NULs, count Extension A, or check words one by one:
+            // decode the words again.
+            let per_word = if n > 1 && first.decoding.verdict == Verdict::Invalid {
+                self.word_by_word(value, words)
+            } else {
+                None
+            };
+            match run_octets(value, words) {
+                _ if per_word.is_some() => {
+                    if let Some((verdict, findings)) = per_word {
+                        r.verdict = verdict;
+                        extra.extend(findings);
+                    }
+                }
+                Some(octets) if needs_octets(&first.decoding, &octets) => {
+                    let dec = decode(&octets, Some(&first.label), &self.dopts);
+                    fill_decoded(&mut r, Some(&first.label), &dec);
+                    extra.extend(refine(&octets, &dec, filename));
+                }
+                _ => {
+                    extra.extend(first.decoding.findings.iter().cloned());
+                    extra.retain(|f| f.kind != FindingKind::PossibleOldHangul);
+                    subset_note(first.decoding.resolution.charset, &mut extra);
+                }
+            }
+            // Malformed-word findings (offsets in the value) of these words.
+            for w in words {
+                extra.extend(
+                    d.findings
+                        .iter()
+                        .filter(|f| {
+                            f.kind == FindingKind::MalformedEncodedWord
+                                && (w.offset..w.offset + w.len.max(1)).contains(&f.offset)
+                                && !is_only_long(f)
+                        })
+                        .cloned(),
+                );
+            }
+            r.findings.clear();
+            finish(&mut r, extra);
+            self.out.push(r);
+            i += n;
+        }
+    }
+}
+
+/// A word over 75 characters decodes as written: DESIGN.md's
+/// `malformed-encoded-word` is a word that could not be, so the length
+/// alone is not reported.
+fn is_only_long(f: &Finding) -> bool {
+    f.note.as_deref() == Some("encoded-word longer than 75 characters")
+}
+
+/// Whether a run needs the audit's own look at its octets (overlong forms
+/// to name, NULs, Extension A to count).
+fn needs_octets(d: &Decoding, octets: &[u8]) -> bool {
+    d.verdict == Verdict::Mislabeled
+        || d.findings.iter().any(|f| {
+            matches!(
+                f.kind,
+                FindingKind::Overlong | FindingKind::PossibleOldHangul
+            )
+        })
+        || memchr::memchr(0, octets).is_some()
+        || memchr::memchr2(0xE3, 0xE4, octets).is_some()
+}
+
+/// The octets of a run: each word's B or Q text decoded again from `value`
+/// (None when a word is not where its offset says).
+fn run_octets(value: &[u8], words: &[crate::mime::EncodedWord]) -> Option<Vec<u8>> {
+    use crate::message::transfer::{Cte, decode};
+    let mut out = Vec::new();
+    for w in words {
+        let word = value.get(w.offset..w.offset + w.len)?;
+        let inner = word.strip_prefix(b"=?")?;
+        // charset[*lang] ? encoding ? text [?=]
+        let q1 = memchr::memchr(b'?', inner)?;
+        let rest = inner.get(q1 + 1..)?;
+        let enc = *rest.first()?;
+        let text = rest.get(2..)?;
+        let text = text.strip_suffix(b"?=").unwrap_or(text);
+        match enc {
+            b'B' | b'b' => out.extend_from_slice(&decode(Cte::Base64, text).bytes),
+            b'Q' | b'q' => {
+                let t: Vec<u8> = text
+                    .iter()
+                    .map(|&b| if b == b'_' { b' ' } else { b })
+                    .collect();
+                out.extend_from_slice(&decode(Cte::QuotedPrintable, &t).bytes);
+            }
+            _ => return None,
+        }
+    }
+    Some(out)
+}
+
+/// Fills label, charset, status, detected and verdict from a decoding.
+fn fill(r: &mut Record, label: Option<&[u8]>, d: &Decoding) {
+    r.label = label.map(escape_label);
+    r.charset = d.resolution.charset.map(|c| c.name().to_string());
+    r.status = d.resolution.status;
+    r.detected = d.detected.map(|det| DetectedRecord {
+        charset: det.charset.name().to_string(),
+        confidence: det.confidence,
+    });
+    r.verdict = d.verdict;
+}
+
+/// The complete malformed UTF-8 sequences that only a UTF-8 encoder makes
+/// (overlong, surrogate, surrogate pair, out of range, 5/6/7/13-octet
+/// forms): never the accident of a legacy charset read as UTF-8.
+const UTF8_SHAPED: [crate::codec::ErrorKind; 6] = [
+    crate::codec::ErrorKind::Overlong,
+    crate::codec::ErrorKind::Surrogate,
+    crate::codec::ErrorKind::SurrogatePair,
+    crate::codec::ErrorKind::OutOfRange,
+    crate::codec::ErrorKind::LegacyForm,
+    crate::codec::ErrorKind::ExtendedForm,
+];
+
+/// `charset::decode`, with a second look at UTF-8 the charset layer called
+/// mislabeled.
+///
+/// The charset layer calls UTF-8 that is invalid but decodes cleanly under
+/// a detected charset `mislabeled` (windows-1252 decodes almost any
+/// octets), which would hide overlong forms and CESU-8 pairs behind a
+/// "valid as windows-1252". The audit decodes such text as UTF-8 after all
+/// (verdict `invalid`, the codec's error kinds as findings) when
+/// - every error is of a kind only a UTF-8 encoder makes ([`UTF8_SHAPED`]:
+///   a windows-1252 text read as UTF-8 also has truncated sequences and
+///   stray continuation octets), or
+/// - an overlong form spells NUL, `/`, `\` or `.` (security first).
+fn decode<'b>(bytes: &'b [u8], label: Option<&[u8]>, opts: &DecodeOptions) -> Decoded<'b> {
+    let d = charset::decode(bytes, label, opts);
+    if d.verdict != Verdict::Mislabeled
+        || !d
+            .resolution
+            .charset
+            .is_some_and(|c| c.is_utf8() || c.is_unicode11_utf8())
+    {
+        return d;
+    }
+    let (_, report) = crate::codec::utf8::decode_lossy_with_report(bytes);
+    let shaped =
+        !report.errors.is_empty() && report.errors.iter().all(|e| UTF8_SHAPED.contains(&e.0));
+    let dangerous = overlong_values(bytes)
+        .iter()
+        .any(|&(_, v)| matches!(v, 0 | 0x2E | 0x2F | 0x5C));
+    if shaped || dangerous {
+        charset::decode(
+            bytes,
+            label,
+            &DecodeOptions {
+                detect: false,
+                ..*opts
+            },
+        )
+    } else {
+        d
+    }
+}
+
+/// [`fill`] from the charset layer's result.
+fn fill_decoded(r: &mut Record, label: Option<&[u8]>, d: &Decoded<'_>) {
+    r.label = label.map(escape_label);
+    r.charset = d.resolution.charset.map(|c| c.name().to_string());
+    r.status = d.resolution.status;
+    r.detected = d.detected.map(|det| DetectedRecord {
+        charset: det.charset.name().to_string(),
+        confidence: det.confidence,
+    });
+    r.verdict = d.verdict;
+}
+
+/// Sets the findings and refines the verdict (never above `suspicious` for
+/// findings added here; `ok` when nothing is left to say).
+fn finish(r: &mut Record, findings: Vec<Finding>) {
+    r.findings = findings;
+    r.findings.sort_by_key(|f| (f.offset, f.kind));
+    if r.verdict == Verdict::Suspicious && r.findings.is_empty() {
+        r.verdict = Verdict::Ok;
+    } else if r.verdict == Verdict::Ok && !r.findings.is_empty() {
+        r.verdict = Verdict::Suspicious;
+    }
+}
+
+/// The charset layer's findings refined with what the audit adds: named
+/// overlong forms, NULs, and its own `possible-old-hangul` decision.
+/// `filename`: Some(true) for a filename/name parameter.
+fn refine(bytes: &[u8], d: &Decoded<'_>, filename: Option<bool>) -> Vec<Finding> {
+    let mut out: Vec<Finding> = d
+        .findings
+        .iter()
+        .filter(|f| f.kind != FindingKind::PossibleOldHangul)
+        .cloned()
+        .collect();
+    let utf8_family = d.used.is_some_and(|c| c.is_utf8() || c.is_unicode11_utf8());
+    // Overlong forms: what they spell.
+    let mut nul_at: Option<(usize, usize, &'static str)> = None;
+    if utf8_family && let Some(i) = out.iter().position(|f| f.kind == FindingKind::Overlong) {
+        let spelled = overlong_values(bytes);
+        let mut names: Vec<String> = Vec::new();
+        for &(_, v) in &spelled {
+            let name = match char::from_u32(v) {
+                Some('\0') => "U+0000 (NUL)".to_string(),
+                Some(c) if c.is_ascii_graphic() => format!("'{c}'"),
+                _ => format!("U+{v:04X}"),
+            };
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+        let traversal = filename == Some(true)
+            && spelled
+                .iter()
+                .any(|&(_, v)| matches!(v, 0x2F | 0x5C | 0x2E));
+        if !names.is_empty() {
+            let mut note = format!("overlong forms spell {}", names.join(" "));
+            if traversal {
+                note.push_str(": path traversal attempt in a file name");
+            }
+            out[i] = out[i].clone().with_note(note);
+        }
+        let nuls: Vec<usize> = spelled
+            .iter()
+            .filter(|&&(_, v)| v == 0)
+            .map(|&(o, _)| o)
+            .collect();
+        if let Some(&first) = nuls.first() {
+            nul_at = Some((first, nuls.len(), "NUL spelled as an overlong form"));
+        }
+    }
+    // NUL written as is.
+    let literal = if d.used.is_some_and(|c| c.is_ascii_compatible()) {
+        memchr::memchr(0, bytes).map(|o| (o, 1 + memchr::memchr_iter(0, &bytes[o + 1..]).count()))
+    } else {
+        let n = d.text.matches('\0').count();
+        d.text.find('\0').map(|o| (o, n))
+    };
+    match (nul_at, literal) {
+        (Some((o, n, note)), Some((o2, n2))) => out.push(
+            Finding::new(FindingKind::Nul, o.min(o2), n + n2)
+                .with_note(format!("{note}, and NUL written as is")),
+        ),
+        (Some((o, n, note)), None) => {
+            out.push(Finding::new(FindingKind::Nul, o, n).with_note(note))
+        }
+        (None, Some((o, n))) => {
+            out.push(Finding::new(FindingKind::Nul, o, n).with_note("NUL in text"))
+        }
+        (None, None) => {}
+    }
+    subset_note(d.resolution.charset, &mut out);
+    // possible-old-hangul for anything not labelled UNICODE-1-1-UTF-8.
+    let u11 = d.resolution.charset.is_some_and(|c| c.is_unicode11_utf8());
+    // The charset layer's own test is looser than ours (no minimum, fewer
+    // characters counted against): where it ran (UTF-8 decoded under its
+    // label or unlabelled) and found nothing, ours cannot fire.
+    let layer_ran_clean = d.used.is_some_and(|c| c.is_utf8())
+        && d.verdict != Verdict::Mislabeled
+        && !d
+            .findings
+            .iter()
+            .any(|f| f.kind == FindingKind::PossibleOldHangul);
+    if !u11
+        && !layer_ran_clean
+        && let Some((first, n)) = possible_old_hangul(&d.text)
+    {
+        // Offsets are into the decoded text; for UTF-8 that is the octets.
+        out.push(
+            Finding::new(FindingKind::PossibleOldHangul, first, n).with_note(format!(
+                "{n} characters of U+3400..U+4DFF outnumber the other CJK text: \
+                 likely Unicode 1.1 Hangul"
+            )),
+        );
+    }
+    out
+}
+
+/// A charset decoded with the decoder of its subset (ISO-2022-JP-2 with
+/// ISO-2022-JP's): the replacement finding says the damage may be ours.
+fn subset_note(cs: Option<&'static charset::Charset>, out: &mut [Finding]) {
+    if let Some(cs) = cs
+        && let Some(dec) = cs.decoder_name()
+        && cs.name() != dec
+        && cs.name().starts_with(dec)
+        && let Some(f) = out.iter_mut().find(|f| f.kind == FindingKind::Replacement)
+    {
+        f.note = Some(
+            format!(
+                "{} is decoded as {dec}: text outside {dec} cannot be told from damage",
+                cs.name()
+            )
+            .into(),
+        );
+    }
+}
+
+/// `Some((offset of the first, count))` when U+3400..U+4DFF makes up most
+/// of the CJK characters of `text` and at least [`OLD_HANGUL_MIN`] of them
+/// are Extension A (U+3400..U+4DBF); `count` is the characters of
+/// U+3400..U+4DFF.
+pub fn possible_old_hangul(text: &str) -> Option<(usize, usize)> {
+    let first = crate::codec::hangul::find_old(text)?;
+    let is_other = |c: char| matches!(c as u32, 0x3040..=0x30FF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0xAC00..=0xD7A3);
+    let (mut old, mut ext_a, mut other) = (0usize, 0usize, 0usize);
+    for c in text[first..].chars() {
+        match c as u32 {
+            0x3400..=0x4DBF => {
+                old += 1;
+                ext_a += 1;
+            }
+            0x4DC0..=0x4DFF => old += 1,
+            _ if is_other(c) => other += 1,
+            _ => {}
+        }
+    }
+    // Other CJK before the first U+3400..U+4DFF character counts too.
+    other += text[..first].chars().filter(|&c| is_other(c)).count();
+    (ext_a >= OLD_HANGUL_MIN && old > other).then_some((first, old))
+}
+
+/// Every overlong form in `bytes` (2 to 6 octets, RFC 2279 sense) with its
+/// offset and the value it spells.
+pub fn overlong_values(bytes: &[u8]) -> Vec<(usize, u32)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        // (sequence length, value bits of the lead, shortest-form minimum)
+        let (len, lead_bits, min) = match b {
+            0xC0..=0xDF => (2, u32::from(b & 0x1F), 0x80),
+            0xE0..=0xEF => (3, u32::from(b & 0x0F), 0x800),
+            0xF0..=0xF7 => (4, u32::from(b & 0x07), 0x1_0000),
+            0xF8..=0xFB => (5, u32::from(b & 0x03), 0x20_0000),
+            0xFC..=0xFD => (6, u32::from(b & 0x01), 0x400_0000),
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        let Some(seq) = bytes.get(i..i + len) else {
+            break;
+        };
+        if !seq[1..].iter().all(|&c| (0x80..0xC0).contains(&c)) {
+            i += 1;
+            continue;
+        }
+        let v = seq[1..]
+            .iter()
+            .fold(lead_bits, |acc, &c| (acc << 6) | u32::from(c & 0x3F));
+        if v < min {
+            out.push((i, v));
+        }
+        i += len;
+    }
+    out
+}
+
+/// Audits a message a gateway already parsed with mail-parser 0.11
+/// (Stalwart and others): the records of [`audit_message`] over the bytes
+/// mail-parser keeps (`raw_message`), without reading or copying the
+/// message again.
+///
+/// The part tree is walked again over those bytes: it is byte ranges only
+/// (no copies, no decoding beyond what the audit needs), and it keeps the
+/// records identical to [`audit_message`]'s, whatever mail-parser's own
+/// leniencies are.
+#[cfg(feature = "mail-parser")]
+pub fn from_mail_parser(
+    msg: &mail_parser::Message<'_>,
+    ctx: &MessageContext<'_>,
+    opts: &AuditOptions,
+) -> Vec<Record> {
+    audit_message(msg.raw_message(), ctx, opts)
+}
