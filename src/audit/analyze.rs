@@ -168,7 +168,7 @@ impl Auditor<'_, '_> {
     fn body(&mut self, part: &Part<'_>, ct: &ContentType) {
         let label = ct.charset();
         let (bytes, _transfer_findings) = part.decoded_body(self.msg);
-        let d = decode(&bytes, label, &self.dopts);
+        let d = charset::decode(&bytes, label, &self.dopts);
         let mut r = self.record(part, "body".into(), Source::Body);
         fill_decoded(&mut r, label, &d);
         let extra = refine(&bytes, &d, None);
@@ -300,7 +300,7 @@ impl Auditor<'_, '_> {
                 };
                 let mut r = self.record(part, location, Source::Rfc2231);
                 fill(&mut r, Some(label), dec);
-                let d = decode(&p.raw, Some(label), &self.dopts);
+                let d = charset::decode(&p.raw, Some(label), &self.dopts);
                 fill_decoded(&mut r, Some(label), &d);
                 let mut extra = refine(&p.raw, &d, Some(filename));
                 extra.extend(p.findings.iter().cloned());
@@ -328,36 +328,6 @@ impl Auditor<'_, '_> {
         }
     }
 
-    /// A run that is invalid as one octet string but whose words are each
-    /// valid alone: the verdict and findings of the words (offsets shifted
-    /// into the run's octets). Stateful charsets need this: each
-    /// ISO-2022-JP word ends by switching back to ASCII (`ESC ( B`, RFC 1468)
-    /// and the next starts with `ESC $ B`, which the WHATWG decoder rejects
-    /// when the two are joined.
-    fn word_by_word(
-        &self,
-        value: &[u8],
-        words: &[crate::mime::EncodedWord],
-    ) -> Option<(Verdict, Vec<Finding>)> {
-        let mut verdict = Verdict::Ok;
-        let mut findings = Vec::new();
-        let mut at = 0;
-        for w in words {
-            let octets = run_octets(value, std::slice::from_ref(w))?;
-            let d = decode(&octets, Some(&w.label), &self.dopts);
-            if d.verdict >= Verdict::Invalid {
-                return None;
-            }
-            verdict = verdict.max(d.verdict);
-            findings.extend(refine(&octets, &d, None).into_iter().map(|f| Finding {
-                offset: f.offset + at,
-                ..f
-            }));
-            at += octets.len();
-        }
-        Some((verdict, findings))
-    }
-
     /// One record per run of encoded-words of `d` (whose word offsets are
     /// into `value`).
     fn runs(
@@ -381,29 +351,16 @@ impl Auditor<'_, '_> {
             fill(&mut r, Some(&first.label), &first.decoding);
             let mut extra = Vec::new();
             // The run's octets are needed again only to name overlong forms,
-            // find NULs, count Extension A, or check words one by one:
-            // decode the words again.
-            let per_word = if n > 1 && first.decoding.verdict == Verdict::Invalid {
-                self.word_by_word(value, words)
-            } else {
-                None
-            };
-            match run_octets(value, words) {
-                _ if per_word.is_some() => {
-                    if let Some((verdict, findings)) = per_word {
-                        r.verdict = verdict;
-                        extra.extend(findings);
-                    }
-                }
+            // find NULs or count Extension A.
+            match crate::mime::word_octets(value, words) {
                 Some(octets) if needs_octets(&first.decoding, &octets) => {
-                    let dec = decode(&octets, Some(&first.label), &self.dopts);
+                    let dec = charset::decode(&octets, Some(&first.label), &self.dopts);
                     fill_decoded(&mut r, Some(&first.label), &dec);
                     extra.extend(refine(&octets, &dec, filename));
                 }
                 _ => {
                     extra.extend(first.decoding.findings.iter().cloned());
                     extra.retain(|f| f.kind != FindingKind::PossibleOldHangul);
-                    subset_note(first.decoding.resolution.charset, &mut extra);
                 }
             }
             // Malformed-word findings (offsets in the value) of these words.
@@ -448,35 +405,6 @@ fn needs_octets(d: &Decoding, octets: &[u8]) -> bool {
         || memchr::memchr2(0xE3, 0xE4, octets).is_some()
 }
 
-/// The octets of a run: each word's B or Q text decoded again from `value`
-/// (None when a word is not where its offset says).
-fn run_octets(value: &[u8], words: &[crate::mime::EncodedWord]) -> Option<Vec<u8>> {
-    use crate::message::transfer::{Cte, decode};
-    let mut out = Vec::new();
-    for w in words {
-        let word = value.get(w.offset..w.offset + w.len)?;
-        let inner = word.strip_prefix(b"=?")?;
-        // charset[*lang] ? encoding ? text [?=]
-        let q1 = memchr::memchr(b'?', inner)?;
-        let rest = inner.get(q1 + 1..)?;
-        let enc = *rest.first()?;
-        let text = rest.get(2..)?;
-        let text = text.strip_suffix(b"?=").unwrap_or(text);
-        match enc {
-            b'B' | b'b' => out.extend_from_slice(&decode(Cte::Base64, text).bytes),
-            b'Q' | b'q' => {
-                let t: Vec<u8> = text
-                    .iter()
-                    .map(|&b| if b == b'_' { b' ' } else { b })
-                    .collect();
-                out.extend_from_slice(&decode(Cte::QuotedPrintable, &t).bytes);
-            }
-            _ => return None,
-        }
-    }
-    Some(out)
-}
-
 /// Fills label, charset, status, detected and verdict from a decoding.
 fn fill(r: &mut Record, label: Option<&[u8]>, d: &Decoding) {
     r.label = label.map(escape_label);
@@ -487,60 +415,6 @@ fn fill(r: &mut Record, label: Option<&[u8]>, d: &Decoding) {
         confidence: det.confidence,
     });
     r.verdict = d.verdict;
-}
-
-/// The complete malformed UTF-8 sequences that only a UTF-8 encoder makes
-/// (overlong, surrogate, surrogate pair, out of range, 5/6/7/13-octet
-/// forms): never the accident of a legacy charset read as UTF-8.
-const UTF8_SHAPED: [crate::codec::ErrorKind; 6] = [
-    crate::codec::ErrorKind::Overlong,
-    crate::codec::ErrorKind::Surrogate,
-    crate::codec::ErrorKind::SurrogatePair,
-    crate::codec::ErrorKind::OutOfRange,
-    crate::codec::ErrorKind::LegacyForm,
-    crate::codec::ErrorKind::ExtendedForm,
-];
-
-/// `charset::decode`, with a second look at UTF-8 the charset layer called
-/// mislabeled.
-///
-/// The charset layer calls UTF-8 that is invalid but decodes cleanly under
-/// a detected charset `mislabeled` (windows-1252 decodes almost any
-/// octets), which would hide overlong forms and CESU-8 pairs behind a
-/// "valid as windows-1252". The audit decodes such text as UTF-8 after all
-/// (verdict `invalid`, the codec's error kinds as findings) when
-/// - every error is of a kind only a UTF-8 encoder makes ([`UTF8_SHAPED`]:
-///   a windows-1252 text read as UTF-8 also has truncated sequences and
-///   stray continuation octets), or
-/// - an overlong form spells NUL, `/`, `\` or `.` (security first).
-fn decode<'b>(bytes: &'b [u8], label: Option<&[u8]>, opts: &DecodeOptions) -> Decoded<'b> {
-    let d = charset::decode(bytes, label, opts);
-    if d.verdict != Verdict::Mislabeled
-        || !d
-            .resolution
-            .charset
-            .is_some_and(|c| c.is_utf8() || c.is_unicode11_utf8())
-    {
-        return d;
-    }
-    let (_, report) = crate::codec::utf8::decode_lossy_with_report(bytes);
-    let shaped =
-        !report.errors.is_empty() && report.errors.iter().all(|e| UTF8_SHAPED.contains(&e.0));
-    let dangerous = overlong_values(bytes)
-        .iter()
-        .any(|&(_, v)| matches!(v, 0 | 0x2E | 0x2F | 0x5C));
-    if shaped || dangerous {
-        charset::decode(
-            bytes,
-            label,
-            &DecodeOptions {
-                detect: false,
-                ..*opts
-            },
-        )
-    } else {
-        d
-    }
 }
 
 /// [`fill`] from the charset layer's result.
@@ -633,7 +507,6 @@ fn refine(bytes: &[u8], d: &Decoded<'_>, filename: Option<bool>) -> Vec<Finding>
         }
         (None, None) => {}
     }
-    subset_note(d.resolution.charset, &mut out);
     // possible-old-hangul for anything not labelled UNICODE-1-1-UTF-8.
     let u11 = d.resolution.charset.is_some_and(|c| c.is_unicode11_utf8());
     // The charset layer's own test is looser than ours (no minimum, fewer
@@ -658,25 +531,6 @@ fn refine(bytes: &[u8], d: &Decoded<'_>, filename: Option<bool>) -> Vec<Finding>
         );
     }
     out
-}
-
-/// A charset decoded with the decoder of its subset (ISO-2022-JP-2 with
-/// ISO-2022-JP's): the replacement finding says the damage may be ours.
-fn subset_note(cs: Option<&'static charset::Charset>, out: &mut [Finding]) {
-    if let Some(cs) = cs
-        && let Some(dec) = cs.decoder_name()
-        && cs.name() != dec
-        && cs.name().starts_with(dec)
-        && let Some(f) = out.iter_mut().find(|f| f.kind == FindingKind::Replacement)
-    {
-        f.note = Some(
-            format!(
-                "{} is decoded as {dec}: text outside {dec} cannot be told from damage",
-                cs.name()
-            )
-            .into(),
-        );
-    }
 }
 
 /// `Some((offset of the first, count))` when U+3400..U+4DFF makes up most

@@ -188,6 +188,25 @@ pub(crate) fn word_len(i: &[u8]) -> Option<usize> {
     }
 }
 
+/// The octets a run of encoded-words carries: each word's B or Q text
+/// decoded exactly as [`decode_unstructured`] decoded it, before any
+/// charset. For consumers that look at the octets themselves (the auditor
+/// names the characters overlong forms spell). `value` is the field value
+/// the words' offsets point into; None when a word is not where its offset
+/// says.
+pub fn word_octets(value: &[u8], words: &[EncodedWord]) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    for w in words {
+        let written = value.get(w.offset..w.offset + w.len)?;
+        let (_, raw) = encoded_word(written).ok()?;
+        match raw.encoding {
+            WordEncoding::Q => decode_q(raw.text, &mut out),
+            WordEncoding::B => decode_b(raw.text, &mut out),
+        };
+    }
+    Some(out)
+}
+
 /// Q decoding (RFC 2047 4.2), leniently: a bad `=XX` is kept as written,
 /// a fold inside the word is removed, spaces and 8-bit octets are taken as
 /// themselves (`Repaired`).

@@ -63,7 +63,7 @@ pub use address::{
 };
 pub use encoded_word::{
     DecodedText, EncodedWord, MAX_WORD_LEN, WordEncoding, decode_phrase, decode_phrase_with,
-    decode_unstructured, decode_unstructured_with,
+    decode_unstructured, decode_unstructured_with, word_octets,
 };
 pub use header::{Field, HeaderBlock, LineEnding, MAX_LINE, parse_header_block};
 pub use params::{ContentDisposition, ContentType, ParamEncoding, Parameter, TransferEncoding};
