@@ -8,8 +8,10 @@ use std::borrow::Cow;
 use std::fmt;
 
 /// What was found in a piece of labelled text.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "kebab-case")]
+///
+/// Serialized as [`FindingKind::as_str`], the contract name (a derived
+/// kebab-case would spell `Raw8bitHeader` as `raw8bit-header`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
 pub enum FindingKind {
     /// Non-shortest form (C0 80, C0 AE, E0 80 80, F0 80 80 80 ...).
@@ -89,6 +91,12 @@ impl FindingKind {
             FindingKind::Malformed => "malformed",
             FindingKind::LimitReached => "limit-reached",
         }
+    }
+}
+
+impl Serialize for FindingKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
     }
 }
 
@@ -190,5 +198,32 @@ impl Verdict {
 impl fmt::Display for Verdict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serde_names_are_the_contract_names() {
+        let kinds = [
+            FindingKind::Overlong,
+            FindingKind::SurrogatePair,
+            FindingKind::Raw8bitHeader,
+            FindingKind::EightBitInAscii,
+            FindingKind::C1InLatin1,
+            FindingKind::PossibleOldHangul,
+            FindingKind::LimitReached,
+        ];
+        for k in kinds {
+            assert_eq!(serde_json::to_value(k).unwrap(), k.as_str());
+        }
+        assert_eq!(FindingKind::Raw8bitHeader.as_str(), "raw-8bit-header");
+        let f = serde_json::to_value(Finding::new(FindingKind::Raw8bitHeader, 3, 2)).unwrap();
+        assert_eq!(
+            f,
+            serde_json::json!({"kind": "raw-8bit-header", "offset": 3, "count": 2})
+        );
     }
 }

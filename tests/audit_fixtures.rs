@@ -267,7 +267,7 @@ fn real_cjk_text_is_not_old_hangul() {
 /// Extension A, U+3400..U+4DFF more than all other CJK characters together.
 #[test]
 fn possible_old_hangul_thresholds() {
-    use mailcharset::audit::{OLD_HANGUL_MIN, possible_old_hangul};
+    use mailcharset::codec::hangul::{POSSIBLE_OLD_MIN as OLD_HANGUL_MIN, possible_old_hangul};
     assert_eq!(OLD_HANGUL_MIN, 3);
     let ext_a = |n: usize| "\u{3400}".repeat(n);
     assert_eq!(possible_old_hangul(&ext_a(2)), None);
@@ -311,5 +311,9 @@ fn regression_adjacent_iso_2022_jp_words_are_not_invalid() {
         .filter(|r| r.location == "header:Subject")
         .map(|r| r.verdict)
         .collect();
-    assert_eq!(verdicts, [Verdict::Ok, Verdict::Invalid], "judged word by word");
+    assert_eq!(
+        verdicts,
+        [Verdict::Ok, Verdict::Invalid],
+        "judged word by word"
+    );
 }

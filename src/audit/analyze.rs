@@ -21,7 +21,7 @@
 //!   forms spell; one that spells `/`, `\` or `.` in a `filename` or `name`
 //!   parameter is called a path traversal attempt;
 //! - a NUL, written as is or spelled as an overlong form, is a `nul` finding;
-//! - `possible-old-hangul` is decided here (see [`OLD_HANGUL_MIN`]) for text
+//! - `possible-old-hangul` is decided here (see [`crate::codec::hangul::possible_old_hangul`]) for text
 //!   in any charset other than UNICODE-1-1-UTF-8;
 //! - malformed encoded-words are reported on the record of their run.
 //!
@@ -30,6 +30,7 @@
 
 use super::record::{DetectedRecord, Record, Source, escape_label};
 use crate::charset::{self, DecodeOptions, Decoded, Unicode11Policy};
+use crate::codec::hangul;
 use crate::finding::{Finding, FindingKind, LabelStatus, Verdict};
 use crate::message::fields::FieldKind;
 use crate::message::{Limits, Message, Part};
@@ -64,9 +65,6 @@ impl AuditOptions {
     }
 }
 
-/// `possible-old-hangul` needs at least this many characters of
-/// U+3400..U+4DBF (CJK Extension A) ...
-pub const OLD_HANGUL_MIN: usize = 3;
 // ... and U+3400..U+4DFF (the Unicode 1.1 Hangul block, which also covers
 // the Yijing hexagrams U+4DC0..U+4DFF of later versions) must outnumber
 // every other CJK character together (common ideographs U+4E00..U+9FFF and
@@ -360,7 +358,6 @@ impl Auditor<'_, '_> {
                 }
                 _ => {
                     extra.extend(first.decoding.findings.iter().cloned());
-                    extra.retain(|f| f.kind != FindingKind::PossibleOldHangul);
                 }
             }
             // Malformed-word findings (offsets in the value) of these words.
@@ -445,12 +442,7 @@ fn finish(r: &mut Record, findings: Vec<Finding>) {
 /// overlong forms, NULs, and its own `possible-old-hangul` decision.
 /// `filename`: Some(true) for a filename/name parameter.
 fn refine(bytes: &[u8], d: &Decoded<'_>, filename: Option<bool>) -> Vec<Finding> {
-    let mut out: Vec<Finding> = d
-        .findings
-        .iter()
-        .filter(|f| f.kind != FindingKind::PossibleOldHangul)
-        .cloned()
-        .collect();
+    let mut out: Vec<Finding> = d.findings.clone();
     let utf8_family = d.used.is_some_and(|c| c.is_utf8() || c.is_unicode11_utf8());
     // Overlong forms: what they spell.
     let mut nul_at: Option<(usize, usize, &'static str)> = None;
@@ -509,19 +501,7 @@ fn refine(bytes: &[u8], d: &Decoded<'_>, filename: Option<bool>) -> Vec<Finding>
     }
     // possible-old-hangul for anything not labelled UNICODE-1-1-UTF-8.
     let u11 = d.resolution.charset.is_some_and(|c| c.is_unicode11_utf8());
-    // The charset layer's own test is looser than ours (no minimum, fewer
-    // characters counted against): where it ran (UTF-8 decoded under its
-    // label or unlabelled) and found nothing, ours cannot fire.
-    let layer_ran_clean = d.used.is_some_and(|c| c.is_utf8())
-        && d.verdict != Verdict::Mislabeled
-        && !d
-            .findings
-            .iter()
-            .any(|f| f.kind == FindingKind::PossibleOldHangul);
-    if !u11
-        && !layer_ran_clean
-        && let Some((first, n)) = possible_old_hangul(&d.text)
-    {
+    if !u11 && let Some((first, n)) = hangul::possible_old_hangul(&d.text) {
         // Offsets are into the decoded text; for UTF-8 that is the octets.
         out.push(
             Finding::new(FindingKind::PossibleOldHangul, first, n).with_note(format!(
@@ -531,30 +511,6 @@ fn refine(bytes: &[u8], d: &Decoded<'_>, filename: Option<bool>) -> Vec<Finding>
         );
     }
     out
-}
-
-/// `Some((offset of the first, count))` when U+3400..U+4DFF makes up most
-/// of the CJK characters of `text` and at least [`OLD_HANGUL_MIN`] of them
-/// are Extension A (U+3400..U+4DBF); `count` is the characters of
-/// U+3400..U+4DFF.
-pub fn possible_old_hangul(text: &str) -> Option<(usize, usize)> {
-    let first = crate::codec::hangul::find_old(text)?;
-    let is_other = |c: char| matches!(c as u32, 0x3040..=0x30FF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0xAC00..=0xD7A3);
-    let (mut old, mut ext_a, mut other) = (0usize, 0usize, 0usize);
-    for c in text[first..].chars() {
-        match c as u32 {
-            0x3400..=0x4DBF => {
-                old += 1;
-                ext_a += 1;
-            }
-            0x4DC0..=0x4DFF => old += 1,
-            _ if is_other(c) => other += 1,
-            _ => {}
-        }
-    }
-    // Other CJK before the first U+3400..U+4DFF character counts too.
-    other += text[..first].chars().filter(|&c| is_other(c)).count();
-    (ext_a >= OLD_HANGUL_MIN && old > other).then_some((first, old))
 }
 
 /// Every overlong form in `bytes` (2 to 6 octets, RFC 2279 sense) with its

@@ -1,31 +1,5 @@
 use crate::finding::{Finding, LabelStatus, Verdict};
-use serde::ser::{SerializeMap, SerializeSeq};
-use serde::{Serialize, Serializer};
-
-fn serialize_findings<S: Serializer>(findings: &[Finding], s: S) -> Result<S::Ok, S::Error> {
-    let mut seq = s.serialize_seq(Some(findings.len()))?;
-    for f in findings {
-        seq.serialize_element(&FindingOut(f))?;
-    }
-    seq.end()
-}
-
-/// One finding as the contract names it.
-struct FindingOut<'a>(&'a Finding);
-
-impl Serialize for FindingOut<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let f = self.0;
-        let mut m = s.serialize_map(None)?;
-        m.serialize_entry("kind", f.kind.as_str())?;
-        m.serialize_entry("offset", &f.offset)?;
-        m.serialize_entry("count", &f.count)?;
-        if let Some(note) = &f.note {
-            m.serialize_entry("note", note)?;
-        }
-        m.end()
-    }
-}
+use serde::Serialize;
 
 /// One audited piece of labelled text (DESIGN.md "Audit records").
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -47,10 +21,6 @@ pub struct Record {
     pub status: LabelStatus,
     pub verdict: Verdict,
     pub detected: Option<DetectedRecord>,
-    /// Serialized with [`FindingKind::as_str`] names (the derived serde
-    /// name of `Raw8bitHeader` is `raw8bit-header`, not the contract's
-    /// `raw-8bit-header`).
-    #[serde(serialize_with = "serialize_findings")]
     pub findings: Vec<Finding>,
     /// Year from the message's Date field, for summaries (not in the record
     /// contract, so not serialized).

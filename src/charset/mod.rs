@@ -394,8 +394,13 @@ fn is_error_kind(k: FindingKind) -> bool {
 ///   ASCII-compatible label and detection finds a charset under which they
 ///   are valid, that one is used: finding `mislabeled`, verdict `mislabeled`.
 /// - ISO-8859-1 (-9, TIS-620) reports `c1-in-latin1`; UNICODE-1-1-UTF-8
-///   applies [`Unicode11Policy`] (`old-hangul`); UTF-8 reports
-///   `possible-old-hangul` when U+3400..U+4DFF outnumber other CJK.
+///   applies [`Unicode11Policy`] (`old-hangul`). Whether unlabelled or
+///   UTF-8 text is likely Unicode 1.1 Hangul is a question about the text,
+///   not the label: [`crate::codec::hangul::possible_old_hangul`] (the
+///   auditor asks it).
+/// - Detection never overrides a UTF-8 label whose errors include a form
+///   only a UTF-8 writer produces (overlong, surrogate, CESU-8 pair, out of
+///   range, 5/6-octet, UTF-E-8): such text is UTF-8, damaged or hostile.
 /// - Verdict: `unknown-label` for an unknown label, else `invalid` when
 ///   U+FFFD was written (finding `replacement` with the count), else
 ///   `mislabeled`, else `suspicious` with any finding, else `ok`.
@@ -482,19 +487,15 @@ fn decode_resolved<'a>(
                     }
                 }
                 _ => {
+                    // Valid UTF-8 is borrowed after one SIMD validation.
                     let fast = if cs.is_utf8() || cs.is_unicode11_utf8() {
-                        validate_and_find_old(bytes)
+                        simdutf8::basic::from_utf8(bytes).ok()
                     } else {
                         None
                     };
-                    let (text, report, used, old_at) = match fast {
-                        Some((s, old_at)) => {
-                            (Cow::Borrowed(s), DecodeReport::default(), cs, Some(old_at))
-                        }
-                        None => {
-                            let (t, r, u) = decode_with(bytes, cs);
-                            (t, r, u, None)
-                        }
+                    let (text, report, used) = match fast {
+                        Some(s) => (Cow::Borrowed(s), DecodeReport::default(), cs),
+                        None => decode_with(bytes, cs),
                     };
                     // Detection only second-guesses ASCII-compatible labels:
                     // UTF-16/32 or UTF-7 bytes often "validate" as UTF-8.
@@ -527,8 +528,6 @@ fn decode_resolved<'a>(
                         }
                         if cs.is_unicode11_utf8() {
                             mislabeled |= unicode11(&mut d, bytes, opts.unicode11);
-                        } else if used.is_utf8() {
-                            possible_old_hangul(&d.text, bytes, old_at, &mut d.findings);
                         }
                     }
                 }
@@ -598,14 +597,13 @@ fn unlabelled<'a>(bytes: &'a [u8], opts: &DecodeOptions, d: &mut Decoded<'a>, mi
                 .push(Finding::new(FindingKind::MissingLabel, 0, 1));
         }
     }
-    if let Some((s, old_at)) = validate_and_find_old(bytes) {
+    if let Ok(s) = simdutf8::basic::from_utf8(bytes) {
         d.text = Cow::Borrowed(s);
         d.used = Some(Charset::UTF_8);
         d.detected = Some(Detected {
             charset: Charset::UTF_8,
             confidence: 0.99,
         });
-        possible_old_hangul(s, bytes, Some(old_at), &mut d.findings);
         return;
     }
     let cs = if opts.detect {
@@ -619,14 +617,6 @@ fn unlabelled<'a>(bytes: &'a [u8], opts: &DecodeOptions, d: &mut Decoded<'a>, mi
     add_report(d, &report);
     d.text = text;
     d.used = Some(used);
-}
-
-/// Validates UTF-8 (SIMD; invalid input goes to the core codec for error
-/// classification) and finds the first U+3400..U+4DFF (memchr over the lead
-/// bytes E3/E4). None when the bytes are not valid UTF-8.
-fn validate_and_find_old(bytes: &[u8]) -> Option<(&str, Option<usize>)> {
-    let s = simdutf8::basic::from_utf8(bytes).ok()?;
-    Some((s, hangul::find_old(s)))
 }
 
 /// Detection: chardetng's guess over (up to) the first 256 KiB.
@@ -918,36 +908,6 @@ fn has_utf8_writer_forms(report: &DecodeReport) -> bool {
                 | E::ExtendedForm
         )
     })
-}
-
-/// U+3400..U+4DFF making up most of the CJK text of UTF-8 not labelled
-/// UNICODE-1-1-UTF-8.
-/// `known` is the first U+3400..U+4DFF offset when already scanned for
-/// (text borrowed from the input); otherwise the input bytes are scanned, so
-/// that the offset is into the input.
-fn possible_old_hangul(
-    text: &str,
-    bytes: &[u8],
-    known: Option<Option<usize>>,
-    findings: &mut Vec<Finding>,
-) {
-    let Some(first) = known.unwrap_or_else(|| hangul::find_old_bytes(bytes)) else {
-        return;
-    };
-    let Some(from) = hangul::find_old(text) else {
-        return;
-    };
-    let (mut old, mut cjk) = (0usize, 0usize);
-    for c in text[from..].chars() {
-        match c as u32 {
-            0x3400..=0x4DFF => old += 1,
-            0x3040..=0x30FF | 0x4E00..=0x9FFF | 0xAC00..=0xD7A3 => cjk += 1,
-            _ => {}
-        }
-    }
-    if old > cjk {
-        findings.push(Finding::new(FindingKind::PossibleOldHangul, first, old));
-    }
 }
 
 /// Why text could not be encoded.

@@ -157,6 +157,35 @@ pub fn remap_new<E>(
     Ok(Cow::Owned(out))
 }
 
+/// [`possible_old_hangul`] needs at least this many characters of
+/// U+3400..U+4DBF (CJK Extension A): one or two are a rare ideograph in a
+/// name; three is already a short Korean word.
+pub const POSSIBLE_OLD_MIN: usize = 3;
+
+/// `Some((offset of the first, count))` when U+3400..U+4DFF makes up most
+/// of the CJK characters of `text` and at least [`POSSIBLE_OLD_MIN`] of them
+/// are Extension A (U+3400..U+4DBF); `count` is the characters of
+/// U+3400..U+4DFF.
+pub fn possible_old_hangul(text: &str) -> Option<(usize, usize)> {
+    let first = find_old(text)?;
+    let is_other = |c: char| matches!(c as u32, 0x3040..=0x30FF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0xAC00..=0xD7A3);
+    let (mut old, mut ext_a, mut other) = (0usize, 0usize, 0usize);
+    for c in text[first..].chars() {
+        match c as u32 {
+            0x3400..=0x4DBF => {
+                old += 1;
+                ext_a += 1;
+            }
+            0x4DC0..=0x4DFF => old += 1,
+            _ if is_other(c) => other += 1,
+            _ => {}
+        }
+    }
+    // Other CJK before the first U+3400..U+4DFF character counts too.
+    other += text[..first].chars().filter(|&c| is_other(c)).count();
+    (ext_a >= POSSIBLE_OLD_MIN && old > other).then_some((first, old))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
