@@ -252,3 +252,46 @@ fn in_place_equals_output_and_input_format_overrides_detection() {
         "{stderr}"
     );
 }
+
+#[test]
+fn an_mbox_inside_a_folder_is_normalized_as_an_mbox() {
+    let tmp = tempfile::tempdir().unwrap();
+    let folder = tmp.path().join("in");
+    std::fs::create_dir(&folder).unwrap();
+    let mut mbox = Vec::new();
+    for f in fixture_files() {
+        mbox.extend_from_slice(b"From sender@example.org Tue Mar 10 12:00:00 2009\n");
+        mbox.extend_from_slice(&std::fs::read(f).unwrap());
+        mbox.extend_from_slice(b"\n");
+    }
+    std::fs::write(folder.join("archive.mbox"), &mbox).unwrap();
+    let single = std::fs::read(common::fixtures().join("messages/koi8r-base64.eml")).unwrap();
+    std::fs::write(folder.join("one.eml"), &single).unwrap();
+    let out = tmp.path().join("out");
+    let st = bin()
+        .args(["normalize", "-q"])
+        .arg(&folder)
+        .arg("-o")
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    // The same as normalizing the mbox on its own ...
+    let direct = tmp.path().join("direct.mbox");
+    let st = bin()
+        .args(["normalize", "-q"])
+        .arg(folder.join("archive.mbox"))
+        .arg("-o")
+        .arg(&direct)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let got = std::fs::read(out.join("archive.mbox")).unwrap();
+    assert_eq!(got, std::fs::read(&direct).unwrap());
+    assert_eq!(
+        read_all(&out.join("archive.mbox")).len(),
+        fixture_files().len()
+    );
+    // ... and the single message as the library writes it.
+    assert_eq!(std::fs::read(out.join("one.eml")).unwrap(), lib(&single));
+}

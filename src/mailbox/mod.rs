@@ -464,3 +464,58 @@ impl Iterator for MessageReader {
         }
     }
 }
+
+/// Rewrites an mbox held in memory (an mbox file found inside a folder or a
+/// Maildir) message by message, in its own format: `f` returns the new
+/// bytes of a message, or None to keep it. Returns None when nothing
+/// changed. `name` names the file in errors.
+pub fn rewrite_mbox_bytes(
+    bytes: &[u8],
+    flavor: MboxFlavor,
+    name: &Path,
+    mut f: impl FnMut(&RawMessage) -> Option<Vec<u8>>,
+) -> Result<Option<Vec<u8>>, MailboxError> {
+    let src: Box<dyn io::Read + Send> = Box::new(io::Cursor::new(bytes.to_vec()));
+    let reader = MessageReader::from_reader(src, name.to_path_buf(), Some(flavor))?;
+    let out = std::sync::Arc::new(std::sync::Mutex::new(Vec::with_capacity(bytes.len())));
+    let mut writer = MessageWriter::to_stream(
+        Box::new(SharedBuf(out.clone())),
+        OutputKind::Mbox(flavor),
+        name.to_path_buf(),
+    )?;
+    let mut changed = false;
+    for m in reader {
+        let m = m?;
+        match f(&m) {
+            Some(new) if new != m.bytes => {
+                changed = true;
+                writer.write(&m, &new)?;
+            }
+            _ => writer.write(&m, &m.bytes)?,
+        }
+    }
+    writer.finish()?;
+    if !changed {
+        return Ok(None);
+    }
+    let out = out
+        .lock()
+        .map_err(|_| MailboxError::io(name, None, io::Error::other("buffer poisoned")))?;
+    Ok(Some(out.clone()))
+}
+
+/// A `Write` into a shared buffer (the stream writer needs `'static + Send`).
+struct SharedBuf(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl io::Write for SharedBuf {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0
+            .lock()
+            .map_err(|_| io::Error::other("buffer poisoned"))?
+            .extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
