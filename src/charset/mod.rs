@@ -967,29 +967,18 @@ pub fn encode<'a>(
     charset: &'static Charset,
     strict: bool,
 ) -> Result<Encoded<'a>, EncodeError> {
-    let mut replacements = 0;
-    let mut first_replacement = None;
     let name = charset.name;
-    let done = |bytes: Cow<'a, [u8]>, replacements, first_replacement| Encoded {
-        bytes,
-        replacements,
-        first_replacement,
+    let mut tally = Tally {
+        charset: name,
+        strict,
+        replacements: 0,
+        first: None,
     };
     let bytes: Cow<'a, [u8]> = match &charset.kind {
         Kind::Utf8 => Cow::Borrowed(text.as_bytes()),
         Kind::Unicode11Utf8 => {
             let t = hangul::remap_new(text, |u| {
-                if strict {
-                    Err(EncodeError::Unmappable {
-                        charset: name,
-                        offset: u.offset,
-                        ch: u.ch,
-                    })
-                } else {
-                    replacements += 1;
-                    first_replacement.get_or_insert(u.offset);
-                    Ok('\u{FFFD}')
-                }
+                tally.unmappable(u.offset, u.ch).map(|()| '\u{FFFD}')
             })?;
             match t {
                 Cow::Borrowed(s) => Cow::Borrowed(s.as_bytes()),
@@ -1004,27 +993,19 @@ pub fn encode<'a>(
         Kind::Utf32Be => utf32(text, true, false),
         Kind::Utf32Le => utf32(text, false, false),
         Kind::Ascii => {
-            if let Some((at, ch)) = text.char_indices().find(|(_, c)| !c.is_ascii()) {
-                if strict {
-                    return Err(EncodeError::Unmappable {
-                        charset: name,
-                        offset: at,
-                        ch,
-                    });
-                }
-                first_replacement = Some(at);
+            if text.is_ascii() {
+                Cow::Borrowed(text.as_bytes())
+            } else {
                 let mut out = Vec::with_capacity(text.len());
-                for c in text.chars() {
+                for (at, c) in text.char_indices() {
                     if c.is_ascii() {
                         out.push(c as u8);
                     } else {
+                        tally.unmappable(at, c)?;
                         out.push(b'?');
-                        replacements += 1;
                     }
                 }
                 Cow::Owned(out)
-            } else {
-                Cow::Borrowed(text.as_bytes())
             }
         }
         Kind::Superset(e) | Kind::Legacy(e) => {
@@ -1036,33 +1017,11 @@ pub fn encode<'a>(
             } else {
                 sevenbit::Form::Iso2022Kr
             };
-            let bytes = sevenbit::encode(form, text, |offset, ch| {
-                if strict {
-                    return Err(EncodeError::Unmappable {
-                        charset: name,
-                        offset,
-                        ch,
-                    });
-                }
-                replacements += 1;
-                first_replacement.get_or_insert(offset);
-                Ok(())
-            })?;
+            let bytes = sevenbit::encode(form, text, |o, c| tally.unmappable(o, c))?;
             Cow::Owned(bytes)
         }
         Kind::Iso2022Jp2 => {
-            let bytes = sevenbit::encode_jp2(text, |offset, ch| {
-                if strict {
-                    return Err(EncodeError::Unmappable {
-                        charset: name,
-                        offset,
-                        ch,
-                    });
-                }
-                replacements += 1;
-                first_replacement.get_or_insert(offset);
-                Ok(())
-            })?;
+            let bytes = sevenbit::encode_jp2(text, |o, c| tally.unmappable(o, c))?;
             Cow::Owned(bytes)
         }
         Kind::Detect => {
@@ -1078,7 +1037,36 @@ pub fn encode<'a>(
             });
         }
     };
-    Ok(done(bytes, replacements, first_replacement))
+    Ok(Encoded {
+        bytes,
+        replacements: tally.replacements,
+        first_replacement: tally.first,
+    })
+}
+
+/// What an encoder does with a character its charset cannot represent:
+/// in strict mode the first is an error, in lossy mode each is counted (the
+/// caller writes the replacement).
+struct Tally {
+    charset: &'static str,
+    strict: bool,
+    replacements: usize,
+    first: Option<usize>,
+}
+
+impl Tally {
+    fn unmappable(&mut self, offset: usize, ch: char) -> Result<(), EncodeError> {
+        if self.strict {
+            return Err(EncodeError::Unmappable {
+                charset: self.charset,
+                offset,
+                ch,
+            });
+        }
+        self.replacements += 1;
+        self.first.get_or_insert(offset);
+        Ok(())
+    }
 }
 
 fn utf16(text: &str, be: bool, bom: bool) -> Cow<'static, [u8]> {

@@ -51,39 +51,9 @@ pub(crate) enum Form {
     Extended,
 }
 
-/// An error of the legacy or extended decoders, shaped like std's.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct UcsError {
-    valid_up_to: usize,
-    error_len: Option<u8>,
-    kind: ErrorKind,
-}
-
-impl UcsError {
-    /// Offset of the first octet of the ill-formed sequence.
-    #[must_use]
-    pub fn valid_up_to(&self) -> usize {
-        self.valid_up_to
-    }
-    /// Octets in the ill-formed maximal subpart; `None` when the input ended
-    /// inside a well-formed prefix.
-    #[must_use]
-    pub fn error_len(&self) -> Option<usize> {
-        self.error_len.map(usize::from)
-    }
-    #[must_use]
-    pub fn kind(&self) -> ErrorKind {
-        self.kind
-    }
-}
-
-impl fmt::Display for UcsError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} at offset {}", self.kind, self.valid_up_to)
-    }
-}
-
-impl std::error::Error for UcsError {}
+/// An error of the legacy or extended decoders: the same shape and meaning
+/// as strict UTF-8's (`valid_up_to`, `error_len`, `kind`).
+pub type UcsError = super::utf8::Utf8Error;
 
 /// A value that has no encoding in the form in force.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -203,18 +173,10 @@ pub(crate) fn decode_all(src: &[u8], form: Form, opts: &UcsOptions) -> Result<Ve
                 pos += usize::from(n);
             }
             Step::Incomplete => {
-                return Err(UcsError {
-                    valid_up_to: pos,
-                    error_len: None,
-                    kind: ErrorKind::Truncated,
-                });
+                return Err(UcsError::new(pos, None, ErrorKind::Truncated));
             }
             Step::Invalid(n, kind) => {
-                return Err(UcsError {
-                    valid_up_to: pos,
-                    error_len: Some(n),
-                    kind,
-                });
+                return Err(UcsError::new(pos, Some(n), kind));
             }
         }
     }

@@ -53,6 +53,14 @@ pub struct Utf8Error {
 }
 
 impl Utf8Error {
+    pub(crate) const fn new(valid_up_to: usize, error_len: Option<u8>, kind: ErrorKind) -> Self {
+        Utf8Error {
+            valid_up_to,
+            error_len,
+            kind,
+        }
+    }
+
     /// Index of the first byte that is not part of a valid prefix.
     #[must_use]
     pub fn valid_up_to(&self) -> usize {
