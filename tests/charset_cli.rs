@@ -65,3 +65,36 @@ fn label_text() {
         ]
     );
 }
+
+fn decode_cli(args: &[&str], input: &[u8]) -> (i32, Vec<u8>, String) {
+    use std::io::Write;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mailcharset"))
+        .arg("decode")
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        out.stdout,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn strict_us_ascii_rejects_eight_bit_octets() {
+    let (code, _, err) = decode_cli(&["--charset", "us-ascii", "--mode", "strict"], b"ab\xe9c");
+    assert_eq!(code, 65, "{err}");
+    assert!(err.contains("offset 2: invalid-byte in US-ASCII"), "{err}");
+    // Lossy keeps the mail policy (a clean windows-1252 reading here).
+    let (code, out, _) = decode_cli(&["--charset", "us-ascii"], b"ab\xe9c");
+    assert_eq!(code, 0);
+    assert_eq!(out, "ab\u{e9}c".as_bytes());
+    // Plain ASCII passes strict mode.
+    let (code, out, _) = decode_cli(&["--charset", "us-ascii", "--mode", "strict"], b"abc");
+    assert_eq!((code, out.as_slice()), (0, &b"abc"[..]));
+}

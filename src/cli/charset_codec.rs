@@ -85,6 +85,17 @@ fn parse_codepoints(input: &str, text: &str) -> Result<String, CliError> {
 /// Decodes `bytes` (read from `input`) under `args.charset`, which is not UTF-8.
 pub fn decode(args: &CodecArgs, input: &str, bytes: &[u8]) -> CliResult {
     let cs = charset_of(args)?;
+    // Strict US-ASCII is exactly that: the mail policy for 8-bit octets
+    // under an ASCII label (UTF-8 if valid, else a guess) does not apply.
+    if args.mode == ModeArg::Strict
+        && cs.is_us_ascii()
+        && let Some(at) = bytes.iter().position(|b| !b.is_ascii())
+    {
+        return Err(CliError::new(
+            exit::DATA,
+            format!("{input}: offset {at}: invalid-byte in {}", cs.name()),
+        ));
+    }
     let opts = DecodeOptions {
         detect: false,
         ..DecodeOptions::default()
