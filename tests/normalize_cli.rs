@@ -295,3 +295,57 @@ fn an_mbox_inside_a_folder_is_normalized_as_an_mbox() {
     // ... and the single message as the library writes it.
     assert_eq!(std::fs::read(out.join("one.eml")).unwrap(), lib(&single));
 }
+
+/// Regression: outputs took the owner-only mode of their temporary file.
+#[cfg(unix)]
+#[test]
+fn regression_outputs_do_not_inherit_the_temporary_files_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let msg = std::fs::read(common::fixtures().join("messages/koi8r-base64.eml")).unwrap();
+    let input = tmp.path().join("in.eml");
+    std::fs::write(&input, &msg).unwrap();
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    // A new output: what a plain create gives (0666 less the umask), i.e.
+    // the same mode as a file this test creates.
+    let out = tmp.path().join("out.eml");
+    assert!(
+        bin()
+            .args(["normalize", "-q"])
+            .arg(&input)
+            .arg("-o")
+            .arg(&out)
+            .status()
+            .unwrap()
+            .success()
+    );
+    assert_eq!(mode(&out), mode(&input));
+    // In place: the input's own mode is kept.
+    std::fs::set_permissions(&input, std::fs::Permissions::from_mode(0o640)).unwrap();
+    assert!(
+        bin()
+            .args(["normalize", "-q", "--in-place"])
+            .arg(&input)
+            .status()
+            .unwrap()
+            .success()
+    );
+    assert_eq!(mode(&input), 0o640);
+    assert_ne!(std::fs::read(&input).unwrap(), msg, "it was converted");
+    // A folder output is not owner-only either.
+    let dir_in = tmp.path().join("dir");
+    std::fs::create_dir(&dir_in).unwrap();
+    std::fs::write(dir_in.join("a.eml"), &msg).unwrap();
+    let dir_out = tmp.path().join("dir-out");
+    assert!(
+        bin()
+            .args(["normalize", "-q"])
+            .arg(&dir_in)
+            .arg("-o")
+            .arg(&dir_out)
+            .status()
+            .unwrap()
+            .success()
+    );
+    assert_eq!(mode(&dir_out), mode(&dir_in));
+}

@@ -91,9 +91,8 @@ impl AtomicFile {
                 std::fs::copy(dest, &bak).map_err(|e| MailboxError::io(&bak, None, e))?;
             }
         }
-        let tmp = tempfile::Builder::new()
-            .prefix(&tmp_prefix(dest))
-            .suffix(TMP_SUFFIX)
+        let prefix = tmp_prefix(dest);
+        let tmp = tmp_builder(&prefix, dest, false)
             .tempfile_in(dir)
             .map_err(err)?;
         Ok(AtomicFile {
@@ -148,6 +147,42 @@ impl Drop for AtomicFile {
     }
 }
 
+/// The permissions an output gets: those of the file or directory it
+/// replaces, or else what a plain create would give (0666 or 0777 less the
+/// umask, which the system applies), not the owner-only mode of a
+/// temporary. None where the platform's default for a new file is right.
+fn output_permissions(dest: &Path, dir: bool) -> Option<std::fs::Permissions> {
+    if let Ok(meta) = std::fs::metadata(dest)
+        && meta.is_dir() == dir
+    {
+        return Some(meta.permissions());
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        Some(std::fs::Permissions::from_mode(if dir {
+            0o777
+        } else {
+            0o666
+        }))
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
+}
+
+/// A temporary-file builder for `dest` (`prefix` from [`tmp_prefix`]), with
+/// the permissions `dest` should end up with.
+fn tmp_builder<'a>(prefix: &'a str, dest: &Path, dir: bool) -> tempfile::Builder<'a, 'static> {
+    let mut b = tempfile::Builder::new();
+    b.prefix(prefix).suffix(TMP_SUFFIX);
+    if let Some(p) = output_permissions(dest, dir) {
+        b.permissions(p);
+    }
+    b
+}
+
 /// Replaces one file atomically: a hidden temporary in the same directory,
 /// synced, then renamed over it.
 fn replace_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
@@ -179,9 +214,8 @@ impl AtomicDir {
                 path: dest.to_path_buf(),
             });
         }
-        let tmp = tempfile::Builder::new()
-            .prefix(&tmp_prefix(dest))
-            .suffix(TMP_SUFFIX)
+        let prefix = tmp_prefix(dest);
+        let tmp = tmp_builder(&prefix, dest, true)
             .tempdir_in(parent_of(dest))
             .map_err(|e| MailboxError::io(dest, None, e))?
             .keep();
