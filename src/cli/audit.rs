@@ -22,7 +22,7 @@ use mailcharset::audit::{
 };
 use mailcharset::charset::Unicode11Policy;
 use mailcharset::mailbox::{
-    self, InputKind, MailboxError, MessageReader, Origin, Progress, RawMessage, pipeline,
+    self, Bar, InputKind, MailboxError, MessageReader, Origin, Progress, RawMessage, pipeline,
 };
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -91,15 +91,6 @@ pub fn run(args: &AuditArgs) -> CliResult {
     };
     let mut writer = RecordWriter::new(sink, format).map_err(|e| CliError::io(&out_name, e))?;
     let progress = Progress::from_flags(args.progress.quiet, args.progress.progress);
-    let bar = progress.enabled().then(|| {
-        let bar = indicatif::ProgressBar::new_spinner();
-        if let Ok(style) = indicatif::ProgressStyle::with_template(
-            "{spinner} {elapsed_precise} {pos} messages {per_sec}",
-        ) {
-            bar.set_style(style);
-        }
-        bar
-    });
     let mut reached = false;
     for (path, reader) in readers {
         let kind = reader.kind();
@@ -109,8 +100,10 @@ pub fn run(args: &AuditArgs) -> CliResult {
             total_bytes: reader.size_hint_bytes(),
             ..pipeline::Options::default()
         };
+        let mut bar = Bar::new(progress, reader.size_hint_bytes());
         let work = |m: &RawMessage| audit_raw(&path, kind, m, &opts);
-        let result = pipeline::run_ordered(reader, &popts, work, |_m, a: Audited| {
+        let result = pipeline::run_ordered(reader, &popts, work, |m, a: Audited| {
+            bar.advance(1, m.input_len);
             for n in &a.notes {
                 eprintln!("mailcharset: {n}");
             }
@@ -119,20 +112,15 @@ pub fn run(args: &AuditArgs) -> CliResult {
                     reached |= records.iter().any(|r| f.is_reached_by(r.verdict));
                 }
                 writer.write_message(records).map_err(RunError::Output)?;
-                if let Some(b) = &bar {
-                    b.inc(1);
-                }
             }
             Ok::<(), RunError>(())
         });
+        bar.finish();
         match result {
             Ok(()) => {}
             Err(RunError::Mailbox(e)) => return Err(mailbox_error(e)),
             Err(RunError::Output(e)) => return Err(CliError::io(&out_name, e)),
         }
-    }
-    if let Some(b) = &bar {
-        b.finish_and_clear();
     }
     writer.finish().map_err(|e| CliError::io(&out_name, e))?;
     Ok(if reached { exit::FINDINGS } else { exit::OK })

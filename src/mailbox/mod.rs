@@ -31,7 +31,7 @@ mod write;
 pub use dir::{FolderReader, MaildirReader, SingleReader};
 pub use mbox::{MboxReader, quote_from_lines, unquote_from_lines};
 pub use pipeline::{Options, Outcome, RunStats};
-pub use progress::Progress;
+pub use progress::{Bar, Progress};
 pub use write::{AtomicFile, MessageWriter, OutputKind, WriteMode, backup_path, check_output};
 
 use std::fmt;

@@ -38,14 +38,16 @@ impl Progress {
 }
 
 /// A running progress display.
-pub(crate) struct Bar {
+pub struct Bar {
     bar: Option<ProgressBar>,
     start: Instant,
     messages: u64,
 }
 
 impl Bar {
-    pub(crate) fn new(mode: Progress, total_bytes: Option<u64>) -> Self {
+    /// A bar on stderr when `mode` says so (bytes, MB/s, messages/s, and an
+    /// ETA when `total_bytes` is known); a no-op otherwise.
+    pub fn new(mode: Progress, total_bytes: Option<u64>) -> Self {
         let start = Instant::now();
         if !mode.enabled() {
             return Bar {
@@ -81,7 +83,8 @@ impl Bar {
         }
     }
 
-    pub(crate) fn advance(&mut self, messages: u64, bytes: u64) {
+    /// Counts `messages` more, `bytes` more input.
+    pub fn advance(&mut self, messages: u64, bytes: u64) {
         self.messages += messages;
         if let Some(bar) = &self.bar {
             bar.inc(bytes);
@@ -94,7 +97,8 @@ impl Bar {
         }
     }
 
-    pub(crate) fn finish(&self) {
+    /// Clears the bar.
+    pub fn finish(&self) {
         if let Some(bar) = &self.bar {
             bar.finish();
         }
