@@ -100,6 +100,36 @@ impl<R: BufRead> MboxReader<R> {
         Ok(n > 0)
     }
 
+    /// Appends whole lines up to the next line that starts with `From `
+    /// (not consumed), taking them in bulk from the reader's buffer. Stops
+    /// early, leaving the rest to [`Self::read_line`], at pushed-back bytes,
+    /// a line longer than what is buffered, or the end of input. `out` must
+    /// end at a line start; it still does afterwards.
+    fn read_lines_until_from(&mut self, out: &mut Vec<u8>) -> io::Result<()> {
+        if self.pushback_pos < self.pushback.len() {
+            return Ok(());
+        }
+        loop {
+            let avail = self.src.fill_buf()?;
+            if avail.starts_with(b"From ") {
+                return Ok(());
+            }
+            let (take, from_next) = match memchr::memmem::find(avail, b"\nFrom ") {
+                Some(i) => (i + 1, true),
+                None => match memchr::memrchr(b'\n', avail) {
+                    Some(i) => (i + 1, false),
+                    None => return Ok(()),
+                },
+            };
+            out.extend_from_slice(&avail[..take]);
+            self.src.consume(take);
+            self.pos += take as u64;
+            if from_next {
+                return Ok(());
+            }
+        }
+    }
+
     fn unread(&mut self, bytes: &[u8]) {
         let mut v = bytes.to_vec();
         v.extend_from_slice(&self.pushback[self.pushback_pos..]);
@@ -138,6 +168,12 @@ impl<R: BufRead> MboxReader<R> {
         let mut skipped: Option<usize> = None;
         let mut honoured = false;
         loop {
+            // In a body outside Content-Length mode only `From ` lines
+            // matter: skip to the next one in bulk.
+            if !in_header && !cl_mode {
+                self.read_lines_until_from(&mut buf)
+                    .map_err(|e| self.err(e))?;
+            }
             let line_start = buf.len();
             if !self.read_line(&mut buf).map_err(|e| self.err(e))? {
                 if let (Some(c), Some(exp)) = (skipped, expected_end) {
