@@ -19,6 +19,17 @@ fn fixture_files() -> Vec<PathBuf> {
     common::files_under(&dir, &|p| p.extension().is_some_and(|e| e == "eml"))
 }
 
+/// An mboxo of the given message files, each after a From_ line.
+fn mbox_of(files: &[PathBuf]) -> Vec<u8> {
+    let mut mbox = Vec::new();
+    for f in files {
+        mbox.extend_from_slice(b"From sender@example.org Tue Mar 10 12:00:00 2009\n");
+        mbox.extend_from_slice(&std::fs::read(f).unwrap());
+        mbox.extend_from_slice(b"\n");
+    }
+    mbox
+}
+
 fn lib(raw: &[u8]) -> Vec<u8> {
     normalize::normalize(raw, &Options::default())
         .unwrap()
@@ -40,12 +51,7 @@ fn mbox_in_mbox_out_same_messages_same_order() {
         .iter()
         .map(|f| std::fs::read(f).unwrap())
         .collect();
-    let mut mbox = Vec::new();
-    for m in &inputs {
-        mbox.extend_from_slice(b"From sender@example.org Tue Mar 10 12:00:00 2009\n");
-        mbox.extend_from_slice(m);
-        mbox.extend_from_slice(b"\n");
-    }
+    let mbox = mbox_of(&fixture_files());
     let input = tmp.path().join("in.mbox");
     std::fs::write(&input, &mbox).unwrap();
     let output = tmp.path().join("out.mbox");
@@ -177,12 +183,7 @@ fn stdin_to_stdout_and_on_error_fail() {
 #[test]
 fn in_place_equals_output_and_input_format_overrides_detection() {
     let tmp = tempfile::tempdir().unwrap();
-    let mut mbox = Vec::new();
-    for f in fixture_files() {
-        mbox.extend_from_slice(b"From sender@example.org Tue Mar 10 12:00:00 2009\n");
-        mbox.extend_from_slice(&std::fs::read(f).unwrap());
-        mbox.extend_from_slice(b"\n");
-    }
+    let mbox = mbox_of(&fixture_files());
     let (a, orig, b) = (
         tmp.path().join("a.mbox"),
         tmp.path().join("orig.mbox"),
@@ -258,12 +259,7 @@ fn an_mbox_inside_a_folder_is_normalized_as_an_mbox() {
     let tmp = tempfile::tempdir().unwrap();
     let folder = tmp.path().join("in");
     std::fs::create_dir(&folder).unwrap();
-    let mut mbox = Vec::new();
-    for f in fixture_files() {
-        mbox.extend_from_slice(b"From sender@example.org Tue Mar 10 12:00:00 2009\n");
-        mbox.extend_from_slice(&std::fs::read(f).unwrap());
-        mbox.extend_from_slice(b"\n");
-    }
+    let mbox = mbox_of(&fixture_files());
     std::fs::write(folder.join("archive.mbox"), &mbox).unwrap();
     let single = std::fs::read(common::fixtures().join("messages/koi8r-base64.eml")).unwrap();
     std::fs::write(folder.join("one.eml"), &single).unwrap();
