@@ -252,3 +252,54 @@ fn encoded_word_limit_is_a_cheap_count() {
     let f = limits.field_finding(7);
     assert_eq!((f.kind.as_str(), f.offset), ("limit-reached", 7));
 }
+
+/// Regression: the encoded-word limit was enforced by normalize alone (with
+/// its own count) although doc/limits.md says normalize and audit.
+#[test]
+fn regression_both_consumers_keep_a_field_over_the_encoded_word_limit() {
+    use mailcharset::audit::{self, AuditOptions, MessageContext};
+    use mailcharset::normalize::{self, Options};
+    let limits = Limits {
+        max_encoded_words: 3,
+        ..Limits::default()
+    };
+    let over = b"Subject: =?koi8-r?B?8NLJ?= =?koi8-r?B?8NLJ?= =?koi8-r?B?8NLJ?= =?koi8-r?B?8NLJ?=\n\nbody\n";
+    let under = b"Subject: =?koi8-r?B?8NLJ?= =?koi8-r?B?8NLJ?=\n\nbody\n";
+    let opts = Options {
+        limits,
+        ..Options::default()
+    };
+    let n = normalize::normalize(over, &opts).unwrap();
+    assert_eq!(&n.bytes[..], &over[..], "kept as written");
+    assert!(n.report.parts.iter().any(|p| {
+        p.findings
+            .iter()
+            .any(|f| f.kind.as_str() == "limit-reached")
+    }));
+    assert_ne!(
+        &normalize::normalize(under, &opts).unwrap().bytes[..],
+        &under[..],
+        "converted"
+    );
+    let ctx = MessageContext {
+        input: "t",
+        index: 0,
+    };
+    let aopts = AuditOptions {
+        limits,
+        ..AuditOptions::default()
+    };
+    let records = audit::audit_message(over, &ctx, &aopts);
+    let subject: Vec<_> = records
+        .iter()
+        .filter(|r| r.location == "header:Subject")
+        .collect();
+    assert_eq!(subject.len(), 1);
+    assert_eq!(subject[0].findings[0].kind.as_str(), "limit-reached");
+    let records = audit::audit_message(under, &ctx, &aopts);
+    assert!(
+        records
+            .iter()
+            .any(|r| r.location == "header:Subject" && r.charset.as_deref() == Some("KOI8-R"))
+    );
+}

@@ -91,6 +91,7 @@ pub fn audit_parsed(
     let mut a = Auditor {
         msg,
         dopts: opts.decode_options(),
+        limits: opts.limits,
         base: Record {
             input: ctx.input.to_string(),
             index: ctx.index,
@@ -120,6 +121,7 @@ pub fn audit_parsed(
 struct Auditor<'m, 'a> {
     msg: &'m Message<'a>,
     dopts: DecodeOptions,
+    limits: Limits,
     base: Record,
     out: Vec<Record>,
 }
@@ -199,6 +201,12 @@ impl Auditor<'_, '_> {
         // (RFC 2231 parameters are marked by `*`.)
         let disposition = field.is("content-disposition") && memchr::memchr(b'*', value).is_some();
         if !has_words && !eight_bit && !disposition {
+            return;
+        }
+        if has_words && !self.limits.field_within_limits(value) {
+            let mut r = self.record(part, location(), Source::EncodedWord);
+            finish(&mut r, vec![self.limits.field_finding(0)]);
+            self.out.push(r);
             return;
         }
         match FieldKind::of(field.name) {

@@ -111,17 +111,16 @@ pub(super) fn fields(
             continue;
         }
         let v = f.value;
-        let words = memchr::memmem::find_iter(v, b"=?").count();
         let kind = FieldKind::of(f.name);
         // Nothing to decode: ASCII without encoded-words (or, in a
         // parameter field, without RFC 2231 `*`).
-        if words == 0
+        if memchr::memmem::find(v, b"=?").is_none()
             && v.is_ascii()
             && (kind != FieldKind::Parameters || memchr::memchr(b'*', v).is_none())
         {
             continue;
         }
-        if words > ctx.opts.limits.max_encoded_words {
+        if !ctx.opts.limits.field_within_limits(v) {
             ctx.report.parts.push(PartReport {
                 part: part.id.clone(),
                 location: format!("header:{}", f.name_str()),
@@ -129,10 +128,7 @@ pub(super) fn fields(
                 charset: None,
                 action: Action::Kept,
                 verdict: Verdict::Suspicious,
-                findings: vec![
-                    Finding::new(FindingKind::LimitReached, 0, words)
-                        .with_note("too many encoded-words: field kept as written"),
-                ],
+                findings: vec![ctx.opts.limits.field_finding(0)],
             });
             continue;
         }
