@@ -150,8 +150,7 @@ fn audit_raw(input: &Path, kind: InputKind, m: &RawMessage, opts: &AuditOptions)
     if in_folder {
         if let InputKind::Mbox(flavor) = mailbox::sniff(&m.bytes) {
             // An mbox inside a folder: its messages, numbered within it.
-            let cursor: Box<dyn io::Read + Send> = Box::new(io::Cursor::new(m.bytes.clone()));
-            match MessageReader::from_reader(cursor, PathBuf::from(&name), Some(flavor)) {
+            match mailbox::read_mbox_bytes(&m.bytes, flavor, Path::new(&name)) {
                 Ok(r) => {
                     for item in r {
                         match item {

@@ -465,6 +465,17 @@ impl Iterator for MessageReader {
     }
 }
 
+/// Reads an mbox held in memory (an mbox file found inside a folder or a
+/// Maildir, read there as one file). `name` names the file in errors.
+pub fn read_mbox_bytes(
+    bytes: &[u8],
+    flavor: MboxFlavor,
+    name: &Path,
+) -> Result<MessageReader, MailboxError> {
+    let src: Box<dyn io::Read + Send> = Box::new(io::Cursor::new(bytes.to_vec()));
+    MessageReader::from_reader(src, name.to_path_buf(), Some(flavor))
+}
+
 /// Rewrites an mbox held in memory (an mbox file found inside a folder or a
 /// Maildir) message by message, in its own format: `f` returns the new
 /// bytes of a message, or None to keep it. Returns None when nothing
@@ -475,8 +486,7 @@ pub fn rewrite_mbox_bytes(
     name: &Path,
     mut f: impl FnMut(&RawMessage) -> Option<Vec<u8>>,
 ) -> Result<Option<Vec<u8>>, MailboxError> {
-    let src: Box<dyn io::Read + Send> = Box::new(io::Cursor::new(bytes.to_vec()));
-    let reader = MessageReader::from_reader(src, name.to_path_buf(), Some(flavor))?;
+    let reader = read_mbox_bytes(bytes, flavor, name)?;
     let out = std::sync::Arc::new(std::sync::Mutex::new(Vec::with_capacity(bytes.len())));
     let mut writer = MessageWriter::to_stream(
         Box::new(SharedBuf(out.clone())),
