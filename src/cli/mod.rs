@@ -1,6 +1,4 @@
 //! Command-line front end: raw flags (clap) are parsed here and turned into
-// Skeleton: helpers used by subcommands as they are filled in.
-#![allow(dead_code)]
 //! the library's option types in each subcommand's module.
 
 mod audit;
