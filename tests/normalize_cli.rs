@@ -345,3 +345,92 @@ fn regression_outputs_do_not_inherit_the_temporary_files_mode() {
     );
     assert_eq!(mode(&dir_out), mode(&dir_in));
 }
+
+/// Regression: `-o /dev/null` renamed a regular file over the device (as
+/// root, that replaced /dev/null). An output that is not a regular file is
+/// written straight into; a FIFO stands in for the device here.
+#[cfg(unix)]
+#[test]
+fn regression_an_output_that_is_a_device_or_fifo_is_written_into_not_replaced() {
+    use std::io::Read;
+    use std::os::unix::fs::FileTypeExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let msg = std::fs::read(common::fixtures().join("messages/koi8r-base64.eml")).unwrap();
+    let input = tmp.path().join("in.mbox");
+    std::fs::write(&input, mbox_of(&fixture_files())).unwrap();
+    let fifo = tmp.path().join("out.fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("note: mkfifo unavailable; FIFO output not tested");
+        return;
+    }
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            let mut got = Vec::new();
+            std::fs::File::open(&fifo)
+                .unwrap()
+                .read_to_end(&mut got)
+                .unwrap();
+            got
+        })
+    };
+    let ok = bin()
+        .args(["normalize", "-q"])
+        .arg(&input)
+        .arg("-o")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success();
+    // Checked before joining: a replaced FIFO never sees a writer, and its
+    // reader would wait forever.
+    assert!(
+        std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo(),
+        "the FIFO is still a FIFO"
+    );
+    assert!(ok);
+    let got = reader.join().unwrap();
+    // What went through the FIFO is what a regular file output holds.
+    let file_out = tmp.path().join("out.mbox");
+    assert!(
+        bin()
+            .args(["normalize", "-q"])
+            .arg(&input)
+            .arg("-o")
+            .arg(&file_out)
+            .status()
+            .unwrap()
+            .success()
+    );
+    assert_eq!(got, std::fs::read(&file_out).unwrap());
+
+    // A symbolic link as output: the file it points to is replaced, and the
+    // link stays a link.
+    let target = tmp.path().join("target.eml");
+    std::fs::write(&target, b"old").unwrap();
+    let link = tmp.path().join("link.eml");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let one = tmp.path().join("one.eml");
+    std::fs::write(&one, &msg).unwrap();
+    assert!(
+        bin()
+            .args(["normalize", "-q"])
+            .arg(&one)
+            .arg("-o")
+            .arg(&link)
+            .status()
+            .unwrap()
+            .success()
+    );
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(std::fs::read(&target).unwrap(), lib(&msg));
+}

@@ -73,13 +73,68 @@ fn sync_dir(dir: &Path) -> io::Result<()> {
 pub struct AtomicFile {
     dest: PathBuf,
     mode: WriteMode,
-    tmp: Option<BufWriter<tempfile::NamedTempFile>>,
+    tmp: Option<BufWriter<Target>>,
+}
+
+/// Where an [`AtomicFile`]'s bytes go.
+enum Target {
+    /// A temporary next to the destination, renamed over it on commit.
+    Temp(tempfile::NamedTempFile),
+    /// The destination itself, when it is not a regular file (`/dev/null`,
+    /// a FIFO, a terminal): there is nothing to replace, and renaming a
+    /// file over a device would destroy it.
+    Direct(File),
+}
+
+impl Write for Target {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Target::Temp(t) => t.write(buf),
+            Target::Direct(f) => f.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Target::Temp(t) => t.flush(),
+            Target::Direct(f) => f.flush(),
+        }
+    }
+}
+
+/// `dest`, or the file a symbolic link at `dest` points to: replacing the
+/// link itself with a regular file would detach it from its target.
+fn resolve_link(dest: &Path) -> PathBuf {
+    match std::fs::symlink_metadata(dest) {
+        Ok(m) if m.file_type().is_symlink() => {
+            std::fs::canonicalize(dest).unwrap_or_else(|_| dest.to_path_buf())
+        }
+        _ => dest.to_path_buf(),
+    }
+}
+
+/// The destination exists and is neither a regular file nor a directory.
+fn is_special(dest: &Path) -> bool {
+    std::fs::metadata(dest).is_ok_and(|m| !m.is_file() && !m.is_dir())
 }
 
 impl AtomicFile {
     pub fn create(dest: &Path, mode: WriteMode) -> Result<Self, MailboxError> {
-        let dir = parent_of(dest);
         let err = |e| MailboxError::io(dest, None, e);
+        let resolved = resolve_link(dest);
+        if mode == WriteMode::Replace && is_special(&resolved) {
+            let f = std::fs::OpenOptions::new()
+                .write(true)
+                .open(&resolved)
+                .map_err(err)?;
+            return Ok(AtomicFile {
+                dest: dest.to_path_buf(),
+                mode,
+                tmp: Some(BufWriter::with_capacity(1 << 20, Target::Direct(f))),
+            });
+        }
+        let dest = resolved.as_path();
+        let dir = parent_of(dest);
         if mode == WriteMode::InPlace {
             let bak = backup_path(dest);
             match std::fs::remove_file(&bak) {
@@ -98,7 +153,7 @@ impl AtomicFile {
         Ok(AtomicFile {
             dest: dest.to_path_buf(),
             mode,
-            tmp: Some(BufWriter::with_capacity(1 << 20, tmp)),
+            tmp: Some(BufWriter::with_capacity(1 << 20, Target::Temp(tmp))),
         })
     }
 
@@ -121,7 +176,11 @@ impl AtomicFile {
         let Some(w) = self.tmp.take() else {
             return Ok(());
         };
-        let tmp = w.into_inner().map_err(|e| err(e.into_error()))?;
+        let tmp = match w.into_inner().map_err(|e| err(e.into_error()))? {
+            Target::Temp(t) => t,
+            // A device or pipe: written straight through, nothing to rename.
+            Target::Direct(_) => return Ok(()),
+        };
         tmp.as_file().sync_all().map_err(err)?;
         // Keep the original permissions when replacing a file.
         if let Ok(meta) = std::fs::metadata(&self.dest) {
