@@ -626,7 +626,7 @@ fn write_content_length_body(
         }
         _ => {
             let has_from =
-                bytes.starts_with(b"From ") || memchr::memmem::find(bytes, b"\nFrom ").is_some();
+                bytes.starts_with(b"From ") || super::mbox::NL_FROM.find(bytes).is_some();
             if has_from {
                 quote_into(bytes, MboxFormat::Mboxo, w)
             } else {

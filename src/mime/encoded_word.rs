@@ -540,7 +540,7 @@ impl<'o> State<'o> {
 pub(crate) fn decode_with(value: &[u8], ctx: Context, opts: &DecodeOptions) -> DecodedText {
     // Fast path: nothing to decode, nothing to unquote.
     if value.is_ascii()
-        && memchr::memmem::find(value, b"=?").is_none()
+        && !super::has_encoded_word_start(value)
         && (ctx != Context::Phrase || memchr::memchr2(b'"', b'\\', value).is_none())
     {
         let text = match ctx {

@@ -179,6 +179,13 @@ pub fn decode_raw_header(bytes: &[u8]) -> DecodedText {
     out
 }
 
+/// Whether `bytes` holds `=?`, the start of an encoded-word: the test for
+/// "nothing to decode" on every field. Field values are short, so one
+/// `memchr` per `=` beats building a substring searcher per call.
+pub(crate) fn has_encoded_word_start(bytes: &[u8]) -> bool {
+    memchr::memchr_iter(b'=', bytes).any(|i| bytes.get(i + 1) == Some(&b'?'))
+}
+
 /// ASCII octets as a String (every octet is a char).
 pub(crate) fn ascii_string(bytes: &[u8]) -> String {
     match std::str::from_utf8(bytes) {

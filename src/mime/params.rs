@@ -738,7 +738,7 @@ fn build_param(name: String, parts: Vec<RawParam<'_>>, opts: &DecodeOptions) -> 
             param.value = text;
             param.decoding = Some(dec);
         }
-        None if !is_2231 && memchr::memmem::find(&bytes, b"=?").is_some() => {
+        None if !is_2231 && super::has_encoded_word_start(&bytes) => {
             let d = encoded_word::decode_with(&bytes, encoded_word::Context::Value, opts);
             if !d.words.is_empty() {
                 param.encoding = ParamEncoding::Rfc2047;

@@ -114,7 +114,7 @@ pub(super) fn fields(
         let kind = FieldKind::of(f.name);
         // Nothing to decode: ASCII without encoded-words (or, in a
         // parameter field, without RFC 2231 `*`).
-        if memchr::memmem::find(v, b"=?").is_none()
+        if !crate::mime::has_encoded_word_start(v)
             && v.is_ascii()
             && (kind != FieldKind::Parameters || memchr::memchr(b'*', v).is_none())
         {
@@ -243,7 +243,7 @@ fn address_list(
         let Some(raw) = f.value.get(span.clone()) else {
             continue;
         };
-        if raw.is_ascii() && memchr::memmem::find(raw, b"=?").is_none() {
+        if raw.is_ascii() && !crate::mime::has_encoded_word_start(raw) {
             continue;
         }
         let mut one = Assess::default();
