@@ -5,6 +5,7 @@
 
 pub mod extended;
 pub mod hangul;
+mod simd;
 pub mod ucs;
 pub mod utf7;
 pub mod utf8;

@@ -256,8 +256,26 @@ fn rejected(src: &[u8], i: usize, prev: u64) -> Scan {
     }
 }
 
-/// Finds the first ill-formed maximal subpart of `src`.
+/// Finds the first ill-formed maximal subpart of `src`, which starts at a
+/// character boundary: SIMD skips the part that is certainly clean, and the
+/// scalar walker goes on from the last character boundary before it (at
+/// most three octets back), so the outcome is the walker's alone.
 fn scan(src: &[u8]) -> Scan {
+    let clean = super::simd::clean_prefix(src);
+    // In a clean prefix every octet that is not a continuation starts a
+    // character; none among the last three means the last character ended
+    // just before `clean`.
+    let from = lead_before(src, clean);
+    let rest = src.get(from..).unwrap_or_default();
+    let found = scan_scalar(rest);
+    Scan {
+        valid: from + found.valid,
+        error_len: found.error_len,
+    }
+}
+
+/// [`scan`] one octet at a time.
+fn scan_scalar(src: &[u8]) -> Scan {
     // Only the low six bits of `state` count: `wrapping_shr` masks the shift
     // amount to them, so the DFA step is one shift.
     let mut state = u64::from(ACCEPT);
@@ -421,7 +439,7 @@ impl Sink for Vec<u8> {
         self.extend_from_slice(bytes);
     }
     fn push_replacement(&mut self) {
-        self.extend_from_slice("\u{FFFD}".as_bytes());
+        self.extend_from_slice(REPLACEMENT);
     }
 }
 
@@ -666,44 +684,89 @@ thread_local! {
     static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
-fn decode_into(src: &[u8], buf: &mut Vec<u8>) -> (String, DecodeReport) {
-    buf.clear();
-    buf.reserve(src.len() + src.len() / 8 + 16);
-    let mut dec = Utf8Decoder::new();
-    dec.run(src, buf, true);
-    (into_string(buf), dec.into_report())
-}
-
-fn decode_owned(src: &[u8]) -> (String, DecodeReport) {
+/// Runs `f` with this thread's scratch buffer, emptied (or a fresh one if
+/// it is in use, as in a nested call).
+fn with_scratch<T>(f: impl FnOnce(&mut Vec<u8>) -> T) -> T {
     SCRATCH.with(|cell| match cell.try_borrow_mut() {
         Ok(mut buf) => {
-            let result = decode_into(src, &mut buf);
+            buf.clear();
+            let result = f(&mut buf);
             if buf.capacity() > SCRATCH_KEEP {
                 *buf = Vec::new();
             }
             result
         }
-        Err(_) => decode_into(src, &mut Vec::new()),
+        Err(_) => f(&mut Vec::new()),
     })
+}
+
+/// Room for the output of decoding `src` lossily, in the common case.
+fn reserve_for(buf: &mut Vec<u8>, src: &[u8]) {
+    buf.reserve(src.len() + src.len() / 8 + 16);
+}
+
+/// The length of the valid prefix of `src`, or `Ok` when all of it is
+/// valid. simdutf8's `compat` check stops at the first error block.
+fn first_error(src: &[u8]) -> Result<&str, usize> {
+    simdutf8::compat::from_utf8(src).map_err(|e| e.valid_up_to())
 }
 
 /// Decodes UTF-8, writing one U+FFFD per maximal subpart (Unicode ch. 3,
 /// WHATWG). Borrows when the input is valid.
 #[must_use]
 pub fn decode_lossy(src: &[u8]) -> Cow<'_, str> {
-    decode_lossy_with_report(src).0
+    let valid = match first_error(src) {
+        Ok(s) => return Cow::Borrowed(s),
+        Err(at) => at,
+    };
+    // Without a report, the text is the valid runs between maximal
+    // subparts, one U+FFFD for each (as `str::Utf8Chunks` cuts them).
+    Cow::Owned(with_scratch(|buf| {
+        reserve_for(buf, src);
+        let (head, mut rest) = src.split_at(valid.min(src.len()));
+        buf.extend_from_slice(head);
+        while !rest.is_empty() {
+            let found = scan(rest);
+            let (ok, after) = rest.split_at(found.valid.min(rest.len()));
+            buf.extend_from_slice(ok);
+            if after.is_empty() {
+                break;
+            }
+            buf.extend_from_slice(REPLACEMENT);
+            // No error length: a well-formed prefix cut by the end.
+            let n = found.error_len.unwrap_or(after.len());
+            rest = after.get(n..).unwrap_or_default();
+            // Stray continuation octets: each a maximal subpart of its own.
+            while let [b, tail @ ..] = rest
+                && is_cont(*b)
+            {
+                buf.extend_from_slice(REPLACEMENT);
+                rest = tail;
+            }
+        }
+        into_string(buf)
+    }))
 }
+
+/// U+FFFD in UTF-8.
+const REPLACEMENT: &[u8] = "\u{FFFD}".as_bytes();
 
 /// Lossy decoding plus a report of what was replaced.
 #[must_use]
 pub fn decode_lossy_with_report(src: &[u8]) -> (Cow<'_, str>, DecodeReport) {
-    match simdutf8::basic::from_utf8(src) {
-        Ok(s) => (Cow::Borrowed(s), DecodeReport::default()),
-        Err(_) => {
-            let (s, r) = decode_owned(src);
-            (Cow::Owned(s), r)
-        }
-    }
+    let valid = match first_error(src) {
+        Ok(s) => return (Cow::Borrowed(s), DecodeReport::default()),
+        Err(at) => at.min(src.len()),
+    };
+    let (s, r) = with_scratch(|buf| {
+        reserve_for(buf, src);
+        buf.extend_from_slice(&src[..valid]);
+        let mut dec = Utf8Decoder::new();
+        dec.offset = valid;
+        dec.run(&src[valid..], buf, true);
+        (into_string(buf), dec.into_report())
+    });
+    (Cow::Owned(s), r)
 }
 
 #[cfg(test)]
@@ -734,6 +797,48 @@ mod tests {
                             Err(e) => (e.valid_up_to(), e.error_len()),
                         };
                         assert_eq!((found.valid, found.error_len), want, "{buf:02X?}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// The SIMD skip (`codec::simd`) against std where it matters: every
+    /// 4-octet string over the alphabet placed across the end of the first
+    /// 32-octet block, behind ASCII and behind three-octet characters (so
+    /// the previous block's last octets are context), with a second block
+    /// of clean text after it.
+    #[test]
+    fn scan_matches_std_across_the_simd_block_boundary() {
+        let alphabet = [
+            0x00, 0x41, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1,
+            0xED, 0xEF, 0xF0, 0xF1, 0xF4, 0xF5, 0xF8, 0xFF,
+        ];
+        let fillers: [&[u8]; 2] = [
+            b"abcdefghijklmnopqrstuvwxyz0123456789",
+            "日本語のテキスト、ですね".as_bytes(),
+        ];
+        let mut buf = Vec::new();
+        for filler in fillers {
+            for at in [28, 29, 30, 31, 32] {
+                for &a in &alphabet {
+                    for &b in &alphabet {
+                        for &c in &alphabet {
+                            for &d in &alphabet {
+                                buf.clear();
+                                buf.extend_from_slice(&filler[..at.min(filler.len())]);
+                                buf.resize(at, b'x');
+                                buf.extend_from_slice(&[a, b, c, d]);
+                                buf.extend_from_slice(filler);
+                                buf.extend_from_slice(filler);
+                                let found = scan(&buf);
+                                let want = match std::str::from_utf8(&buf) {
+                                    Ok(s) => (s.len(), None),
+                                    Err(e) => (e.valid_up_to(), e.error_len()),
+                                };
+                                assert_eq!((found.valid, found.error_len), want, "{buf:02X?}");
+                            }
+                        }
                     }
                 }
             }

@@ -1,0 +1,220 @@
+//! The one module with `unsafe`: a SIMD pass that finds how far a byte
+//! string is certainly well-formed, so that the lossy decoder's scalar
+//! walker only looks at the few octets around each error.
+//!
+//! Why it exists: decoding broken text (one bad octet per hundred) spends
+//! its time finding the next error. The scalar walker in `utf8.rs` does one
+//! table step per octet; on Latin, CJK and emoji text that was no faster
+//! than `String::from_utf8_lossy` (BENCHMARKS.md, "Codec"). simdutf8 does
+//! not help there: it answers "valid or not" for a whole input and, for the
+//! position, falls back to a scalar pass, once per error.
+//!
+//! The check is the one of Keiser and Lemire, "Validating UTF-8 In Less Than
+//! One Instruction Per Byte" (2021), also used by simdjson and simdutf8:
+//! three nibble lookups classify every pair of adjacent octets, and a
+//! saturating subtraction marks the octets that must be third or fourth in a
+//! sequence. Every error sets a bit in the lane of the octet where a
+//! left-to-right reader first sees it (the second octet of a bad pair, the
+//! octet that should have continued a sequence), and every check looks at
+//! most three octets back. Hence the guarantee [`clean_prefix`] rests on:
+//! when no lane before `p` is flagged, `src[..p]` is well-formed UTF-8
+//! except perhaps for a sequence cut short at its end.
+//!
+//! The end of the input (what is left after whole blocks, and whether a
+//! sequence is cut short there) is the scalar walker's job.
+//!
+//! Safety: `unsafe` is used for two things only, each with its own
+//! `SAFETY` note: calling the AVX2 function after the CPU was checked for
+//! AVX2, and unaligned loads of 32 octets from a `&[u8; 32]`. Everything else
+//! is safe intrinsics inside an `avx2` function (Rust 1.87 and later).
+#![allow(unsafe_code)]
+
+/// How many leading octets of `src` are certainly well-formed UTF-8, except
+/// perhaps for a sequence cut short at that point: a multiple of 32 where
+/// no error was seen, or the position of the first octet where one was. The
+/// caller goes on from the last character boundary before that point.
+///
+/// Returns 0 (no information) where the CPU has no AVX2.
+pub(super) fn clean_prefix(src: &[u8]) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2, checked just above; that is
+            // the only requirement of this `target_feature` function.
+            return unsafe { avx2::clean_prefix(src) };
+        }
+    }
+    let _ = src;
+    0
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use std::arch::x86_64::{
+        __m256i, _mm256_alignr_epi8, _mm256_and_si256, _mm256_cmpeq_epi8, _mm256_loadu_si256,
+        _mm256_movemask_epi8, _mm256_or_si256, _mm256_permute2x128_si256, _mm256_set1_epi8,
+        _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_srli_epi16, _mm256_subs_epu8,
+        _mm256_xor_si256,
+    };
+
+    // What a pair of octets (previous, current) can be wrong with; one bit
+    // each. A pair is in error when all three lookups agree on a bit.
+    const TOO_SHORT: u8 = 1 << 0; // 11______ 0_______ | 11______ 11______
+    const TOO_LONG: u8 = 1 << 1; // 0_______ 10______
+    const OVERLONG_3: u8 = 1 << 2; // 11100000 100_____
+    const TOO_LARGE: u8 = 1 << 3; // 11110100 1001____ and above
+    const SURROGATE: u8 = 1 << 4; // 11101101 101_____
+    const OVERLONG_2: u8 = 1 << 5; // 1100000_ 10______
+    const TOO_LARGE_1000: u8 = 1 << 6; // 11110101 1000____ and above
+    const OVERLONG_4: u8 = 1 << 6; // 11110000 1000____
+    const TWO_CONTS: u8 = 1 << 7; // 10______ 10______
+    const CARRY: u8 = TOO_SHORT | TOO_LONG | TWO_CONTS;
+
+    /// By the high nibble of the previous octet.
+    const PREV_HIGH: [u8; 16] = [
+        TOO_LONG,
+        TOO_LONG,
+        TOO_LONG,
+        TOO_LONG,
+        TOO_LONG,
+        TOO_LONG,
+        TOO_LONG,
+        TOO_LONG,
+        TWO_CONTS,
+        TWO_CONTS,
+        TWO_CONTS,
+        TWO_CONTS,
+        TOO_SHORT | OVERLONG_2,
+        TOO_SHORT,
+        TOO_SHORT | OVERLONG_3 | SURROGATE,
+        TOO_SHORT | TOO_LARGE | TOO_LARGE_1000 | OVERLONG_4,
+    ];
+
+    /// By the low nibble of the previous octet.
+    const PREV_LOW: [u8; 16] = [
+        CARRY | OVERLONG_3 | OVERLONG_2 | OVERLONG_4,
+        CARRY | OVERLONG_2,
+        CARRY,
+        CARRY,
+        CARRY | TOO_LARGE,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000 | SURROGATE,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+    ];
+
+    /// By the high nibble of the current octet.
+    const CUR_HIGH: [u8; 16] = [
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE_1000 | OVERLONG_4,
+        TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE,
+        TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE,
+        TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE,
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
+    ];
+
+    /// A 16-entry table in both 128-bit lanes, for `vpshufb`.
+    #[target_feature(enable = "avx2")]
+    fn table(t: &[u8; 16]) -> __m256i {
+        let mut both = [0u8; 32];
+        both[..16].copy_from_slice(t);
+        both[16..].copy_from_slice(t);
+        load(&both)
+    }
+
+    #[target_feature(enable = "avx2")]
+    fn load(chunk: &[u8; 32]) -> __m256i {
+        // SAFETY: `chunk` is 32 readable octets, the size of `__m256i`;
+        // `loadu` has no alignment requirement.
+        unsafe { _mm256_loadu_si256(chunk.as_ptr().cast()) }
+    }
+
+    /// `input` moved up by N octets, the last N of `prev` coming in below
+    /// (`vpalignr` works within 128-bit lanes, hence the permute).
+    macro_rules! shifted {
+        ($input:expr, $prev:expr, $n:literal) => {
+            _mm256_alignr_epi8::<{ 16 - $n }>(
+                $input,
+                _mm256_permute2x128_si256::<0x21>($prev, $input),
+            )
+        };
+    }
+
+    /// A lookup of each octet's nibble in a broadcast 16-entry table.
+    #[target_feature(enable = "avx2")]
+    fn nibble_lookup(table: __m256i, nibbles: __m256i) -> __m256i {
+        _mm256_shuffle_epi8(table, nibbles)
+    }
+
+    /// The error lanes of 32 octets after `prev` (the 32 before them, or
+    /// zeros at a character boundary).
+    #[target_feature(enable = "avx2")]
+    fn errors(input: __m256i, prev: __m256i, tables: &[__m256i; 3]) -> __m256i {
+        let low = _mm256_set1_epi8(0x0F);
+        let prev1 = shifted!(input, prev, 1);
+        let prev_high = nibble_lookup(
+            tables[0],
+            _mm256_and_si256(_mm256_srli_epi16::<4>(prev1), low),
+        );
+        let prev_low = nibble_lookup(tables[1], _mm256_and_si256(prev1, low));
+        let cur_high = nibble_lookup(
+            tables[2],
+            _mm256_and_si256(_mm256_srli_epi16::<4>(input), low),
+        );
+        let special = _mm256_and_si256(_mm256_and_si256(prev_high, prev_low), cur_high);
+        // Octets that must be the third (two after E0..FF) or the fourth
+        // (three after F0..FF) of a sequence get 0x80; `special` has
+        // TWO_CONTS there exactly when they are continuation octets, so
+        // the XOR leaves a bit where the two disagree.
+        let prev2 = shifted!(input, prev, 2);
+        let prev3 = shifted!(input, prev, 3);
+        let third = _mm256_subs_epu8(prev2, _mm256_set1_epi8((0xE0u8 - 0x80) as i8));
+        let fourth = _mm256_subs_epu8(prev3, _mm256_set1_epi8((0xF0u8 - 0x80) as i8));
+        let must = _mm256_and_si256(
+            _mm256_or_si256(third, fourth),
+            _mm256_set1_epi8(0x80u8 as i8),
+        );
+        _mm256_xor_si256(must, special)
+    }
+
+    #[target_feature(enable = "avx2")]
+    pub(super) fn clean_prefix(src: &[u8]) -> usize {
+        let tables = [table(&PREV_HIGH), table(&PREV_LOW), table(&CUR_HIGH)];
+        let zero = _mm256_setzero_si256();
+        let mut prev = zero;
+        let mut at = 0;
+        let mut chunks = src.chunks_exact(32);
+        for chunk in &mut chunks {
+            let Ok(chunk) = <&[u8; 32]>::try_from(chunk) else {
+                break;
+            };
+            let input = load(chunk);
+            let err = errors(input, prev, &tables);
+            // One bit per lane with no error.
+            let clean = _mm256_movemask_epi8(_mm256_cmpeq_epi8(err, zero)) as u32;
+            if clean != u32::MAX {
+                return at + (!clean).trailing_zeros() as usize;
+            }
+            prev = input;
+            at += 32;
+        }
+        at
+    }
+}
