@@ -11,6 +11,8 @@ fuzz_target!(|data: &[u8]| {
     let (theirs, had_errors) = encoding_rs::UTF_8.decode_without_bom_handling(data);
     assert_eq!(ours, theirs);
     assert_eq!(ours, String::from_utf8_lossy(data));
+    // The path without a report is separate code.
+    assert_eq!(utf8::decode_lossy(data), ours);
     assert_eq!(had_errors, !report.is_clean());
     assert_eq!(
         matches!(ours, Cow::Borrowed(_)),

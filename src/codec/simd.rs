@@ -48,6 +48,23 @@ pub(super) fn clean_prefix(src: &[u8]) -> usize {
     0
 }
 
+/// Runs the lossy decoder's loop ([`super::utf8::lossy_into`]) compiled
+/// for AVX2, with the SIMD pass inlined; false (nothing written) where the
+/// CPU has no AVX2.
+pub(super) fn lossy_into(src: &[u8], buf: &mut Vec<u8>) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2, checked just above; that is
+            // the only requirement of this `target_feature` function.
+            unsafe { avx2::lossy_into(src, buf) };
+            return true;
+        }
+    }
+    let _ = (src, buf);
+    false
+}
+
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     use std::arch::x86_64::{
@@ -195,8 +212,26 @@ mod avx2 {
     }
 
     #[target_feature(enable = "avx2")]
+    fn tables() -> [__m256i; 3] {
+        [table(&PREV_HIGH), table(&PREV_LOW), table(&CUR_HIGH)]
+    }
+
+    #[target_feature(enable = "avx2")]
     pub(super) fn clean_prefix(src: &[u8]) -> usize {
-        let tables = [table(&PREV_HIGH), table(&PREV_LOW), table(&CUR_HIGH)];
+        clean_prefix_with(&tables(), src)
+    }
+
+    /// The lossy loop with this module's pass: one function, compiled for
+    /// AVX2 (the closure inherits the target feature), the tables built once.
+    #[target_feature(enable = "avx2")]
+    pub(super) fn lossy_into(src: &[u8], buf: &mut Vec<u8>) {
+        let tables = tables();
+        super::super::utf8::lossy_into(src, buf, |s| clean_prefix_with(&tables, s));
+    }
+
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn clean_prefix_with(tables: &[__m256i; 3], src: &[u8]) -> usize {
         let zero = _mm256_setzero_si256();
         let mut prev = zero;
         let mut at = 0;
@@ -206,7 +241,7 @@ mod avx2 {
                 break;
             };
             let input = load(chunk);
-            let err = errors(input, prev, &tables);
+            let err = errors(input, prev, tables);
             // One bit per lane with no error.
             let clean = _mm256_movemask_epi8(_mm256_cmpeq_epi8(err, zero)) as u32;
             if clean != u32::MAX {

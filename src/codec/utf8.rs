@@ -10,11 +10,15 @@
 //! * [`Utf8Decoder`] is the streaming form: splitting the input at any byte
 //!   gives the same text and the same [`DecodeReport`].
 //!
-//! The fast path is simdutf8 (valid input is never copied). Once input is
-//! known to be broken, this module's own walker takes over: a shift-based
-//! DFA (one shift per octet, 16-octet ASCII skips) finds each error, the
-//! maximal-subpart rule sizes it, and the decoded bytes are validated once
-//! by simdutf8 at the end (safe Rust cannot skip that step).
+//! The fast path is simdutf8 (valid input is never copied; its `compat`
+//! check stops at the first error). Once input is known to be broken, each
+//! error is found in two steps: an AVX2 pass (`codec::simd`, the crate's
+//! one `unsafe` module) skips the octets that are certainly well-formed, and
+//! this module's scalar walker, a shift-based DFA, looks at the last few
+//! octets before the first flagged one and sizes the error by the
+//! maximal-subpart rule. The walker alone decides what the output is; the
+//! SIMD pass only says where it need not look. The decoded bytes are
+//! validated once by simdutf8 at the end (safe Rust cannot skip that step).
 //!
 //! # How errors are named
 //!
@@ -261,7 +265,14 @@ fn rejected(src: &[u8], i: usize, prev: u64) -> Scan {
 /// scalar walker goes on from the last character boundary before it (at
 /// most three octets back), so the outcome is the walker's alone.
 fn scan(src: &[u8]) -> Scan {
-    let clean = super::simd::clean_prefix(src);
+    scan_with(src, &super::simd::clean_prefix)
+}
+
+/// [`scan`] with the SIMD pass given (inlined into the AVX2 build of
+/// [`lossy_into`]).
+#[inline(always)]
+fn scan_with(src: &[u8], clean_prefix: &impl Fn(&[u8]) -> usize) -> Scan {
+    let clean = clean_prefix(src);
     // In a clean prefix every octet that is not a continuation starts a
     // character; none among the last three means the last character ended
     // just before `clean`.
@@ -705,10 +716,39 @@ fn reserve_for(buf: &mut Vec<u8>, src: &[u8]) {
     buf.reserve(src.len() + src.len() / 8 + 16);
 }
 
-/// The length of the valid prefix of `src`, or `Ok` when all of it is
-/// valid. simdutf8's `compat` check stops at the first error block.
+/// Inputs this long get a probe of their first 1/64 before the full check.
+const PROBE_MIN: usize = 64 << 10;
+
+/// `Ok` when all of `src` is valid, else the length of a valid prefix that
+/// ends on a character boundary (the decoder starts there).
+///
+/// simdutf8's `basic` check is the fastest on valid input but always reads
+/// to the end; `compat` stops at the first error but is ~5% slower on valid
+/// input. Text that is broken is usually broken early (a legacy charset
+/// under a UTF-8 label), so a large input is first probed with `basic` on
+/// its first 1/64: a failed probe goes straight to the decoder, a passed
+/// one costs under 2% more.
 fn first_error(src: &[u8]) -> Result<&str, usize> {
-    simdutf8::compat::from_utf8(src).map_err(|e| e.valid_up_to())
+    let valid_up_to = |bytes: &[u8]| match simdutf8::compat::from_utf8(bytes) {
+        Ok(_) => bytes.len(),
+        Err(e) => e.valid_up_to(),
+    };
+    if src.len() >= PROBE_MIN {
+        // End the probe on a character boundary if the text is valid there.
+        let mut k = src.len() / 64;
+        for _ in 0..3 {
+            if src.get(k).is_some_and(|&b| is_cont(b)) {
+                k -= 1;
+            }
+        }
+        let probe = &src[..k];
+        if simdutf8::basic::from_utf8(probe).is_err() {
+            // A well-formed prefix cut by the probe's end is a valid prefix
+            // too, ending on a boundary.
+            return Err(valid_up_to(probe));
+        }
+    }
+    simdutf8::basic::from_utf8(src).map_err(|_| valid_up_to(src))
 }
 
 /// Decodes UTF-8, writing one U+FFFD per maximal subpart (Unicode ch. 3,
@@ -723,29 +763,42 @@ pub fn decode_lossy(src: &[u8]) -> Cow<'_, str> {
     // subparts, one U+FFFD for each (as `str::Utf8Chunks` cuts them).
     Cow::Owned(with_scratch(|buf| {
         reserve_for(buf, src);
-        let (head, mut rest) = src.split_at(valid.min(src.len()));
+        let (head, rest) = src.split_at(valid.min(src.len()));
         buf.extend_from_slice(head);
-        while !rest.is_empty() {
-            let found = scan(rest);
-            let (ok, after) = rest.split_at(found.valid.min(rest.len()));
-            buf.extend_from_slice(ok);
-            if after.is_empty() {
-                break;
-            }
-            buf.extend_from_slice(REPLACEMENT);
-            // No error length: a well-formed prefix cut by the end.
-            let n = found.error_len.unwrap_or(after.len());
-            rest = after.get(n..).unwrap_or_default();
-            // Stray continuation octets: each a maximal subpart of its own.
-            while let [b, tail @ ..] = rest
-                && is_cont(*b)
-            {
-                buf.extend_from_slice(REPLACEMENT);
-                rest = tail;
-            }
+        if !super::simd::lossy_into(rest, buf) {
+            lossy_into(rest, buf, |_| 0);
         }
         into_string(buf)
     }))
+}
+
+/// Appends the lossy decoding of `src` (which starts on a character
+/// boundary) to `buf`: the valid runs between maximal subparts, one U+FFFD
+/// for each (as `str::Utf8Chunks` cuts them). `clean_prefix` is the SIMD
+/// pass; `codec::simd` instantiates this loop inside its AVX2 function so
+/// that the pass is inlined.
+#[inline(always)]
+pub(super) fn lossy_into(src: &[u8], buf: &mut Vec<u8>, clean_prefix: impl Fn(&[u8]) -> usize) {
+    let mut rest = src;
+    while !rest.is_empty() {
+        let found = scan_with(rest, &clean_prefix);
+        let (ok, after) = rest.split_at(found.valid.min(rest.len()));
+        buf.extend_from_slice(ok);
+        if after.is_empty() {
+            break;
+        }
+        buf.extend_from_slice(REPLACEMENT);
+        // No error length: a well-formed prefix cut by the end.
+        let n = found.error_len.unwrap_or(after.len());
+        rest = after.get(n..).unwrap_or_default();
+        // Stray continuation octets: each a maximal subpart of its own.
+        while let [b, tail @ ..] = rest
+            && is_cont(*b)
+        {
+            buf.extend_from_slice(REPLACEMENT);
+            rest = tail;
+        }
+    }
 }
 
 /// U+FFFD in UTF-8.
