@@ -119,8 +119,16 @@ fn one_input(
                 format!("normalize: {name}: a Maildir or folder needs -o OUTPUT"),
             ));
         }
-        None => MessageWriter::to_stream(Box::new(std::io::stdout()), out_kind, "standard output")
-            .map_err(|e| mailbox_err(&e))?,
+        // Buffered: stdout alone is line-buffered, a system call per line.
+        None => MessageWriter::to_stream(
+            Box::new(std::io::BufWriter::with_capacity(
+                1 << 20,
+                std::io::stdout(),
+            )),
+            out_kind,
+            "standard output",
+        )
+        .map_err(|e| mailbox_err(&e))?,
     };
     let popts = pipeline::Options {
         jobs: args.jobs.unwrap_or(0),

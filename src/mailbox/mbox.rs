@@ -491,8 +491,14 @@ pub fn quote_from_lines(bytes: &[u8], format: MboxFormat, out: &mut Vec<u8>) {
 
 /// Writes `bytes` with `From ` quoting redone, in as few writes as the
 /// quoted lines allow.
+/// Whether `from` occurs anywhere in `bytes`: without it, no line of a
+/// message needs `From ` quoting in any mbox format.
+pub fn contains_from(bytes: &[u8]) -> bool {
+    FROM.find(bytes).is_some()
+}
+
 pub(crate) fn quote_into(bytes: &[u8], format: MboxFormat, w: &mut dyn Write) -> io::Result<()> {
-    if format == MboxFormat::ContentLength || FROM.find(bytes).is_none() {
+    if format == MboxFormat::ContentLength || !contains_from(bytes) {
         return w.write_all(bytes);
     }
     let mut run_start = 0;

@@ -29,7 +29,7 @@ pub mod progress;
 mod write;
 
 pub use dir::{FolderReader, MaildirReader, SingleReader};
-pub use mbox::{MboxReader, quote_from_lines, unquote_from_lines};
+pub use mbox::{MboxReader, contains_from, quote_from_lines, unquote_from_lines};
 pub use pipeline::{Options, Outcome, RunStats};
 pub use progress::{Bar, Progress};
 pub use write::{AtomicFile, MessageWriter, OutputKind, WriteMode, backup_path, check_output};

@@ -224,28 +224,42 @@ where
 {
     let mut stats = RunStats::default();
     let mut bar = Bar::new(opts.progress, opts.total_bytes);
-    run_ordered(reader, opts, work, |m: RawMessage, o: Outcome| {
-        stats.messages_in += 1;
-        stats.bytes_in += m.input_len;
-        if o.findings > 0 {
-            stats.with_findings += 1;
-        }
-        let out: &[u8] = match &o.output {
-            Some(b) if *b != m.bytes => {
-                stats.changed += 1;
-                b
+    // An mbox output looks for `From ` in every message; done here, on the
+    // workers, rather than on the writing thread.
+    let mbox_out = matches!(writer.kind(), super::OutputKind::Mbox(_));
+    let work = |m: &RawMessage| {
+        let o = work(m);
+        let has_from =
+            mbox_out.then(|| super::mbox::contains_from(o.output.as_deref().unwrap_or(&m.bytes)));
+        (o, has_from)
+    };
+    run_ordered(
+        reader,
+        opts,
+        work,
+        |m: RawMessage, (o, has_from): (Outcome, Option<bool>)| {
+            stats.messages_in += 1;
+            stats.bytes_in += m.input_len;
+            if o.findings > 0 {
+                stats.with_findings += 1;
             }
-            _ => {
-                stats.unchanged += 1;
-                &m.bytes
-            }
-        };
-        writer.write(&m, out)?;
-        stats.messages_out += 1;
-        stats.bytes_out += out.len() as u64;
-        bar.advance(1, m.input_len);
-        Ok::<(), MailboxError>(())
-    })?;
+            let out: &[u8] = match &o.output {
+                Some(b) if *b != m.bytes => {
+                    stats.changed += 1;
+                    b
+                }
+                _ => {
+                    stats.unchanged += 1;
+                    &m.bytes
+                }
+            };
+            writer.write_prechecked(&m, out, has_from)?;
+            stats.messages_out += 1;
+            stats.bytes_out += out.len() as u64;
+            bar.advance(1, m.input_len);
+            Ok::<(), MailboxError>(())
+        },
+    )?;
     bar.finish();
     writer.finish()?;
     Ok(stats)

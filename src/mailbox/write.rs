@@ -438,18 +438,32 @@ impl MessageWriter {
     /// Writes `bytes` as the message `msg` (its origin decides the framing
     /// and the name).
     pub fn write(&mut self, msg: &RawMessage, bytes: &[u8]) -> Result<(), MailboxError> {
+        self.write_prechecked(msg, bytes, None)
+    }
+
+    /// [`Self::write`], told whether `bytes` contains `From ` anywhere
+    /// ([`contains_from`](super::contains_from)), which decides whether an mbox output has lines
+    /// to quote. The pipeline finds out on its worker threads, so that the
+    /// one writing thread does not scan every message again. `None`: not
+    /// known, look.
+    pub fn write_prechecked(
+        &mut self,
+        msg: &RawMessage,
+        bytes: &[u8],
+        has_from: Option<bool>,
+    ) -> Result<(), MailboxError> {
         match self.kind {
             OutputKind::Mbox(flavor) => {
                 let mut sink = std::mem::replace(&mut self.sink, Sink::Taken);
                 let r = match &mut sink {
                     Sink::File(f) => match f.writer() {
-                        Ok(w) => self.frame_mbox(flavor, msg, bytes, w),
+                        Ok(w) => self.frame_mbox(flavor, msg, bytes, has_from, w),
                         Err(e) => {
                             self.sink = sink;
                             return Err(e);
                         }
                     },
-                    Sink::Stream(s) => self.frame_mbox(flavor, msg, bytes, s.as_mut()),
+                    Sink::Stream(s) => self.frame_mbox(flavor, msg, bytes, has_from, s.as_mut()),
                     _ => Err(io::Error::other("not a stream output")),
                 };
                 self.sink = sink;
@@ -512,6 +526,7 @@ impl MessageWriter {
         flavor: MboxFlavor,
         msg: &RawMessage,
         bytes: &[u8],
+        has_from: Option<bool>,
         w: &mut dyn Write,
     ) -> io::Result<bool> {
         let eol: &[u8] = if flavor.crlf { b"\r\n" } else { b"\n" };
@@ -536,7 +551,9 @@ impl MessageWriter {
         };
         w.write_all(from_line)?;
         if flavor.format == MboxFormat::ContentLength {
-            write_content_length_body(bytes, cl_used, separator.len(), w)?;
+            write_content_length_body(bytes, cl_used, separator.len(), has_from, w)?;
+        } else if has_from == Some(false) {
+            w.write_all(bytes)?;
         } else {
             quote_into(bytes, flavor.format, w)?;
         }
@@ -610,6 +627,7 @@ fn write_content_length_body(
     bytes: &[u8],
     cl_used: bool,
     separator_len: usize,
+    has_from: Option<bool>,
     w: &mut dyn Write,
 ) -> io::Result<()> {
     let hend = header_end(bytes).unwrap_or(bytes.len());
@@ -625,8 +643,8 @@ fn write_content_length_body(
             w.write_all(&bytes[range.end..])
         }
         _ => {
-            let has_from =
-                bytes.starts_with(b"From ") || super::mbox::NL_FROM.find(bytes).is_some();
+            let has_from = has_from != Some(false)
+                && (bytes.starts_with(b"From ") || super::mbox::NL_FROM.find(bytes).is_some());
             if has_from {
                 quote_into(bytes, MboxFormat::Mboxo, w)
             } else {
