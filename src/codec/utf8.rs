@@ -856,6 +856,24 @@ mod tests {
         }
     }
 
+    /// The lossy loop without the SIMD pass (what a CPU without AVX2 runs)
+    /// and with it give std's output, on text broken every few octets.
+    #[test]
+    fn lossy_loop_with_and_without_simd_matches_std() {
+        let text = "Grüße, 日本語 and 😀 emoji; ".repeat(40).into_bytes();
+        for step in [3usize, 7, 13, 31, 64] {
+            let mut broken = text.clone();
+            for (n, i) in (0..broken.len()).step_by(step).enumerate() {
+                broken[i] = [0x80, 0xC0, 0xE2, 0xF0, 0xFF, b'x'][n % 6];
+            }
+            let want = String::from_utf8_lossy(&broken);
+            let mut scalar = Vec::new();
+            lossy_into(&broken, &mut scalar, |_| 0);
+            assert_eq!(scalar, want.as_bytes(), "scalar, every {step}");
+            assert_eq!(decode_lossy(&broken), want, "simd, every {step}");
+        }
+    }
+
     /// The SIMD skip (`codec::simd`) against std where it matters: every
     /// 4-octet string over the alphabet placed across the end of the first
     /// 32-octet block, behind ASCII and behind three-octet characters (so
