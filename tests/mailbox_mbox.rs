@@ -676,3 +676,92 @@ fn python_mailbox_agrees_on_the_mimekit_archives() {
         }
     }
 }
+
+/// Lines an mbox reader must look at twice: `From ` lines in headers and
+/// bodies, blank lines, Content-Length headers, CRLF.
+const MBOX_LINES: &[&str] = &[
+    "From a@b Thu Jan  1 00:00:00 1970",
+    "From x",
+    ">From quoted",
+    "Subject: s",
+    "Content-Length: 12",
+    "Content-Length: 0",
+    "",
+    "\r",
+    "body text that is a little longer than the others",
+    "From",
+    "Fro",
+];
+
+/// The messages of `data` read through a `BufReader` of `cap` octets: the
+/// bulk readers take whole lines from the buffer, so every way a line can
+/// straddle a buffer refill is exercised by small capacities.
+fn read_buffered(data: &[u8], fl: MboxFlavor, cap: usize) -> Vec<RawMessage> {
+    MboxReader::new(
+        std::io::BufReader::with_capacity(cap, data),
+        "test.mbox",
+        fl,
+    )
+    .collect::<Result<Vec<_>, _>>()
+    .expect("reading from memory cannot fail")
+}
+
+fn same_split_at_every_buffer_size(data: &[u8]) {
+    for format in [
+        MboxFormat::Mboxo,
+        MboxFormat::Mboxrd,
+        MboxFormat::ContentLength,
+    ] {
+        let fl = flavor(format, false);
+        let whole = read_bytes(data, fl);
+        for cap in [1, 2, 3, 5, 8, 13, 64, 4096] {
+            assert_eq!(
+                read_buffered(data, fl, cap),
+                whole,
+                "{format:?}, buffer of {cap}"
+            );
+        }
+    }
+}
+
+/// Regression guard for the bulk header and body readers: the same
+/// messages (bytes, offsets, From_ lines, separators) whatever the size of
+/// the reader's buffer, on the fixtures and on the corpus mboxes.
+#[test]
+fn buffer_size_does_not_change_the_split() {
+    for name in [
+        "mboxo.mbox",
+        "mboxrd.mbox",
+        "content-length.mbox",
+        "crlf-mboxrd.mbox",
+    ] {
+        same_split_at_every_buffer_size(&std::fs::read(fixture(name)).unwrap());
+    }
+    if let Some(dir) = corpus_mbox_dir() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let data = std::fs::read(entry.unwrap().path()).unwrap();
+            same_split_at_every_buffer_size(&data);
+        }
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(128))]
+
+    /// The same, on generated mboxes made of the lines that matter.
+    #[test]
+    fn generated_mboxes_split_the_same_at_every_buffer_size(
+        lines in proptest::collection::vec(0usize..MBOX_LINES.len(), 0..40),
+        start_with_from in proptest::bool::ANY,
+    ) {
+        let mut data = Vec::new();
+        if start_with_from {
+            data.extend_from_slice(b"From start@example.org Thu Jan  1 00:00:00 1970\n");
+        }
+        for i in lines {
+            data.extend_from_slice(MBOX_LINES[i].as_bytes());
+            data.push(b'\n');
+        }
+        same_split_at_every_buffer_size(&data);
+    }
+}
