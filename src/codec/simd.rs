@@ -29,12 +29,15 @@
 //! is safe intrinsics inside an `avx2` function (Rust 1.87 and later).
 #![allow(unsafe_code)]
 
+use super::utf8::{Sink, Utf8Decoder};
+
 /// How many leading octets of `src` are certainly well-formed UTF-8, except
 /// perhaps for a sequence cut short at that point: a multiple of 32 where
 /// no error was seen, or the position of the first octet where one was. The
 /// caller goes on from the last character boundary before that point.
 ///
 /// Returns 0 (no information) where the CPU has no AVX2.
+#[cfg(test)]
 pub(super) fn clean_prefix(src: &[u8]) -> usize {
     #[cfg(target_arch = "x86_64")]
     {
@@ -65,8 +68,30 @@ pub(super) fn lossy_into(src: &[u8], buf: &mut Vec<u8>) -> bool {
     false
 }
 
+/// Runs the streaming decoder's step ([`Utf8Decoder::run_with`]) compiled
+/// for AVX2; false (nothing done) where the CPU has no AVX2.
+pub(super) fn decoder_run<S: Sink>(
+    dec: &mut Utf8Decoder,
+    src: &[u8],
+    out: &mut S,
+    last: bool,
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2, checked just above; that is
+            // the only requirement of this `target_feature` function.
+            unsafe { avx2::decoder_run(dec, src, out, last) };
+            return true;
+        }
+    }
+    let _ = (dec, src, out, last);
+    false
+}
+
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
+    use super::{Sink, Utf8Decoder};
     use std::arch::x86_64::{
         __m256i, _mm256_alignr_epi8, _mm256_and_si256, _mm256_cmpeq_epi8, _mm256_loadu_si256,
         _mm256_movemask_epi8, _mm256_or_si256, _mm256_permute2x128_si256, _mm256_set1_epi8,
@@ -216,6 +241,7 @@ mod avx2 {
         [table(&PREV_HIGH), table(&PREV_LOW), table(&CUR_HIGH)]
     }
 
+    #[cfg(test)]
     #[target_feature(enable = "avx2")]
     pub(super) fn clean_prefix(src: &[u8]) -> usize {
         clean_prefix_with(&tables(), src)
@@ -227,6 +253,13 @@ mod avx2 {
     pub(super) fn lossy_into(src: &[u8], buf: &mut Vec<u8>) {
         let tables = tables();
         super::super::utf8::lossy_into(src, buf, |s| clean_prefix_with(&tables, s));
+    }
+
+    /// The streaming decoder's step with this module's pass, likewise.
+    #[target_feature(enable = "avx2")]
+    pub(super) fn decoder_run<S: Sink>(dec: &mut Utf8Decoder, src: &[u8], out: &mut S, last: bool) {
+        let tables = tables();
+        dec.run_with(src, out, last, &|s: &[u8]| clean_prefix_with(&tables, s));
     }
 
     #[target_feature(enable = "avx2")]

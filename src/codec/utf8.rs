@@ -264,6 +264,7 @@ fn rejected(src: &[u8], i: usize, prev: u64) -> Scan {
 /// character boundary: SIMD skips the part that is certainly clean, and the
 /// scalar walker goes on from the last character boundary before it (at
 /// most three octets back), so the outcome is the walker's alone.
+#[cfg(test)]
 fn scan(src: &[u8]) -> Scan {
     scan_with(src, &super::simd::clean_prefix)
 }
@@ -439,7 +440,7 @@ impl DecodeReport {
 
 /// Where decoded UTF-8 goes: a byte buffer (validated once at the end) or a
 /// `String` (validated chunk by chunk).
-trait Sink {
+pub(super) trait Sink {
     /// `bytes` is well-formed UTF-8.
     fn push_valid(&mut self, bytes: &[u8]);
     fn push_replacement(&mut self);
@@ -588,6 +589,21 @@ impl Utf8Decoder {
     }
 
     fn run<S: Sink>(&mut self, src: &[u8], out: &mut S, last: bool) {
+        if !super::simd::decoder_run(self, src, out, last) {
+            self.run_with(src, out, last, &|_| 0);
+        }
+    }
+
+    /// [`Self::run`] with the SIMD pass given; `codec::simd` instantiates it
+    /// inside its AVX2 function, as it does [`lossy_into`].
+    #[inline(always)]
+    pub(super) fn run_with<S: Sink>(
+        &mut self,
+        src: &[u8],
+        out: &mut S,
+        last: bool,
+        clean_prefix: &impl Fn(&[u8]) -> usize,
+    ) {
         let base = self.offset;
         let mut pos = 0;
         while pos < src.len() {
@@ -632,7 +648,7 @@ impl Utf8Decoder {
                 continue;
             }
             let rest = &src[pos..];
-            let found = scan(rest);
+            let found = scan_with(rest, clean_prefix);
             out.push_valid(&rest[..found.valid]);
             pos += found.valid;
             let rest = &src[pos..];
