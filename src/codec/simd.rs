@@ -23,6 +23,11 @@
 //! The end of the input (what is left after whole blocks, and whether a
 //! sequence is cut short there) is the scalar walker's job.
 //!
+//! The decoder's loops (`utf8::lossy_into`, `Utf8Decoder::run_with`) are
+//! generic over the pass and instantiated here, inside `avx2` functions, so
+//! that the pass is inlined and its tables are built once per call rather
+//! than once per error.
+//!
 //! Safety: `unsafe` is used for two things only, each with its own
 //! `SAFETY` note: calling the AVX2 function after the CPU was checked for
 //! AVX2, and unaligned loads of 32 octets from a `&[u8; 32]`. Everything else
