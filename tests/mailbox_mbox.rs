@@ -447,6 +447,27 @@ proptest::proptest! {
     }
 }
 
+/// The messages Python's `mailbox.mbox` reads from `path`, as Latin-1
+/// strings (one char per octet).
+fn python_mailbox_messages(path: &Path) -> Vec<String> {
+    let out = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(
+            "import mailbox,sys,json\n\
+             mb=mailbox.mbox(sys.argv[1],create=False)\n\
+             print(json.dumps([mb.get_bytes(k).decode('latin-1') for k in mb.keys()]))",
+        )
+        .arg(path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 /// Python's `mailbox.mbox` reads a generated mbox: same count, same bodies.
 #[test]
 fn python_mailbox_agrees_on_generated_mboxes() {
@@ -487,22 +508,7 @@ fn python_mailbox_agrees_on_generated_mboxes() {
         let file = write_back(&msgs, OutputKind::Mbox(fl));
         let path = dir.path().join(format!("gen{round}.mbox"));
         std::fs::write(&path, &file).unwrap();
-        let out = std::process::Command::new("python3")
-            .arg("-c")
-            .arg(
-                "import mailbox,sys,json\n\
-                 mb=mailbox.mbox(sys.argv[1],create=False)\n\
-                 print(json.dumps([mb.get_bytes(k).decode('latin-1') for k in mb.keys()]))",
-            )
-            .arg(&path)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let py: Vec<String> = serde_json::from_slice(&out.stdout).unwrap();
+        let py = python_mailbox_messages(&path);
         let ours = read_bytes(&file, fl);
         assert_eq!(py.len(), ours.len(), "message count");
         assert_eq!(ours.len(), msgs.len());
@@ -651,22 +657,7 @@ fn python_mailbox_agrees_on_the_mimekit_archives() {
         "content-length.mbox.txt",
     ] {
         let path = dir.join(name);
-        let out = std::process::Command::new("python3")
-            .arg("-c")
-            .arg(
-                "import mailbox,sys,json\n\
-                 mb=mailbox.mbox(sys.argv[1],create=False)\n\
-                 print(json.dumps([mb.get_bytes(k).decode('latin-1') for k in mb.keys()]))",
-            )
-            .arg(&path)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let py: Vec<String> = serde_json::from_slice(&out.stdout).unwrap();
+        let py = python_mailbox_messages(&path);
         let data = std::fs::read(&path).unwrap();
         let ours = read_bytes(&data, flavor(MboxFormat::ContentLength, false));
         assert_eq!(ours.len(), py.len(), "{name}: count");
