@@ -472,3 +472,72 @@ fn progress_is_drawn_only_when_asked_for() {
     assert_eq!(Progress::from_flags(false, true), Progress::Always);
     assert_eq!(Progress::from_flags(false, false), Progress::Auto);
 }
+
+/// Batches overlap (several in flight): a panic in the work of one message
+/// reaches the caller instead of leaving the writer waiting for a batch
+/// that never comes.
+#[test]
+fn a_panic_in_the_work_reaches_the_caller() {
+    let input = make_mbox(200);
+    let opts = Options {
+        jobs: 2,
+        batch_messages: 8,
+        progress: Progress::Never,
+        ..Options::default()
+    };
+    let got = std::panic::catch_unwind(|| {
+        let reader = MboxReader::new(&input[..], "input.mbox", FLAVOR);
+        pipeline::run_ordered(
+            reader,
+            &opts,
+            |m: &RawMessage| {
+                assert!(m.index != 37, "work failed on message 37");
+                m.index
+            },
+            |_, _| Ok::<(), MailboxError>(()),
+        )
+    });
+    let payload = got.expect_err("the panic is passed on");
+    let text = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_default();
+    assert!(text.contains("message 37"), "{text}");
+}
+
+/// A sink error stops the run: everything before it was handed over in
+/// order, nothing after it.
+#[test]
+fn a_sink_error_stops_the_run_in_order() {
+    let input = make_mbox(200);
+    let opts = Options {
+        jobs: 2,
+        batch_messages: 8,
+        progress: Progress::Never,
+        ..Options::default()
+    };
+    let reader = MboxReader::new(&input[..], "input.mbox", FLAVOR);
+    let mut seen = Vec::new();
+    let r = pipeline::run_ordered(
+        reader,
+        &opts,
+        |m: &RawMessage| {
+            // Uneven, so batches finish out of order.
+            std::thread::sleep(Duration::from_micros(((m.index * 7919) % 13) as u64 * 100));
+            m.index
+        },
+        |m, i| {
+            assert_eq!(m.index, i);
+            if i == 50 {
+                return Err(MailboxError::OutputExists {
+                    path: "sink".into(),
+                });
+            }
+            seen.push(i);
+            Ok(())
+        },
+    );
+    assert!(r.is_err());
+    assert_eq!(seen, (0..50).collect::<Vec<_>>());
+}
