@@ -2,6 +2,8 @@
 //! and `:2,FLAGS` info kept, byte-exact round trips; Python's
 //! `mailbox.Maildir` as the oracle for subdirectories and flags.
 
+mod common;
+
 use mailcharset::mailbox::{
     self, InputKind, MaildirSubdir, MessageReader, MessageWriter, Origin, OutputKind, RawMessage,
     WriteMode,
@@ -131,13 +133,7 @@ fn maildir_round_trips_names_flags_and_bytes() {
 
 #[test]
 fn python_maildir_agrees_on_subdirs_and_flags() {
-    if std::process::Command::new("python3")
-        .args(["-c", "import mailbox"])
-        .status()
-        .map(|s| !s.success())
-        .unwrap_or(true)
-    {
-        eprintln!("note: python3 with mailbox missing, test skipped");
+    if !common::python_has("python_maildir_agrees_on_subdirs_and_flags", "mailbox") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();

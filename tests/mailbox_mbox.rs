@@ -3,6 +3,8 @@
 //! mbox from MimeKit splits at its expected offsets, and Python's `mailbox`
 //! agrees on generated mboxes.
 
+mod common;
+
 use mailcharset::mailbox::{
     self, InputKind, MailboxError, MboxFlavor, MboxFormat, MboxReader, MessageReader,
     MessageWriter, Origin, OutputKind, RawMessage, WriteMode,
@@ -471,14 +473,7 @@ fn python_mailbox_messages(path: &Path) -> Vec<String> {
 /// Python's `mailbox.mbox` reads a generated mbox: same count, same bodies.
 #[test]
 fn python_mailbox_agrees_on_generated_mboxes() {
-    if std::process::Command::new("python3")
-        .arg("-c")
-        .arg("import mailbox")
-        .status()
-        .map(|s| !s.success())
-        .unwrap_or(true)
-    {
-        eprintln!("note: python3 with mailbox missing, test skipped");
+    if !common::python_has("python_mailbox_agrees_on_generated_mboxes", "mailbox") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -640,13 +635,7 @@ fn content_length_lookahead_is_bounded() {
 #[test]
 fn python_mailbox_agrees_on_the_mimekit_archives() {
     let Some(dir) = corpus_mbox_dir() else { return };
-    if std::process::Command::new("python3")
-        .args(["-c", "import mailbox"])
-        .status()
-        .map(|s| !s.success())
-        .unwrap_or(true)
-    {
-        eprintln!("note: python3 with mailbox missing, test skipped");
+    if !common::python_has("python_mailbox_agrees_on_the_mimekit_archives", "mailbox") {
         return;
     }
     // unmunged.mbox.txt starts with a BOM, which Python does not accept

@@ -80,12 +80,7 @@ fn run_to_file(
 ) -> Result<RunStats, MailboxError> {
     let reader = MboxReader::new(input, "input.mbox", FLAVOR);
     let writer = MessageWriter::create(out, OutputKind::Mbox(FLAVOR), WriteMode::Replace)?;
-    let opts = Options {
-        jobs,
-        batch_messages: 8,
-        progress: Progress::Never,
-        ..Options::default()
-    };
+    let opts = quiet(jobs, 8);
     pipeline::run(reader, writer, &opts, |m| {
         if delay {
             // Uneven: later messages in a batch often finish first.
@@ -93,6 +88,16 @@ fn run_to_file(
         }
         toy(m)
     })
+}
+
+/// Pipeline options without a progress bar.
+fn quiet(jobs: usize, batch_messages: usize) -> Options {
+    Options {
+        jobs,
+        batch_messages,
+        progress: Progress::Never,
+        ..Options::default()
+    }
 }
 
 /// What the output must be: the toy applied in order, serially.
@@ -185,12 +190,7 @@ fn a_reader_error_leaves_no_output() {
             reason: "simulated".into(),
         })));
     let writer = MessageWriter::create(&out, OutputKind::Mbox(FLAVOR), WriteMode::Replace).unwrap();
-    let opts = Options {
-        jobs: 2,
-        batch_messages: 4,
-        progress: Progress::Never,
-        ..Options::default()
-    };
+    let opts = quiet(2, 4);
     let err = pipeline::run(failing, writer, &opts, toy).unwrap_err();
     assert!(err.to_string().contains("simulated"), "{err}");
     assert!(
@@ -297,12 +297,7 @@ fn interrupted_run_child() {
     let input = std::fs::read(input).unwrap();
     let reader = MboxReader::new(&input[..], "input.mbox", FLAVOR);
     let writer = MessageWriter::create(Path::new(&out), OutputKind::Mbox(FLAVOR), mode).unwrap();
-    let opts = Options {
-        jobs: 2,
-        batch_messages: 4,
-        progress: Progress::Never,
-        ..Options::default()
-    };
+    let opts = quiet(2, 4);
     pipeline::run(reader, writer, &opts, |m| {
         std::thread::sleep(Duration::from_millis(3));
         toy(m)
@@ -479,12 +474,7 @@ fn progress_is_drawn_only_when_asked_for() {
 #[test]
 fn a_panic_in_the_work_reaches_the_caller() {
     let input = make_mbox(200);
-    let opts = Options {
-        jobs: 2,
-        batch_messages: 8,
-        progress: Progress::Never,
-        ..Options::default()
-    };
+    let opts = quiet(2, 8);
     let got = std::panic::catch_unwind(|| {
         let reader = MboxReader::new(&input[..], "input.mbox", FLAVOR);
         pipeline::run_ordered(
@@ -511,12 +501,7 @@ fn a_panic_in_the_work_reaches_the_caller() {
 #[test]
 fn a_sink_error_stops_the_run_in_order() {
     let input = make_mbox(200);
-    let opts = Options {
-        jobs: 2,
-        batch_messages: 8,
-        progress: Progress::Never,
-        ..Options::default()
-    };
+    let opts = quiet(2, 8);
     let reader = MboxReader::new(&input[..], "input.mbox", FLAVOR);
     let mut seen = Vec::new();
     let r = pipeline::run_ordered(

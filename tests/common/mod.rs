@@ -77,6 +77,19 @@ pub fn to_crlf(text: &[u8]) -> Vec<u8> {
     out
 }
 
+/// Whether `python3` can import `module`; false (with a note naming `test`)
+/// when it cannot, and the test should skip its Python oracle.
+pub fn python_has(test: &str, module: &str) -> bool {
+    let ok = std::process::Command::new("python3")
+        .args(["-c", &format!("import {module}")])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        eprintln!("note: {test}: python3 with {module} missing, oracle skipped");
+    }
+    ok
+}
+
 /// Runs `python3 -c script` with `input` on stdin; None (with a note) when
 /// python3 is not available.
 pub fn python(test: &str, script: &str, input: &[u8]) -> Option<Vec<u8>> {
