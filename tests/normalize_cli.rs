@@ -14,6 +14,18 @@ fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_mailcharset"))
 }
 
+/// `mailcharset normalize -q INPUT -o OUTPUT`; whether it succeeded.
+fn normalize_to(input: &Path, output: &Path) -> bool {
+    bin()
+        .args(["normalize", "-q"])
+        .arg(input)
+        .arg("-o")
+        .arg(output)
+        .status()
+        .unwrap()
+        .success()
+}
+
 fn fixture_files() -> Vec<PathBuf> {
     let dir = common::fixtures().join("messages");
     common::files_under(&dir, &|p| p.extension().is_some_and(|e| e == "eml"))
@@ -305,16 +317,7 @@ fn regression_outputs_do_not_inherit_the_temporary_files_mode() {
     // A new output: what a plain create gives (0666 less the umask), i.e.
     // the same mode as a file this test creates.
     let out = tmp.path().join("out.eml");
-    assert!(
-        bin()
-            .args(["normalize", "-q"])
-            .arg(&input)
-            .arg("-o")
-            .arg(&out)
-            .status()
-            .unwrap()
-            .success()
-    );
+    assert!(normalize_to(&input, &out));
     assert_eq!(mode(&out), mode(&input));
     // In place: the input's own mode is kept.
     std::fs::set_permissions(&input, std::fs::Permissions::from_mode(0o640)).unwrap();
@@ -333,16 +336,7 @@ fn regression_outputs_do_not_inherit_the_temporary_files_mode() {
     std::fs::create_dir(&dir_in).unwrap();
     std::fs::write(dir_in.join("a.eml"), &msg).unwrap();
     let dir_out = tmp.path().join("dir-out");
-    assert!(
-        bin()
-            .args(["normalize", "-q"])
-            .arg(&dir_in)
-            .arg("-o")
-            .arg(&dir_out)
-            .status()
-            .unwrap()
-            .success()
-    );
+    assert!(normalize_to(&dir_in, &dir_out));
     assert_eq!(mode(&dir_out), mode(&dir_in));
 }
 
@@ -375,14 +369,7 @@ fn regression_an_output_that_is_a_device_or_fifo_is_written_into_not_replaced() 
             got
         })
     };
-    let ok = bin()
-        .args(["normalize", "-q"])
-        .arg(&input)
-        .arg("-o")
-        .arg(&fifo)
-        .status()
-        .unwrap()
-        .success();
+    let ok = normalize_to(&input, &fifo);
     // Checked before joining: a replaced FIFO never sees a writer, and its
     // reader would wait forever.
     assert!(
@@ -396,16 +383,7 @@ fn regression_an_output_that_is_a_device_or_fifo_is_written_into_not_replaced() 
     let got = reader.join().unwrap();
     // What went through the FIFO is what a regular file output holds.
     let file_out = tmp.path().join("out.mbox");
-    assert!(
-        bin()
-            .args(["normalize", "-q"])
-            .arg(&input)
-            .arg("-o")
-            .arg(&file_out)
-            .status()
-            .unwrap()
-            .success()
-    );
+    assert!(normalize_to(&input, &file_out));
     assert_eq!(got, std::fs::read(&file_out).unwrap());
 
     // A symbolic link as output: the file it points to is replaced, and the
@@ -416,16 +394,7 @@ fn regression_an_output_that_is_a_device_or_fifo_is_written_into_not_replaced() 
     std::os::unix::fs::symlink(&target, &link).unwrap();
     let one = tmp.path().join("one.eml");
     std::fs::write(&one, &msg).unwrap();
-    assert!(
-        bin()
-            .args(["normalize", "-q"])
-            .arg(&one)
-            .arg("-o")
-            .arg(&link)
-            .status()
-            .unwrap()
-            .success()
-    );
+    assert!(normalize_to(&one, &link));
     assert!(
         std::fs::symlink_metadata(&link)
             .unwrap()
