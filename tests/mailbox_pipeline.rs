@@ -526,3 +526,106 @@ fn a_sink_error_stops_the_run_in_order() {
     assert!(r.is_err());
     assert_eq!(seen, (0..50).collect::<Vec<_>>());
 }
+
+/// Messages are pulled from the reader as they are read, and the
+/// reader only ever gets `window_bytes` (plus the batch it is filling)
+/// ahead of the writer: with a slow sink the read-ahead stays bounded
+/// instead of growing to the whole input.
+#[test]
+fn the_window_bounds_the_read_ahead() {
+    use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+    let input = make_padded_mbox(300, 512);
+    let read = AtomicUsize::new(0);
+    let written = AtomicUsize::new(0);
+    let ahead = AtomicUsize::new(0);
+    let largest = AtomicUsize::new(0);
+    let reader = MboxReader::new(&input[..], "input.mbox", FLAVOR).inspect(|m| {
+        if let Ok(m) = m {
+            largest.fetch_max(m.bytes.len(), SeqCst);
+            let r = read.fetch_add(m.bytes.len(), SeqCst) + m.bytes.len();
+            ahead.fetch_max(r - written.load(SeqCst), SeqCst);
+        }
+    });
+    let window = 4096;
+    let opts = Options {
+        window_bytes: window,
+        ..quiet(2, 2)
+    };
+    let mut order = Vec::new();
+    pipeline::run_ordered(
+        reader,
+        &opts,
+        |m: &RawMessage| m.index,
+        |m, i| {
+            std::thread::sleep(Duration::from_micros(200));
+            order.push(i);
+            written.fetch_add(m.bytes.len(), SeqCst);
+            Ok::<(), MailboxError>(())
+        },
+    )
+    .unwrap();
+    assert_eq!(order, (0..300).collect::<Vec<_>>());
+    let bound = window + 3 * largest.load(SeqCst);
+    let seen = ahead.load(SeqCst);
+    assert!(seen <= bound, "read {seen} bytes ahead, bound {bound}");
+    assert!(
+        input.len() > 20 * bound,
+        "the input is large enough to tell"
+    );
+}
+
+/// A message larger than the whole window still goes through (alone),
+/// and a sink error stops the reader instead of leaving it reading the
+/// rest of the input.
+#[test]
+fn the_window_lets_a_large_message_through_and_a_sink_error_stops_the_reader() {
+    use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+    let input = make_padded_mbox(40, 4096);
+    let opts = Options {
+        window_bytes: 1,
+        ..quiet(2, 8)
+    };
+    let mut order = Vec::new();
+    let reader = MboxReader::new(&input[..], "input.mbox", FLAVOR);
+    pipeline::run_ordered(
+        reader,
+        &opts,
+        |m: &RawMessage| m.index,
+        |_, i| {
+            order.push(i);
+            Ok::<(), MailboxError>(())
+        },
+    )
+    .unwrap();
+    assert_eq!(order, (0..40).collect::<Vec<_>>());
+
+    let input = make_mbox(2000);
+    let pulled = AtomicUsize::new(0);
+    let reader = MboxReader::new(&input[..], "input.mbox", FLAVOR).inspect(|_| {
+        pulled.fetch_add(1, SeqCst);
+    });
+    let opts = Options {
+        window_bytes: 2048,
+        ..quiet(2, 4)
+    };
+    let r = pipeline::run_ordered(
+        reader,
+        &opts,
+        |m: &RawMessage| m.index,
+        |_, i| {
+            if i == 50 {
+                // Time for an unbounded reader to read everything.
+                std::thread::sleep(Duration::from_millis(50));
+                return Err(MailboxError::OutputExists {
+                    path: "sink".into(),
+                });
+            }
+            Ok(())
+        },
+    );
+    assert!(r.is_err());
+    // Without the stop the reader would wait for room forever (the test
+    // would hang); without the window it would have read all 2000.
+    let pulled = pulled.load(SeqCst);
+    assert!((51..200).contains(&pulled), "{pulled} of 2000 read");
+}

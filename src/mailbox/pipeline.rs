@@ -1,16 +1,17 @@
 //! The parallel, order-preserving pipeline.
 //!
-//! A reader thread cuts the input into batches (bounded in bytes and in
-//! messages) and hands them over a channel of depth one; the batch is
-//! processed on a rayon pool of `jobs` threads while the calling thread
-//! writes the previous batch's results in input order. In flight at most:
-//! the batch being read, one queued, one being processed and one being
-//! written — about four batches, whatever the size of the archive.
+//! A reader thread cuts the input into small batches (bounded in bytes and
+//! in messages) and hands each to a rayon pool of `jobs` threads as soon as
+//! it is read; the calling thread puts the finished batches back in input
+//! order and writes them. The bytes read but not yet written are bounded
+//! by a window (32 MiB by default), whatever the size of the archive; the
+//! outputs waiting to be written are about as large again.
 
 use super::progress::{Bar, Progress};
 use super::{MailboxError, MessageWriter, RawMessage};
-use rayon::prelude::*;
-use std::sync::mpsc;
+use std::collections::BTreeMap;
+use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError, mpsc};
 
 /// What the per-message work decided.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -82,10 +83,14 @@ impl std::fmt::Display for RunStats {
 pub struct Options {
     /// Worker threads; 0 means all cores.
     pub jobs: usize,
-    /// A batch is cut when it holds this many bytes ...
+    /// A batch (the unit one worker takes) is cut when it holds this many
+    /// bytes ...
     pub batch_bytes: usize,
     /// ... or this many messages.
     pub batch_messages: usize,
+    /// Input bytes read but not yet written, at most. A message larger than
+    /// this is let through alone.
+    pub window_bytes: usize,
     pub progress: Progress,
     /// Total input size for the progress bar's ETA.
     pub total_bytes: Option<u64>,
@@ -95,8 +100,9 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             jobs: 0,
-            batch_bytes: 8 << 20,
-            batch_messages: 1024,
+            batch_bytes: 512 << 10,
+            batch_messages: 128,
+            window_bytes: 32 << 20,
             progress: Progress::Auto,
             total_bytes: None,
         }
@@ -105,11 +111,89 @@ impl Default for Options {
 
 type Batch = Vec<RawMessage>;
 
+/// What a batch came to, handed from a worker (or the reader) to the
+/// writing thread.
+enum Piece<T> {
+    /// The messages with their results, and the input bytes they hold in
+    /// the window.
+    Done(Vec<(RawMessage, T)>, usize),
+    /// The reader stopped here.
+    Failed(MailboxError),
+    /// The work panicked; passed on to the caller.
+    Panicked(Box<dyn std::any::Any + Send>),
+}
+
+/// Bounds the input bytes in flight: the reader takes bytes before a batch
+/// is handed out, the writing thread gives them back once it is written.
+struct Window {
+    limit: usize,
+    /// Bytes in flight, and whether the run was stopped.
+    state: Mutex<(usize, bool)>,
+    cv: Condvar,
+}
+
+impl Window {
+    fn new(limit: usize) -> Self {
+        Window {
+            limit: limit.max(1),
+            state: Mutex::new((0, false)),
+            cv: Condvar::new(),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, (usize, bool)> {
+        // Nothing panics while holding the lock, and the counts stay
+        // consistent if something did.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Waits until `n` bytes fit (or nothing is in flight); false if the
+    /// run was stopped.
+    fn take(&self, n: usize) -> bool {
+        let mut g = self.lock();
+        while !g.1 && g.0 > 0 && g.0.saturating_add(n) > self.limit {
+            g = self.cv.wait(g).unwrap_or_else(PoisonError::into_inner);
+        }
+        if g.1 {
+            return false;
+        }
+        g.0 = g.0.saturating_add(n);
+        true
+    }
+
+    fn give_back(&self, n: usize) {
+        let mut g = self.lock();
+        g.0 = g.0.saturating_sub(n);
+        self.cv.notify_all();
+    }
+
+    fn stop(&self) {
+        self.lock().1 = true;
+        self.cv.notify_all();
+    }
+}
+
+/// Stops the reader when the writing side leaves, by error or by panic.
+struct StopOnDrop<'a>(&'a Window);
+
+impl Drop for StopOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.stop();
+    }
+}
+
 /// Runs `work` over every message of `reader` on `opts.jobs` threads and
 /// hands each message with its result to `sink` in input order.
 ///
-/// Stops at the first reader or sink error and returns it (the reader
-/// thread is told to stop by the channel closing).
+/// A reader thread cuts the input into small batches and hands each to the
+/// pool as soon as it is read, as long as the window (`opts.window_bytes`)
+/// has room; the calling thread puts finished batches back in order and
+/// writes them. No thread waits for a whole batch of others to finish, so
+/// one large message keeps one worker busy while the rest go on.
+///
+/// Stops at the first reader or sink error and returns it; everything
+/// before a reader error is handed to `sink` first. A panic in `work` is
+/// passed on to the caller.
 pub fn run_ordered<I, T, F, S, E>(reader: I, opts: &Options, work: F, mut sink: S) -> Result<(), E>
 where
     I: Iterator<Item = Result<RawMessage, MailboxError>> + Send,
@@ -131,82 +215,88 @@ where
         })?;
     let batch_bytes = opts.batch_bytes.max(1);
     let batch_messages = opts.batch_messages.max(1);
-    std::thread::scope(|scope| {
-        let (tx, rx) = mpsc::sync_channel::<Result<Batch, MailboxError>>(1);
-        scope.spawn(move || {
-            let mut batch = Vec::new();
-            let mut bytes = 0usize;
-            for item in reader {
-                match item {
-                    Ok(m) => {
-                        bytes += m.bytes.len();
-                        batch.push(m);
-                        if bytes >= batch_bytes || batch.len() >= batch_messages {
-                            if tx.send(Ok(std::mem::take(&mut batch))).is_err() {
+    let window = Window::new(opts.window_bytes);
+    let work = &work;
+    let window = &window;
+    pool.in_place_scope(|s| {
+        std::thread::scope(|ts| {
+            let (tx, rx) = mpsc::channel::<(u64, Piece<T>)>();
+            ts.spawn(move || {
+                let mut seq = 0u64;
+                let mut hand_out = |batch: Batch, bytes: usize| -> bool {
+                    if !window.take(bytes) {
+                        return false;
+                    }
+                    let tx = tx.clone();
+                    let n = seq;
+                    seq += 1;
+                    s.spawn(move |_| {
+                        let done = catch_unwind(AssertUnwindSafe(|| {
+                            batch
+                                .into_iter()
+                                .map(|m| {
+                                    let t = work(&m);
+                                    (m, t)
+                                })
+                                .collect::<Vec<_>>()
+                        }));
+                        let piece = match done {
+                            Ok(v) => Piece::Done(v, bytes),
+                            Err(p) => Piece::Panicked(p),
+                        };
+                        // The writer is gone only if the run stopped.
+                        let _ = tx.send((n, piece));
+                    });
+                    true
+                };
+                let mut batch = Vec::new();
+                let mut bytes = 0usize;
+                for item in reader {
+                    match item {
+                        Ok(m) => {
+                            bytes += m.bytes.len();
+                            batch.push(m);
+                            if bytes >= batch_bytes || batch.len() >= batch_messages {
+                                if !hand_out(std::mem::take(&mut batch), bytes) {
+                                    return;
+                                }
+                                bytes = 0;
+                            }
+                        }
+                        Err(e) => {
+                            if !batch.is_empty() && !hand_out(std::mem::take(&mut batch), bytes) {
                                 return;
                             }
-                            bytes = 0;
-                        }
-                    }
-                    Err(e) => {
-                        if !batch.is_empty() && tx.send(Ok(std::mem::take(&mut batch))).is_err() {
+                            let _ = tx.send((seq, Piece::Failed(e)));
                             return;
                         }
-                        let _ = tx.send(Err(e));
-                        return;
                     }
                 }
-            }
-            if !batch.is_empty() {
-                let _ = tx.send(Ok(batch));
-            }
-        });
-        let mut prev: Option<Vec<(RawMessage, T)>> = None;
-        let mut write_all = |results: Vec<(RawMessage, T)>| -> Result<(), E> {
-            for (m, t) in results {
-                sink(m, t)?;
-            }
-            Ok(())
-        };
-        for batch in rx.iter() {
-            let batch = match batch {
-                Ok(b) => b,
-                Err(e) => {
-                    // Everything read before the error is still written, so
-                    // the caller can report how far it got.
-                    if let Some(p) = prev.take() {
-                        write_all(p)?;
-                    }
-                    return Err(E::from(e));
-                }
-            };
-            let mut results = None;
-            let mut written = Ok(());
-            pool.in_place_scope(|s| {
-                let results = &mut results;
-                let work = &work;
-                s.spawn(move |_| {
-                    *results = Some(
-                        batch
-                            .into_par_iter()
-                            .map(|m| {
-                                let t = work(&m);
-                                (m, t)
-                            })
-                            .collect::<Vec<_>>(),
-                    );
-                });
-                if let Some(p) = prev.take() {
-                    written = write_all(p);
+                if !batch.is_empty() {
+                    hand_out(batch, bytes);
                 }
             });
-            written?;
-            prev = results;
-        }
-        if let Some(p) = prev.take() {
-            write_all(p)?;
-        }
-        Ok(())
+            let _stop = StopOnDrop(window);
+            let mut next = 0u64;
+            let mut waiting = BTreeMap::new();
+            for (n, piece) in rx.iter() {
+                waiting.insert(n, piece);
+                while let Some(piece) = waiting.remove(&next) {
+                    next += 1;
+                    match piece {
+                        Piece::Done(results, bytes) => {
+                            for (m, t) in results {
+                                sink(m, t)?;
+                            }
+                            window.give_back(bytes);
+                        }
+                        Piece::Failed(e) => return Err(E::from(e)),
+                        Piece::Panicked(p) => resume_unwind(p),
+                    }
+                }
+            }
+            Ok(())
+        })
     })
 }
 
