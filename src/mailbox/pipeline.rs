@@ -4,7 +4,7 @@
 //! in messages) and hands each to a rayon pool of `jobs` threads as soon as
 //! it is read; the calling thread puts the finished batches back in input
 //! order and writes them. The bytes read but not yet written are bounded
-//! by a window (32 MiB by default), whatever the size of the archive; the
+//! by a window (16 MiB by default), whatever the size of the archive; the
 //! outputs waiting to be written are about as large again.
 
 use super::progress::{Bar, Progress};
@@ -102,7 +102,7 @@ impl Default for Options {
             jobs: 0,
             batch_bytes: 512 << 10,
             batch_messages: 128,
-            window_bytes: 32 << 20,
+            window_bytes: 16 << 20,
             progress: Progress::Auto,
             total_bytes: None,
         }
