@@ -37,13 +37,6 @@ fn normalize(input: &Path, output: &Path) -> Command {
     c
 }
 
-fn hidden_temp(dir: &Path) -> bool {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .any(|e| e.file_name().to_string_lossy().contains(".mailcharset-tmp"))
-}
-
 #[test]
 fn killed_run_then_rerun_equals_uninterrupted_run() {
     let tmp = tempfile::tempdir().unwrap();
@@ -59,7 +52,7 @@ fn killed_run_then_rerun_equals_uninterrupted_run() {
     // Kill it once it has started writing its temporary file (or after a
     // while, if the machine is so fast that it never shows).
     let start = Instant::now();
-    while !hidden_temp(&out_dir) && start.elapsed() < Duration::from_secs(20) {
+    while common::temporaries(&out_dir).is_empty() && start.elapsed() < Duration::from_secs(20) {
         std::thread::sleep(Duration::from_millis(2));
     }
     let finished_first = child.try_wait().unwrap().is_some();
@@ -73,9 +66,17 @@ fn killed_run_then_rerun_equals_uninterrupted_run() {
             "no half-written output under the final name"
         );
     }
+    // What the killed run left, once left alone a while, the re-run clears.
+    common::temporaries(&out_dir)
+        .iter()
+        .for_each(|p| common::backdate(p));
     assert!(
         normalize(&input, &output).status().unwrap().success(),
         "a plain re-run works"
+    );
+    assert_eq!(
+        common::temporaries(&out_dir),
+        Vec::<std::path::PathBuf>::new()
     );
     assert_eq!(
         std::fs::read(&output).unwrap(),

@@ -315,7 +315,13 @@ fn directory_outputs_replace_and_work_in_place() {
     // In place: each changed message file is replaced on its own; the
     // delivery in tmp/ and the dot file are left alone; no backup is left.
     let before = tree(&md);
+    // A killed in-place run left the temporary of the file it was
+    // replacing; this run clears it.
+    let stale = md.join("cur/.1001.M2P2.host:2,FRS.x1.mailcharset-tmp");
+    std::fs::write(&stale, b"half").unwrap();
+    common::backdate(&stale);
     let mut w = MessageWriter::create(&md, OutputKind::Maildir, WriteMode::InPlace).unwrap();
+    assert!(!stale.exists());
     for m in read_all(&md) {
         w.write(&m, &upper(&m)).unwrap();
     }

@@ -6,6 +6,8 @@
 //! The per-message work here is a toy (upper-casing the Subject line); the
 //! same tests will run with the real normalizer once it lands.
 
+mod common;
+
 use mailcharset::mailbox::{
     self, MailboxError, MboxFlavor, MboxFormat, MboxReader, MessageReader, MessageWriter, Options,
     Origin, Outcome, OutputKind, Progress, RawMessage, RunStats, WriteMode, pipeline,
@@ -395,14 +397,83 @@ fn an_interrupted_run_then_a_rerun_gives_identical_output() {
         std::fs::read(&reference).unwrap()
     );
     assert_eq!(std::fs::read(&out).unwrap(), expected_output(&input));
-    // Only the killed run's hidden temporary may be left beside it.
-    for name in visible_entries(&outdir) {
-        assert!(
-            name == "result.mbox"
-                || (name.starts_with(".result.mbox.") && name.ends_with(".mailcharset-tmp")),
-            "stray {name}"
-        );
+    // The killed run's temporary, once it has been left alone a while, is
+    // cleared by the next run writing the same output.
+    let left = common::temporaries(&outdir);
+    assert!(!left.is_empty(), "the killed run left its temporary");
+    left.iter().for_each(|p| common::backdate(p));
+    run_to_file(&input, &out, 2, false).unwrap();
+    assert_eq!(visible_entries(&outdir), ["result.mbox"]);
+}
+
+/// Only temporaries nobody holds are removed: a live run's (locked), one
+/// modified a moment ago (a run between creating and locking it), another
+/// output's and an `.old` directory stay.
+#[test]
+fn only_stale_temporaries_of_the_same_output_are_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let dead = d.join(".out.mbox.dead1.mailcharset-tmp");
+    let dead_dir = d.join(".out.mbox.dead2.mailcharset-tmp");
+    let live = d.join(".out.mbox.live.mailcharset-tmp");
+    let fresh = d.join(".out.mbox.fresh.mailcharset-tmp");
+    let other = d.join(".other.mbox.x.mailcharset-tmp");
+    let old = d.join(".out.mbox.x.mailcharset-tmp.old");
+    for f in [&dead, &live, &fresh, &other] {
+        std::fs::write(f, b"partial").unwrap();
     }
+    for sub in [&dead_dir, &old] {
+        std::fs::create_dir_all(sub.join("cur")).unwrap();
+        std::fs::write(sub.join("cur/1"), b"x").unwrap();
+    }
+    for p in [&dead, &dead_dir, &live, &other, &old] {
+        common::backdate(p);
+    }
+    let holder = std::fs::File::open(&live).unwrap();
+    holder.lock().unwrap();
+
+    let out = d.join("out.mbox");
+    assert_eq!(mailbox::remove_stale_temporaries(&out), 2);
+    assert!(!dead.exists() && !dead_dir.exists());
+    for p in [&live, &fresh, &other, &old] {
+        assert!(p.exists(), "{} was removed", p.display());
+    }
+    // A run writing the output removes them too, and its own temporary is
+    // locked while it lasts.
+    std::fs::write(&dead, b"partial").unwrap();
+    common::backdate(&dead);
+    let mut w = MessageWriter::create(&out, OutputKind::Mbox(FLAVOR), WriteMode::Replace).unwrap();
+    assert!(!dead.exists());
+    let own: Vec<_> = common::temporaries(d)
+        .into_iter()
+        .filter(|p| ![&live, &fresh, &other].contains(&p))
+        .collect();
+    assert_eq!(own.len(), 1, "{own:?}");
+    common::backdate(&own[0]);
+    assert_eq!(mailbox::remove_stale_temporaries(&out), 0, "a live run's");
+    let input = make_mbox(1);
+    let m = MboxReader::new(&input[..], "input.mbox", FLAVOR)
+        .next()
+        .unwrap()
+        .unwrap();
+    w.write(&m, &m.bytes).unwrap();
+    w.finish().unwrap();
+    assert!(!own[0].exists());
+    drop(holder);
+    assert_eq!(mailbox::remove_stale_temporaries(&out), 1, "no longer held");
+
+    // The same for a Maildir output's temporary directory.
+    let md = d.join("Maildir");
+    let w = MessageWriter::create(&md, OutputKind::Maildir, WriteMode::Replace).unwrap();
+    let own: Vec<_> = common::temporaries(d)
+        .into_iter()
+        .filter(|p| p.to_string_lossy().contains("/.Maildir."))
+        .collect();
+    assert_eq!(own.len(), 1, "{own:?}");
+    common::backdate(&own[0]);
+    assert_eq!(mailbox::remove_stale_temporaries(&md), 0, "a live run's");
+    drop(w);
+    assert!(!own[0].exists());
 }
 
 /// Child side of `progress_is_drawn_only_when_asked_for`.

@@ -32,7 +32,10 @@ pub use dir::{FolderReader, MaildirReader, SingleReader};
 pub use mbox::{MboxReader, contains_from, quote_from_lines, unquote_from_lines};
 pub use pipeline::{Options, Outcome, RunStats};
 pub use progress::{Bar, Progress};
-pub use write::{AtomicFile, MessageWriter, OutputKind, WriteMode, backup_path, check_output};
+pub use write::{
+    AtomicFile, MessageWriter, OutputKind, WriteMode, backup_path, check_output,
+    remove_stale_temporaries,
+};
 
 use std::fmt;
 use std::io::{self, BufRead, BufReader, Read};

@@ -1,8 +1,10 @@
 //! Crash-safe writers: everything goes to a temporary file or directory next
 //! to the destination and is renamed into place by `finish()`. Dropping a
 //! writer without `finish()` (an error, a panic) removes the temporary; a
-//! killed process leaves at most a hidden `.NAME.mailcharset-tmp*` entry and
-//! never a half-written file under the final name.
+//! killed process leaves at most a hidden `.NAME.*.mailcharset-tmp` entry and
+//! never a half-written file under the final name. Every run holds a lock
+//! on its temporaries, and the next run writing the same output removes
+//! those nobody holds ([`remove_stale_temporaries`]).
 
 use super::mbox::{content_length_field, header_end, quote_into};
 use super::{MailboxError, MaildirSubdir, MboxFlavor, MboxFormat, Origin, RawMessage};
@@ -62,6 +64,71 @@ fn tmp_prefix(path: &Path) -> String {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default()
     )
+}
+
+/// How long an unlocked temporary must have been left alone before it
+/// counts as a killed run's. A run locks each temporary right after
+/// creating it; this only covers that moment.
+const STALE_AFTER: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Removes the temporaries a killed run left for `dest`: hidden
+/// `.NAME.*.mailcharset-tmp` files or directories beside it that no live
+/// run holds a lock on and that were not modified in the last two
+/// seconds. Returns how many were removed. Anything it cannot examine or
+/// lock (another run's, or a file system without locks) is left alone.
+pub fn remove_stale_temporaries(dest: &Path) -> usize {
+    remove_stale_in(parent_of(dest), &tmp_prefix(dest))
+}
+
+/// [`remove_stale_temporaries`] for every name starting with `prefix` in
+/// `dir`.
+fn remove_stale_in(dir: &Path, prefix: &str) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let bytes = name.as_encoded_bytes();
+        if !(bytes.starts_with(prefix.as_bytes()) && bytes.ends_with(TMP_SUFFIX.as_bytes())) {
+            continue;
+        }
+        let path = e.path();
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            continue;
+        };
+        let idle = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age >= STALE_AFTER);
+        if !idle || !(meta.is_file() || meta.is_dir()) {
+            continue;
+        }
+        // A live run holds an exclusive lock until it ends; the lock taken
+        // here goes when `f` is dropped.
+        let Ok(f) = File::open(&path) else {
+            continue;
+        };
+        if f.try_lock().is_err() {
+            continue;
+        }
+        let gone = if meta.is_dir() {
+            std::fs::remove_dir_all(&path)
+        } else {
+            std::fs::remove_file(&path)
+        };
+        removed += usize::from(gone.is_ok());
+    }
+    removed
+}
+
+/// Locks a run's own temporary for as long as `f` stays open, so that
+/// [`remove_stale_temporaries`] in another run leaves it alone. Where the
+/// file system has no locks the temporary is still written: nobody else
+/// can lock it either, so nobody removes it.
+fn hold(f: &File) {
+    let _ = f.try_lock();
 }
 
 fn sync_dir(dir: &Path) -> io::Result<()> {
@@ -146,10 +213,12 @@ impl AtomicFile {
                 std::fs::copy(dest, &bak).map_err(|e| MailboxError::io(&bak, None, e))?;
             }
         }
+        remove_stale_temporaries(dest);
         let prefix = tmp_prefix(dest);
         let tmp = tmp_builder(&prefix, dest, false)
             .tempfile_in(dir)
             .map_err(err)?;
+        hold(tmp.as_file());
         Ok(AtomicFile {
             dest: dest.to_path_buf(),
             mode,
@@ -251,6 +320,7 @@ fn replace_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
         .prefix(&tmp_prefix(path))
         .suffix(TMP_SUFFIX)
         .tempfile_in(dir)?;
+    hold(tmp.as_file());
     tmp.write_all(bytes)?;
     tmp.as_file().sync_all()?;
     if let Ok(meta) = std::fs::metadata(path) {
@@ -264,6 +334,8 @@ fn replace_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
 struct AtomicDir {
     dest: PathBuf,
     tmp: Option<PathBuf>,
+    /// The temporary directory, open and locked while the run lasts.
+    _lock: Option<File>,
 }
 
 impl AtomicDir {
@@ -273,14 +345,20 @@ impl AtomicDir {
                 path: dest.to_path_buf(),
             });
         }
+        remove_stale_temporaries(dest);
         let prefix = tmp_prefix(dest);
         let tmp = tmp_builder(&prefix, dest, true)
             .tempdir_in(parent_of(dest))
             .map_err(|e| MailboxError::io(dest, None, e))?
             .keep();
+        let lock = File::open(&tmp).ok();
+        if let Some(f) = &lock {
+            hold(f);
+        }
         Ok(AtomicDir {
             dest: dest.to_path_buf(),
             tmp: Some(tmp),
+            _lock: lock,
         })
     }
 
@@ -377,6 +455,11 @@ impl MessageWriter {
                     return Err(MailboxError::OutputExists {
                         path: path.to_path_buf(),
                     });
+                }
+                // A killed in-place run may have left the temporary of the
+                // message it was replacing.
+                for sub in ["", "cur", "new"] {
+                    remove_stale_in(&path.join(sub), ".");
                 }
                 Sink::InPlaceDir(path.to_path_buf())
             }

@@ -113,3 +113,29 @@ pub fn python(test: &str, script: &str, input: &[u8]) -> Option<Vec<u8>> {
     assert!(out.status.success(), "{test}: python3 failed");
     Some(out.stdout)
 }
+
+/// Makes `path` (a file or a directory) an hour old, as a killed run's
+/// temporary is by the time a later run looks at it.
+pub fn backdate(path: &Path) {
+    let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    std::fs::File::open(path)
+        .unwrap()
+        .set_modified(hour_ago)
+        .unwrap();
+}
+
+/// The hidden temporaries (`.NAME.*.mailcharset-tmp`) directly in `dir`.
+pub fn temporaries(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .ends_with(".mailcharset-tmp")
+        })
+        .map(|e| e.path())
+        .collect();
+    v.sort();
+    v
+}
