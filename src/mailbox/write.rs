@@ -3,8 +3,8 @@
 //! writer without `finish()` (an error, a panic) removes the temporary; a
 //! killed process leaves at most a hidden `.NAME.*.mailcharset-tmp` entry and
 //! never a half-written file under the final name. Every run holds a lock
-//! on its temporaries, and the next run writing the same output removes
-//! those nobody holds ([`remove_stale_temporaries`]).
+//! on its temporaries, and the next run writing the same mbox, Maildir or
+//! folder removes those nobody holds ([`remove_stale_temporaries`]).
 
 use super::mbox::{content_length_field, header_end, quote_into};
 use super::{MailboxError, MaildirSubdir, MboxFlavor, MboxFormat, Origin, RawMessage};
@@ -213,7 +213,6 @@ impl AtomicFile {
                 std::fs::copy(dest, &bak).map_err(|e| MailboxError::io(&bak, None, e))?;
             }
         }
-        remove_stale_temporaries(dest);
         let prefix = tmp_prefix(dest);
         let tmp = tmp_builder(&prefix, dest, false)
             .tempfile_in(dir)
@@ -449,7 +448,14 @@ impl MessageWriter {
     /// [`MessageWriter::finish`].
     pub fn create(path: &Path, kind: OutputKind, mode: WriteMode) -> Result<Self, MailboxError> {
         let sink = match kind {
-            OutputKind::Mbox(_) | OutputKind::Single => Sink::File(AtomicFile::create(path, mode)?),
+            OutputKind::Mbox(_) => {
+                // An archive's temporary can be as large as the archive.
+                // (Not for single messages: `normalize *.eml -o DIR` would
+                // read DIR once per message.)
+                remove_stale_temporaries(path);
+                Sink::File(AtomicFile::create(path, mode)?)
+            }
+            OutputKind::Single => Sink::File(AtomicFile::create(path, mode)?),
             OutputKind::Maildir | OutputKind::Folder if mode == WriteMode::InPlace => {
                 if !path.is_dir() {
                     return Err(MailboxError::OutputExists {
