@@ -84,7 +84,9 @@ fn maildir_is_read_in_order_with_names_and_flags() {
     let got: Vec<_> = msgs
         .iter()
         .map(|m| match &m.origin {
-            Origin::Maildir { subdir, name } => (*subdir, name.clone(), m.origin.maildir_flags()),
+            Origin::Maildir { subdir, name, .. } => {
+                (*subdir, name.clone(), m.origin.maildir_flags())
+            }
             o => panic!("{o:?}"),
         })
         .collect();
@@ -402,4 +404,118 @@ fn in_place_does_not_resurrect_a_message_moved_meanwhile() {
         t[Path::new("cur/1000.M1P1.host:2,S")],
         b"SUBJECT: SEEN\n\nBODY 1\n"
     );
+}
+
+/// Maildir++: Python's `mailbox.Maildir` builds a tree with folders (one
+/// nested, one empty); we read the same messages with their folders, and
+/// `mailcharset normalize` writes a Maildir in which Python finds the same
+/// folders, names, flags and (for ASCII mail) bytes, and the Latin-1
+/// message converted.
+#[test]
+fn maildir_plus_plus_folders_survive_normalize() {
+    let test = "maildir_plus_plus_folders_survive_normalize";
+    if !common::python_has(test, "mailbox") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let md = dir.path().join("Maildir");
+    let out = dir.path().join("Out");
+    // Builds the tree (argv[1]) or lists one (argv[1] with "list").
+    let script = "import mailbox,sys,json\n\
+         md=mailbox.Maildir(sys.argv[1],factory=None,create=True)\n\
+         def add(box,text,sub,flags):\n\
+         \x20   m=mailbox.MaildirMessage(text)\n\
+         \x20   m.set_subdir(sub); m.set_flags(flags); box.add(m)\n\
+         if len(sys.argv)<3:\n\
+         \x20   add(md,b'Subject: inbox\\n\\nhello\\n','new','')\n\
+         \x20   add(md,b'Subject: seen\\n\\nread\\n','cur','S')\n\
+         \x20   s=md.add_folder('Sent')\n\
+         \x20   add(s,b'Subject: sent\\n\\nbye\\n','cur','RS')\n\
+         \x20   add(s,b'Subject: latin\\nMIME-Version: 1.0\\nContent-Type: text/plain; charset=iso-8859-1\\n\\ncaf\\xe9\\n','cur','S')\n\
+         \x20   add(md.add_folder('Lists.mips'),b'Subject: list\\n\\nmips\\n','new','')\n\
+         \x20   md.add_folder('Empty')\n\
+         r=[]\n\
+         for f in [None]+sorted(md.list_folders()):\n\
+         \x20   box=md if f is None else md.get_folder(f)\n\
+         \x20   for k in box.keys():\n\
+         \x20       m=box.get_message(k)\n\
+         \x20       r.append(['' if f is None else '.'+f,m.get_subdir(),m.get_flags(),box.get_bytes(k).decode('latin-1')])\n\
+         print(json.dumps([sorted(md.list_folders()),sorted(r)]))";
+    let python = |root: &Path, list: bool| -> (Vec<String>, Vec<[String; 4]>) {
+        let mut c = std::process::Command::new("python3");
+        c.arg("-c").arg(script).arg(root);
+        if list {
+            c.arg("list");
+        }
+        let o = c.output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let (folders, py) = python(&md, false);
+    assert_eq!(folders, ["Empty", "Lists.mips", "Sent"]);
+
+    let reader = MessageReader::open(&md, InputKind::Maildir).unwrap();
+    assert_eq!(reader.maildir_folders(), [".Empty", ".Lists.mips", ".Sent"]);
+    let mut ours: Vec<[String; 4]> = reader
+        .map(|m| {
+            let m = m.unwrap();
+            let Origin::Maildir { folder, subdir, .. } = &m.origin else {
+                panic!("{:?}", m.origin)
+            };
+            [
+                folder.clone(),
+                subdir.as_str().to_string(),
+                m.origin.maildir_flags().unwrap_or("").to_string(),
+                m.bytes.iter().map(|&b| char::from(b)).collect(),
+            ]
+        })
+        .collect();
+    ours.sort();
+    assert_eq!(ours, py);
+
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_mailcharset"))
+        .args(["normalize", "-q"])
+        .arg(&md)
+        .arg("-o")
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let (out_folders, out_py) = python(&out, true);
+    assert_eq!(out_folders, folders);
+    assert_eq!(out_py.len(), py.len());
+    for (a, b) in py.iter().zip(&out_py) {
+        assert_eq!(a[..3], b[..3]);
+        if a[3].contains("latin") {
+            assert!(b[3].contains("charset=utf-8"), "{}", b[3]);
+            // "café\n" in UTF-8, base64 (8-bit output is not the default).
+            assert!(b[3].contains("Y2Fmw6kK"), "{}", b[3]);
+        } else {
+            assert_eq!(a[3], b[3]);
+        }
+    }
+    // Same message file names, and each folder keeps its marker.
+    let names = |root: &Path| -> Vec<PathBuf> {
+        tree(root)
+            .into_iter()
+            .filter(|(p, v)| v != b"<dir>" && !p.starts_with("tmp"))
+            .map(|(p, _)| p)
+            .collect()
+    };
+    assert_eq!(names(&out), names(&md));
+    assert!(out.join(".Empty/maildirfolder").is_file());
+
+    // A folder name from elsewhere must be one `.Name` component.
+    let mut w = MessageWriter::create(
+        &dir.path().join("Other"),
+        OutputKind::Maildir,
+        WriteMode::Replace,
+    )
+    .unwrap();
+    for bad in ["Sent", "..", ".", "../.x", ".a/b", "/.abs"] {
+        assert!(w.add_maildir_folder(bad).is_err(), "{bad}");
+    }
+    w.add_maildir_folder(".Good").unwrap();
+    w.finish().unwrap();
+    assert!(dir.path().join("Other/.Good/maildirfolder").is_file());
 }

@@ -142,7 +142,14 @@ fn audit_raw(input: &Path, kind: InputKind, m: &RawMessage, opts: &AuditOptions)
     };
     let name = match (&m.origin, kind) {
         (Origin::File { relative }, InputKind::Folder) => input.join(relative),
-        (Origin::Maildir { subdir, name }, _) => input.join(subdir.as_str()).join(name),
+        (
+            Origin::Maildir {
+                folder,
+                subdir,
+                name,
+            },
+            _,
+        ) => input.join(folder).join(subdir.as_str()).join(name),
         _ => input.to_path_buf(),
     };
     let name = name.display().to_string();

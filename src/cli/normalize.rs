@@ -111,7 +111,12 @@ fn one_input(
     let writer = match output {
         Some(o) => {
             mailbox::check_output(input, o, mode).map_err(|e| mailbox_err(&e))?;
-            MessageWriter::create(o, out_kind, mode).map_err(|e| mailbox_err(&e))?
+            let mut w = MessageWriter::create(o, out_kind, mode).map_err(|e| mailbox_err(&e))?;
+            // Maildir++ folders are kept, with or without messages.
+            for f in reader.maildir_folders() {
+                w.add_maildir_folder(f).map_err(|e| mailbox_err(&e))?;
+            }
+            w
         }
         None if matches!(kind, InputKind::Maildir | InputKind::Folder) => {
             return Err(CliError::new(

@@ -5,46 +5,76 @@ use std::ffi::OsString;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-/// Reads a Maildir: `cur/` then `new/`, each in file-name order; `tmp/` (mail
-/// still being delivered) and dot files are skipped. Names, and so the
-/// `:2,FLAGS` info, are kept in [`Origin::Maildir`].
+/// Reads a Maildir: `cur/` then `new/`, each in file-name order, then the
+/// same for each Maildir++ folder (a `.Name` directory with a `cur/`), in
+/// name order; `tmp/` (mail still being delivered) and dot files are
+/// skipped. Folder and file names, and so the `:2,FLAGS` info, are kept in
+/// [`Origin::Maildir`].
 pub struct MaildirReader {
     root: PathBuf,
-    entries: std::vec::IntoIter<(MaildirSubdir, OsString, u64)>,
+    folders: Vec<String>,
+    entries: std::vec::IntoIter<MaildirEntry>,
     total: u64,
     index: usize,
 }
 
+/// A message file found when the Maildir was opened: its folder (an index
+/// into `folders`, or `None` for the top level), subdirectory, name and
+/// size.
+type MaildirEntry = (Option<usize>, MaildirSubdir, OsString, u64);
+
 impl MaildirReader {
     pub fn open(root: &Path) -> Result<Self, MailboxError> {
+        let folders = maildir_folders(root)?;
         let mut entries = Vec::new();
-        for sub in [MaildirSubdir::Cur, MaildirSubdir::New] {
-            let dir = root.join(sub.as_str());
-            let mut names = Vec::new();
-            let rd = std::fs::read_dir(&dir).map_err(|e| MailboxError::io(&dir, None, e))?;
-            for ent in rd {
-                let ent = ent.map_err(|e| MailboxError::io(&dir, None, e))?;
-                let name = ent.file_name();
-                if name.as_encoded_bytes().starts_with(b".") {
-                    continue;
+        let tops = std::iter::once(None).chain((0..folders.len()).map(Some));
+        for folder in tops {
+            let base = match folder {
+                Some(i) => root.join(&folders[i]),
+                None => root.to_path_buf(),
+            };
+            for sub in [MaildirSubdir::Cur, MaildirSubdir::New] {
+                let dir = base.join(sub.as_str());
+                let mut names = Vec::new();
+                let rd = match std::fs::read_dir(&dir) {
+                    Ok(rd) => rd,
+                    // A folder may lack `new/` (the top level may not).
+                    Err(e) if folder.is_some() && e.kind() == std::io::ErrorKind::NotFound => {
+                        continue;
+                    }
+                    Err(e) => return Err(MailboxError::io(&dir, None, e)),
+                };
+                for ent in rd {
+                    let ent = ent.map_err(|e| MailboxError::io(&dir, None, e))?;
+                    let name = ent.file_name();
+                    if name.as_encoded_bytes().starts_with(b".") {
+                        continue;
+                    }
+                    // Follows a symlinked message file.
+                    let meta = std::fs::metadata(ent.path())
+                        .map_err(|e| MailboxError::io(ent.path(), None, e))?;
+                    if meta.is_file() {
+                        names.push((folder, sub, name, meta.len()));
+                    }
                 }
-                // Follows a symlinked message file.
-                let meta = std::fs::metadata(ent.path())
-                    .map_err(|e| MailboxError::io(ent.path(), None, e))?;
-                if meta.is_file() {
-                    names.push((sub, name, meta.len()));
-                }
+                names.sort_by(|a, b| a.2.cmp(&b.2));
+                entries.extend(names);
             }
-            names.sort_by(|a, b| a.1.cmp(&b.1));
-            entries.extend(names);
         }
-        let total = entries.iter().map(|e| e.2).sum();
+        let total = entries.iter().map(|e| e.3).sum();
         Ok(MaildirReader {
             root: root.to_path_buf(),
+            folders,
             entries: entries.into_iter(),
             total,
             index: 0,
         })
+    }
+
+    /// The Maildir++ folders found, in name order (with or without
+    /// messages).
+    pub fn folders(&self) -> &[String] {
+        &self.folders
     }
 
     pub(crate) fn total_bytes(&self) -> u64 {
@@ -52,12 +82,46 @@ impl MaildirReader {
     }
 }
 
+/// The Maildir++ folders of `root`: directories named `.Name` (not `.` or
+/// `..`) with a `cur/` inside, in name order. Names that are not UTF-8 are
+/// an error rather than a folder silently left out.
+pub(crate) fn maildir_folders(root: &Path) -> Result<Vec<String>, MailboxError> {
+    let rd = std::fs::read_dir(root).map_err(|e| MailboxError::io(root, None, e))?;
+    let mut folders = Vec::new();
+    for ent in rd {
+        let ent = ent.map_err(|e| MailboxError::io(root, None, e))?;
+        let name = ent.file_name();
+        let b = name.as_encoded_bytes();
+        if !b.starts_with(b".") || b == b"." || b == b".." {
+            continue;
+        }
+        let path = ent.path();
+        if !(path.is_dir() && path.join("cur").is_dir()) {
+            continue;
+        }
+        let name = name.into_string().map_err(|n| MailboxError::Unrecognized {
+            path: path.clone(),
+            reason: format!(
+                "Maildir++ folder name is not UTF-8: {}",
+                n.to_string_lossy()
+            ),
+        })?;
+        folders.push(name);
+    }
+    folders.sort();
+    Ok(folders)
+}
+
 impl Iterator for MaildirReader {
     type Item = Result<RawMessage, MailboxError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let (sub, name, _) = self.entries.next()?;
-        let path = self.root.join(sub.as_str()).join(&name);
+        let (folder, sub, name, _) = self.entries.next()?;
+        let folder = folder
+            .and_then(|i| self.folders.get(i))
+            .cloned()
+            .unwrap_or_default();
+        let path = self.root.join(&folder).join(sub.as_str()).join(&name);
         let index = self.index;
         self.index += 1;
         Some(read_file(&path).and_then(|bytes| {
@@ -70,7 +134,11 @@ impl Iterator for MaildirReader {
                 bytes,
                 index,
                 offset: 0,
-                origin: Origin::Maildir { subdir: sub, name },
+                origin: Origin::Maildir {
+                    folder,
+                    subdir: sub,
+                    name,
+                },
             })
         }))
     }

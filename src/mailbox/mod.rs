@@ -124,6 +124,9 @@ pub enum Origin {
         content_length: bool,
     },
     Maildir {
+        /// The Maildir++ folder (`.Sent`, `.Lists.mips`), or empty for the
+        /// top level (the inbox).
+        folder: String,
         subdir: MaildirSubdir,
         /// The file name, `:2,FLAGS` info included.
         name: String,
@@ -395,6 +398,15 @@ impl MessageReader {
             }
         };
         Ok(MessageReader { inner, kind, size })
+    }
+
+    /// The Maildir++ folders of a Maildir input (`.Sent`, ...), in name
+    /// order, including those without messages; empty for other inputs.
+    pub fn maildir_folders(&self) -> &[String] {
+        match &self.inner {
+            Inner::Maildir(r) => r.folders(),
+            _ => &[],
+        }
     }
 
     /// [`detect`], then [`MessageReader::open`].

@@ -441,6 +441,8 @@ pub struct MessageWriter {
     written: usize,
     /// mbox: the last byte written was not a line feed.
     open_line: bool,
+    /// Maildir++ folders made in a new Maildir so far.
+    folders: std::collections::HashSet<String>,
 }
 
 impl MessageWriter {
@@ -464,8 +466,14 @@ impl MessageWriter {
                 }
                 // A killed in-place run may have left the temporary of the
                 // message it was replacing.
-                for sub in ["", "cur", "new"] {
-                    remove_stale_in(&path.join(sub), ".");
+                let folders = match kind {
+                    OutputKind::Maildir => super::dir::maildir_folders(path).unwrap_or_default(),
+                    _ => Vec::new(),
+                };
+                for base in std::iter::once("").chain(folders.iter().map(String::as_str)) {
+                    for sub in ["", "cur", "new"] {
+                        remove_stale_in(&path.join(base).join(sub), ".");
+                    }
                 }
                 Sink::InPlaceDir(path.to_path_buf())
             }
@@ -508,7 +516,47 @@ impl MessageWriter {
             name,
             written: 0,
             open_line: false,
+            folders: Default::default(),
         }
+    }
+
+    /// Makes the Maildir++ folder `folder` (`.Sent`) in a new Maildir
+    /// output, with `cur/`, `new/`, `tmp/` and the `maildirfolder` marker,
+    /// so that folders without messages are kept too; folders of messages
+    /// written are made as they come. Nothing to do for other outputs, or
+    /// in place (the folder is there).
+    pub fn add_maildir_folder(&mut self, folder: &str) -> Result<(), MailboxError> {
+        let valid = folder.starts_with('.')
+            && matches!(
+                Path::new(folder).components().collect::<Vec<_>>()[..],
+                [Component::Normal(_)]
+            );
+        if !valid {
+            return Err(MailboxError::Unrepresentable {
+                path: self.name.clone(),
+                index: self.written,
+                reason: format!("not a Maildir++ folder name: {folder:?}"),
+            });
+        }
+        let (OutputKind::Maildir, Sink::Dir(d)) = (self.kind, &self.sink) else {
+            return Ok(());
+        };
+        if self.folders.contains(folder) {
+            return Ok(());
+        }
+        let Some(root) = d.tmp.as_ref() else {
+            return Err(self.io_err(io::Error::other("write after finish")));
+        };
+        let dir = root.join(folder);
+        let made = (|| {
+            for sub in ["cur", "new", "tmp"] {
+                std::fs::create_dir_all(dir.join(sub))?;
+            }
+            File::create(dir.join("maildirfolder")).map(drop)
+        })();
+        made.map_err(|e| MailboxError::io(self.name.join(folder), None, e))?;
+        self.folders.insert(folder.to_string());
+        Ok(())
     }
 
     pub fn kind(&self) -> OutputKind {
@@ -584,6 +632,12 @@ impl MessageWriter {
                 }
             }
             OutputKind::Maildir | OutputKind::Folder => {
+                if let Origin::Maildir { folder, .. } = &msg.origin
+                    && !folder.is_empty()
+                    && self.kind == OutputKind::Maildir
+                {
+                    self.add_maildir_folder(folder)?;
+                }
                 let rel = self.dir_entry_name(msg)?;
                 let Sink::Dir(d) = &self.sink else {
                     return Err(self.io_err(io::Error::other("not a directory output")));
@@ -661,16 +715,29 @@ impl MessageWriter {
 
     fn dir_entry_name(&self, msg: &RawMessage) -> Result<PathBuf, MailboxError> {
         let rel = match (&msg.origin, self.kind) {
-            (Origin::Maildir { subdir, name }, OutputKind::Maildir) => {
-                Path::new(subdir.as_str()).join(name)
-            }
+            (
+                Origin::Maildir {
+                    folder,
+                    subdir,
+                    name,
+                },
+                OutputKind::Maildir,
+            ) => Path::new(folder).join(subdir.as_str()).join(name),
+            // In a folder a dot directory would be skipped when read back.
+            (
+                Origin::Maildir {
+                    folder,
+                    subdir,
+                    name,
+                },
+                OutputKind::Folder,
+            ) => Path::new(folder.strip_prefix('.').unwrap_or(folder))
+                .join(subdir.as_str())
+                .join(name),
             (_, OutputKind::Maildir) => Path::new(MaildirSubdir::New.as_str())
                 .join(format!("{:010}.mailcharset", msg.index)),
             (Origin::File { relative }, OutputKind::Folder) if !relative.as_os_str().is_empty() => {
                 relative.clone()
-            }
-            (Origin::Maildir { subdir, name }, OutputKind::Folder) => {
-                Path::new(subdir.as_str()).join(name)
             }
             _ => PathBuf::from(format!("{:08}.eml", msg.index)),
         };
