@@ -692,7 +692,15 @@ fn decode_with<'a>(
             (t, r, cs)
         }
         Kind::Utf16 => {
-            let (t, r, enc) = decode_encoding_rs(encoding_rs::UTF_16LE, bytes, true);
+            // A byte order mark decides (the decoder sniffs it); without
+            // one, the bytes may say big-endian.
+            let has_bom = bytes.starts_with(b"\xFF\xFE") || bytes.starts_with(b"\xFE\xFF");
+            let enc = if !has_bom && utf16_looks_big_endian(bytes) {
+                encoding_rs::UTF_16BE
+            } else {
+                encoding_rs::UTF_16LE
+            };
+            let (t, r, enc) = decode_encoding_rs(enc, bytes, true);
             (t, r, Charset::for_encoding(enc))
         }
         Kind::Utf32 => {
@@ -761,6 +769,39 @@ fn decode_with<'a>(
 /// encoding_rs, one U+FFFD per malformed sequence, with offsets. Borrows
 /// (through encoding_rs) when the bytes are ASCII under an ASCII-compatible
 /// encoding, or valid UTF-8 under UTF-8.
+/// Whether UTF-16 without a byte order mark reads better big-endian. Each
+/// byte order is scored on the high octet of every code unit (the first
+/// octet big-endian, the second little-endian), over the first 64 KiB: a
+/// point when it is one text usually has (0x00 Latin, 0x03-0x06 Greek to
+/// Arabic, 0x0E Thai, 0x20 punctuation, 0x30 kana and CJK punctuation,
+/// 0x4E-0x9F CJK ideographs, 0xAC-0xD7 Hangul, 0xFF full-width forms), and
+/// a point when it equals the previous unit's (text stays in one script
+/// for a while; low octets do not repeat like that). Big-endian only when
+/// it scores strictly higher; otherwise little-endian, as WHATWG decodes
+/// the label and as Windows writes it. (RFC 2781 4.3 says big-endian when
+/// nothing else is known; in mail, BOM-less UTF-16 is mostly Windows'.)
+fn utf16_looks_big_endian(bytes: &[u8]) -> bool {
+    let plausible = |hi: u8| {
+        matches!(
+            hi,
+            0x00 | 0x03..=0x06 | 0x0E | 0x20 | 0x30 | 0x4E..=0x9F | 0xAC..=0xD7 | 0xFF
+        )
+    };
+    let (mut be, mut le) = (0usize, 0usize);
+    let mut prev: Option<(u8, u8)> = None;
+    for unit in bytes[..bytes.len().min(64 << 10)].chunks_exact(2) {
+        let (hi_be, hi_le) = (unit[0], unit[1]);
+        be += usize::from(plausible(hi_be));
+        le += usize::from(plausible(hi_le));
+        if let Some((p_be, p_le)) = prev {
+            be += usize::from(p_be == hi_be);
+            le += usize::from(p_le == hi_le);
+        }
+        prev = Some((hi_be, hi_le));
+    }
+    be > le
+}
+
 fn decode_encoding_rs<'a>(
     enc: &'static Encoding,
     bytes: &'a [u8],
