@@ -700,3 +700,47 @@ fn the_window_lets_a_large_message_through_and_a_sink_error_stops_the_reader() {
     let pulled = pulled.load(SeqCst);
     assert!((51..200).contains(&pulled), "{pulled} of 2000 read");
 }
+
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+        /// Whatever the jobs, batch limits and window, every message is
+        /// handed over exactly once, in input order, with its own result.
+        #[test]
+        fn every_message_once_in_order(
+            n in 0usize..120,
+            pad in 0usize..2048,
+            jobs in 1usize..5,
+            batch_messages in 1usize..9,
+            batch_bytes in 1usize..16384,
+            window_bytes in 1usize..32768,
+        ) {
+            let input = make_padded_mbox(n, pad);
+            let opts = Options {
+                batch_bytes,
+                window_bytes,
+                ..quiet(jobs, batch_messages)
+            };
+            let reader = MboxReader::new(&input[..], "input.mbox", FLAVOR);
+            let mut seen = Vec::new();
+            pipeline::run_ordered(
+                reader,
+                &opts,
+                |m: &RawMessage| {
+                    // Uneven, so that batches finish out of order.
+                    std::thread::sleep(Duration::from_micros(((m.index * 7919) % 5) as u64 * 50));
+                    (m.index, m.bytes.len())
+                },
+                |m, (i, len)| {
+                    prop_assert_eq!((m.index, m.bytes.len()), (i, len));
+                    seen.push(i);
+                    Ok::<(), TestCaseError>(())
+                },
+            )?;
+            prop_assert_eq!(seen, (0..n).collect::<Vec<_>>());
+        }
+    }
+}
