@@ -98,7 +98,7 @@ fn corrections_and_round_trip() {
 fn opts(p: Unicode11Policy) -> DecodeOptions {
     DecodeOptions {
         unicode11: p,
-        detect: true,
+        ..DecodeOptions::default()
     }
 }
 

@@ -1,6 +1,8 @@
 //! Strict and lossy UTF-8 (`codec::utf8`) against std, encoding_rs, Python
 //! and the tables of the Unicode Standard and RFC 2279/3629.
 
+mod common;
+
 use mailcharset::codec::ErrorKind;
 use mailcharset::codec::utf8::{self, DecodeReport, Utf8Decoder};
 use proptest::prelude::*;
@@ -487,5 +489,46 @@ proptest! {
         }
         check(&bytes);
         check_split(&bytes, &[bytes.len() / 3, bytes.len() / 2]);
+    }
+}
+
+proptest! {
+    /// CESU-8 of any text repairs to the text when it has a supplementary
+    /// character, and is left alone (None) when it has none (then it is
+    /// plain UTF-8).
+    #[test]
+    fn cesu8_repairs_to_the_text(s in "\\PC{0,40}") {
+        let bytes = common::cesu8(&s);
+        let repaired = utf8::repair_cesu8(&bytes);
+        if s.chars().any(|c| c > '\u{FFFF}') {
+            prop_assert_eq!(repaired.as_deref(), Some(s.as_str()));
+            // And the strict decoder calls every pair what it is.
+            let (_, report) = utf8::decode_lossy_with_report(&bytes);
+            prop_assert!(report.errors.iter().all(|e| e.0 == ErrorKind::SurrogatePair), "{:?}", report);
+        } else {
+            prop_assert_eq!(repaired, None);
+            prop_assert_eq!(std::str::from_utf8(&bytes).ok(), Some(s.as_str()));
+        }
+    }
+}
+
+#[test]
+fn cesu8_repair_refuses_other_damage() {
+    let pair = common::cesu8("\u{1F600}");
+    assert_eq!(pair.len(), 6);
+    let with = |pre: &[u8], post: &[u8]| [pre, &pair, post].concat();
+    assert_eq!(
+        utf8::repair_cesu8(&with(b"a", b"b")).as_deref(),
+        Some("a\u{1F600}b")
+    );
+    for bad in [
+        with(b"\xED\xA0\x80", b""),        // a lone high surrogate too
+        with(b"", b"\xED\xB0\x80"),        // a lone low surrogate
+        with(b"\xC0\xAF", b""),            // an overlong '/'
+        with(b"", b"\xFF"),                // an octet never in UTF-8
+        pair[..5].to_vec(),                // a pair cut short
+        [&pair[3..], &pair[..3]].concat(), // low before high
+    ] {
+        assert_eq!(utf8::repair_cesu8(&bad), None, "{bad:02X?}");
     }
 }

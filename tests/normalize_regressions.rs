@@ -1,5 +1,7 @@
 //! Regressions, each named after the bug it pins.
 
+mod common;
+
 use mailcharset::normalize::{self, Options};
 use std::borrow::Cow;
 
@@ -122,4 +124,64 @@ mod mutations {
             let _ = norm(&m);
         }
     }
+}
+
+/// CESU-8 under a UTF-8 label (a Java or database export) lost every
+/// supplementary character to U+FFFD. With `repair_cesu8` the body and the
+/// encoded-word come out as the text (Python's `email` reads them back);
+/// without it they are replaced, as WHATWG has it; with other damage
+/// beside the pairs nothing is repaired.
+#[test]
+fn regression_cesu8_is_repaired_on_request() {
+    let body = "smile \u{1F600}, clef \u{1D11E}, caf\u{E9}\n";
+    let subject = "hi \u{1F600}";
+    let b64 = |b: &[u8]| {
+        use base64::Engine;
+        base64::engine::general_purpose::STANDARD.encode(b)
+    };
+    let message = |body: &[u8]| {
+        [
+            format!(
+                "From: a@example.org\nSubject: =?utf-8?b?{}?=\nMIME-Version: 1.0\n\
+                 Content-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: 8bit\n\n",
+                b64(&common::cesu8(subject))
+            )
+            .as_bytes(),
+            body,
+        ]
+        .concat()
+    };
+    let raw = message(&common::cesu8(body));
+    let repair = Options {
+        repair_cesu8: true,
+        ..Options::default()
+    };
+    let n = normalize::normalize(&raw, &repair).unwrap();
+    let again = normalize::normalize(&n.bytes, &repair).unwrap();
+    assert!(matches!(again.bytes, Cow::Borrowed(_)), "not idempotent");
+    let script = "import email,sys,json\n\
+        from email import policy\n\
+        m=email.message_from_bytes(sys.stdin.buffer.read(),policy=policy.default)\n\
+        print(json.dumps([str(m['subject']),m.get_content()]))";
+    if let Some(out) = common::python("regression_cesu8_is_repaired_on_request", script, &n.bytes) {
+        let got: (String, String) = serde_json::from_slice(&out).unwrap();
+        assert_eq!(got, (subject.to_string(), body.to_string()));
+    }
+    let text = String::from_utf8_lossy(&n.bytes).into_owned();
+    assert!(!text.contains('\u{FFFD}'), "{text}");
+
+    // Off by default: replaced, six U+FFFD per pair (WHATWG).
+    let off = normalize::normalize(&raw, &Options::default()).unwrap();
+    let body_off = body_text(&off.bytes);
+    assert_eq!(body_off.matches('\u{FFFD}').count(), 12, "{body_off}");
+    // A lone surrogate beside the pairs: not repaired either.
+    let damaged = message(&[common::cesu8(body), b"\xED\xA0\x80\n".to_vec()].concat());
+    let n = normalize::normalize(&damaged, &repair).unwrap();
+    assert!(body_text(&n.bytes).contains('\u{FFFD}'));
+}
+
+/// The body of a normalized single-part message, transfer decoding undone.
+fn body_text(msg: &[u8]) -> String {
+    let m = mailcharset::message::Message::parse(msg);
+    String::from_utf8(m.root.decoded_body(&m).0.into_owned()).unwrap()
 }

@@ -61,6 +61,8 @@ impl AuditOptions {
         DecodeOptions {
             unicode11: self.unicode11,
             detect: true,
+            // The auditor reports what is there; repairing is normalize's.
+            repair_cesu8: false,
         }
     }
 }

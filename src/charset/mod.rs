@@ -316,6 +316,11 @@ pub struct DecodeOptions {
     pub unicode11: Unicode11Policy,
     /// Run detection when the label is missing, unknown or lying.
     pub detect: bool,
+    /// Under a UTF-8 label, text whose only errors are CESU-8 surrogate
+    /// pairs is repaired ([`utf8::repair_cesu8`]) instead of replaced:
+    /// no U+FFFD, the `surrogate-pair` finding stays (noted "repaired"),
+    /// verdict `suspicious`. Off by default: WHATWG and Unicode replace.
+    pub repair_cesu8: bool,
 }
 
 impl Default for DecodeOptions {
@@ -323,6 +328,7 @@ impl Default for DecodeOptions {
         DecodeOptions {
             unicode11: Unicode11Policy::Auto,
             detect: true,
+            repair_cesu8: false,
         }
     }
 }
@@ -497,6 +503,25 @@ fn decode_resolved<'a>(
                         Some(s) => (Cow::Borrowed(s), DecodeReport::default(), cs),
                         None => decode_with(bytes, cs),
                     };
+                    let repaired = opts.repair_cesu8
+                        && used.is_utf8()
+                        && !report.is_clean()
+                        && report
+                            .errors
+                            .iter()
+                            .all(|e| e.0 == ErrorKind::SurrogatePair);
+                    let (text, report, repaired) =
+                        match repaired.then(|| utf8::repair_cesu8(bytes)).flatten() {
+                            Some(t) => (
+                                Cow::Owned(t),
+                                DecodeReport {
+                                    errors: report.errors,
+                                    replacements: 0,
+                                },
+                                true,
+                            ),
+                            None => (text, report, false),
+                        };
                     // Detection only second-guesses ASCII-compatible labels:
                     // UTF-16/32 or UTF-7 bytes often "validate" as UTF-8.
                     // Nor does it explain away forms only a UTF-8 writer
@@ -521,6 +546,13 @@ fn decode_resolved<'a>(
                     }
                     if !mislabeled {
                         add_report(&mut d, &report);
+                        if repaired {
+                            for f in &mut d.findings {
+                                if f.kind == FindingKind::SurrogatePair {
+                                    f.note = Some("CESU-8 pairs, repaired".into());
+                                }
+                            }
+                        }
                         d.text = text;
                         d.used = Some(used);
                         if let Kind::Superset(e) = &cs.kind {

@@ -72,7 +72,8 @@ pub fn run(args: &FilterArgs) -> CliResult {
         eprintln!("mailcharset filter: cannot read standard input: {e}");
         return Ok(exit::TEMPFAIL);
     }
-    let opts = options(args.unicode11, args.headers);
+    let mut opts = options(args.unicode11, args.headers);
+    opts.repair_cesu8 = args.repair_cesu8;
     let (bytes, line) = filter_bytes(&raw, &opts);
     let mut out = io::stdout().lock();
     if let Err(e) = out.write_all(&bytes).and_then(|()| out.flush()) {

@@ -127,6 +127,10 @@ pub struct NormalizeArgs {
     /// Write 8bit bodies instead of quoted-printable/base64.
     #[arg(long = "8bit")]
     pub eight_bit: bool,
+    /// Repair CESU-8 (UTF-16 surrogate pairs written as two 3-octet
+    /// sequences) in text labelled UTF-8, instead of replacing it.
+    #[arg(long = "repair-cesu8")]
+    pub repair_cesu8: bool,
     /// Worker threads (default: all cores).
     #[arg(short, long)]
     pub jobs: Option<usize>,
@@ -182,6 +186,10 @@ pub struct FilterArgs {
     pub unicode11: Unicode11Arg,
     #[arg(long, value_enum, default_value_t = HeadersArg::Encoded)]
     pub headers: HeadersArg,
+    /// Repair CESU-8 (UTF-16 surrogate pairs written as two 3-octet
+    /// sequences) in text labelled UTF-8, instead of replacing it.
+    #[arg(long = "repair-cesu8")]
+    pub repair_cesu8: bool,
 }
 
 #[derive(Args, Debug)]

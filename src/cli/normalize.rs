@@ -41,6 +41,7 @@ pub fn run(args: &NormalizeArgs) -> CliResult {
         OnErrorArg::Fail => OnError::Fail,
     };
     opts.eight_bit = args.eight_bit;
+    opts.repair_cesu8 = args.repair_cesu8;
     let inputs: Vec<PathBuf> = if args.input.is_empty() {
         vec![PathBuf::from("-")]
     } else {

@@ -838,6 +838,47 @@ pub fn decode_lossy_with_report(src: &[u8]) -> (Cow<'_, str>, DecodeReport) {
     (Cow::Owned(s), r)
 }
 
+/// Repairs CESU-8 (Unicode TR #26): UTF-8 in which a supplementary
+/// character was written as its UTF-16 surrogate pair, two 3-octet
+/// sequences (`ED A0..AF xx ED B0..BF xx`). Each such pair becomes the
+/// 4-octet form of its character. Returns the text only when that leaves
+/// well-formed UTF-8 and there was at least one pair; anything else
+/// ill-formed (a lone surrogate, an overlong form, a stray octet) gives
+/// `None`, so a repair never hides other damage.
+#[must_use]
+pub fn repair_cesu8(src: &[u8]) -> Option<String> {
+    let cont = |b: u8| b & 0xC0 == 0x80;
+    let mut out = Vec::with_capacity(src.len());
+    let mut pairs = 0usize;
+    let mut rest = src;
+    while let Some(i) = memchr::memchr(0xED, rest) {
+        let (head, tail) = rest.split_at(i);
+        out.extend_from_slice(head);
+        match tail {
+            [0xED, h1 @ 0xA0..=0xAF, h2, 0xED, l1 @ 0xB0..=0xBF, l2, ..]
+                if cont(*h2) && cont(*l2) =>
+            {
+                let hi = 0xD800 | (u32::from(h1 & 0x0F) << 6) | u32::from(h2 & 0x3F);
+                let lo = 0xDC00 | (u32::from(l1 & 0x0F) << 6) | u32::from(l2 & 0x3F);
+                let c = char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00))?;
+                let mut buf = [0; 4];
+                out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                pairs += 1;
+                rest = &tail[6..];
+            }
+            _ => {
+                out.push(0xED);
+                rest = &tail[1..];
+            }
+        }
+    }
+    out.extend_from_slice(rest);
+    if pairs == 0 {
+        return None;
+    }
+    String::from_utf8(out).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

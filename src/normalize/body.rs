@@ -45,7 +45,10 @@ pub(super) fn text_part(
         && d.verdict != Verdict::Mislabeled
         && d.verdict != Verdict::UnknownLabel
         && ((ascii && label_cs.map_or(label.is_none(), Charset::is_ascii_compatible))
-            || (label_cs.is_some_and(Charset::is_utf8) && used.is_some_and(Charset::is_utf8)));
+            || (label_cs.is_some_and(Charset::is_utf8)
+                && used.is_some_and(Charset::is_utf8)
+                // Not a repaired text (CESU-8): that one is written.
+                && matches!(d.text, Cow::Borrowed(_))));
     if unchanged {
         ctx.report.parts.push(entry);
         return Ok(());

@@ -50,7 +50,13 @@ impl Assess {
             }
             None => self.problem = true,
             Some(u) if u.is_utf8() => {
-                if mode == HeaderMode::Utf8 && dec.label.is_some() {
+                // A surrogate-pair finding without replacement: CESU-8
+                // repaired (`Options::repair_cesu8`), to be written out.
+                let repaired = dec
+                    .findings
+                    .iter()
+                    .any(|f| f.kind == FindingKind::SurrogatePair);
+                if (mode == HeaderMode::Utf8 && dec.label.is_some()) || repaired {
                     self.convert = true;
                 }
             }

@@ -85,6 +85,9 @@ pub struct Options {
     pub eight_bit: bool,
     /// Part-tree limits; parts beyond them are kept as they are.
     pub limits: Limits,
+    /// Repair CESU-8 surrogate pairs in text labelled UTF-8 instead of
+    /// replacing them (see [`DecodeOptions::repair_cesu8`]).
+    pub repair_cesu8: bool,
 }
 
 impl Options {
@@ -92,6 +95,7 @@ impl Options {
         DecodeOptions {
             unicode11: self.unicode11,
             detect: true,
+            repair_cesu8: self.repair_cesu8,
         }
     }
 }

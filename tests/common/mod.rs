@@ -139,3 +139,22 @@ pub fn temporaries(dir: &Path) -> Vec<PathBuf> {
     v.sort();
     v
 }
+
+/// CESU-8 of `s`: each UTF-16 code unit (std's encoding) written as the
+/// 1-3 octet UTF-8 form of its value, surrogates included.
+pub fn cesu8(s: &str) -> Vec<u8> {
+    let mut out = Vec::new();
+    for u in s.encode_utf16() {
+        let u = u32::from(u);
+        match u {
+            0..=0x7F => out.push(u as u8),
+            0x80..=0x7FF => out.extend([0xC0 | (u >> 6) as u8, 0x80 | (u & 0x3F) as u8]),
+            _ => out.extend([
+                0xE0 | (u >> 12) as u8,
+                0x80 | ((u >> 6) & 0x3F) as u8,
+                0x80 | (u & 0x3F) as u8,
+            ]),
+        }
+    }
+    out
+}
