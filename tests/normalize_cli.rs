@@ -192,6 +192,56 @@ fn stdin_to_stdout_and_on_error_fail() {
     assert_eq!(out.stdout, std::fs::read(&bad).unwrap());
 }
 
+/// `--on-error fail` stops reading at the failing message; the output
+/// would be short, so it replaces nothing: an existing output keeps its
+/// bytes, and in place the input (and no backup) is all there is.
+/// (It used to commit the short archive, in place too.)
+#[test]
+fn regression_on_error_fail_replaces_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let files = fixture_files();
+    let bad = common::fixtures().join("messages/unknown-label.eml");
+    // The failing message second, then many more.
+    let mut order = vec![files[0].clone(), bad];
+    for _ in 0..200 {
+        order.extend(files.iter().cloned());
+    }
+    let mbox = mbox_of(&order);
+    let input = tmp.path().join("in.mbox");
+    std::fs::write(&input, &mbox).unwrap();
+    let out = tmp.path().join("out.mbox");
+    std::fs::write(&out, b"the previous output\n").unwrap();
+    let fail = |args: &[&str]| {
+        let o = bin()
+            .args(["normalize", "-q", "--on-error", "fail"])
+            .args(args)
+            .arg(&input)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(65));
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    let err = fail(&["-o", out.to_str().unwrap()]);
+    assert!(
+        err.contains("message 1") && err.contains("no output written"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&out).unwrap(), b"the previous output\n");
+    let err = fail(&["--in-place"]);
+    assert!(err.contains("the input is unchanged"), "{err}");
+    assert_eq!(std::fs::read(&input).unwrap(), mbox);
+    let mut names: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["in.mbox", "out.mbox"],
+        "no backup, no temporary left"
+    );
+}
+
 #[test]
 fn in_place_equals_output_and_input_format_overrides_detection() {
     let tmp = tempfile::tempdir().unwrap();

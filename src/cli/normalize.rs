@@ -215,7 +215,18 @@ fn one_input(
             }
         }
     };
-    let stats = pipeline::run(reader, writer, &popts, work).map_err(|e| mailbox_err(&e))?;
+    let (stats, writer) =
+        pipeline::run_unfinished(reader, writer, &popts, work).map_err(|e| mailbox_err(&e))?;
+    let failed = failed.into_inner().ok().flatten();
+    // A failed message stopped the reading: the output would be short, so
+    // it does not replace anything (in place, the input stays as it was).
+    // Standard output has had what it has had.
+    let to_stdout = output.is_none();
+    if failed.is_none() {
+        writer.finish().map_err(|e| mailbox_err(&e))?;
+    } else {
+        drop(writer);
+    }
     if let Some(r) = report {
         let mut lines = lines.into_inner().unwrap_or_default();
         lines.sort_by_key(|l| l.0);
@@ -226,11 +237,15 @@ fn one_input(
     if !args.progress.quiet {
         eprintln!("mailcharset normalize: {name}: {stats}");
     }
-    if let Some((index, offset, e)) = failed.into_inner().ok().flatten() {
-        eprintln!(
-            "mailcharset: {name}: message {index} (at byte {offset}): {e} \
-             (failing messages were written unchanged)"
-        );
+    if let Some((index, offset, e)) = failed {
+        let what = if to_stdout {
+            "output stopped there"
+        } else if args.in_place {
+            "the input is unchanged"
+        } else {
+            "no output written"
+        };
+        eprintln!("mailcharset: {name}: message {index} (at byte {offset}): {e} ({what})");
         return Ok(exit::DATA);
     }
     Ok(exit::OK)

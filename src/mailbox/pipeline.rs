@@ -304,10 +304,29 @@ where
 /// which is finished (renamed into place) only if everything succeeded.
 pub fn run<I, F>(
     reader: I,
-    mut writer: MessageWriter,
+    writer: MessageWriter,
     opts: &Options,
     work: F,
 ) -> Result<RunStats, MailboxError>
+where
+    I: Iterator<Item = Result<RawMessage, MailboxError>> + Send,
+    F: Fn(&RawMessage) -> Outcome + Sync,
+{
+    let (stats, writer) = run_unfinished(reader, writer, opts, work)?;
+    writer.finish()?;
+    Ok(stats)
+}
+
+/// [`run`], but the writer is handed back unfinished: the caller finishes
+/// it (the output appears) or drops it (nothing appears; in place, the
+/// input stays as it was), for example when a message failed in a way the
+/// pipeline does not know about.
+pub fn run_unfinished<I, F>(
+    reader: I,
+    mut writer: MessageWriter,
+    opts: &Options,
+    work: F,
+) -> Result<(RunStats, MessageWriter), MailboxError>
 where
     I: Iterator<Item = Result<RawMessage, MailboxError>> + Send,
     F: Fn(&RawMessage) -> Outcome + Sync,
@@ -351,6 +370,5 @@ where
         },
     )?;
     bar.finish();
-    writer.finish()?;
-    Ok(stats)
+    Ok((stats, writer))
 }
