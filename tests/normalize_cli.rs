@@ -226,10 +226,13 @@ fn regression_on_error_fail_replaces_nothing() {
         err.contains("message 1") && err.contains("no output written"),
         "{err}"
     );
-    assert_eq!(std::fs::read(&out).unwrap(), b"the previous output\n");
+    assert!(
+        std::fs::read(&out).unwrap() == b"the previous output\n",
+        "the previous output was replaced"
+    );
     let err = fail(&["--in-place"]);
     assert!(err.contains("the input is unchanged"), "{err}");
-    assert_eq!(std::fs::read(&input).unwrap(), mbox);
+    assert!(std::fs::read(&input).unwrap() == mbox, "the input was changed");
     let mut names: Vec<_> = std::fs::read_dir(tmp.path())
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
