@@ -319,7 +319,7 @@ fn directory_outputs_replace_and_work_in_place() {
     let before = tree(&md);
     // A killed in-place run left the temporary of the file it was
     // replacing; this run clears it.
-    let stale = md.join("cur/.1001.M2P2.host:2,FRS.x1.mailcharset-tmp");
+    let stale = md.join("cur/.1001.M2P2.host:2,FRS.x1y2z3.mailcharset-tmp");
     std::fs::write(&stale, b"half").unwrap();
     common::backdate(&stale);
     let mut w = MessageWriter::create(&md, OutputKind::Maildir, WriteMode::InPlace).unwrap();
@@ -518,4 +518,26 @@ fn maildir_plus_plus_folders_survive_normalize() {
     w.add_maildir_folder(".Good").unwrap();
     w.finish().unwrap();
     assert!(dir.path().join("Other/.Good/maildirfolder").is_file());
+}
+
+/// The temporary tree of a Maildir output removed during the run (by hand,
+/// or by a run that wrongly took it for a dead one): the next write fails
+/// instead of starting a new, partial tree that `finish` would put in place.
+#[test]
+fn a_removed_temporary_tree_fails_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("Maildir");
+    make_maildir(&src);
+    let msgs = read_all(&src);
+    let out = dir.path().join("Out");
+    let mut w = MessageWriter::create(&out, OutputKind::Maildir, WriteMode::Replace).unwrap();
+    w.write(&msgs[0], &msgs[0].bytes).unwrap();
+    for t in common::temporaries(dir.path()) {
+        std::fs::remove_dir_all(t).unwrap();
+    }
+    let err = w.write(&msgs[1], &msgs[1].bytes).unwrap_err();
+    assert!(err.to_string().contains("was removed"), "{err}");
+    assert!(w.add_maildir_folder(".Sent").is_err());
+    assert!(w.finish().is_err());
+    assert!(!out.exists());
 }

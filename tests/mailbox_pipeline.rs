@@ -413,29 +413,40 @@ fn an_interrupted_run_then_a_rerun_gives_identical_output() {
 fn only_stale_temporaries_of_the_same_output_are_removed() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let dead = d.join(".out.mbox.dead1.mailcharset-tmp");
-    let dead_dir = d.join(".out.mbox.dead2.mailcharset-tmp");
-    let live = d.join(".out.mbox.live.mailcharset-tmp");
-    let fresh = d.join(".out.mbox.fresh.mailcharset-tmp");
-    let other = d.join(".other.mbox.x.mailcharset-tmp");
-    let old = d.join(".out.mbox.x.mailcharset-tmp.old");
-    for f in [&dead, &live, &fresh, &other] {
+    let dead = d.join(".out.mbox.dead01.mailcharset-tmp");
+    let dead_dir = d.join(".out.mbox.dead02.mailcharset-tmp");
+    let live = d.join(".out.mbox.live00.mailcharset-tmp");
+    let fresh = d.join(".out.mbox.fresh0.mailcharset-tmp");
+    let other = d.join(".other.mbox.x00000.mailcharset-tmp");
+    // Another output whose name starts the same, and a name no writer makes.
+    let longer = d.join(".out.mbox.gz.abc123.mailcharset-tmp");
+    let odd = d.join(".out.mbox.x.mailcharset-tmp");
+    let old = d.join(".out.mbox.old000.mailcharset-tmp.old");
+    for f in [&dead, &live, &fresh, &other, &longer, &odd] {
         std::fs::write(f, b"partial").unwrap();
     }
     for sub in [&dead_dir, &old] {
         std::fs::create_dir_all(sub.join("cur")).unwrap();
         std::fs::write(sub.join("cur/1"), b"x").unwrap();
     }
-    for p in [&dead, &dead_dir, &live, &other, &old] {
+    for p in [&dead, &dead_dir, &live, &other, &longer, &odd, &old] {
         common::backdate(p);
     }
     let holder = std::fs::File::open(&live).unwrap();
     holder.lock().unwrap();
 
+    // A directory whose own time is old but with a file just written below
+    // it is someone's work in progress.
+    let busy_dir = d.join(".out.mbox.busy00.mailcharset-tmp");
+    std::fs::create_dir_all(busy_dir.join("cur")).unwrap();
+    common::backdate(&busy_dir);
+    std::fs::write(busy_dir.join("cur/2"), b"x").unwrap();
     let out = d.join("out.mbox");
     assert_eq!(mailbox::remove_stale_temporaries(&out), 2);
+    assert!(busy_dir.exists());
     assert!(!dead.exists() && !dead_dir.exists());
-    for p in [&live, &fresh, &other, &old] {
+    // The `.old` tree of a directory swap stays while the output is missing.
+    for p in [&live, &fresh, &other, &longer, &odd, &old] {
         assert!(p.exists(), "{} was removed", p.display());
     }
     // A run writing the output removes them too, and its own temporary is
@@ -446,7 +457,7 @@ fn only_stale_temporaries_of_the_same_output_are_removed() {
     assert!(!dead.exists());
     let own: Vec<_> = common::temporaries(d)
         .into_iter()
-        .filter(|p| ![&live, &fresh, &other].contains(&p))
+        .filter(|p| ![&live, &fresh, &other, &busy_dir, &longer, &odd].contains(&p))
         .collect();
     assert_eq!(own.len(), 1, "{own:?}");
     common::backdate(&own[0]);
@@ -460,7 +471,12 @@ fn only_stale_temporaries_of_the_same_output_are_removed() {
     w.finish().unwrap();
     assert!(!own[0].exists());
     drop(holder);
-    assert_eq!(mailbox::remove_stale_temporaries(&out), 1, "no longer held");
+    assert_eq!(
+        mailbox::remove_stale_temporaries(&out),
+        2,
+        "no longer held, and the .old tree now that the output exists"
+    );
+    assert!(!live.exists() && !old.exists());
 
     // The same for a Maildir output's temporary directory.
     let md = d.join("Maildir");
@@ -474,6 +490,22 @@ fn only_stale_temporaries_of_the_same_output_are_removed() {
     assert_eq!(mailbox::remove_stale_temporaries(&md), 0, "a live run's");
     drop(w);
     assert!(!own[0].exists());
+
+    // An output that is a symbolic link: its temporaries are beside the
+    // target, and that is where they are looked for.
+    #[cfg(unix)]
+    {
+        let target_dir = d.join("real");
+        std::fs::create_dir(&target_dir).unwrap();
+        std::fs::write(target_dir.join("t.mbox"), b"").unwrap();
+        let stale = target_dir.join(".t.mbox.stale0.mailcharset-tmp");
+        std::fs::write(&stale, b"partial").unwrap();
+        common::backdate(&stale);
+        let link = d.join("link.mbox");
+        std::os::unix::fs::symlink(target_dir.join("t.mbox"), &link).unwrap();
+        assert_eq!(mailbox::remove_stale_temporaries(&link), 1);
+        assert!(!stale.exists());
+    }
 }
 
 /// Child side of `progress_is_drawn_only_when_asked_for`.

@@ -232,7 +232,10 @@ fn regression_on_error_fail_replaces_nothing() {
     );
     let err = fail(&["--in-place"]);
     assert!(err.contains("the input is unchanged"), "{err}");
-    assert!(std::fs::read(&input).unwrap() == mbox, "the input was changed");
+    assert!(
+        std::fs::read(&input).unwrap() == mbox,
+        "the input was changed"
+    );
     let mut names: Vec<_> = std::fs::read_dir(tmp.path())
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())

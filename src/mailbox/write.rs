@@ -72,34 +72,75 @@ fn tmp_prefix(path: &Path) -> String {
 const STALE_AFTER: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Removes the temporaries a killed run left for `dest`: hidden
-/// `.NAME.*.mailcharset-tmp` files or directories beside it that no live
-/// run holds a lock on and that were not modified in the last two
-/// seconds. Returns how many were removed. Anything it cannot examine or
-/// lock (another run's, or a file system without locks) is left alone.
+/// `.NAME.XXXXXX.mailcharset-tmp` files or directories beside it (six
+/// random letters or digits, as the writers make them) that no live run
+/// holds a lock on and in which nothing was modified in the last two
+/// seconds; and, once `dest` exists, the `….mailcharset-tmp.old` tree a
+/// directory swap killed halfway left. Returns how many were removed.
+/// Anything it cannot examine or lock (another run's, or a file system
+/// without locks) is left alone. A symbolic link at `dest` is followed:
+/// the temporaries are made beside its target.
 pub fn remove_stale_temporaries(dest: &Path) -> usize {
-    remove_stale_in(parent_of(dest), &tmp_prefix(dest))
+    let dest = resolve_link(dest);
+    let old = dest.exists();
+    remove_stale_in(parent_of(&dest), &Temporaries::Of(tmp_prefix(&dest), old))
 }
 
-/// [`remove_stale_temporaries`] for every name starting with `prefix` in
-/// `dir`.
-fn remove_stale_in(dir: &Path, prefix: &str) -> usize {
+/// Which names [`remove_stale_in`] looks at.
+enum Temporaries {
+    /// One output's (its `.NAME.` prefix), and its `.old` trees too when
+    /// the flag is set.
+    Of(String, bool),
+    /// Any message file's in a directory changed in place (`.NAME.` of
+    /// every file).
+    Any,
+}
+
+impl Temporaries {
+    fn matches(&self, name: &[u8]) -> bool {
+        let random = |r: &[u8]| r.len() == 6 && r.iter().all(u8::is_ascii_alphanumeric);
+        let tail = |name: &[u8], suffix: &str| -> Option<usize> {
+            name.strip_suffix(suffix.as_bytes()).map(<[u8]>::len)
+        };
+        match self {
+            Temporaries::Of(prefix, old) => {
+                let Some(rest) = name.strip_prefix(prefix.as_bytes()) else {
+                    return false;
+                };
+                let end = tail(rest, TMP_SUFFIX).or_else(|| {
+                    old.then(|| tail(rest, &format!("{TMP_SUFFIX}.old")))
+                        .flatten()
+                });
+                end.is_some_and(|n| random(&rest[..n]))
+            }
+            Temporaries::Any => {
+                let Some(n) = tail(name, TMP_SUFFIX) else {
+                    return false;
+                };
+                name.starts_with(b".") && n >= 8 && name[n - 7] == b'.' && random(&name[n - 6..n])
+            }
+        }
+    }
+}
+
+/// [`remove_stale_temporaries`] for the names `which` picks in `dir`.
+fn remove_stale_in(dir: &Path, which: &Temporaries) -> usize {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return 0;
     };
     let mut removed = 0;
     for e in entries.flatten() {
         let name = e.file_name();
-        let bytes = name.as_encoded_bytes();
-        if !(bytes.starts_with(prefix.as_bytes()) && bytes.ends_with(TMP_SUFFIX.as_bytes())) {
+        if !which.matches(name.as_encoded_bytes()) {
             continue;
         }
         let path = e.path();
         let Ok(meta) = std::fs::symlink_metadata(&path) else {
             continue;
         };
-        let idle = meta
-            .modified()
-            .ok()
+        // A directory's own time does not move when files are written
+        // below it: the newest time in the tree counts.
+        let idle = newest_change(&path, &meta)
             .and_then(|t| t.elapsed().ok())
             .is_some_and(|age| age >= STALE_AFTER);
         if !idle || !(meta.is_file() || meta.is_dir()) {
@@ -121,6 +162,28 @@ fn remove_stale_in(dir: &Path, prefix: &str) -> usize {
         removed += usize::from(gone.is_ok());
     }
     removed
+}
+
+/// The latest modification time of `path` and, for a directory, of
+/// everything below it (symbolic links not followed); None if any is
+/// unreadable.
+fn newest_change(path: &Path, meta: &std::fs::Metadata) -> Option<std::time::SystemTime> {
+    let mut newest = meta.modified().ok()?;
+    if !meta.is_dir() {
+        return Some(newest);
+    }
+    let mut stack = vec![path.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).ok()? {
+            let e = e.ok()?;
+            let m = e.path().symlink_metadata().ok()?;
+            newest = newest.max(m.modified().ok()?);
+            if m.is_dir() {
+                stack.push(e.path());
+            }
+        }
+    }
+    Some(newest)
 }
 
 /// Locks a run's own temporary for as long as `f` stays open, so that
@@ -329,6 +392,20 @@ fn replace_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
     Ok(())
 }
 
+/// An error unless the temporary directory `root` still exists: creating
+/// a message's directories would otherwise make a new, partial tree where
+/// a removed one was, and it would be renamed into place as complete.
+fn still_there(root: &Path) -> io::Result<()> {
+    if root.is_dir() {
+        Ok(())
+    } else {
+        Err(io::Error::new(
+            io::ErrorKind::NotFound,
+            format!("the temporary directory {} was removed", root.display()),
+        ))
+    }
+}
+
 /// A directory built next to its destination and renamed into place.
 struct AtomicDir {
     dest: PathBuf,
@@ -382,7 +459,13 @@ impl AtomicDir {
         std::fs::rename(&tmp, &self.dest).map_err(err)?;
         sync_dir(parent_of(&self.dest)).map_err(err)?;
         if let Some(old) = old {
-            std::fs::remove_dir_all(&old).map_err(|e| MailboxError::io(&old, None, e))?;
+            // Gone already if another run took it for a stale one.
+            match std::fs::remove_dir_all(&old) {
+                Err(e) if e.kind() != io::ErrorKind::NotFound => {
+                    return Err(MailboxError::io(&old, None, e));
+                }
+                _ => {}
+            }
         }
         Ok(())
     }
@@ -472,7 +555,7 @@ impl MessageWriter {
                 };
                 for base in std::iter::once("").chain(folders.iter().map(String::as_str)) {
                     for sub in ["", "cur", "new"] {
-                        remove_stale_in(&path.join(base).join(sub), ".");
+                        remove_stale_in(&path.join(base).join(sub), &Temporaries::Any);
                     }
                 }
                 Sink::InPlaceDir(path.to_path_buf())
@@ -549,6 +632,7 @@ impl MessageWriter {
         };
         let dir = root.join(folder);
         let made = (|| {
+            still_there(root)?;
             for sub in ["cur", "new", "tmp"] {
                 std::fs::create_dir_all(dir.join(sub))?;
             }
@@ -647,6 +731,7 @@ impl MessageWriter {
                 };
                 let path = root.join(&rel);
                 let res = (|| {
+                    still_there(root)?;
                     if let Some(p) = path.parent() {
                         std::fs::create_dir_all(p)?;
                     }

@@ -114,9 +114,14 @@ pub fn python(test: &str, script: &str, input: &[u8]) -> Option<Vec<u8>> {
     Some(out.stdout)
 }
 
-/// Makes `path` (a file or a directory) an hour old, as a killed run's
-/// temporary is by the time a later run looks at it.
+/// Makes `path` (a file, or a directory and everything in it) an hour
+/// old, as a killed run's temporary is by the time a later run looks at it.
 pub fn backdate(path: &Path) {
+    if path.is_dir() {
+        for e in std::fs::read_dir(path).unwrap() {
+            backdate(&e.unwrap().path());
+        }
+    }
     let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
     std::fs::File::open(path)
         .unwrap()
