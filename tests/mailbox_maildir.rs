@@ -463,7 +463,7 @@ fn maildir_plus_plus_folders_survive_normalize() {
                 panic!("{:?}", m.origin)
             };
             [
-                folder.clone(),
+                folder.to_string_lossy().into_owned(),
                 subdir.as_str().to_string(),
                 m.origin.maildir_flags().unwrap_or("").to_string(),
                 m.bytes.iter().map(|&b| char::from(b)).collect(),
@@ -540,4 +540,47 @@ fn a_removed_temporary_tree_fails_the_run() {
     assert!(w.add_maildir_folder(".Sent").is_err());
     assert!(w.finish().is_err());
     assert!(!out.exists());
+}
+
+/// Maildir++ folders as they come: a name that is not UTF-8 is a folder
+/// like any other (read, and written under the same name); a symbolic link
+/// named like a folder is not followed (`.Self -> .` would read every
+/// message twice, a link out of the Maildir would be changed in place); a
+/// folder without `new/` is read.
+#[cfg(unix)]
+#[test]
+fn maildir_plus_plus_odd_folders() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let md = dir.path().join("Maildir");
+    make_maildir(&md);
+    let latin = std::ffi::OsStr::from_bytes(b".Caf\xe9");
+    std::fs::create_dir_all(md.join(latin).join("cur")).unwrap();
+    std::fs::write(
+        md.join(latin).join("cur/1.x:2,S"),
+        "Subject: latin folder\n\nx\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(".", md.join(".Self")).unwrap();
+    let outside = dir.path().join("outside");
+    make_maildir(&outside);
+    std::os::unix::fs::symlink(&outside, md.join(".Link")).unwrap();
+
+    let reader = MessageReader::open(&md, InputKind::Maildir).unwrap();
+    assert_eq!(reader.maildir_folders(), [latin]);
+    let msgs: Vec<RawMessage> = reader.collect::<Result<_, _>>().unwrap();
+    assert_eq!(msgs.len(), MAILDIR_FILES.len() + 1);
+
+    let out = dir.path().join("Out");
+    let mut w = MessageWriter::create(&out, OutputKind::Maildir, WriteMode::Replace).unwrap();
+    for m in &msgs {
+        w.write(m, &m.bytes).unwrap();
+    }
+    w.finish().unwrap();
+    assert_eq!(
+        std::fs::read(out.join(latin).join("cur/1.x:2,S")).unwrap(),
+        b"Subject: latin folder\n\nx\n"
+    );
+    assert!(out.join(latin).join("maildirfolder").is_file());
+    assert!(!out.join(".Self").exists() && !out.join(".Link").exists());
 }

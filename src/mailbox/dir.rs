@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 /// [`Origin::Maildir`].
 pub struct MaildirReader {
     root: PathBuf,
-    folders: Vec<String>,
+    folders: Vec<OsString>,
     entries: std::vec::IntoIter<MaildirEntry>,
     total: u64,
     index: usize,
@@ -73,7 +73,7 @@ impl MaildirReader {
 
     /// The Maildir++ folders found, in name order (with or without
     /// messages).
-    pub fn folders(&self) -> &[String] {
+    pub fn folders(&self) -> &[OsString] {
         &self.folders
     }
 
@@ -83,9 +83,10 @@ impl MaildirReader {
 }
 
 /// The Maildir++ folders of `root`: directories named `.Name` (not `.` or
-/// `..`) with a `cur/` inside, in name order. Names that are not UTF-8 are
-/// an error rather than a folder silently left out.
-pub(crate) fn maildir_folders(root: &Path) -> Result<Vec<String>, MailboxError> {
+/// `..`) with a `cur/` inside, in name order. A symbolic link is not a
+/// folder (it may point back into the Maildir, or out of it), as a folder
+/// reader does not follow linked directories either.
+pub(crate) fn maildir_folders(root: &Path) -> Result<Vec<OsString>, MailboxError> {
     let rd = std::fs::read_dir(root).map_err(|e| MailboxError::io(root, None, e))?;
     let mut folders = Vec::new();
     for ent in rd {
@@ -95,17 +96,10 @@ pub(crate) fn maildir_folders(root: &Path) -> Result<Vec<String>, MailboxError> 
         if !b.starts_with(b".") || b == b"." || b == b".." {
             continue;
         }
-        let path = ent.path();
-        if !(path.is_dir() && path.join("cur").is_dir()) {
+        let is_dir = ent.file_type().is_ok_and(|t| t.is_dir());
+        if !(is_dir && ent.path().join("cur").is_dir()) {
             continue;
         }
-        let name = name.into_string().map_err(|n| MailboxError::Unrecognized {
-            path: path.clone(),
-            reason: format!(
-                "Maildir++ folder name is not UTF-8: {}",
-                n.to_string_lossy()
-            ),
-        })?;
         folders.push(name);
     }
     folders.sort();

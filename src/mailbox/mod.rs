@@ -126,7 +126,7 @@ pub enum Origin {
     Maildir {
         /// The Maildir++ folder (`.Sent`, `.Lists.mips`), or empty for the
         /// top level (the inbox).
-        folder: String,
+        folder: std::ffi::OsString,
         subdir: MaildirSubdir,
         /// The file name, `:2,FLAGS` info included.
         name: String,
@@ -402,7 +402,7 @@ impl MessageReader {
 
     /// The Maildir++ folders of a Maildir input (`.Sent`, ...), in name
     /// order, including those without messages; empty for other inputs.
-    pub fn maildir_folders(&self) -> &[String] {
+    pub fn maildir_folders(&self) -> &[std::ffi::OsString] {
         match &self.inner {
             Inner::Maildir(r) => r.folders(),
             _ => &[],

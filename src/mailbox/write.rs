@@ -525,7 +525,7 @@ pub struct MessageWriter {
     /// mbox: the last byte written was not a line feed.
     open_line: bool,
     /// Maildir++ folders made in a new Maildir so far.
-    folders: std::collections::HashSet<String>,
+    folders: std::collections::HashSet<std::ffi::OsString>,
 }
 
 impl MessageWriter {
@@ -553,7 +553,8 @@ impl MessageWriter {
                     OutputKind::Maildir => super::dir::maildir_folders(path).unwrap_or_default(),
                     _ => Vec::new(),
                 };
-                for base in std::iter::once("").chain(folders.iter().map(String::as_str)) {
+                let top = std::ffi::OsString::new();
+                for base in std::iter::once(&top).chain(&folders) {
                     for sub in ["", "cur", "new"] {
                         remove_stale_in(&path.join(base).join(sub), &Temporaries::Any);
                     }
@@ -608,8 +609,12 @@ impl MessageWriter {
     /// so that folders without messages are kept too; folders of messages
     /// written are made as they come. Nothing to do for other outputs, or
     /// in place (the folder is there).
-    pub fn add_maildir_folder(&mut self, folder: &str) -> Result<(), MailboxError> {
-        let valid = folder.starts_with('.')
+    pub fn add_maildir_folder(
+        &mut self,
+        folder: impl AsRef<std::ffi::OsStr>,
+    ) -> Result<(), MailboxError> {
+        let folder = folder.as_ref();
+        let valid = folder.as_encoded_bytes().starts_with(b".")
             && matches!(
                 Path::new(folder).components().collect::<Vec<_>>()[..],
                 [Component::Normal(_)]
@@ -639,7 +644,7 @@ impl MessageWriter {
             File::create(dir.join("maildirfolder")).map(drop)
         })();
         made.map_err(|e| MailboxError::io(self.name.join(folder), None, e))?;
-        self.folders.insert(folder.to_string());
+        self.folders.insert(folder.to_os_string());
         Ok(())
     }
 
@@ -816,9 +821,15 @@ impl MessageWriter {
                     name,
                 },
                 OutputKind::Folder,
-            ) => Path::new(folder.strip_prefix('.').unwrap_or(folder))
-                .join(subdir.as_str())
-                .join(name),
+            ) => Path::new(
+                // (A name that is not UTF-8 keeps its dot.)
+                folder
+                    .to_str()
+                    .and_then(|f| f.strip_prefix('.'))
+                    .map_or(folder.as_os_str(), std::ffi::OsStr::new),
+            )
+            .join(subdir.as_str())
+            .join(name),
             (_, OutputKind::Maildir) => Path::new(MaildirSubdir::New.as_str())
                 .join(format!("{:010}.mailcharset", msg.index)),
             (Origin::File { relative }, OutputKind::Folder) if !relative.as_os_str().is_empty() => {
