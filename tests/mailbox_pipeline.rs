@@ -591,12 +591,41 @@ fn a_panic_in_the_work_reaches_the_caller() {
         )
     });
     let payload = got.expect_err("the panic is passed on");
-    let text = payload
+    let text = panic_text(&*payload);
+    assert!(text.contains("message 37"), "{text}");
+}
+
+/// The message of a panic's payload.
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
         .downcast_ref::<&str>()
         .map(|s| s.to_string())
         .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_default();
-    assert!(text.contains("message 37"), "{text}");
+        .unwrap_or_default()
+}
+
+/// A panic in the reader reaches the caller with its own message (not
+/// "a scoped thread panicked"), and nothing hangs.
+#[test]
+fn a_panic_in_the_reader_reaches_the_caller() {
+    let input = make_mbox(100);
+    let opts = quiet(2, 4);
+    let got = std::panic::catch_unwind(|| {
+        let reader = MboxReader::new(&input[..], "input.mbox", FLAVOR).inspect(|m| {
+            if let Ok(m) = m {
+                assert!(m.index != 30, "reader failed at message 30");
+            }
+        });
+        pipeline::run_ordered(
+            reader,
+            &opts,
+            |m: &RawMessage| m.index,
+            |_, _| Ok::<(), MailboxError>(()),
+        )
+    });
+    let payload = got.expect_err("the panic is passed on");
+    let text = panic_text(&*payload);
+    assert!(text.contains("message 30"), "{text}");
 }
 
 /// A sink error stops the run: everything before it was handed over in

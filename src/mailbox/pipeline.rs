@@ -111,6 +111,11 @@ impl Default for Options {
 
 type Batch = Vec<RawMessage>;
 
+/// What one message costs in the window beyond its bytes (the message's
+/// own fields, its result, the bookkeeping), so that many empty messages
+/// are bounded too.
+const PER_MESSAGE: usize = 256;
+
 /// What a batch came to, handed from a worker (or the reader) to the
 /// writing thread.
 enum Piece<T> {
@@ -222,14 +227,14 @@ where
         std::thread::scope(|ts| {
             let (tx, rx) = mpsc::channel::<(u64, Piece<T>)>();
             ts.spawn(move || {
-                let mut seq = 0u64;
-                let mut hand_out = |batch: Batch, bytes: usize| -> bool {
+                let seq = std::cell::Cell::new(0u64);
+                let hand_out = |batch: Batch, bytes: usize| -> bool {
                     if !window.take(bytes) {
                         return false;
                     }
                     let tx = tx.clone();
-                    let n = seq;
-                    seq += 1;
+                    let n = seq.get();
+                    seq.set(n + 1);
                     s.spawn(move |_| {
                         let done = catch_unwind(AssertUnwindSafe(|| {
                             batch
@@ -249,31 +254,46 @@ where
                     });
                     true
                 };
-                let mut batch = Vec::new();
-                let mut bytes = 0usize;
-                for item in reader {
-                    match item {
-                        Ok(m) => {
-                            bytes += m.bytes.len();
-                            batch.push(m);
-                            if bytes >= batch_bytes || batch.len() >= batch_messages {
-                                if !hand_out(std::mem::take(&mut batch), bytes) {
-                                    return;
+                // The reader's error, if it gave one; None at its end or
+                // when the run stopped.
+                let read = catch_unwind(AssertUnwindSafe(|| {
+                    let mut batch = Vec::new();
+                    let mut bytes = 0usize;
+                    for item in reader {
+                        match item {
+                            Ok(m) => {
+                                bytes += m.bytes.len() + PER_MESSAGE;
+                                batch.push(m);
+                                if bytes >= batch_bytes || batch.len() >= batch_messages {
+                                    if !hand_out(std::mem::take(&mut batch), bytes) {
+                                        return None;
+                                    }
+                                    bytes = 0;
                                 }
-                                bytes = 0;
                             }
-                        }
-                        Err(e) => {
-                            if !batch.is_empty() && !hand_out(std::mem::take(&mut batch), bytes) {
-                                return;
+                            Err(e) => {
+                                if !batch.is_empty() && !hand_out(std::mem::take(&mut batch), bytes)
+                                {
+                                    return None;
+                                }
+                                return Some(e);
                             }
-                            let _ = tx.send((seq, Piece::Failed(e)));
-                            return;
                         }
                     }
-                }
-                if !batch.is_empty() {
-                    hand_out(batch, bytes);
+                    if !batch.is_empty() {
+                        hand_out(batch, bytes);
+                    }
+                    None
+                }));
+                match read {
+                    Ok(None) => {}
+                    Ok(Some(e)) => {
+                        let _ = tx.send((seq.get(), Piece::Failed(e)));
+                    }
+                    // A panic in the reader reaches the caller as it is.
+                    Err(p) => {
+                        let _ = tx.send((seq.get(), Piece::Panicked(p)));
+                    }
                 }
             });
             let _stop = StopOnDrop(window);
@@ -294,6 +314,18 @@ where
                         Piece::Panicked(p) => resume_unwind(p),
                     }
                 }
+            }
+            // Every batch handed out comes back: a gap would be a bug here,
+            // and it must not pass for a complete run.
+            if !waiting.is_empty() {
+                return Err(E::from(MailboxError::io(
+                    "pipeline",
+                    None,
+                    std::io::Error::other(format!(
+                        "internal error: batch {next} never came back ({} after it did)",
+                        waiting.len()
+                    )),
+                )));
             }
             Ok(())
         })
