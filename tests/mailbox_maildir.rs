@@ -340,12 +340,7 @@ fn directory_outputs_replace_and_work_in_place() {
         before.keys().collect::<Vec<_>>(),
         "same names, nothing added or lost"
     );
-    let mut names: Vec<_> = std::fs::read_dir(dir.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    assert_eq!(names, vec!["Maildir", "out"]);
+    assert_eq!(common::entry_names(dir.path()), ["Maildir", "out"]);
 }
 
 #[cfg(unix)]

@@ -171,15 +171,6 @@ fn identity_run_reproduces_the_input() {
     assert_eq!(std::fs::read(&out).unwrap(), input);
 }
 
-fn visible_entries(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
-}
-
 #[test]
 fn a_reader_error_leaves_no_output() {
     let input = make_mbox(30);
@@ -196,9 +187,9 @@ fn a_reader_error_leaves_no_output() {
     let err = pipeline::run(failing, writer, &opts, toy).unwrap_err();
     assert!(err.to_string().contains("simulated"), "{err}");
     assert!(
-        visible_entries(dir.path()).is_empty(),
+        common::entry_names(dir.path()).is_empty(),
         "{:?}",
-        visible_entries(dir.path())
+        common::entry_names(dir.path())
     );
 }
 
@@ -223,9 +214,9 @@ fn a_writer_dropped_unfinished_leaves_nothing() {
         drop(w);
     }
     assert!(
-        visible_entries(dir.path()).is_empty(),
+        common::entry_names(dir.path()).is_empty(),
         "{:?}",
-        visible_entries(dir.path())
+        common::entry_names(dir.path())
     );
 }
 
@@ -240,7 +231,7 @@ fn replacing_an_existing_output_is_all_or_nothing() {
     assert_eq!(std::fs::read(&out).unwrap(), b"previous complete output");
     run_to_file(&input, &out, 2, false).unwrap();
     assert_eq!(std::fs::read(&out).unwrap(), expected_output(&input));
-    assert_eq!(visible_entries(dir.path()), vec!["out.mbox"]);
+    assert_eq!(common::entry_names(dir.path()), vec!["out.mbox"]);
 }
 
 #[test]
@@ -403,7 +394,7 @@ fn an_interrupted_run_then_a_rerun_gives_identical_output() {
     assert!(!left.is_empty(), "the killed run left its temporary");
     left.iter().for_each(|p| common::backdate(p));
     run_to_file(&input, &out, 2, false).unwrap();
-    assert_eq!(visible_entries(&outdir), ["result.mbox"]);
+    assert_eq!(common::entry_names(&outdir), ["result.mbox"]);
 }
 
 /// Only temporaries nobody holds are removed: a live run's (locked), one

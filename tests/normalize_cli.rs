@@ -236,13 +236,8 @@ fn regression_on_error_fail_replaces_nothing() {
         std::fs::read(&input).unwrap() == mbox,
         "the input was changed"
     );
-    let mut names: Vec<_> = std::fs::read_dir(tmp.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .collect();
-    names.sort();
     assert_eq!(
-        names,
+        common::entry_names(tmp.path()),
         ["in.mbox", "out.mbox"],
         "no backup, no temporary left"
     );

@@ -163,3 +163,13 @@ pub fn cesu8(s: &str) -> Vec<u8> {
     }
     out
 }
+
+/// Every name in `dir` (dot files included), sorted.
+pub fn entry_names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
