@@ -84,12 +84,13 @@ pub struct Options {
     /// Worker threads; 0 means all cores.
     pub jobs: usize,
     /// A batch (the unit one worker takes) is cut when it holds this many
-    /// bytes ...
+    /// bytes (counted as for the window) ...
     pub batch_bytes: usize,
     /// ... or this many messages.
     pub batch_messages: usize,
-    /// Input bytes read but not yet written, at most. A message larger than
-    /// this is let through alone.
+    /// Input bytes read but not yet written, at most, counting each
+    /// message as 256 bytes more than its size. A message larger than this
+    /// is let through alone.
     pub window_bytes: usize,
     pub progress: Progress,
     /// Total input size for the progress bar's ETA.
