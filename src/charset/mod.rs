@@ -823,7 +823,20 @@ fn utf16_looks_big_endian(bytes: &[u8]) -> bool {
             }
         })
     };
-    let unpaired = |be: bool| char::decode_utf16(units(be)).any(|r| r.is_err());
+    // Where the sample cuts the text, its last unit may be the first half
+    // of a pair: not an error.
+    let cut = bytes.len() > sample.len();
+    let unpaired = |be: bool| {
+        let mut n = sample.len() / 2;
+        if cut
+            && units(be)
+                .last()
+                .is_some_and(|u| (0xD800..0xDC00).contains(&u))
+        {
+            n -= 1;
+        }
+        char::decode_utf16(units(be).take(n)).any(|r| r.is_err())
+    };
     match (unpaired(true), unpaired(false)) {
         (true, false) => return false,
         (false, true) => return true,
