@@ -241,6 +241,29 @@ fn regression_on_error_fail_replaces_nothing() {
         ["in.mbox", "out.mbox"],
         "no backup, no temporary left"
     );
+
+    // A folder in place: files are replaced one by one, so the message
+    // says what happened, and every file is whole (original or normalized).
+    let folder = tmp.path().join("folder");
+    std::fs::create_dir(&folder).unwrap();
+    let good = common::fixtures().join("messages/latin1-qp.eml");
+    std::fs::copy(&good, folder.join("a.eml")).unwrap();
+    std::fs::copy(
+        common::fixtures().join("messages/unknown-label.eml"),
+        folder.join("b.eml"),
+    )
+    .unwrap();
+    let o = bin()
+        .args(["normalize", "-q", "--on-error", "fail", "--in-place"])
+        .arg(&folder)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(65));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("one file at a time"), "{err}");
+    let a = std::fs::read(folder.join("a.eml")).unwrap();
+    assert!(a == std::fs::read(&good).unwrap() || a == lib(&std::fs::read(&good).unwrap()));
+    assert_eq!(common::entry_names(&folder), ["a.eml", "b.eml"]);
 }
 
 #[test]

@@ -830,7 +830,7 @@ fn utf16_looks_big_endian(bytes: &[u8]) -> bool {
         let mut n = sample.len() / 2;
         if cut
             && units(be)
-                .last()
+                .next_back()
                 .is_some_and(|u| (0xD800..0xDC00).contains(&u))
         {
             n -= 1;

@@ -240,6 +240,10 @@ fn one_input(
     if let Some((index, offset, e)) = failed {
         let what = if to_stdout {
             "output stopped there"
+        } else if args.in_place && matches!(kind, InputKind::Maildir | InputKind::Folder) {
+            // Message files are replaced one by one, each atomically.
+            "messages handled before the stop were normalized in place, one file at a time; \
+             the others are as they were"
         } else if args.in_place {
             "the input is unchanged"
         } else {
