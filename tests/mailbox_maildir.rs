@@ -578,4 +578,29 @@ fn maildir_plus_plus_odd_folders() {
     );
     assert!(out.join(latin).join("maildirfolder").is_file());
     assert!(!out.join(".Self").exists() && !out.join(".Link").exists());
+
+    // As a folder, the folder loses its dot (a dot directory would be
+    // skipped when the folder is read back), whatever its name.
+    let folder = dir.path().join("AsFolder");
+    let mut w = MessageWriter::create(&folder, OutputKind::Folder, WriteMode::Replace).unwrap();
+    for m in &msgs {
+        w.write(m, &m.bytes).unwrap();
+    }
+    w.finish().unwrap();
+    let plain = std::ffi::OsStr::from_bytes(b"Caf\xe9");
+    assert!(folder.join(plain).join("cur/1.x:2,S").is_file());
+    let back = MessageReader::open(&folder, InputKind::Folder).unwrap();
+    assert_eq!(back.count(), msgs.len());
+
+    // A directory output that is a symbolic link stays one: its target is
+    // what gets replaced.
+    let target = dir.path().join("target");
+    std::fs::create_dir(&target).unwrap();
+    let link = dir.path().join("link");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let mut w = MessageWriter::create(&link, OutputKind::Maildir, WriteMode::Replace).unwrap();
+    w.write(&msgs[0], &msgs[0].bytes).unwrap();
+    w.finish().unwrap();
+    assert!(link.symlink_metadata().unwrap().file_type().is_symlink());
+    assert_eq!(read_all(&target).len(), 1);
 }

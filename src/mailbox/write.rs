@@ -392,6 +392,24 @@ fn replace_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
     Ok(())
 }
 
+/// A Maildir++ folder name without its leading dot (for a folder output,
+/// where a dot directory would be skipped when read back).
+fn without_dot(folder: &std::ffi::OsStr) -> &std::ffi::OsStr {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let b = folder.as_bytes();
+        std::ffi::OsStr::from_bytes(b.strip_prefix(b".").unwrap_or(b))
+    }
+    #[cfg(not(unix))]
+    {
+        folder
+            .to_str()
+            .and_then(|f| f.strip_prefix('.'))
+            .map_or(folder, std::ffi::OsStr::new)
+    }
+}
+
 /// An error unless the temporary directory `root` still exists: creating
 /// a message's directories would otherwise make a new, partial tree where
 /// a removed one was, and it would be renamed into place as complete.
@@ -416,6 +434,9 @@ struct AtomicDir {
 
 impl AtomicDir {
     fn create(dest: &Path) -> Result<Self, MailboxError> {
+        // A symbolic link stays a link: its target is what is replaced.
+        let resolved = resolve_link(dest);
+        let dest = resolved.as_path();
         if dest.exists() && !dest.is_dir() {
             return Err(MailboxError::OutputExists {
                 path: dest.to_path_buf(),
@@ -444,6 +465,9 @@ impl AtomicDir {
         };
         let err = |e| MailboxError::io(&self.dest, None, e);
         sync_dir(&tmp).map_err(err)?;
+        // Locked while it is moved aside and removed, so that another run
+        // does not take the `.old` tree for a stale one meanwhile.
+        let _held = File::open(&self.dest).ok().inspect(hold);
         let old = if self.dest.exists() {
             let mut old = tmp.as_os_str().to_owned();
             old.push(".old");
@@ -821,15 +845,9 @@ impl MessageWriter {
                     name,
                 },
                 OutputKind::Folder,
-            ) => Path::new(
-                // (A name that is not UTF-8 keeps its dot.)
-                folder
-                    .to_str()
-                    .and_then(|f| f.strip_prefix('.'))
-                    .map_or(folder.as_os_str(), std::ffi::OsStr::new),
-            )
-            .join(subdir.as_str())
-            .join(name),
+            ) => Path::new(without_dot(folder))
+                .join(subdir.as_str())
+                .join(name),
             (_, OutputKind::Maildir) => Path::new(MaildirSubdir::New.as_str())
                 .join(format!("{:010}.mailcharset", msg.index)),
             (Origin::File { relative }, OutputKind::Folder) if !relative.as_os_str().is_empty() => {
