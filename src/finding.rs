@@ -61,6 +61,12 @@ pub enum FindingKind {
     Malformed,
     /// A limit (depth, parts, header size, encoded-word count) was reached.
     LimitReached,
+    /// A text/* body holding NUL, C0 controls or an archive/image magic
+    /// number: not text, kept byte for byte.
+    BinaryInText,
+    /// A text its label explains, with lines in another charset (named in
+    /// the note; the offset is the first such line's).
+    MixedCharset,
 }
 
 impl FindingKind {
@@ -90,6 +96,8 @@ impl FindingKind {
             FindingKind::UnsupportedCharset => "unsupported-charset",
             FindingKind::Malformed => "malformed",
             FindingKind::LimitReached => "limit-reached",
+            FindingKind::BinaryInText => "binary-in-text",
+            FindingKind::MixedCharset => "mixed-charset",
         }
     }
 }

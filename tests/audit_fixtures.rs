@@ -216,12 +216,13 @@ fn security_notes() {
     assert_eq!((nul.offset, nul.count), (6, 1));
 
     // A literal NUL in a text body, and an overlong '/' in a Subject that
-    // is not a file name: NUL is reported, no path traversal claim.
+    // is not a file name: NUL is reported (and the body is not text: kept
+    // byte for byte), no path traversal claim.
     let m = b"Subject: =?utf-8?Q?a=C0=AFb?=\nContent-Type: text/plain; charset=utf-8\n\nab\0c\n";
     let rs = audit_bytes("inline", m);
     let body = rs.iter().find(|r| r.location == "body").unwrap();
-    assert_eq!(kinds(body), ["nul"]);
-    assert_eq!(body.findings[0].offset, 2);
+    assert_eq!(kinds(body), ["binary-in-text", "nul"]);
+    assert_eq!(body.findings[1].offset, 2);
     assert_eq!(body.verdict, Verdict::Suspicious);
     let subj = rs.iter().find(|r| r.location == "header:Subject").unwrap();
     assert_eq!(subj.verdict, Verdict::Invalid);

@@ -63,6 +63,9 @@ impl AuditOptions {
             detect: true,
             // The auditor reports what is there; repairing is normalize's.
             repair_cesu8: false,
+            repair_mixed: false,
+            body: false,
+            tld: None,
         }
     }
 }
@@ -92,7 +95,10 @@ pub fn audit_parsed(
 ) -> Vec<Record> {
     let mut a = Auditor {
         msg,
-        dopts: opts.decode_options(),
+        dopts: DecodeOptions {
+            tld: msg.tld_hint(),
+            ..opts.decode_options()
+        },
         limits: opts.limits,
         base: Record {
             input: ctx.input.to_string(),
@@ -170,7 +176,11 @@ impl Auditor<'_, '_> {
     fn body(&mut self, part: &Part<'_>, ct: &ContentType) {
         let label = ct.charset();
         let (bytes, _transfer_findings) = part.decoded_body(self.msg);
-        let d = charset::decode(&bytes, label, &self.dopts);
+        let body = DecodeOptions {
+            body: true,
+            ..self.dopts
+        };
+        let d = charset::decode(&bytes, label, &body);
         let mut r = self.record(part, "body".into(), Source::Body);
         fill_decoded(&mut r, label, &d);
         let extra = refine(&bytes, &d, None);
@@ -378,7 +388,6 @@ impl Auditor<'_, '_> {
                         .filter(|f| {
                             f.kind == FindingKind::MalformedEncodedWord
                                 && (w.offset..w.offset + w.len.max(1)).contains(&f.offset)
-                                && !is_only_long(f)
                         })
                         .cloned(),
                 );
@@ -388,14 +397,32 @@ impl Auditor<'_, '_> {
             self.out.push(r);
             i += n;
         }
+        // Words kept as written (not B or Q): no decoding, but a label the
+        // message uses and a finding.
+        for f in d.findings.iter().filter(|f| {
+            f.kind == FindingKind::MalformedEncodedWord
+                && !d
+                    .words
+                    .iter()
+                    .any(|w| (w.offset..w.offset + w.len.max(1)).contains(&f.offset))
+        }) {
+            let Some(label) = crate::mime::encoded_word::label_at(value, f.offset) else {
+                continue;
+            };
+            let res = charset::resolve(Some(&label));
+            let mut r = self.record(part, location.clone(), Source::EncodedWord);
+            r.label = Some(escape_label(&label));
+            r.charset = res.charset.map(|c| c.name().to_string());
+            r.status = res.status;
+            r.verdict = if res.charset.is_none() {
+                Verdict::UnknownLabel
+            } else {
+                Verdict::Suspicious
+            };
+            finish(&mut r, vec![f.clone()]);
+            self.out.push(r);
+        }
     }
-}
-
-/// A word over 75 characters decodes as written: DESIGN.md's
-/// `malformed-encoded-word` is a word that could not be, so the length
-/// alone is not reported.
-fn is_only_long(f: &Finding) -> bool {
-    f.note.as_deref() == Some("encoded-word longer than 75 characters")
 }
 
 /// Whether a run needs the audit's own look at its octets (overlong forms

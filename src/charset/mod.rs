@@ -11,9 +11,12 @@
 //! encoding_rs. Detection (chardetng) runs when a label is missing, unknown,
 //! says "unknown" (UNKNOWN-8BIT), or lies (the bytes are invalid under it).
 
+mod decide;
 #[rustfmt::skip]
 mod registry;
 mod sevenbit;
+
+pub use decide::Tld;
 
 use crate::codec::utf8::DecodeReport;
 use crate::codec::{ErrorKind, hangul, utf7, utf8};
@@ -321,6 +324,17 @@ pub struct DecodeOptions {
     /// no U+FFFD, the `surrogate-pair` finding stays (noted "repaired"),
     /// verdict `suspicious`. Off by default: WHATWG and Unicode replace.
     pub repair_cesu8: bool,
+    /// Lines in another charset inside a text its label explains (finding
+    /// `mixed-charset`) are decoded with that charset instead of U+FFFD.
+    /// Off by default.
+    pub repair_mixed: bool,
+    /// The text is a body (text/* content): binary content and BOM-less
+    /// UTF-16/32 are looked for (see the `decide` module). Off for header
+    /// text.
+    pub body: bool,
+    /// The top-level domain the message came from, chardetng's hint
+    /// ([`Tld::for_message`]).
+    pub tld: Option<Tld>,
 }
 
 impl Default for DecodeOptions {
@@ -329,6 +343,9 @@ impl Default for DecodeOptions {
             unicode11: Unicode11Policy::Auto,
             detect: true,
             repair_cesu8: false,
+            repair_mixed: false,
+            body: false,
+            tld: None,
         }
     }
 }
@@ -360,6 +377,9 @@ pub struct Decoded<'a> {
     pub verdict: Verdict,
     /// Number of U+FFFD written.
     pub replacements: usize,
+    /// The content is not text (finding `binary-in-text`): it must be kept
+    /// byte for byte; `text` is for display only.
+    pub binary: bool,
 }
 
 impl Decoded<'_> {
@@ -448,123 +468,74 @@ fn decode_resolved<'a>(
         findings: Vec::new(),
         verdict: Verdict::Ok,
         replacements: 0,
+        binary: false,
     };
-    let mut mislabeled = false;
+    let mut out = decide::Outcome::default();
+    if resolution.status == LabelStatus::Unknown {
+        d.findings
+            .push(Finding::new(FindingKind::UnknownLabel, 0, 1));
+    }
+    let ascii_compatible = resolution.charset.is_none_or(Charset::is_ascii_compatible);
+    if opts.body && ascii_compatible && decide::body_checks(bytes, &mut d, &mut out) {
+        d.verdict = decide::verdict(&d, &out);
+        return d;
+    }
     match resolution.charset {
-        None => {
-            if resolution.status == LabelStatus::Unknown {
-                d.findings
-                    .push(Finding::new(FindingKind::UnknownLabel, 0, 1));
-            }
-            unlabelled(
-                bytes,
-                opts,
-                &mut d,
-                resolution.status == LabelStatus::Missing,
-            );
-        }
-        Some(cs) => {
-            match &cs.kind {
-                Kind::Detect => {
-                    if !bytes.is_ascii() {
-                        d.findings.push(
-                            Finding::new(FindingKind::MissingLabel, 0, 1)
-                                .with_note(format!("the label names no charset ({})", cs.name)),
-                        );
-                    }
-                    unlabelled(bytes, opts, &mut d, false);
-                }
-                Kind::Ascii => {
-                    if bytes.is_ascii() {
-                        d.text = ascii(bytes);
-                        d.used = Some(cs);
-                    } else {
-                        unlabelled(bytes, opts, &mut d, false);
-                    }
-                }
-                Kind::Unsupported(reason) => {
+        None => decide::unlabelled(
+            bytes,
+            opts,
+            &mut d,
+            resolution.status == LabelStatus::Missing,
+        ),
+        Some(cs) => match &cs.kind {
+            Kind::Detect => {
+                if !bytes.is_ascii() {
                     d.findings.push(
-                        Finding::new(FindingKind::UnsupportedCharset, 0, 1).with_note(*reason),
+                        Finding::new(FindingKind::MissingLabel, 0, 1)
+                            .with_note(format!("the label names no charset ({})", cs.name)),
                     );
-                    if bytes.is_ascii() {
-                        d.text = ascii(bytes);
-                    } else {
-                        unlabelled(bytes, opts, &mut d, false);
-                    }
                 }
-                _ => {
-                    // Valid UTF-8 is borrowed after one SIMD validation.
-                    let fast = if cs.is_utf8() || cs.is_unicode11_utf8() {
-                        simdutf8::basic::from_utf8(bytes).ok()
-                    } else {
-                        None
-                    };
-                    let (text, report, used) = match fast {
-                        Some(s) => (Cow::Borrowed(s), DecodeReport::default(), cs),
-                        None => decode_with(bytes, cs),
-                    };
-                    let repaired = opts.repair_cesu8
-                        && used.is_utf8()
-                        && !report.is_clean()
-                        && report
-                            .errors
-                            .iter()
-                            .all(|e| e.0 == ErrorKind::SurrogatePair);
-                    let (text, report, repaired) =
-                        match repaired.then(|| utf8::repair_cesu8(bytes)).flatten() {
-                            Some(t) => (
-                                Cow::Owned(t),
-                                DecodeReport {
-                                    errors: report.errors,
-                                    replacements: 0,
-                                },
-                                true,
-                            ),
-                            None => (text, report, false),
-                        };
-                    // Detection only second-guesses ASCII-compatible labels:
-                    // UTF-16/32 or UTF-7 bytes often "validate" as UTF-8.
-                    // Nor does it explain away forms only a UTF-8 writer
-                    // produces (overlong, surrogates, CESU-8, 5/6-octet ...)
-                    // under a UTF-8 label: that text is UTF-8, damaged or
-                    // hostile, and its findings must stand.
-                    if !report.is_clean()
-                        && opts.detect
-                        && cs.is_ascii_compatible()
-                        && !(used.is_utf8() && has_utf8_writer_forms(&report))
-                        && let Some((det, t)) = detect_clean(bytes, used)
+                decide::unlabelled(bytes, opts, &mut d, false);
+            }
+            Kind::Ascii => {
+                if bytes.is_ascii() {
+                    d.text = ascii(bytes);
+                    d.used = Some(cs);
+                } else {
+                    // 8-bit octets: the label cannot be right.
+                    decide::unlabelled(bytes, opts, &mut d, false);
+                    if d.replacements == 0
+                        && let Some(used) = d.used
                     {
-                        let first = report.errors.iter().map(|e| e.1).min().unwrap_or(0);
+                        let first = bytes.iter().position(|b| !b.is_ascii()).unwrap_or(0);
                         d.findings
                             .push(Finding::new(FindingKind::Mislabeled, first, 1).with_note(
-                                format!("invalid as {}, valid as {}", cs.name, det.charset.name),
+                                format!("labelled {}, the 8-bit octets are {}", cs.name, used.name),
                             ));
-                        d.text = t;
-                        d.used = Some(det.charset);
-                        d.detected = Some(det);
-                        mislabeled = true;
-                    }
-                    if !mislabeled {
-                        add_report(&mut d, &report);
-                        if repaired {
-                            for f in &mut d.findings {
-                                if f.kind == FindingKind::SurrogatePair {
-                                    f.note = Some("CESU-8 pairs, repaired".into());
-                                }
-                            }
-                        }
-                        d.text = text;
-                        d.used = Some(used);
-                        if let Kind::Superset(e) = &cs.kind {
-                            c1_check(bytes, e, &d.text, &mut d.findings);
-                        }
-                        if cs.is_unicode11_utf8() {
-                            mislabeled |= unicode11(&mut d, bytes, opts.unicode11);
-                        }
+                        out.mislabeled = true;
                     }
                 }
             }
-        }
+            Kind::Unsupported(reason) => {
+                d.findings
+                    .push(Finding::new(FindingKind::UnsupportedCharset, 0, 1).with_note(*reason));
+                if bytes.is_ascii() {
+                    d.text = ascii(bytes);
+                } else {
+                    decide::unlabelled(bytes, opts, &mut d, false);
+                }
+            }
+            _ if cs.is_ascii_compatible() => decide::labelled(bytes, cs, opts, &mut d, &mut out),
+            _ => {
+                // UTF-16/32, UTF-7, ISO-2022-KR, HZ, ISO-2022-JP-2: their
+                // own decoder, no second guess (their octets often
+                // "validate" as something else).
+                let (text, report, used) = decode_with(bytes, cs);
+                add_report(&mut d, &report);
+                d.text = text;
+                d.used = Some(used);
+            }
+        },
     }
     if d.replacements > 0 {
         let first = d
@@ -580,17 +551,7 @@ fn decode_resolved<'a>(
             d.replacements,
         ));
     }
-    d.verdict = if resolution.status == LabelStatus::Unknown {
-        Verdict::UnknownLabel
-    } else if d.replacements > 0 {
-        Verdict::Invalid
-    } else if mislabeled {
-        Verdict::Mislabeled
-    } else if d.findings.is_empty() {
-        Verdict::Ok
-    } else {
-        Verdict::Suspicious
-    };
+    d.verdict = decide::verdict(&d, &out);
     d
 }
 
@@ -608,99 +569,23 @@ fn add_report(d: &mut Decoded<'_>, report: &DecodeReport) {
     d.replacements += report.replacements;
 }
 
-/// No usable label (missing, unknown, "unknown-8bit", unsupported, or
-/// us-ascii with 8-bit octets): ASCII as is; else UTF-8 if it validates,
-/// else detection, else windows-1252.
-fn unlabelled<'a>(bytes: &'a [u8], opts: &DecodeOptions, d: &mut Decoded<'a>, missing: bool) {
-    let Some(first8) = bytes.iter().position(|b| !b.is_ascii()) else {
-        d.text = ascii(bytes);
-        d.used = Some(Charset::US_ASCII);
-        return;
-    };
-    let count8 = bytes.iter().filter(|b| !b.is_ascii()).count();
-    // eight-bit-in-ascii: under a us-ascii label or none at all (an unknown
-    // label already says enough).
-    let us_ascii = missing || d.resolution.charset.is_some_and(|c| c.is_us_ascii());
-    if us_ascii {
-        d.findings
-            .push(Finding::new(FindingKind::EightBitInAscii, first8, count8));
-        if missing {
-            d.findings
-                .push(Finding::new(FindingKind::MissingLabel, 0, 1));
-        }
-    }
-    if let Ok(s) = simdutf8::basic::from_utf8(bytes) {
-        d.text = Cow::Borrowed(s);
-        d.used = Some(Charset::UTF_8);
-        d.detected = Some(Detected {
-            charset: Charset::UTF_8,
-            confidence: 0.99,
-        });
-        return;
-    }
-    let cs = if opts.detect {
-        let det = detect(bytes);
-        d.detected = Some(det);
-        det.charset
-    } else {
-        Charset::WINDOWS_1252
-    };
-    let (text, report, used) = decode_with(bytes, cs);
-    add_report(d, &report);
-    d.text = text;
-    d.used = Some(used);
-}
-
-/// Detection: chardetng's guess over (up to) the first 256 KiB.
+/// Detection: chardetng's guess over (up to) the first 256 KiB, UTF-8
+/// allowed, with a heuristic confidence (chardetng gives no score): 0.99
+/// for UTF-8 that validates with 8-bit content; otherwise 0.5 rising to
+/// 0.95 with the number of 8-bit octets (64 or more) when the guess decodes
+/// cleanly, 0.1 when it does not.
 #[must_use]
 pub fn detect(bytes: &[u8]) -> Detected {
+    let charset = decide::guess(bytes, None, true);
     let sample = &bytes[..bytes.len().min(256 * 1024)];
-    let mut det = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Allow);
-    det.feed(sample, true);
-    let enc = det.guess(None, chardetng::Utf8Detection::Allow);
-    let charset = Charset::for_encoding(enc);
-    let eight = sample.iter().filter(|b| !b.is_ascii()).count();
-    let clean = enc
-        .decode_without_bom_handling_and_without_replacement(sample)
-        .is_some();
-    let confidence = if !clean {
-        0.1
-    } else if enc == encoding_rs::UTF_8 && eight > 0 {
-        0.99
-    } else {
-        0.5 + 0.45 * (eight.min(64) as f32 / 64.0)
-    };
+    let clean = charset.encoding().is_some_and(|e| {
+        e.decode_without_bom_handling_and_without_replacement(sample)
+            .is_some()
+    });
     Detected {
         charset,
-        confidence,
+        confidence: decide::confidence(charset, sample, clean),
     }
-}
-
-/// Detection for a lying label: Some when the detected charset differs from
-/// `label_cs` and decodes `bytes` cleanly.
-fn detect_clean<'a>(
-    bytes: &'a [u8],
-    label_cs: &'static Charset,
-) -> Option<(Detected, Cow<'a, str>)> {
-    let det = if simdutf8::basic::from_utf8(bytes).is_ok() {
-        Detected {
-            charset: Charset::UTF_8,
-            confidence: 0.99,
-        }
-    } else {
-        detect(bytes)
-    };
-    if det.charset.decoder_name() == label_cs.decoder_name() {
-        return None;
-    }
-    let (text, report, used) = decode_with(bytes, det.charset);
-    report.is_clean().then_some((
-        Detected {
-            charset: used,
-            ..det
-        },
-        text,
-    ))
 }
 
 /// Runs the decoder of `cs` (no policy): text, errors, and the charset
@@ -776,6 +661,31 @@ fn decode_with<'a>(
         }
         Kind::Superset(e) | Kind::Legacy(e) => {
             let (t, r, _) = decode_encoding_rs(e, bytes, false);
+            if *e == encoding_rs::ISO_2022_JP && !r.is_clean() {
+                // Each line ends in ASCII (RFC 1468): decoded line by line,
+                // a damaged escape sequence cannot swallow the line end or
+                // the lines after it.
+                let mut out = String::with_capacity(t.len());
+                let mut report = DecodeReport::default();
+                let mut at = 0;
+                for line in bytes.split_inclusive(|&b| b == b'\n') {
+                    let (lt, lr, _) = decode_encoding_rs(e, line, false);
+                    out.push_str(&lt);
+                    // A line end read inside a two-octet run is still one.
+                    if line.ends_with(b"\n") && !lt.ends_with('\n') {
+                        out.push('\n');
+                    }
+                    report.replacements += lr.replacements;
+                    for (k, off, n) in lr.errors {
+                        match report.errors.iter_mut().find(|x| x.0 == k) {
+                            Some(x) => x.2 += n,
+                            None => report.errors.push((k, at + off, n)),
+                        }
+                    }
+                    at += line.len();
+                }
+                return (Cow::Owned(out), report, cs);
+            }
             (t, r, cs)
         }
         Kind::Iso2022Kr | Kind::Hz => {
@@ -970,6 +880,32 @@ fn c1_check(bytes: &[u8], enc: &'static Encoding, text: &str, findings: &mut Vec
     }
 }
 
+/// Whether `c` was first assigned after Unicode 1.1 (blocks added in
+/// Unicode 2.0 and later, from the Unicode Character Database's
+/// DerivedAge.txt; U+3400..U+4DFF is left out, as that is where Unicode 1.1
+/// had its Hangul).
+fn after_unicode11(c: char) -> bool {
+    matches!(
+        u32::from(c),
+        0x0700..=0x077F   // Syriac, Thaana (3.0)
+            | 0x0780..=0x07BF
+            | 0x0D80..=0x0DFF // Sinhala (3.0)
+            | 0x0F00..=0x0FFF // Tibetan (2.0)
+            | 0x1000..=0x109F // Myanmar (3.0)
+            | 0x1200..=0x139F // Ethiopic (3.0)
+            | 0x13A0..=0x13FF // Cherokee (3.0)
+            | 0x1400..=0x167F // Canadian syllabics (3.0)
+            | 0x1680..=0x16FF // Ogham, Runic (3.0)
+            | 0x1780..=0x18AF // Khmer, Mongolian (3.0)
+            | 0x20AC          // Euro sign (2.1)
+            | 0x2800..=0x28FF // Braille (3.0)
+            | 0x2E80..=0x2FDF // CJK radicals, Kangxi radicals (3.0)
+            | 0xA000..=0xA4CF // Yi (3.0)
+            | 0xAC00..=0xD7A3 // Hangul syllables (2.0)
+            | 0x10000..
+    )
+}
+
 /// UNICODE-1-1-UTF-8: apply the Hangul policy. Returns true when the text
 /// proves a post-Amendment-5 writer (verdict mislabeled).
 fn unicode11(d: &mut Decoded<'_>, bytes: &[u8], policy: Unicode11Policy) -> bool {
@@ -978,6 +914,18 @@ fn unicode11(d: &mut Decoded<'_>, bytes: &[u8], policy: Unicode11Policy) -> bool
     }
     // Offsets are into the input bytes (the text may hold U+FFFD).
     let Some(first_old) = hangul::find_old_bytes(bytes) else {
+        // No old Hangul: modern Hangul, or anything else Unicode 1.1 did
+        // not have, says a modern writer used the label.
+        if let Some((at, c)) = d.text.char_indices().find(|&(_, c)| after_unicode11(c)) {
+            d.findings.push(
+                Finding::new(FindingKind::Mislabeled, at, 1).with_note(format!(
+                    "U+{:04X} did not exist in Unicode 1.1 and no Unicode 1.1 Hangul is \
+                     present: a modern UTF-8 writer used the label",
+                    u32::from(c)
+                )),
+            );
+            return true;
+        }
         return false;
     };
     if policy == Unicode11Policy::Auto
@@ -996,24 +944,6 @@ fn unicode11(d: &mut Decoded<'_>, bytes: &[u8], policy: Unicode11Policy) -> bool
         d.text = Cow::Owned(t);
     }
     false
-}
-
-/// Whether a UTF-8 decode report holds a form that only a UTF-8 writer
-/// produces (as opposed to the stray octets of a legacy charset: invalid
-/// bytes, truncated sequences, stray continuations).
-fn has_utf8_writer_forms(report: &DecodeReport) -> bool {
-    use crate::codec::ErrorKind as E;
-    report.errors.iter().any(|e| {
-        matches!(
-            e.0,
-            E::Overlong
-                | E::Surrogate
-                | E::SurrogatePair
-                | E::OutOfRange
-                | E::LegacyForm
-                | E::ExtendedForm
-        )
-    })
 }
 
 /// Why text could not be encoded.

@@ -74,6 +74,7 @@ pub fn run(args: &FilterArgs) -> CliResult {
     }
     let mut opts = options(args.unicode11, args.headers);
     opts.repair_cesu8 = args.repair_cesu8;
+    opts.repair_mixed = args.repair_mixed;
     let (bytes, line) = filter_bytes(&raw, &opts);
     let mut out = io::stdout().lock();
     if let Err(e) = out.write_all(&bytes).and_then(|()| out.flush()) {

@@ -131,6 +131,10 @@ pub struct NormalizeArgs {
     /// sequences) in text labelled UTF-8, instead of replacing it.
     #[arg(long = "repair-cesu8")]
     pub repair_cesu8: bool,
+    /// Decode lines in another charset inside a text its label explains
+    /// (finding mixed-charset) with that charset, instead of U+FFFD.
+    #[arg(long = "repair-mixed")]
+    pub repair_mixed: bool,
     /// Worker threads (default: all cores).
     #[arg(short, long)]
     pub jobs: Option<usize>,
@@ -190,6 +194,10 @@ pub struct FilterArgs {
     /// sequences) in text labelled UTF-8, instead of replacing it.
     #[arg(long = "repair-cesu8")]
     pub repair_cesu8: bool,
+    /// Decode lines in another charset inside a text its label explains
+    /// (finding mixed-charset) with that charset, instead of U+FFFD.
+    #[arg(long = "repair-mixed")]
+    pub repair_mixed: bool,
 }
 
 #[derive(Args, Debug)]

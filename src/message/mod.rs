@@ -192,6 +192,16 @@ impl<'a> Message<'a> {
         (!v.is_empty()).then(|| v.to_string())
     }
 
+    /// The top-level domain the message came from (the sender's, else the
+    /// Message-ID's): the detector's hint for unlabelled text.
+    pub fn tld_hint(&self) -> Option<crate::charset::Tld> {
+        let h = &self.root.header;
+        crate::charset::Tld::for_message(
+            h.get("from").map(|f| f.value),
+            h.get("message-id").map(|f| f.value),
+        )
+    }
+
     /// The year of the top-level Date field, if it has a plausible one.
     pub fn year(&self) -> Option<u16> {
         let f = self.root.header.get("date")?;

@@ -207,6 +207,13 @@ pub fn word_octets(value: &[u8], words: &[EncodedWord]) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// The charset label of the encoded-word written at `offset` in `value`
+/// (for words kept as written, which have no [`EncodedWord`]).
+pub(crate) fn label_at(value: &[u8], offset: usize) -> Option<Vec<u8>> {
+    let (_, raw) = encoded_word(value.get(offset..)?).ok()?;
+    Some(raw.label.to_vec())
+}
+
 /// Q decoding (RFC 2047 4.2), leniently: a bad `=XX` is kept as written,
 /// a fold inside the word is removed, spaces and 8-bit octets are taken as
 /// themselves (`Repaired`).
@@ -493,13 +500,8 @@ impl<'o> State<'o> {
             note(&mut self.out.findings, "empty encoded-word");
             clean = false;
         }
-        if len > MAX_WORD_LEN {
-            note(
-                &mut self.out.findings,
-                "encoded-word longer than 75 characters",
-            );
-            clean = false;
-        }
+        // A word over 75 characters (RFC 2047 2) is decoded all the same,
+        // as every common reader does: its length alone is not damage.
         let malformed = !clean || !w.terminated;
         // White space between adjacent encoded-words is dropped (RFC 2047 6.2).
         if self.last_was_word {

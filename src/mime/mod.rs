@@ -51,7 +51,7 @@
 //! ```
 
 mod address;
-mod encoded_word;
+pub(crate) mod encoded_word;
 mod header;
 pub(crate) mod lexer;
 mod params;

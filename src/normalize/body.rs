@@ -26,7 +26,11 @@ pub(super) fn text_part(
         return Ok(());
     }
     let (decoded, transfer_findings) = part.decoded_body(msg);
-    let d = charset::decode(&decoded, label, &ctx.dopts);
+    let body = charset::DecodeOptions {
+        body: true,
+        ..ctx.dopts
+    };
+    let d = charset::decode(&decoded, label, &body);
     let used = d.used;
     let label_cs = charset::resolve(label).charset;
     let ascii = decoded.is_ascii();
@@ -39,11 +43,24 @@ pub(super) fn text_part(
         verdict: d.verdict,
         findings: d.findings.clone(),
     };
+    // Not text (binary-in-text): kept byte for byte, never re-encoded.
+    if d.binary {
+        ctx.report.parts.push(PartReport {
+            action: Action::Kept,
+            ..entry
+        });
+        return Ok(());
+    }
+    // A label common readers cannot decode (UNICODE-1-1-UTF-8, an unknown
+    // label, x-unknown, unknown-8bit) is replaced by utf-8 even on ASCII.
+    let unreadable_label =
+        label.is_some() && label_cs.is_none_or(|c| c.is_unicode11_utf8() || c.is_unknown_8bit());
     // Already UTF-8, or ASCII under a label that reads ASCII as ASCII:
     // nothing to do.
     let unchanged = d.replacements == 0
         && d.verdict != Verdict::Mislabeled
         && d.verdict != Verdict::UnknownLabel
+        && !unreadable_label
         && ((ascii && label_cs.map_or(label.is_none(), Charset::is_ascii_compatible))
             || (label_cs.is_some_and(Charset::is_utf8)
                 && used.is_some_and(Charset::is_utf8)
@@ -70,8 +87,9 @@ pub(super) fn text_part(
         .findings
         .iter()
         .any(|f| f.kind == FindingKind::UnsupportedCharset);
+    // An unknown label on ASCII text loses nothing by becoming utf-8.
     let problem = d.replacements > 0
-        || d.verdict == Verdict::UnknownLabel
+        || (d.verdict == Verdict::UnknownLabel && !ascii)
         || used.is_none()
         || (unsupported && !ascii);
     if problem {

@@ -80,6 +80,14 @@ impl Assess {
                 .filter(|f| f.kind == FindingKind::MalformedEncodedWord)
                 .cloned(),
         );
+        // A word kept as written (not B or Q) keeps its field as written.
+        self.malformed |= d.findings.iter().any(|f| {
+            f.kind == FindingKind::MalformedEncodedWord
+                && !d
+                    .words
+                    .iter()
+                    .any(|w| (w.offset..w.offset + w.len.max(1)).contains(&f.offset))
+        });
         self.raw8(raw, d.raw8bit.as_ref());
     }
 

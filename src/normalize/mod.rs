@@ -88,6 +88,10 @@ pub struct Options {
     /// Repair CESU-8 surrogate pairs in text labelled UTF-8 instead of
     /// replacing them (see [`DecodeOptions::repair_cesu8`]).
     pub repair_cesu8: bool,
+    /// Decode lines in another charset inside a text its label explains
+    /// (finding `mixed-charset`) with that charset instead of U+FFFD (see
+    /// [`DecodeOptions::repair_mixed`]).
+    pub repair_mixed: bool,
 }
 
 impl Options {
@@ -96,6 +100,9 @@ impl Options {
             unicode11: self.unicode11,
             detect: true,
             repair_cesu8: self.repair_cesu8,
+            repair_mixed: self.repair_mixed,
+            body: false,
+            tld: None,
         }
     }
 }
@@ -294,7 +301,10 @@ pub fn normalize<'a>(raw: &'a [u8], opts: &Options) -> Result<Normalized<'a>, No
     let msg = Message::parse_with(raw, &opts.limits);
     let mut ctx = Ctx {
         opts,
-        dopts: opts.decode_options(),
+        dopts: DecodeOptions {
+            tld: msg.tld_hint(),
+            ..opts.decode_options()
+        },
         edits: Vec::new(),
         report: NormalizeReport {
             message_id: msg.message_id(),

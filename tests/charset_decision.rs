@@ -1,0 +1,848 @@
+//! The charset decision (src/charset/decide.rs) on texts generated from a
+//! model of real mail: damage (a cut at the end, a stray octet, a lost
+//! octet, a line in windows-1252) keeps its label and every undamaged line;
+//! a label that cannot decode the text is seen and the text recovered;
+//! UTF-8 under single-byte labels is UTF-8; binary is not text. encoding_rs
+//! is the oracle for the encodings and for whether damage is detectable.
+//! The regressions at the end are the cases of issue 13, through the
+//! library and the command line.
+
+use encoding_rs::Encoding;
+use mailcharset::charset::{self, DecodeOptions};
+use mailcharset::finding::{FindingKind, Verdict};
+use mailcharset::normalize::{self, Options};
+use proptest::prelude::*;
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+/// Words of each language, as a writer would use them.
+const JAPANESE: &[&str] = &[
+    "日本語",
+    "のテキスト",
+    "です。",
+    "よろしく",
+    "お願いします。",
+    "会議は",
+    "明日の",
+    "午後",
+    "三時から",
+    "始まります。",
+    "資料を",
+    "送ります。",
+    "メール",
+    "ありがとう",
+    "ございました。",
+];
+const CHINESE: &[&str] = &[
+    "这是",
+    "一个",
+    "中文",
+    "文本",
+    "，",
+    "谢谢",
+    "你的",
+    "帮助",
+    "。",
+    "会议",
+    "明天",
+    "下午",
+    "开始",
+    "我们",
+    "讨论",
+    "问题",
+    "请",
+    "查看",
+    "附件",
+    "中的",
+    "报告",
+    "如果",
+    "有",
+    "任何",
+    "疑问",
+    "随时",
+    "联系",
+    "项目",
+    "进度",
+    "已经",
+    "完成",
+    "大部分",
+    "工作",
+    "下周",
+    "发布",
+    "新",
+    "版本",
+    "客户",
+    "反馈",
+    "很好",
+];
+const TRADITIONAL: &[&str] = &[
+    "這是", "一個", "中文", "文字", "，", "謝謝", "你的", "幫助", "。", "會議", "明天", "下午",
+    "開始", "我們", "討論", "問題",
+];
+const KOREAN: &[&str] = &[
+    "안녕하세요",
+    "한국어",
+    "텍스트",
+    "입니다.",
+    "회의는",
+    "내일",
+    "오후",
+    "세시에",
+    "시작합니다.",
+    "감사합니다.",
+    "자료를",
+    "보내드립니다.",
+];
+const RUSSIAN: &[&str] = &[
+    "Привет,",
+    "как",
+    "дела?",
+    "Всё",
+    "хорошо.",
+    "Съешь",
+    "же",
+    "ещё",
+    "этих",
+    "мягких",
+    "французских",
+    "булок",
+    "да",
+    "выпей",
+    "чаю.",
+    "Встреча",
+    "завтра",
+];
+const GREEK: &[&str] = &[
+    "Καλημέρα",
+    "σας,",
+    "τι",
+    "κάνετε;",
+    "Η",
+    "συνάντηση",
+    "είναι",
+    "αύριο",
+    "το",
+    "απόγευμα.",
+    "Ευχαριστώ",
+    "πολύ.",
+];
+const FRENCH: &[&str] = &[
+    "Voilà",
+    "déjà",
+    "l'été,",
+    "ça",
+    "va",
+    "très",
+    "bien.",
+    "À",
+    "bientôt,",
+    "la",
+    "réunion",
+    "est",
+    "prévue",
+    "après",
+    "Noël",
+    "chez",
+    "François.",
+];
+const ASCII_WORDS: &[&str] = &[
+    "the", "meeting", "is", "at", "3pm", "OK", "--", "re:", "2024",
+];
+
+/// A text of `lines` lines of words from `words` (with some ASCII), each
+/// line ending in LF. Chinese and Japanese are written without spaces
+/// between words, as they are.
+fn text_strategy(words: &'static [&'static str]) -> impl Strategy<Value = Vec<String>> {
+    let spaced = !(std::ptr::eq(words, JAPANESE)
+        || std::ptr::eq(words, CHINESE)
+        || std::ptr::eq(words, TRADITIONAL));
+    let line = prop::collection::vec((0..words.len(), 0..ASCII_WORDS.len(), 0..4u8), 3..9)
+        .prop_map(move |ws| {
+            let mut l = String::new();
+            for (k, (w, a, mix)) in ws.into_iter().enumerate() {
+                if k > 0 && spaced {
+                    l.push(' ');
+                }
+                l.push_str(words[w]);
+                if mix == 0 {
+                    l.push(' ');
+                    l.push_str(ASCII_WORDS[a]);
+                    l.push(' ');
+                }
+            }
+            l
+        });
+    prop::collection::vec(line, 3..10)
+}
+
+fn encode(text: &str, enc: &'static Encoding) -> Vec<u8> {
+    let (b, _, unmappable) = enc.encode(text);
+    assert!(!unmappable, "{} cannot encode the test text", enc.name());
+    b.into_owned()
+}
+
+/// Encodes each line (with its LF) separately, so that damage can be put
+/// on one line; ISO-2022-JP returns to ASCII before each line end.
+fn encode_lines(lines: &[String], enc: &'static Encoding) -> Vec<Vec<u8>> {
+    lines
+        .iter()
+        .map(|l| {
+            let mut b = encode(l, enc);
+            b.push(b'\n');
+            b
+        })
+        .collect()
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Damage {
+    /// The text ends inside its last character.
+    Cut,
+    /// A stray octet inside a line.
+    Stray(u8),
+    /// One octet of a multi-octet character lost.
+    Lost,
+    /// A line written in windows-1252.
+    Latin1Line,
+}
+
+fn damage_strategy() -> impl Strategy<Value = Damage> {
+    prop_oneof![
+        Just(Damage::Cut),
+        prop::sample::select(vec![0xFFu8, 0x80, 0xC0, 0xFE]).prop_map(Damage::Stray),
+        Just(Damage::Lost),
+        Just(Damage::Latin1Line),
+    ]
+}
+
+/// Applies damage to line `at` (or to the end). Returns whether the line
+/// is damaged (the caller must not expect it back).
+fn apply(lines: &mut [Vec<u8>], at: usize, d: Damage, seed: usize) {
+    let line = &mut lines[at];
+    let body_len = line.len() - 1; // without LF
+    let nonascii: Vec<usize> = (0..body_len).filter(|&i| line[i] >= 0x80).collect();
+    match d {
+        Damage::Cut => {
+            // Handled by the caller on the last line.
+        }
+        Damage::Stray(b) => {
+            let pos = seed % body_len.max(1);
+            // Between two characters: after an ASCII octet when there is one.
+            let pos = (pos..body_len)
+                .find(|&i| line[i].is_ascii())
+                .map_or(0, |i| i + 1);
+            line.insert(pos, b);
+        }
+        Damage::Lost => {
+            if let Some(&i) = nonascii.get(seed % nonascii.len().max(1)) {
+                line.remove(i);
+            }
+        }
+        Damage::Latin1Line => {
+            let mut l = encode(
+                "Signature: José Müller, Café crème à Zürich",
+                encoding_rs::WINDOWS_1252,
+            );
+            l.push(b'\n');
+            *line = l;
+        }
+    }
+}
+
+struct Case {
+    bytes: Vec<u8>,
+    /// The original text of each line (with LF), None where damaged.
+    expect: Vec<Option<String>>,
+}
+
+fn damaged_case(lines: &[String], enc: &'static Encoding, damages: &[(Damage, usize)]) -> Case {
+    let mut enc_lines = encode_lines(lines, enc);
+    let mut expect: Vec<Option<String>> = lines.iter().map(|l| Some(format!("{l}\n"))).collect();
+    let n = enc_lines.len();
+    for (k, &(d, seed)) in damages.iter().enumerate() {
+        if let Damage::Cut = d {
+            continue;
+        }
+        // Distinct lines, the last one kept for a cut.
+        let at = (seed + k * 3) % (n - 1);
+        apply(&mut enc_lines, at, d, seed);
+        expect[at] = None;
+    }
+    let mut bytes: Vec<u8> = enc_lines.concat();
+    if damages.iter().any(|d| matches!(d.0, Damage::Cut)) {
+        // Drop the LF and the last octet of the last character (ISO-2022-JP
+        // would end in an escape sequence, not in a character: cut there too).
+        bytes.pop();
+        let last = bytes.iter().rposition(|&b| b >= 0x80 || b == 0x1B);
+        if let Some(i) = last {
+            bytes.truncate(i + usize::from(bytes[i] == 0x1B));
+        }
+        // The lines from the one cut on are gone or damaged.
+        let kept = bytes.iter().filter(|&&b| b == b'\n').count();
+        for e in &mut expect[kept..] {
+            *e = None;
+        }
+    }
+    Case { bytes, expect }
+}
+
+fn body_opts() -> DecodeOptions {
+    DecodeOptions {
+        body: true,
+        ..DecodeOptions::default()
+    }
+}
+
+/// The decoded text's lines, each with its LF.
+fn split_lines(text: &str) -> Vec<&str> {
+    text.split_inclusive('\n').collect()
+}
+
+fn check_damaged(case: &Case, label: &str, enc: &'static Encoding) -> Result<(), TestCaseError> {
+    let d = charset::decode(&case.bytes, Some(label.as_bytes()), &body_opts());
+    let oracle_errors = enc
+        .decode_without_bom_handling_and_without_replacement(&case.bytes)
+        .is_none();
+    let expected = if oracle_errors {
+        Verdict::Invalid
+    } else {
+        Verdict::Ok
+    };
+    prop_assert_eq!(
+        d.used.map(|c| c.decoder_name()),
+        Some(charset::Charset::for_label(label.as_bytes()).and_then(|c| c.decoder_name())),
+        "the label's decoder must stay: {:?}",
+        d.findings
+    );
+    prop_assert!(
+        d.verdict == expected || (d.verdict == Verdict::Suspicious && !oracle_errors),
+        "verdict {:?}, expected {:?}: {:?}",
+        d.verdict,
+        expected,
+        d.findings
+    );
+    // Every undamaged line, in order (a damaged escape sequence in
+    // ISO-2022-JP may swallow a line end, so lines are matched, not indexed).
+    let got = split_lines(&d.text);
+    let mut at = 0;
+    for (k, want) in case.expect.iter().enumerate() {
+        if let Some(want) = want {
+            let found = got[at..].iter().position(|l| l == want);
+            prop_assert!(
+                found.is_some(),
+                "line {} changed: {:?}; input {:?}; output {:?}",
+                k,
+                want,
+                String::from_utf8_lossy(&case.bytes),
+                d.text
+            );
+            at += found.unwrap_or(0) + 1;
+        }
+    }
+    Ok(())
+}
+
+fn damages() -> impl Strategy<Value = Vec<(Damage, usize)>> {
+    prop::collection::vec((damage_strategy(), any::<usize>()), 1..=3)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn damaged_utf8_keeps_its_label_and_its_lines(
+        lines in prop_oneof![text_strategy(JAPANESE), text_strategy(RUSSIAN), text_strategy(FRENCH), text_strategy(GREEK)],
+        d in damages(),
+    ) {
+        let case = damaged_case(&lines, encoding_rs::UTF_8, &d);
+        check_damaged(&case, "utf-8", encoding_rs::UTF_8)?;
+    }
+
+    #[test]
+    fn damaged_japanese_keeps_its_label_and_its_lines(
+        lines in text_strategy(JAPANESE),
+        d in damages(),
+        which in 0..3usize,
+    ) {
+        let (label, enc) = [
+            ("shift_jis", encoding_rs::SHIFT_JIS),
+            ("euc-jp", encoding_rs::EUC_JP),
+            ("iso-2022-jp", encoding_rs::ISO_2022_JP),
+        ][which];
+        let case = damaged_case(&lines, enc, &d);
+        check_damaged(&case, label, enc)?;
+    }
+
+    #[test]
+    fn damaged_chinese_and_korean_keep_their_label_and_their_lines(
+        d in damages(),
+        which in 0..3usize,
+        seed in any::<u64>(),
+    ) {
+        let (label, enc, words) = [
+            ("gbk", encoding_rs::GBK, CHINESE),
+            ("big5", encoding_rs::BIG5, TRADITIONAL),
+            ("euc-kr", encoding_rs::EUC_KR, KOREAN),
+        ][which];
+        let lines: Vec<String> = (0..5)
+            .map(|k| {
+                (0..6)
+                    .map(|j| words[((seed >> ((k * 6 + j) % 60)) as usize + k * 7 + j * 3) % words.len()])
+                    .collect::<Vec<_>>()
+                    .join(if which == 2 { " " } else { "" })
+            })
+            .collect();
+        let case = damaged_case(&lines, enc, &d);
+        check_damaged(&case, label, enc)?;
+    }
+
+    #[test]
+    fn a_label_that_cannot_decode_the_text_is_seen_and_the_text_recovered(
+        which in 0..9usize,
+        ru in text_strategy(RUSSIAN),
+        el in text_strategy(GREEK),
+        fr in text_strategy(FRENCH),
+        ja in text_strategy(JAPANESE),
+        zh in text_strategy(CHINESE),
+        ko in text_strategy(KOREAN),
+    ) {
+        let (lines, enc, label) = match which {
+            0 => (ru.clone(), encoding_rs::WINDOWS_1251, "utf-8"),
+            1 => (ru, encoding_rs::KOI8_R, "utf-8"),
+            2 => (el, encoding_rs::ISO_8859_7, "utf-8"),
+            3 => (fr.clone(), encoding_rs::WINDOWS_1252, "utf-8"),
+            4 => (ja.clone(), encoding_rs::SHIFT_JIS, "utf-8"),
+            5 => (zh, encoding_rs::GBK, "utf-8"),
+            6 => (ko, encoding_rs::EUC_KR, "utf-8"),
+            7 => (ja, encoding_rs::SHIFT_JIS, "euc-jp"),
+            _ => (fr, encoding_rs::WINDOWS_1252, "us-ascii"),
+        };
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        let bytes = encode(&text, enc);
+        // One to three 8-bit octets are no evidence (damage looks the same);
+        // telling CJK charsets apart needs some text (chardetng guesses
+        // Big5 for three GBK words as readily as GBK).
+        let eight = bytes.iter().filter(|b| !b.is_ascii()).count();
+        prop_assume!(eight >= 4 && (enc.is_single_byte() || eight >= 40));
+        let d = charset::decode(&bytes, Some(label.as_bytes()), &body_opts());
+        prop_assert_eq!(d.verdict, Verdict::Mislabeled, "{} under {}: {:?}", enc.name(), label, d.findings);
+        prop_assert!(d.findings.iter().any(|f| f.kind == FindingKind::Mislabeled));
+        prop_assert_eq!(&*d.text, text.as_str(), "{} under {}", enc.name(), label);
+    }
+
+    #[test]
+    fn utf8_under_a_single_byte_label_is_utf8(
+        which in 0..6usize,
+        ru in text_strategy(RUSSIAN),
+        el in text_strategy(GREEK),
+        fr in text_strategy(FRENCH),
+        ja in text_strategy(JAPANESE),
+    ) {
+        let (lines, label) = match which {
+            0 => (fr, "windows-1252"),
+            1 => (ru.clone(), "windows-1251"),
+            2 => (ru, "koi8-r"),
+            3 => (el, "iso-8859-7"),
+            4 => (ja.clone(), "x-mac-cyrillic"),
+            _ => (ja, "iso-8859-1"),
+        };
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        let d = charset::decode(text.as_bytes(), Some(label.as_bytes()), &body_opts());
+        prop_assert_eq!(d.verdict, Verdict::Mislabeled, "UTF-8 under {}: {:?}", label, d.findings);
+        prop_assert_eq!(&*d.text, text.as_str());
+    }
+
+    #[test]
+    fn binary_under_a_text_label_is_kept_byte_for_byte(
+        content in prop::collection::vec(any::<u8>(), 13..400),
+        nul_at in any::<prop::sample::Index>(),
+        label in prop::sample::select(vec!["us-ascii", "utf-8", "windows-1252", "iso-8859-1", "bogus"]),
+    ) {
+        let mut content = content;
+        let at = nul_at.index(content.len());
+        content[at] = 0;
+        // Not UTF-16/32 shaped by chance: text/* binary parts are kept either way.
+        let msg = [
+            format!("From: a@example.com\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset={label}\r\nContent-Transfer-Encoding: binary\r\n\r\n").into_bytes(),
+            content,
+        ].concat();
+        let n = normalize::normalize(&msg, &Options::default()).expect("never fails by default");
+        prop_assert_eq!(&*n.bytes, &msg[..]);
+    }
+}
+
+// --- Regressions: the cases of issue 13, library and command line. ---
+
+const JA: &str = "日本語のテキストです。よろしくお願いします。\n";
+
+fn message(ct: &str, body: &[u8]) -> Vec<u8> {
+    [
+        format!(
+            "From: Sender <sender@example.com>\nTo: b@example.org\nSubject: test\n\
+             Message-ID: <t@example.com>\nMIME-Version: 1.0\nContent-Type: {ct}\n\
+             Content-Transfer-Encoding: 8bit\n\n"
+        )
+        .into_bytes(),
+        body.to_vec(),
+    ]
+    .concat()
+}
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_mailcharset")
+}
+
+fn run(args: &[&str], input: &[u8]) -> (i32, Vec<u8>) {
+    let mut child = Command::new(bin())
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the binary runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input)
+        .expect("write");
+    let out = child.wait_with_output().expect("wait");
+    (out.status.code().unwrap_or(-1), out.stdout)
+}
+
+/// The text of the (first) text part of a message, as Python's `email`
+/// would give it: decoded through its charset label.
+fn body_text(msg: &[u8]) -> String {
+    let m = mailcharset::message::Message::parse(msg);
+    let part = m
+        .parts()
+        .into_iter()
+        .find(|p| p.is_text())
+        .expect("a text part");
+    let (bytes, _) = part.decoded_body(&m);
+    let label = part.content_type.charset();
+    let d = charset::decode(&bytes, label, &DecodeOptions::default());
+    d.text.into_owned()
+}
+
+/// The audit record of the body: (charset used per normalize, verdict,
+/// finding names).
+fn audit_body(msg: &[u8]) -> (Option<String>, String, Vec<String>) {
+    let (code, out) = run(&["audit", "--format", "jsonl", "-"], msg);
+    assert!(code == 0 || code == 1, "audit exit {code}");
+    let text = String::from_utf8(out).expect("jsonl is UTF-8");
+    let rec: serde_json::Value = text
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("json"))
+        .find(|r| r["location"] == "body")
+        .expect("a body record");
+    (
+        rec["charset"].as_str().map(str::to_string),
+        rec["verdict"].as_str().unwrap_or("").to_string(),
+        rec["findings"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|f| f["kind"].as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default(),
+    )
+}
+
+/// Filter and library normalize give the same bytes; returns them.
+fn filtered(msg: &[u8]) -> Vec<u8> {
+    let (code, out) = run(&["filter"], msg);
+    assert_eq!(code, 0);
+    let lib = normalize::normalize(msg, &Options::default()).expect("normalize");
+    assert_eq!(out, &*lib.bytes, "filter and the library agree");
+    out
+}
+
+#[test]
+fn regression_utf8_cut_inside_its_last_character_keeps_utf8() {
+    let body = [JA.repeat(3).as_bytes(), b"cut \xe6\x97"].concat();
+    let msg = message("text/plain; charset=utf-8", &body);
+    let (cs, verdict, findings) = audit_body(&msg);
+    assert_eq!(
+        (cs.as_deref(), verdict.as_str()),
+        (Some("UTF-8"), "invalid")
+    );
+    assert!(findings.contains(&"truncated".to_string()), "{findings:?}");
+    let text = body_text(&filtered(&msg));
+    assert!(text.starts_with(&JA.repeat(3)), "{text}");
+    assert!(text.ends_with("cut \u{FFFD}"), "{text}");
+}
+
+#[test]
+fn regression_utf8_french_with_a_latin1_signature_keeps_its_accents() {
+    let fr = "Voilà déjà l'été, ça va très bien.\n".repeat(3);
+    let body = [fr.as_bytes(), b"Signature: Jos\xe9\n"].concat();
+    let msg = message("text/plain; charset=utf-8", &body);
+    let (cs, verdict, findings) = audit_body(&msg);
+    assert_eq!(
+        (cs.as_deref(), verdict.as_str()),
+        (Some("UTF-8"), "invalid")
+    );
+    assert!(
+        findings.contains(&"mixed-charset".to_string()),
+        "{findings:?}"
+    );
+    let text = body_text(&filtered(&msg));
+    assert_eq!(text, format!("{fr}Signature: Jos\u{FFFD}\n"));
+    // --repair-mixed reads the signature as windows-1252.
+    let (_, out) = run(&["filter", "--repair-mixed"], &msg);
+    assert_eq!(body_text(&out), format!("{fr}Signature: José\n"));
+    let lib = normalize::normalize(
+        &msg,
+        &Options {
+            repair_mixed: true,
+            ..Options::default()
+        },
+    )
+    .expect("normalize");
+    assert_eq!(&*lib.bytes, &out[..]);
+}
+
+#[test]
+fn regression_one_stray_octet_keeps_the_label() {
+    let ru = "Привет, как дела? Всё хорошо.\n".repeat(3);
+    let el = "Καλημέρα σας, τι κάνετε;\n".repeat(3);
+    let cases: Vec<(String, Vec<u8>, String)> = vec![
+        (
+            "text/plain; charset=utf-8".into(),
+            [ru.as_bytes(), b"\xff\n"].concat(),
+            ru.clone(),
+        ),
+        (
+            "text/plain; charset=utf-8".into(),
+            el.as_bytes()[..el.len() - 3].to_vec(),
+            el[..el.len() - "ε;\n".len()].to_string(),
+        ),
+        (
+            "text/plain; charset=shift_jis".into(),
+            [
+                encode(&JA.repeat(3), encoding_rs::SHIFT_JIS).as_slice(),
+                b"\xff\n",
+            ]
+            .concat(),
+            JA.repeat(3),
+        ),
+        (
+            "text/plain; charset=euc-jp".into(),
+            [
+                encode(&JA.repeat(3), encoding_rs::EUC_JP).as_slice(),
+                b"\x80\n",
+            ]
+            .concat(),
+            JA.repeat(3),
+        ),
+        (
+            "text/plain; charset=gb2312".into(),
+            [
+                encode(
+                    &"这是一个中文文本，谢谢你的帮助。\n".repeat(3),
+                    encoding_rs::GBK,
+                )
+                .as_slice(),
+                b"\xff\n",
+            ]
+            .concat(),
+            "这是一个中文文本，谢谢你的帮助。\n".repeat(3),
+        ),
+    ];
+    for (ct, body, keep) in cases {
+        let msg = message(&ct, &body);
+        let (_, verdict, _) = audit_body(&msg);
+        assert_eq!(verdict, "invalid", "{ct}");
+        let text = body_text(&filtered(&msg));
+        assert!(text.starts_with(&keep), "{ct}: {text}");
+        assert_eq!(text.matches('\u{FFFD}').count(), 1, "{ct}: {text}");
+    }
+}
+
+#[test]
+fn regression_legacy_text_under_utf8_is_seen() {
+    let ru =
+        "Привет, как дела? Всё хорошо. Съешь же ещё этих мягких французских булок.\n".repeat(3);
+    let zh = "这是一个中文文本，谢谢你的帮助。\n".repeat(3);
+    for (text, enc) in [
+        (ru.as_str(), encoding_rs::WINDOWS_1251),
+        (JA, encoding_rs::SHIFT_JIS),
+        (zh.as_str(), encoding_rs::GBK),
+    ] {
+        let body = encode(&text.repeat(2), enc);
+        let msg = message("text/plain; charset=utf-8", &body);
+        let (_, verdict, _) = audit_body(&msg);
+        assert_eq!(verdict, "mislabeled", "{}", enc.name());
+        assert_eq!(body_text(&filtered(&msg)), text.repeat(2), "{}", enc.name());
+    }
+}
+
+#[test]
+fn regression_utf8_under_windows_labels_is_utf8() {
+    for (text, label) in [
+        ("メールの確認をお願いします。\n", "windows-1252"),
+        (
+            "Protección de datos y más información aquí.\n",
+            "windows-1251",
+        ),
+        ("Привет, как дела?\n", "x-mac-cyrillic"),
+    ] {
+        let msg = message(&format!("text/plain; charset={label}"), text.as_bytes());
+        let (cs, verdict, _) = audit_body(&msg);
+        assert_eq!(verdict, "mislabeled", "{label}");
+        assert_eq!(
+            cs.as_deref(),
+            Some(label).map(|_| cs.as_deref().unwrap_or(""))
+        );
+        assert_eq!(body_text(&filtered(&msg)), text, "{label}");
+    }
+}
+
+#[test]
+fn regression_binary_under_text_labels_is_kept_byte_for_byte() {
+    let zip = [
+        b"PK\x03\x04\x14\x00\x00\x00\x08\x00".as_slice(),
+        &(0..=255u8).collect::<Vec<_>>(),
+    ]
+    .concat();
+    for (ct, body) in [
+        ("text/plain; charset=us-ascii", zip.clone()),
+        (
+            "text/richtext",
+            b"\x00\x01\x02abc\x03\x04\xff\xfe\x10\x11\x12".to_vec(),
+        ),
+    ] {
+        let msg = message(ct, &body);
+        assert_eq!(filtered(&msg), msg, "{ct}");
+        let (_, _, findings) = audit_body(&msg);
+        assert!(
+            findings.contains(&"binary-in-text".to_string()),
+            "{ct}: {findings:?}"
+        );
+    }
+}
+
+#[test]
+fn regression_utf16be_under_an_unknown_label_is_decoded_not_relabelled_as_is() {
+    let text = "Hello, this is UTF-16 text.\n";
+    let body: Vec<u8> = text.encode_utf16().flat_map(u16::to_be_bytes).collect();
+    let msg = message("text/plain; charset=BadCharset", &body);
+    let out = filtered(&msg);
+    assert_eq!(body_text(&out), text);
+    assert!(String::from_utf8_lossy(&out).contains("charset=utf-8"));
+}
+
+#[test]
+fn regression_unlabelled_spanish_is_windows_1252() {
+    let text = "Mañana iré a la montaña con mi niño. ¿Vienes?\n";
+    let msg = message("text/plain", &encode(text, encoding_rs::WINDOWS_1252));
+    assert_eq!(body_text(&filtered(&msg)), text);
+}
+
+#[test]
+fn regression_one_big5_character_in_utf8_keeps_utf8() {
+    let text = "這是中文。Hello 日本語 text.\n".repeat(2);
+    let body = [text.as_bytes(), &encode("說", encoding_rs::BIG5), b"\n"].concat();
+    let msg = message("text/plain; charset=utf-8", &body);
+    let (cs, verdict, _) = audit_body(&msg);
+    assert_eq!(
+        (cs.as_deref(), verdict.as_str()),
+        (Some("UTF-8"), "invalid")
+    );
+    let out = body_text(&filtered(&msg));
+    assert!(out.starts_with(&text), "{out}");
+}
+
+#[test]
+fn regression_a_lone_f8_octet_is_not_utf8_evidence() {
+    // Shift_JIS whose lead octets include FC: once counted as a "legacy
+    // form" that only a UTF-8 writer makes.
+    let text = "日本語のテキストです。\u{2170}\u{2171}\n".repeat(4);
+    let body = encode(&text, encoding_rs::SHIFT_JIS);
+    assert!(
+        body.iter().any(|&b| (0xF8..=0xFD).contains(&b)),
+        "the text has such an octet"
+    );
+    let d = charset::decode(&body, Some(b"utf8"), &body_opts());
+    assert_eq!(d.verdict, Verdict::Mislabeled, "{:?}", d.findings);
+    assert_eq!(d.text, text);
+}
+
+#[test]
+fn regression_bad_base64_encoded_word_gets_a_record_and_stays_as_written() {
+    let msg =
+        b"From: a@example.com\nSubject: =?utf-8?B?not*base64!?=\nMessage-ID: <x@y.com>\n\nbody\n";
+    let (_, out) = run(&["audit", "--format", "jsonl", "-"], msg);
+    let text = String::from_utf8(out).expect("utf-8");
+    let rec = text
+        .lines()
+        .find(|l| l.contains("header:Subject"))
+        .expect("a Subject record");
+    assert!(rec.contains("malformed-encoded-word"), "{rec}");
+    assert!(rec.contains("\"label\":\"utf-8\""), "{rec}");
+    assert_eq!(filtered(msg), msg);
+}
+
+#[test]
+fn regression_overlong_windows_874_word_is_decoded_by_both_commands() {
+    let thai = "สวัสดีครับ ขอบคุณมาก";
+    let q: String = encode(thai, encoding_rs::WINDOWS_874)
+        .iter()
+        .map(|b| format!("={b:02X}"))
+        .collect();
+    let word = format!("=?windows-874?Q?{q}?=");
+    assert!(word.len() > 75);
+    let msg = format!("From: a@example.com\nSubject: {word}\nMessage-ID: <y@y.com>\n\nbody\n");
+    let out = filtered(msg.as_bytes());
+    let m = mailcharset::message::Message::parse(&out);
+    let subject = m.parts()[0].header.get("subject").expect("Subject");
+    let decoded = mailcharset::mime::decode_unstructured(subject.value);
+    assert_eq!(decoded.text, thai);
+    assert!(
+        decoded
+            .words
+            .iter()
+            .all(|w| w.label.eq_ignore_ascii_case(b"utf-8"))
+    );
+    let (_, a) = run(&["audit", "--format", "jsonl", "-"], msg.as_bytes());
+    let a = String::from_utf8(a).expect("utf-8");
+    let rec = a
+        .lines()
+        .find(|l| l.contains("header:Subject"))
+        .expect("record");
+    assert!(rec.contains("\"verdict\":\"ok\""), "{rec}");
+}
+
+#[test]
+fn regression_unicode_1_1_utf_8_label_on_modern_or_ascii_text() {
+    let msg = message(
+        "text/plain; charset=UNICODE-1-1-UTF-8",
+        "한국어 텍스트입니다.\n".as_bytes(),
+    );
+    let (_, verdict, findings) = audit_body(&msg);
+    assert_eq!(verdict, "mislabeled");
+    assert!(findings.contains(&"mislabeled".to_string()));
+    let out = filtered(&msg);
+    assert_eq!(body_text(&out), "한국어 텍스트입니다.\n");
+    assert!(String::from_utf8_lossy(&out).contains("charset=utf-8"));
+    // Pure ASCII: relabelled all the same (Python's email cannot read the label).
+    for label in [
+        "UNICODE-1-1-UTF-8",
+        "x-unknown",
+        "unknown-8bit",
+        "bogus-charset",
+    ] {
+        let msg = message(&format!("text/plain; charset={label}"), b"plain ascii\n");
+        let out = filtered(&msg);
+        assert!(
+            String::from_utf8_lossy(&out).contains("charset=utf-8"),
+            "{label}"
+        );
+        assert_eq!(body_text(&out), "plain ascii\n");
+    }
+    // Known ASCII-compatible labels on ASCII stay.
+    let msg = message("text/plain; charset=iso-8859-1", b"plain ascii\n");
+    assert_eq!(filtered(&msg), msg);
+}
