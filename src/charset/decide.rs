@@ -28,7 +28,7 @@
 //! | errors, no such candidate (a single-byte candidate is refused when the UTF-8 label reads a letter inside a word) | too little evidence | `invalid` (`mixed-charset` as above) | the label's |
 //! | no label, unknown, `unknown-8bit`, unsupported | — | (unknown label: `unknown-label`) | ASCII; UTF-8 if valid or mostly so; else chardetng with the top-level domain, windows-1252 for Latin script unless the text says otherwise |
 //! | `us-ascii` with 8-bit octets | the label cannot explain them | `mislabeled` when they decode cleanly | as unlabelled |
-//! | bodies only: NUL or C0 controls other than TAB LF FF CR ESC SO SI (a final SUB is allowed), or an archive/image/PDF magic number | binary | `suspicious`, finding `binary-in-text` | kept byte for byte ([`Decoded::binary`]) |
+//! | bodies only: NUL, C0 controls other than TAB LF FF CR ESC SO SI at 1% of the octets or more (a final SUB is allowed), or an archive/image/PDF magic number | binary | `suspicious`, finding `binary-in-text` | kept byte for byte ([`Decoded::binary`]) |
 //! | bodies only: NULs in every other (or 3 of 4) octets under an ASCII-compatible or no label | UTF-16/32 without BOM | as for a label that lies | UTF-16 (byte-order guess) or UTF-32; binary when that does not decode cleanly |
 //!
 //! "Plausible" ([`plausible`]): at most a quarter of the non-ASCII
@@ -605,9 +605,14 @@ pub(super) fn binary(bytes: &[u8]) -> Option<&'static str> {
     if memchr::memchr(0, body).is_some() {
         return Some("NUL octets");
     }
-    body.iter()
-        .any(|&b| matches!(b, 0x01..=0x08 | 0x0B | 0x10..=0x1A | 0x1C..=0x1F))
-        .then_some("control characters")
+    // Controls other than TAB LF FF CR ESC SO SI: one or two in a long
+    // text are damage (a kernel oops, a pasted terminal line); at 1% of
+    // the octets or more, it is not text.
+    let controls = body
+        .iter()
+        .filter(|&&b| matches!(b, 0x01..=0x08 | 0x0B | 0x10..=0x1A | 0x1C..=0x1F))
+        .count();
+    (controls > 0 && controls * 100 >= body.len()).then_some("control characters")
 }
 
 /// UTF-16 or UTF-32 without a byte order mark, told by where its NULs are
@@ -1040,6 +1045,8 @@ mod tests {
         assert_eq!(binary(b"tab\tform\x0cfeed\r\n\x1b$B"), None);
         assert_eq!(binary(b"dos text\r\n\x1a"), None);
         assert_eq!(binary(b"bell\x07"), Some("control characters"));
+        let oops = [b"Process \x19EUR".as_slice(), &[b'x'; 200]].concat();
+        assert_eq!(binary(&oops), None);
     }
 
     #[test]
