@@ -846,3 +846,77 @@ fn regression_unicode_1_1_utf_8_label_on_modern_or_ascii_text() {
     let msg = message("text/plain; charset=iso-8859-1", b"plain ascii\n");
     assert_eq!(filtered(&msg), msg);
 }
+
+#[test]
+fn regression_damaged_utf8_under_windows_1252_is_utf8_with_one_replacement() {
+    let fr = "Voilà déjà l'été, ça va très bien. À bientôt chez François.\n".repeat(3);
+    let body = [&fr.as_bytes()[..50], b"\xff", &fr.as_bytes()[50..]].concat();
+    let msg = message("text/plain; charset=windows-1252", &body);
+    let (_, verdict, findings) = audit_body(&msg);
+    assert_eq!(verdict, "invalid");
+    assert!(findings.contains(&"mislabeled".to_string()), "{findings:?}");
+    let text = body_text(&filtered(&msg));
+    assert_eq!(text.replace('\u{FFFD}', ""), fr);
+}
+
+#[test]
+fn regression_html_with_one_invalid_sequence_keeps_its_cyrillic() {
+    let ru = "Профиль пользователя обновлён. Пожалуйста, проверьте настройки. ".repeat(6);
+    let html = format!("<html><body><p>{ru}</p></body></html>\n");
+    // One invalid octet between two characters.
+    let at = html.char_indices().nth(120).map_or(0, |(i, _)| i);
+    let body = [&html.as_bytes()[..at], b"\xc0", &html.as_bytes()[at..]].concat();
+    let msg = message("text/html; charset=utf-8", &body);
+    let (cs, verdict, _) = audit_body(&msg);
+    assert_eq!(
+        (cs.as_deref(), verdict.as_str()),
+        (Some("UTF-8"), "invalid")
+    );
+    assert_eq!(body_text(&filtered(&msg)).replace('\u{FFFD}', ""), html);
+}
+
+#[test]
+fn regression_header_text_goes_through_the_same_decision() {
+    let ru = "Привет, как дела у тебя";
+    let cp = encode(ru, encoding_rs::WINDOWS_1251);
+    let b64 = {
+        use base64::Engine;
+        base64::engine::general_purpose::STANDARD.encode(&cp)
+    };
+    let pct: String = cp.iter().map(|b| format!("%{b:02X}")).collect();
+    let msgs = [
+        format!(
+            "From: a@example.ru\nSubject: =?utf-8?B?{b64}?=\nMessage-ID: <s@example.ru>\n\nbody\n"
+        )
+        .into_bytes(),
+        [
+            b"From: a@example.ru\nSubject: ".as_slice(),
+            &cp,
+            b"\nMessage-ID: <r@example.ru>\n\nbody\n",
+        ]
+        .concat(),
+    ];
+    for msg in &msgs {
+        let out = filtered(msg);
+        let m = mailcharset::message::Message::parse(&out);
+        let subject = m.parts()[0].header.get("subject").expect("Subject");
+        assert_eq!(
+            mailcharset::mime::decode_unstructured(subject.value).text,
+            ru
+        );
+    }
+    // An RFC 2231 file name in windows-1251 labelled utf-8.
+    let msg = format!(
+        "From: a@example.ru\nMIME-Version: 1.0\nContent-Type: application/pdf\n\
+         Content-Disposition: attachment; filename*=utf-8''{pct}\n\
+         Content-Transfer-Encoding: base64\n\nJVBERi0=\n"
+    );
+    let (_, a) = run(&["audit", "--format", "jsonl", "-"], msg.as_bytes());
+    let a = String::from_utf8(a).expect("utf-8");
+    let rec = a
+        .lines()
+        .find(|l| l.contains("param:filename"))
+        .expect("record");
+    assert!(rec.contains("\"verdict\":\"mislabeled\""), "{rec}");
+    assert!(rec.contains("windows-1251"), "{rec}");
+}

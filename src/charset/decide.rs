@@ -20,6 +20,7 @@
 //! | ASCII | — | `ok` | as is |
 //! | decodes cleanly | — | `ok` (findings: `suspicious`) | the label's |
 //! | valid UTF-8, 3+ multi-octet characters, single-byte or CJK label | UTF-8 writers are the only source of such octets | `mislabeled` | UTF-8 |
+//! | UTF-8 with damage under a single-byte label: 3+ UTF-8 letters in words, 8 per error | a damaged UTF-8 text | `invalid` (finding `mislabeled`) | UTF-8, U+FFFD at the damage |
 //! | valid UTF-8, 1–2 multi-octet characters, other label | too little to decide | `suspicious` (finding `mislabeled`, note "kept") | the label's |
 //! | a CJK label read mostly as half-width katakana, private use or C1 | implausible reading | `mislabeled` if a candidate reads plausibly | the candidate's |
 //! | errors, label explains the text: `clean >= 1` and (`errors <= 3` or `8 * errors <= clean`), or 4+ characters on lines the label decodes entirely (and `8 * errors` at most 8 times those), or (UTF-8) complete forms only a UTF-8 writer makes, accounting for the errors (at most six per form, plus three) | damaged | `invalid` (`truncated` when it ends inside a character) | the label's, U+FFFD at the damage only |
@@ -289,6 +290,18 @@ pub(super) fn utf8_writer_forms(bytes: &[u8]) -> usize {
         i += len;
     }
     n
+}
+
+/// A quick look before [`evidence`]: at least three valid multi-octet
+/// UTF-8 sequences, and more of them than ill-formed ones.
+fn utf8_majority(bytes: &[u8]) -> bool {
+    let mut valid = 0usize;
+    let mut invalid = 0usize;
+    for chunk in bytes.utf8_chunks() {
+        valid += multi_octet_chars(chunk.valid());
+        invalid += usize::from(!chunk.invalid().is_empty());
+    }
+    valid >= 3 && valid > invalid
 }
 
 /// Multi-octet characters of valid UTF-8.
@@ -731,6 +744,35 @@ pub(super) fn labelled<'a>(
                     cs.name
                 )),
             );
+        }
+    }
+    // Damaged UTF-8 under a single-byte label: UTF-8 letters in words
+    // outnumber its errors eight to one (legacy text makes such letters
+    // only by chance, beside errors). Read as UTF-8, U+FFFD at the damage.
+    if !utf8_label
+        && valid_utf8.is_none()
+        && opts.detect
+        && cs.encoding().is_some_and(|e| e.is_single_byte())
+        && utf8_majority(bytes)
+    {
+        let ev8 = evidence(bytes, Charset::UTF_8);
+        if ev8.in_words >= 3 && ev8.errors * 8 <= ev8.in_words {
+            let (t, r8) = utf8::decode_lossy_with_report(bytes);
+            d.findings.push(
+                Finding::new(FindingKind::Mislabeled, first_nonascii(bytes), 1).with_note(format!(
+                    "labelled {}, the octets are UTF-8 ({} letters in words, {} errors)",
+                    cs.name, ev8.in_words, ev8.errors
+                )),
+            );
+            d.detected = Some(Detected {
+                charset: Charset::UTF_8,
+                confidence: 0.9,
+            });
+            add_report(d, &r8);
+            d.text = t;
+            d.used = Some(Charset::UTF_8);
+            out.mislabeled = true;
+            return;
         }
     }
     if report.is_clean() {
