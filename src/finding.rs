@@ -203,6 +203,20 @@ impl Verdict {
     }
 }
 
+impl Verdict {
+    /// The verdict once everything said of a text is known: a valid text
+    /// with findings is `suspicious`, one left with none is `ok`. Audit and
+    /// normalize both settle their verdicts so, and so agree.
+    #[must_use]
+    pub fn settle(self, findings: &[Finding]) -> Verdict {
+        match self {
+            Verdict::Suspicious if findings.is_empty() => Verdict::Ok,
+            Verdict::Ok if !findings.is_empty() => Verdict::Suspicious,
+            v => v,
+        }
+    }
+}
+
 impl fmt::Display for Verdict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())

@@ -920,3 +920,85 @@ fn regression_header_text_goes_through_the_same_decision() {
     assert!(rec.contains("\"verdict\":\"mislabeled\""), "{rec}");
     assert!(rec.contains("windows-1251"), "{rec}");
 }
+
+/// Normalize's report and the audit say the same of every piece of text
+/// both look at: same verdict, and for a mislabelled text the same charset.
+fn agree(raw: &[u8], what: &str) -> usize {
+    use mailcharset::audit::{self, AuditOptions, MessageContext};
+    let ctx = MessageContext {
+        input: what,
+        index: 0,
+    };
+    let records = audit::audit_message(raw, &ctx, &AuditOptions::default());
+    let Ok(n) = normalize::normalize(raw, &Options::default()) else {
+        return 0;
+    };
+    let mut paired = 0;
+    for p in &n.report.parts {
+        let Some(r) = records
+            .iter()
+            .find(|r| r.part == p.part && r.location == p.location)
+        else {
+            continue;
+        };
+        paired += 1;
+        assert_eq!(
+            r.verdict, p.verdict,
+            "{what} {} {}: {:?} vs {:?}",
+            p.part, p.location, r.findings, p.findings
+        );
+        if let (Verdict::Mislabeled, Some(det)) = (r.verdict, &r.detected) {
+            assert_eq!(
+                Some(det.charset.as_str()),
+                p.charset,
+                "{what} {} {}",
+                p.part,
+                p.location
+            );
+        }
+    }
+    paired
+}
+
+#[test]
+fn normalize_and_audit_agree_on_every_text() {
+    let mut paired = 0;
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/messages");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("fixtures")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "eml"))
+        .collect();
+    files.sort();
+    assert!(files.len() > 20, "the fixtures are there");
+    for f in &files {
+        paired += agree(&std::fs::read(f).expect("read"), &f.display().to_string());
+    }
+    // The cases of this file, as messages.
+    let ja_cut = [JA.repeat(3).as_bytes(), b"cut \xe6\x97"].concat();
+    let fr_sig = [
+        "Voilà déjà l'été, ça va très bien.\n".repeat(3).as_bytes(),
+        b"Signature: Jos\xe9\n",
+    ]
+    .concat();
+    for (ct, body) in [
+        ("text/plain; charset=utf-8", ja_cut),
+        ("text/plain; charset=utf-8", fr_sig),
+        (
+            "text/plain; charset=utf-8",
+            encode(&JA.repeat(4), encoding_rs::SHIFT_JIS),
+        ),
+        (
+            "text/plain; charset=windows-1252",
+            "メールの確認をお願いします。\n".as_bytes().to_vec(),
+        ),
+        (
+            "text/plain; charset=UNICODE-1-1-UTF-8",
+            "한국어 텍스트입니다.\n".as_bytes().to_vec(),
+        ),
+    ] {
+        paired += agree(&message(ct, &body), ct);
+    }
+    assert!(paired >= 40, "{paired} pieces of text compared");
+}

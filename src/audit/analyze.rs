@@ -30,7 +30,6 @@
 
 use super::record::{DetectedRecord, Record, Source, escape_label};
 use crate::charset::{self, DecodeOptions, Decoded, Unicode11Policy};
-use crate::codec::hangul;
 use crate::finding::{Finding, FindingKind, LabelStatus, Verdict};
 use crate::message::fields::FieldKind;
 use crate::message::{Limits, Message, Part};
@@ -468,11 +467,7 @@ fn fill_decoded(r: &mut Record, label: Option<&[u8]>, d: &Decoded<'_>) {
 fn finish(r: &mut Record, findings: Vec<Finding>) {
     r.findings = findings;
     r.findings.sort_by_key(|f| (f.offset, f.kind));
-    if r.verdict == Verdict::Suspicious && r.findings.is_empty() {
-        r.verdict = Verdict::Ok;
-    } else if r.verdict == Verdict::Ok && !r.findings.is_empty() {
-        r.verdict = Verdict::Suspicious;
-    }
+    r.verdict = r.verdict.settle(&r.findings);
 }
 
 /// The charset layer's findings refined with what the audit adds: named
@@ -536,17 +531,7 @@ fn refine(bytes: &[u8], d: &Decoded<'_>, filename: Option<bool>) -> Vec<Finding>
         }
         (None, None) => {}
     }
-    // possible-old-hangul for anything not labelled UNICODE-1-1-UTF-8.
-    let u11 = d.resolution.charset.is_some_and(|c| c.is_unicode11_utf8());
-    if !u11 && let Some((first, n)) = hangul::possible_old_hangul(&d.text) {
-        // Offsets are into the decoded text; for UTF-8 that is the octets.
-        out.push(
-            Finding::new(FindingKind::PossibleOldHangul, first, n).with_note(format!(
-                "{n} characters of U+3400..U+4DFF outnumber the other CJK text: \
-                 likely Unicode 1.1 Hangul"
-            )),
-        );
-    }
+    out.extend(charset::possible_old_hangul(d));
     out
 }
 

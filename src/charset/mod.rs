@@ -880,6 +880,25 @@ fn c1_check(bytes: &[u8], enc: &'static Encoding, text: &str, findings: &mut Vec
     }
 }
 
+/// `possible-old-hangul` for text not labelled UNICODE-1-1-UTF-8 whose
+/// U+3400..U+4DFF outnumber the other CJK characters
+/// ([`hangul::possible_old_hangul`]). A question about the text, asked by
+/// audit and normalize alike. Offsets are into the decoded text (for UTF-8,
+/// the octets).
+#[must_use]
+pub fn possible_old_hangul(d: &Decoded<'_>) -> Option<Finding> {
+    if d.resolution.charset.is_some_and(|c| c.is_unicode11_utf8()) {
+        return None;
+    }
+    let (first, n) = hangul::possible_old_hangul(&d.text)?;
+    Some(
+        Finding::new(FindingKind::PossibleOldHangul, first, n).with_note(format!(
+            "{n} characters of U+3400..U+4DFF outnumber the other CJK text: \
+             likely Unicode 1.1 Hangul"
+        )),
+    )
+}
+
 /// Whether `c` was first assigned after Unicode 1.1 (blocks added in
 /// Unicode 2.0 and later, from the Unicode Character Database's
 /// DerivedAge.txt; U+3400..U+4DFF is left out, as that is where Unicode 1.1

@@ -34,14 +34,16 @@ pub(super) fn text_part(
     let used = d.used;
     let label_cs = charset::resolve(label).charset;
     let ascii = decoded.is_ascii();
+    let mut findings = d.findings.clone();
+    findings.extend(charset::possible_old_hangul(&d));
     let entry = PartReport {
         part: part.id.clone(),
         location: "body".into(),
         label: label.map(label_text),
         charset: used.map(Charset::name),
         action: Action::Unchanged,
-        verdict: d.verdict,
-        findings: d.findings.clone(),
+        verdict: d.verdict.settle(&findings),
+        findings,
     };
     // Not text (binary-in-text): kept byte for byte, never re-encoded.
     if d.binary {

@@ -185,7 +185,7 @@ fn decide(
         label: a.label.as_deref().map(label_text),
         charset: a.charset,
         action: Action::Converted,
-        verdict: a.verdict.unwrap_or(Verdict::Ok),
+        verdict: a.verdict.unwrap_or(Verdict::Ok).settle(&a.findings),
         findings: a.findings,
     };
     if a.malformed {
