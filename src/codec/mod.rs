@@ -7,6 +7,7 @@ pub mod extended;
 pub mod hangul;
 mod simd;
 pub mod ucs;
+pub(crate) mod utf16_32;
 pub mod utf7;
 pub mod utf8;
 

@@ -1,0 +1,363 @@
+//! Detection: chardetng's guess with the sender's top-level domain, the
+//! Latin fallback to windows-1252, the UTF-16 byte-order guess, and what
+//! bodies are checked for before any decoding (binary content, BOM-less
+//! UTF-16/32).
+
+use super::dispatch::decode_with;
+use super::evidence::{plausible, words};
+use super::{Charset, Detected};
+
+/// Detection: chardetng's guess over (up to) the first 256 KiB, UTF-8
+/// allowed, with a heuristic confidence (chardetng gives no score): 0.99
+/// for UTF-8 that validates with 8-bit content; otherwise 0.5 rising to
+/// 0.95 with the number of 8-bit octets (64 or more) when the guess decodes
+/// cleanly, 0.1 when it does not.
+#[must_use]
+pub fn detect(bytes: &[u8]) -> Detected {
+    let charset = guess(bytes, None, true);
+    let sample = &bytes[..bytes.len().min(256 * 1024)];
+    let clean = charset.encoding().is_some_and(|e| {
+        e.decode_without_bom_handling_and_without_replacement(sample)
+            .is_some()
+    });
+    Detected {
+        charset,
+        confidence: confidence(charset, sample, clean),
+    }
+}
+
+/// Whether UTF-16 without a byte order mark is big-endian, judged on the
+/// first 64 KiB read both ways:
+///
+/// 1. a reading with unpaired surrogates loses to one without;
+/// 2. else the reading with more white-space units (tab, line feed,
+///    carriage return, space) wins: mail text has line ends and spaces,
+///    and read the wrong way round they are U+0900, U+0A00, U+0D00 and
+///    U+2000, which text almost never has;
+/// 3. else (no white space: a short word) big-endian only when its high
+///    octets stay in one block clearly more often (`be >= 2 * le + 2` units
+///    whose high octet equals the previous unit's: Greek, kana, Thai);
+/// 4. else little-endian, as WHATWG decodes the label and as Windows
+///    writes it. (RFC 2781 4.3 says big-endian when nothing is known; in
+///    mail BOM-less UTF-16 is mostly Windows'.)
+pub(super) fn utf16_looks_big_endian(bytes: &[u8]) -> bool {
+    let sample = &bytes[..bytes.len().min(64 << 10)];
+    let units = |be: bool| {
+        sample.chunks_exact(2).map(move |u| {
+            if be {
+                u16::from_be_bytes([u[0], u[1]])
+            } else {
+                u16::from_le_bytes([u[0], u[1]])
+            }
+        })
+    };
+    // Where the sample cuts the text, its last unit may be the first half
+    // of a pair: not an error.
+    let cut = bytes.len() > sample.len();
+    let unpaired = |be: bool| {
+        let mut n = sample.len() / 2;
+        if cut
+            && units(be)
+                .next_back()
+                .is_some_and(|u| (0xD800..0xDC00).contains(&u))
+        {
+            n -= 1;
+        }
+        char::decode_utf16(units(be).take(n)).any(|r| r.is_err())
+    };
+    match (unpaired(true), unpaired(false)) {
+        (true, false) => return false,
+        (false, true) => return true,
+        _ => {}
+    }
+    let white = |be: bool| {
+        units(be)
+            .filter(|u| matches!(u, 0x09 | 0x0A | 0x0D | 0x20))
+            .count()
+    };
+    let (white_be, white_le) = (white(true), white(false));
+    if white_be != white_le {
+        return white_be > white_le;
+    }
+    let same_block = |be: bool| {
+        let mut prev = None;
+        let mut n = 0usize;
+        for u in units(be) {
+            n += usize::from(prev == Some(u >> 8));
+            prev = Some(u >> 8);
+        }
+        n
+    };
+    let (same_be, same_le) = (same_block(true), same_block(false));
+    same_be >= 2 * same_le + 2
+}
+
+/// Which top-level domain the text came from (chardetng's hint): lower-case
+/// ASCII letters, digits and `-`, at most 15 octets. Copy, so that it can
+/// sit in [`DecodeOptions`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Tld {
+    buf: [u8; 15],
+    len: u8,
+}
+
+impl Tld {
+    /// The last label of a domain (`example.co.jp` → `jp`), if it is a
+    /// plausible top-level domain.
+    #[must_use]
+    pub fn from_domain(domain: &[u8]) -> Option<Tld> {
+        let domain = domain.strip_suffix(b".").unwrap_or(domain);
+        let last = domain.rsplit(|&b| b == b'.').next()?;
+        if last.is_empty()
+            || last.len() > 15
+            || last.len() == domain.len()
+            || !last.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'-')
+            || last.iter().all(u8::is_ascii_digit)
+        {
+            return None;
+        }
+        let mut t = Tld::default();
+        for (d, s) in t.buf.iter_mut().zip(last) {
+            *d = s.to_ascii_lowercase();
+        }
+        t.len = last.len() as u8;
+        Some(t)
+    }
+
+    /// The domain of the first address in a header value (`From:`,
+    /// `Message-ID:`): what follows the last `@` up to `>`, white space, `)`
+    /// or `,`.
+    #[must_use]
+    pub fn from_address(value: &[u8]) -> Option<Tld> {
+        let at = memchr::memrchr(b'@', value)?;
+        let rest = &value[at + 1..];
+        let end = rest
+            .iter()
+            .position(|&b| matches!(b, b'>' | b')' | b',' | b';' | b'"') || b.is_ascii_whitespace())
+            .unwrap_or(rest.len());
+        Tld::from_domain(rest.get(..end)?)
+    }
+
+    /// The hint for a message: the sender's domain, else the Message-ID's.
+    #[must_use]
+    pub fn for_message(from: Option<&[u8]>, message_id: Option<&[u8]>) -> Option<Tld> {
+        from.and_then(Tld::from_address)
+            .or_else(|| message_id.and_then(Tld::from_address))
+    }
+
+    /// The label as chardetng wants it.
+    #[must_use]
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.buf[..usize::from(self.len)]
+    }
+}
+
+/// A chardetng guess over (up to) the first 256 KiB.
+pub(super) fn guess(bytes: &[u8], tld: Option<Tld>, allow_utf8: bool) -> &'static Charset {
+    let sample = &bytes[..bytes.len().min(256 * 1024)];
+    let mut det = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Allow);
+    det.feed(sample, true);
+    let tld = tld.as_ref().map(Tld::as_bytes);
+    let enc = det.guess(
+        tld,
+        if allow_utf8 {
+            chardetng::Utf8Detection::Allow
+        } else {
+            chardetng::Utf8Detection::Deny
+        },
+    );
+    Charset::for_encoding(enc)
+}
+
+/// The heuristic confidence of a guess (chardetng gives no score): 0.99
+/// for valid UTF-8 with 8-bit content; otherwise 0.5 rising to 0.95 with
+/// the number of 8-bit octets (64 or more) when the guess decodes cleanly,
+/// 0.1 when it does not.
+pub(super) fn confidence(cs: &'static Charset, bytes: &[u8], clean: bool) -> f32 {
+    let eight = bytes.iter().filter(|b| !b.is_ascii()).count();
+    if !clean {
+        0.1
+    } else if cs.is_utf8() && eight > 0 {
+        0.99
+    } else {
+        0.5 + 0.45 * (eight.min(64) as f32 / 64.0)
+    }
+}
+
+/// Latin-script single-byte encodings, among which mail readers default to
+/// windows-1252.
+pub(super) fn is_latin(cs: &'static Charset) -> bool {
+    matches!(
+        cs.decoder_name(),
+        Some(
+            "windows-1250"
+                | "windows-1252"
+                | "windows-1254"
+                | "windows-1257"
+                | "windows-1258"
+                | "ISO-8859-2"
+                | "ISO-8859-3"
+                | "ISO-8859-4"
+                | "ISO-8859-10"
+                | "ISO-8859-13"
+                | "ISO-8859-14"
+                | "ISO-8859-15"
+                | "ISO-8859-16"
+        )
+    )
+}
+
+/// windows-1252 (what mail readers fall back to) instead of a guess the
+/// text does not bear out: another Latin charset whose windows-1252 reading
+/// puts no non-letter inside a word (Polish `³` for `ł` would be one), or a
+/// non-Latin charset whose reading is not words (a lone `£` read as `г`).
+pub(super) fn latin_preference(bytes: &[u8], g: &'static Charset) -> &'static Charset {
+    if g == Charset::WINDOWS_1252 || g.is_utf8() {
+        return g;
+    }
+    let (t, report, _) = decode_with(bytes, Charset::WINDOWS_1252);
+    if !report.is_clean() {
+        return g;
+    }
+    if is_latin(g) {
+        return if symbol_inside_word(&t) {
+            g
+        } else {
+            Charset::WINDOWS_1252
+        };
+    }
+    let (own, own_report, _) = decode_with(bytes, g);
+    if own_report.is_clean() && words(&own) && plausible(&own) {
+        g
+    } else {
+        Charset::WINDOWS_1252
+    }
+}
+
+/// Whether a Latin reading has a non-letter inside a word (`Wroc³aw`): the
+/// sign that the text is in another Latin charset.
+pub(super) fn symbol_inside_word(text: &str) -> bool {
+    let chars: Vec<char> = text.chars().collect();
+    chars.windows(3).any(|w| {
+        !w[1].is_ascii() && !w[1].is_alphabetic() && w[0].is_alphabetic() && w[2].is_alphabetic()
+    })
+}
+
+/// The bytes of a body that is not text: why, if so.
+pub(super) fn binary(bytes: &[u8]) -> Option<&'static str> {
+    const MAGIC: &[(&[u8], &str)] = &[
+        (b"PK\x03\x04", "a zip archive"),
+        (b"PK\x05\x06", "a zip archive"),
+        (b"%PDF-", "a PDF document"),
+        (b"\x89PNG\r\n\x1a\n", "a PNG image"),
+        (b"GIF87a", "a GIF image"),
+        (b"GIF89a", "a GIF image"),
+        (b"\xff\xd8\xff", "a JPEG image"),
+        (b"\x1f\x8b\x08", "gzip data"),
+        (b"BZh", "bzip2 data"),
+        (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"),
+        (b"Rar!\x1a\x07", "a RAR archive"),
+        (
+            b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1",
+            "an OLE document (MS Office)",
+        ),
+        (b"\x7fELF", "an ELF executable"),
+    ];
+    for (magic, what) in MAGIC {
+        if bytes.starts_with(magic) && (magic.len() >= 4 || bytes.len() > 16) {
+            return Some(what);
+        }
+    }
+    // A final SUB (the DOS end-of-file mark) is text.
+    let body = match bytes.iter().rposition(|b| !b.is_ascii_whitespace()) {
+        Some(i) if bytes[i] == 0x1A => &bytes[..i],
+        _ => bytes,
+    };
+    if memchr::memchr(0, body).is_some() {
+        return Some("NUL octets");
+    }
+    // Controls other than TAB LF FF CR ESC SO SI: one or two in a long
+    // text are damage (a kernel oops, a pasted terminal line); at 1% of
+    // the octets or more, it is not text.
+    let controls = body
+        .iter()
+        .filter(|&&b| matches!(b, 0x01..=0x08 | 0x0B | 0x10..=0x1A | 0x1C..=0x1F))
+        .count();
+    (controls > 0 && controls * 100 >= body.len()).then_some("control characters")
+}
+
+/// UTF-16 or UTF-32 without a byte order mark, told by where its NULs are
+/// (ASCII and Latin text in UTF-16 has a NUL in every other octet).
+pub(super) fn nul_shaped(bytes: &[u8]) -> Option<&'static Charset> {
+    let sample = &bytes[..bytes.len().min(4096)];
+    if sample.len() < 8 || memchr::memchr(0, sample).is_none() {
+        return None;
+    }
+    let mut at = [0usize; 4];
+    for (i, &b) in sample.iter().enumerate() {
+        if b == 0 {
+            at[i % 4] += 1;
+        }
+    }
+    let quarter = sample.len() / 4;
+    let many = |n: usize| n * 10 >= quarter * 6;
+    let few = |n: usize| n * 10 <= quarter;
+    // UTF-32: three NULs in four (BE: the first three; LE: the last three).
+    if many(at[0]) && many(at[1]) && few(at[3]) && sample.len().is_multiple_of(4) {
+        return Some(Charset::UTF_32BE);
+    }
+    if many(at[1]) && many(at[2]) && many(at[3]) && few(at[0]) && sample.len().is_multiple_of(4) {
+        return Some(Charset::UTF_32LE);
+    }
+    let (even, odd) = (at[0] + at[2], at[1] + at[3]);
+    let half = sample.len() / 2;
+    if even * 10 >= half * 3 && odd * 20 <= half {
+        return Some(Charset::UTF_16BE);
+    }
+    if odd * 10 >= half * 3 && even * 20 <= half {
+        return Some(Charset::UTF_16LE);
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tld_from_addresses() {
+        let t = |v: &[u8]| Tld::from_address(v).map(|t| t.as_bytes().to_vec());
+        assert_eq!(t(b"Jos\xe9 <jose@example.ES>"), Some(b"es".to_vec()));
+        assert_eq!(t(b"<1234@mail.example.co.jp>"), Some(b"jp".to_vec()));
+        assert_eq!(t(b"a@localhost"), None);
+        assert_eq!(t(b"a@[127.0.0.1]"), None);
+        assert_eq!(t(b"a@b.\xc3\xa9"), None);
+        assert_eq!(t(b"no address"), None);
+    }
+
+    #[test]
+    fn binary_content() {
+        assert_eq!(binary(b"PK\x03\x04\x14\x00"), Some("a zip archive"));
+        assert_eq!(binary(b"text\x00more"), Some("NUL octets"));
+        assert_eq!(binary(b"tab\tform\x0cfeed\r\n\x1b$B"), None);
+        assert_eq!(binary(b"dos text\r\n\x1a"), None);
+        assert_eq!(binary(b"bell\x07"), Some("control characters"));
+        let oops = [b"Process \x19EUR".as_slice(), &[b'x'; 200]].concat();
+        assert_eq!(binary(&oops), None);
+    }
+
+    #[test]
+    fn utf16_by_nuls() {
+        let be: Vec<u8> = "Hello, world, how are you?"
+            .encode_utf16()
+            .flat_map(u16::to_be_bytes)
+            .collect();
+        assert_eq!(nul_shaped(&be), Some(Charset::UTF_16BE));
+        let le: Vec<u8> = "Hello, world, how are you?"
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes)
+            .collect();
+        assert_eq!(nul_shaped(&le), Some(Charset::UTF_16LE));
+        assert_eq!(nul_shaped(b"plain text with one \0 NUL in it"), None);
+    }
+}

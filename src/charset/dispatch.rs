@@ -1,0 +1,291 @@
+//! Running a charset's decoder, without policy: UTF-8 through the codec
+//! core, UTF-7, UTF-16/32, the 7-bit ISO-2022 forms, everything else
+//! through encoding_rs; plus the checks every reading gets (C1 octets under
+//! ISO 8859, the Unicode 1.1 Hangul policy).
+
+use super::detect::utf16_looks_big_endian;
+use super::{Charset, Decoded, Kind, Unicode11Policy, sevenbit};
+use crate::codec::utf8::DecodeReport;
+use crate::codec::{ErrorKind, hangul, utf7, utf8, utf16_32};
+use crate::finding::{Finding, FindingKind};
+use encoding_rs::{DecoderResult, Encoding};
+use std::borrow::Cow;
+
+/// Runs the decoder of `cs` (no policy): text, errors, and the charset
+/// actually used (after BOM sniffing).
+pub(super) fn decode_with<'a>(
+    bytes: &'a [u8],
+    cs: &'static Charset,
+) -> (Cow<'a, str>, DecodeReport, &'static Charset) {
+    match &cs.kind {
+        Kind::Utf8 | Kind::Unicode11Utf8 => {
+            // Fast path: SIMD validation; invalid input goes to the core
+            // codec, which classifies and counts the errors.
+            if let Ok(s) = simdutf8::basic::from_utf8(bytes) {
+                return (Cow::Borrowed(s), DecodeReport::default(), cs);
+            }
+            let (t, r) = utf8::decode_lossy_with_report(bytes);
+            (t, r, cs)
+        }
+        Kind::Utf7 => {
+            let (t, r) = utf7::decode(bytes);
+            (t, r, cs)
+        }
+        Kind::Utf16 => {
+            // A byte order mark decides (the decoder sniffs it); without
+            // one, the bytes may say big-endian.
+            let has_bom = bytes.starts_with(b"\xFF\xFE") || bytes.starts_with(b"\xFE\xFF");
+            let enc = if !has_bom && utf16_looks_big_endian(bytes) {
+                encoding_rs::UTF_16BE
+            } else {
+                encoding_rs::UTF_16LE
+            };
+            let (t, r, enc) = decode_encoding_rs(enc, bytes, true);
+            (t, r, Charset::for_encoding(enc))
+        }
+        Kind::Utf32 => {
+            let (be, skip) = match bytes {
+                [0xFF, 0xFE, 0, 0, ..] => (false, 4),
+                [0, 0, 0xFE, 0xFF, ..] => (true, 4),
+                _ => (true, 0),
+            };
+            let (t, r) = utf16_32::decode_utf32(bytes, skip, be);
+            (
+                t,
+                r,
+                if be {
+                    Charset::UTF_32BE
+                } else {
+                    Charset::UTF_32LE
+                },
+            )
+        }
+        Kind::Utf32Be => {
+            let skip = if bytes.starts_with(&[0, 0, 0xFE, 0xFF]) {
+                4
+            } else {
+                0
+            };
+            let (t, r) = utf16_32::decode_utf32(bytes, skip, true);
+            (t, r, cs)
+        }
+        Kind::Utf32Le => {
+            let skip = if bytes.starts_with(&[0xFF, 0xFE, 0, 0]) {
+                4
+            } else {
+                0
+            };
+            let (t, r) = utf16_32::decode_utf32(bytes, skip, false);
+            (t, r, cs)
+        }
+        Kind::Ascii => {
+            let (t, r, _) = decode_encoding_rs(encoding_rs::WINDOWS_1252, bytes, false);
+            (t, r, Charset::WINDOWS_1252)
+        }
+        Kind::Superset(e) | Kind::Legacy(e) => {
+            let (t, r, _) = decode_encoding_rs(e, bytes, false);
+            if *e == encoding_rs::ISO_2022_JP && !r.is_clean() {
+                // Each line ends in ASCII (RFC 1468): decoded line by line,
+                // a damaged escape sequence cannot swallow the line end or
+                // the lines after it.
+                let mut out = String::with_capacity(t.len());
+                let mut report = DecodeReport::default();
+                let mut at = 0;
+                for line in bytes.split_inclusive(|&b| b == b'\n') {
+                    let (lt, lr, _) = decode_encoding_rs(e, line, false);
+                    out.push_str(&lt);
+                    // A line end read inside a two-octet run is still one.
+                    if line.ends_with(b"\n") && !lt.ends_with('\n') {
+                        out.push('\n');
+                    }
+                    report.replacements += lr.replacements;
+                    for (k, off, n) in lr.errors {
+                        match report.errors.iter_mut().find(|x| x.0 == k) {
+                            Some(x) => x.2 += n,
+                            None => report.errors.push((k, at + off, n)),
+                        }
+                    }
+                    at += line.len();
+                }
+                return (Cow::Owned(out), report, cs);
+            }
+            (t, r, cs)
+        }
+        Kind::Iso2022Kr | Kind::Hz => {
+            let form = if matches!(cs.kind, Kind::Hz) {
+                sevenbit::Form::Hz
+            } else {
+                sevenbit::Form::Iso2022Kr
+            };
+            let (t, r) = sevenbit::decode(form, bytes);
+            (Cow::Owned(t), r, cs)
+        }
+        Kind::Iso2022Jp2 => {
+            let (t, r) = sevenbit::decode_jp2(bytes);
+            (Cow::Owned(t), r, cs)
+        }
+        Kind::Detect | Kind::Unsupported(_) => {
+            let (t, r, _) = decode_encoding_rs(encoding_rs::WINDOWS_1252, bytes, false);
+            (t, r, Charset::WINDOWS_1252)
+        }
+    }
+}
+
+/// encoding_rs, one U+FFFD per malformed sequence, with offsets. Borrows
+/// (through encoding_rs) when the bytes are ASCII under an ASCII-compatible
+/// encoding, or valid UTF-8 under UTF-8.
+pub(super) fn decode_encoding_rs<'a>(
+    enc: &'static Encoding,
+    bytes: &'a [u8],
+    sniff_bom: bool,
+) -> (Cow<'a, str>, DecodeReport, &'static Encoding) {
+    let mut report = DecodeReport::default();
+    let has_bom = bytes.starts_with(b"\xEF\xBB\xBF")
+        || bytes.starts_with(b"\xFF\xFE")
+        || bytes.starts_with(b"\xFE\xFF");
+    if !(sniff_bom && has_bom)
+        && let Some(t) = enc.decode_without_bom_handling_and_without_replacement(bytes)
+    {
+        return (t, report, enc);
+    }
+    let mut dec = if sniff_bom {
+        enc.new_decoder()
+    } else {
+        enc.new_decoder_without_bom_handling()
+    };
+    let cap = dec
+        .max_utf8_buffer_length_without_replacement(bytes.len())
+        .unwrap_or(bytes.len());
+    let mut out = String::with_capacity(cap);
+    let mut pos = 0;
+    loop {
+        let (res, read) = dec.decode_to_string_without_replacement(&bytes[pos..], &mut out, true);
+        pos += read;
+        match res {
+            DecoderResult::InputEmpty => break,
+            DecoderResult::OutputFull => {
+                let more = dec
+                    .max_utf8_buffer_length_without_replacement(bytes.len() - pos)
+                    .unwrap_or(1024);
+                out.reserve(more.max(16));
+            }
+            DecoderResult::Malformed(bad, after) => {
+                let at = pos.saturating_sub(usize::from(bad) + usize::from(after));
+                out.push('\u{FFFD}');
+                report.replacements += 1;
+                report.record(ErrorKind::InvalidByte, at);
+            }
+        }
+    }
+    let used = dec.encoding();
+    (Cow::Owned(out), report, used)
+}
+
+/// ISO-8859-x read with its Windows superset: report 0x80..0x9F.
+pub(super) fn c1_check(
+    bytes: &[u8],
+    enc: &'static Encoding,
+    text: &str,
+    findings: &mut Vec<Finding>,
+) {
+    if text.is_ascii() {
+        return;
+    }
+    let mut it = bytes
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| (0x80..0xA0).contains(*b));
+    if let Some((first, _)) = it.next() {
+        let f = Finding::new(FindingKind::C1InLatin1, first, 1 + it.count());
+        findings.push(if enc == encoding_rs::WINDOWS_1252 {
+            f
+        } else {
+            f.with_note(format!("read as {}", enc.name()))
+        });
+    }
+}
+
+/// `possible-old-hangul` for text not labelled UNICODE-1-1-UTF-8 whose
+/// U+3400..U+4DFF outnumber the other CJK characters
+/// ([`hangul::possible_old_hangul`]). A question about the text, asked by
+/// audit and normalize alike. Offsets are into the decoded text (for UTF-8,
+/// the octets).
+#[must_use]
+pub fn possible_old_hangul(d: &Decoded<'_>) -> Option<Finding> {
+    if d.resolution.charset.is_some_and(|c| c.is_unicode11_utf8()) {
+        return None;
+    }
+    let (first, n) = hangul::possible_old_hangul(&d.text)?;
+    Some(
+        Finding::new(FindingKind::PossibleOldHangul, first, n).with_note(format!(
+            "{n} characters of U+3400..U+4DFF outnumber the other CJK text: \
+             likely Unicode 1.1 Hangul"
+        )),
+    )
+}
+
+/// Whether `c` was first assigned after Unicode 1.1 (blocks added in
+/// Unicode 2.0 and later, from the Unicode Character Database's
+/// DerivedAge.txt; U+3400..U+4DFF is left out, as that is where Unicode 1.1
+/// had its Hangul).
+fn after_unicode11(c: char) -> bool {
+    matches!(
+        u32::from(c),
+        0x0700..=0x077F   // Syriac, Thaana (3.0)
+            | 0x0780..=0x07BF
+            | 0x0D80..=0x0DFF // Sinhala (3.0)
+            | 0x0F00..=0x0FFF // Tibetan (2.0)
+            | 0x1000..=0x109F // Myanmar (3.0)
+            | 0x1200..=0x139F // Ethiopic (3.0)
+            | 0x13A0..=0x13FF // Cherokee (3.0)
+            | 0x1400..=0x167F // Canadian syllabics (3.0)
+            | 0x1680..=0x16FF // Ogham, Runic (3.0)
+            | 0x1780..=0x18AF // Khmer, Mongolian (3.0)
+            | 0x20AC          // Euro sign (2.1)
+            | 0x2800..=0x28FF // Braille (3.0)
+            | 0x2E80..=0x2FDF // CJK radicals, Kangxi radicals (3.0)
+            | 0xA000..=0xA4CF // Yi (3.0)
+            | 0xAC00..=0xD7A3 // Hangul syllables (2.0)
+            | 0x10000..
+    )
+}
+
+/// UNICODE-1-1-UTF-8: apply the Hangul policy. Returns true when the text
+/// proves a post-Amendment-5 writer (verdict mislabeled).
+pub(super) fn unicode11(d: &mut Decoded<'_>, bytes: &[u8], policy: Unicode11Policy) -> bool {
+    if policy == Unicode11Policy::Off {
+        return false;
+    }
+    // Offsets are into the input bytes (the text may hold U+FFFD).
+    let Some(first_old) = hangul::find_old_bytes(bytes) else {
+        // No old Hangul: modern Hangul, or anything else Unicode 1.1 did
+        // not have, says a modern writer used the label.
+        if let Some((at, c)) = d.text.char_indices().find(|&(_, c)| after_unicode11(c)) {
+            d.findings.push(
+                Finding::new(FindingKind::Mislabeled, at, 1).with_note(format!(
+                    "U+{:04X} did not exist in Unicode 1.1 and no Unicode 1.1 Hangul is \
+                     present: a modern UTF-8 writer used the label",
+                    u32::from(c)
+                )),
+            );
+            return true;
+        }
+        return false;
+    };
+    if policy == Unicode11Policy::Auto
+        && let Some(at) = hangul::find_new_bytes(bytes)
+    {
+        d.findings.push(
+            Finding::new(FindingKind::Mislabeled, at, 1)
+                .with_note("Unicode 2.0 Hangul present (a post-Amendment-5 writer): not remapped"),
+        );
+        return true;
+    }
+    let (t, r) = hangul::remap_old(&d.text);
+    if let Cow::Owned(t) = t {
+        d.findings
+            .push(Finding::new(FindingKind::OldHangul, first_old, r.count));
+        d.text = Cow::Owned(t);
+    }
+    false
+}

@@ -1,0 +1,353 @@
+//! Evidence for the decision: what a label explains of a text (counted
+//! line by line), the complete forms only a UTF-8 writer makes, and
+//! whether a reading is plausible text.
+
+use super::Charset;
+use super::dispatch::decode_with;
+use std::ops::Range;
+
+/// What the label explains of a text, counted line by line.
+#[derive(Debug, Default)]
+pub(super) struct Evidence {
+    /// Non-ASCII characters the label decodes.
+    pub clean: usize,
+    /// Of those, letters next to another letter: characters in words. Octets
+    /// of another charset that happen to form a valid sequence sit next to
+    /// errors, not inside words.
+    pub in_words: usize,
+    /// Ill-formed sequences under the label.
+    pub errors: usize,
+    /// Non-ASCII characters on lines the label decodes without error.
+    pub clean_line_chars: usize,
+    /// Octets >= 0x80.
+    pub nonascii: usize,
+    /// Lines with more errors than characters of the label (and, under
+    /// UTF-8, not a single cut sequence): text in another charset, maybe.
+    pub foreign: Vec<Range<usize>>,
+}
+
+impl Evidence {
+    /// Whether the label explains most of the text (it is damaged, not
+    /// wrong): characters in words and at most three errors, or at most
+    /// four errors per character in words (at least a fifth of the text is
+    /// the label's); or four or more characters on lines the label decodes
+    /// entirely, with at most eight errors per such character.
+    pub fn explained(&self) -> bool {
+        (self.in_words >= 1 && (self.errors <= 3 || self.errors <= 4 * self.in_words))
+            || (self.clean_line_chars >= 4 && self.errors <= self.clean_line_chars * 8)
+    }
+}
+
+/// The lines of `bytes` (each with its line end).
+pub(super) fn lines(bytes: &[u8]) -> impl Iterator<Item = Range<usize>> + '_ {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        if at >= bytes.len() {
+            return None;
+        }
+        let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i + 1);
+        let r = at..end;
+        at = end;
+        Some(r)
+    })
+}
+
+/// (non-ASCII characters other than U+FFFD, of those letters next to a
+/// letter).
+pub(super) fn characters(text: &str) -> (usize, usize) {
+    let chars: Vec<char> = text.chars().collect();
+    let mut clean = 0;
+    let mut in_words = 0;
+    for (i, &c) in chars.iter().enumerate() {
+        if c.is_ascii() || c == '\u{FFFD}' {
+            continue;
+        }
+        clean += 1;
+        let prev = i.checked_sub(1).and_then(|j| chars.get(j)).copied();
+        let next = chars.get(i + 1).copied();
+        if same_word(c, prev) || same_word(c, next) {
+            in_words += 1;
+        }
+    }
+    (clean, in_words)
+}
+
+/// Whether `c` and its neighbour are letters of one word: the same writing
+/// system (an ASCII letter counts as Latin). Letters of the blocks real
+/// text rarely uses (Latin Extended-B, archaic Cyrillic, Armenian ...) are
+/// [`Script::Other`] and make no word: they are what octets of another
+/// charset turn into.
+pub(super) fn same_word(c: char, neighbour: Option<char>) -> bool {
+    let Some(n) = neighbour else {
+        return false;
+    };
+    if !c.is_alphabetic() || !n.is_alphabetic() {
+        return false;
+    }
+    let sc = script(c);
+    let sn = if n.is_ascii() {
+        Script::Latin
+    } else {
+        script(n)
+    };
+    sc != Script::Other
+        && (sc == sn
+            || matches!(
+                (sc, sn),
+                (Script::Han, Script::Kana | Script::Hangul)
+                    | (Script::Kana | Script::Hangul, Script::Han)
+            ))
+}
+
+/// Counts the evidence for `cs` (an ASCII-compatible charset) over `bytes`.
+pub(super) fn evidence(bytes: &[u8], cs: &'static Charset) -> Evidence {
+    let mut ev = Evidence::default();
+    let utf8_family = cs.is_utf8() || cs.is_unicode11_utf8();
+    for r in lines(bytes) {
+        let line = &bytes[r.clone()];
+        let nonascii = line.iter().filter(|b| !b.is_ascii()).count();
+        if nonascii == 0 {
+            continue;
+        }
+        ev.nonascii += nonascii;
+        let (text, errors, cut) = if utf8_family {
+            let mut errors = 0;
+            let mut cut = false;
+            for chunk in line.utf8_chunks() {
+                if !chunk.invalid().is_empty() {
+                    errors += 1;
+                    // A lead octet with its first continuation: a UTF-8
+                    // sequence cut short, not a legacy octet.
+                    cut |= chunk.invalid().len() >= 2;
+                }
+            }
+            (String::from_utf8_lossy(line), errors, cut)
+        } else {
+            let (text, report, _) = decode_with(line, cs);
+            (text, report.replacements, false)
+        };
+        let (clean, in_words) = characters(&text);
+        ev.clean += clean;
+        ev.in_words += in_words;
+        ev.errors += errors;
+        if errors == 0 {
+            ev.clean_line_chars += clean;
+        } else if errors > clean && (!cut || errors >= 2) {
+            // The label fails on more than it reads here (legacy octets
+            // often pair up as an odd valid sequence), and this is not one
+            // UTF-8 sequence cut short.
+            ev.foreign.push(r);
+        }
+    }
+    ev
+}
+
+/// Complete forms that only a UTF-8 writer produces: an overlong sequence
+/// with all its continuation octets, an encoded surrogate (`ED A0..BF xx`),
+/// a whole 5- or 6-octet sequence, a 4-octet value above U+10FFFF. A lone
+/// F8..FD octet is not one.
+pub(super) fn utf8_writer_forms(bytes: &[u8]) -> usize {
+    let mut n = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        let len = match b {
+            0xC0..=0xDF => 2,
+            0xE0..=0xEF => 3,
+            0xF0..=0xF7 => 4,
+            0xF8..=0xFB => 5,
+            0xFC..=0xFD => 6,
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        let Some(seq) = bytes.get(i..i + len) else {
+            break;
+        };
+        if !seq[1..].iter().all(|&c| (0x80..0xC0).contains(&c)) {
+            i += 1;
+            continue;
+        }
+        let writer = match len {
+            2 => b < 0xC2,
+            3 => (b == 0xE0 && seq[1] < 0xA0) || (b == 0xED && seq[1] >= 0xA0),
+            4 => (b == 0xF0 && seq[1] < 0x90) || (b == 0xF4 && seq[1] >= 0x90) || b > 0xF4,
+            _ => true,
+        };
+        n += usize::from(writer);
+        i += len;
+    }
+    n
+}
+
+/// A quick look before [`evidence`]: at least three valid multi-octet
+/// UTF-8 sequences, and more of them than ill-formed ones.
+pub(super) fn utf8_majority(bytes: &[u8]) -> bool {
+    let mut valid = 0usize;
+    let mut invalid = 0usize;
+    for chunk in bytes.utf8_chunks() {
+        valid += multi_octet_chars(chunk.valid());
+        invalid += usize::from(!chunk.invalid().is_empty());
+    }
+    valid >= 3 && valid > invalid
+}
+
+/// Multi-octet characters of valid UTF-8.
+pub(super) fn multi_octet_chars(s: &str) -> usize {
+    s.bytes().filter(|&b| b >= 0xC0).count()
+}
+
+/// Writing systems, for [`plausible`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Script {
+    Latin,
+    Greek,
+    Cyrillic,
+    Hebrew,
+    Arabic,
+    Thai,
+    Han,
+    Kana,
+    Hangul,
+    Other,
+}
+
+pub(super) fn script(c: char) -> Script {
+    match u32::from(c) {
+        0x00C0..=0x017F | 0x0218..=0x021B | 0x1E00..=0x1EFF => Script::Latin,
+        0x0386..=0x03CE | 0x1F00..=0x1FFF => Script::Greek,
+        0x0400..=0x045F | 0x0490..=0x04FF => Script::Cyrillic,
+        0x05D0..=0x05EA => Script::Hebrew,
+        0x0620..=0x064A | 0x0671..=0x06D3 => Script::Arabic,
+        0x0E00..=0x0E7F => Script::Thai,
+        0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x2FFFF => Script::Han,
+        0x3040..=0x30FF | 0x31F0..=0x31FF => Script::Kana,
+        0x1100..=0x11FF | 0x3130..=0x318F | 0xAC00..=0xD7A3 => Script::Hangul,
+        _ => Script::Other,
+    }
+}
+
+/// Whether decoded text reads like text (see the module docs).
+pub(super) fn plausible(text: &str) -> bool {
+    let mut nonascii = 0usize;
+    let mut bad = 0usize;
+    let mut letters = 0usize;
+    let mut by = [0usize; 10];
+    // Non-ASCII characters right after another: normal in most scripts,
+    // rare in Latin text, and the mark of UTF-8 read as Latin ("Ã©").
+    let mut paired = 0usize;
+    let mut prev_nonascii = false;
+    for c in text.chars() {
+        if c.is_ascii() {
+            prev_nonascii = false;
+            continue;
+        }
+        paired += usize::from(prev_nonascii);
+        prev_nonascii = true;
+        nonascii += 1;
+        let u = u32::from(c);
+        if (0x80..0xA0).contains(&u)
+            || (0xE000..0xF900).contains(&u)
+            || (0xFF61..0xFFA0).contains(&u)
+            || c == '\u{FFFD}'
+        {
+            bad += 1;
+            continue;
+        }
+        if c.is_alphabetic() {
+            letters += 1;
+            by[script(c) as usize] += 1;
+        }
+    }
+    if nonascii == 0 {
+        return true;
+    }
+    let s = |x: Script| by[x as usize];
+    let japanese = s(Script::Han) + s(Script::Kana);
+    let korean = s(Script::Hangul) + s(Script::Han);
+    let top = [
+        s(Script::Latin),
+        s(Script::Greek),
+        s(Script::Cyrillic),
+        s(Script::Hebrew),
+        s(Script::Arabic),
+        s(Script::Thai),
+        japanese,
+        korean,
+        s(Script::Other),
+    ]
+    .into_iter()
+    .max()
+    .unwrap_or(0);
+    let latin_mojibake = s(Script::Latin) == top && paired * 2 > nonascii;
+    bad * 4 <= nonascii && letters * 2 >= nonascii && top * 5 >= letters * 4 && !latin_mojibake
+}
+
+/// Whether a clean reading is so implausible that the label is doubted: at
+/// least half of its non-ASCII characters (and eight or more) are C1
+/// controls, private use or half-width katakana.
+pub(super) fn implausible(text: &str) -> bool {
+    let mut nonascii = 0usize;
+    let mut bad = 0usize;
+    for c in text.chars().filter(|c| !c.is_ascii()) {
+        nonascii += 1;
+        let u = u32::from(c);
+        bad += usize::from(
+            (0x80..0xA0).contains(&u)
+                || (0xE000..0xF900).contains(&u)
+                || (0xFF61..0xFFA0).contains(&u),
+        );
+    }
+    bad >= 8 && bad * 2 >= nonascii
+}
+
+/// Whether most non-ASCII characters of `text` are letters next to another
+/// letter (a word), not a lone octet of damage.
+pub(super) fn words(text: &str) -> bool {
+    let chars: Vec<char> = text.chars().collect();
+    let mut nonascii = 0;
+    let mut in_words = 0;
+    for (i, &c) in chars.iter().enumerate() {
+        if c.is_ascii() {
+            continue;
+        }
+        nonascii += 1;
+        let letter = |j: Option<usize>| {
+            j.and_then(|j| chars.get(j))
+                .is_some_and(|c| c.is_alphabetic())
+        };
+        if c.is_alphabetic() && (letter(i.checked_sub(1)) || letter(Some(i + 1))) {
+            in_words += 1;
+        }
+    }
+    nonascii > 0 && in_words * 2 >= nonascii
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writer_forms_must_be_complete() {
+        assert_eq!(utf8_writer_forms(b"\xc0\x80"), 1);
+        assert_eq!(utf8_writer_forms(b"\xc0 "), 0);
+        assert_eq!(utf8_writer_forms(b"\xed\xa0\x80"), 1);
+        assert_eq!(utf8_writer_forms(b"\xed\xa0"), 0);
+        assert_eq!(utf8_writer_forms(b"\xf8\x88\x80\x80\x80"), 1);
+        assert_eq!(utf8_writer_forms(b"\xf8abc"), 0);
+        assert_eq!(utf8_writer_forms(b"\xfc\x84\x80\x80\x80"), 0);
+        assert_eq!(utf8_writer_forms("é日本🚀".as_bytes()), 0);
+    }
+
+    #[test]
+    fn plausibility() {
+        assert!(plausible("Привет, как дела? Всё хорошо."));
+        assert!(plausible("Voilà déjà l'été"));
+        assert!(plausible("日本語のテキストです"));
+        assert!(!plausible("ÐŸÑ€Ð¸Ð²ÐµÑ‚ Ã©tÃ©"));
+        assert!(!plausible("ﾆﾎﾝｺﾞﾉﾃｷｽﾄ"));
+        assert!(implausible("ﾆﾎﾝｺﾞﾉﾃｷｽﾄﾃﾞｽ"));
+        assert!(!implausible("こんにちはｶﾅ"));
+    }
+}
