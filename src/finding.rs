@@ -1,6 +1,6 @@
 //! The shared vocabulary of findings, label statuses and verdicts.
 //!
-//! These names are a contract (see DESIGN.md, "Names used in output"): they
+//! These names are a contract (doc/architecture.md, "Names used in output"): they
 //! appear in JSON, CSV and table output, and users match on them.
 
 use serde::Serialize;
@@ -40,7 +40,9 @@ pub enum FindingKind {
     EightBitInAscii,
     /// 0x80..0x9F under an ISO-8859-1 label (really windows-1252).
     C1InLatin1,
-    /// Content is invalid under its label and valid under a detected charset.
+    /// The label does not explain the text and another charset does (the
+    /// note names it), or another reading is possible but too weakly
+    /// supported to override the label (the note says "kept").
     Mislabeled,
     /// The label is not known.
     UnknownLabel,

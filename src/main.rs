@@ -1,4 +1,4 @@
-//! The `mailcharset` command line. See DESIGN.md "Command line".
+//! The `mailcharset` command line. See doc/architecture.md, "Command line".
 
 mod cli;
 

@@ -1,4 +1,4 @@
-//! `mailcharset decode` / `encode` for UTF-8 in its four modes (DESIGN.md
+//! `mailcharset decode` / `encode` for UTF-8 in its four modes (doc/architecture.md
 //! "Command line"), run as a process.
 
 use mailcharset::codec::{extended, utf8};

@@ -221,7 +221,7 @@ fn security_overlongs() {
     }
 }
 
-/// The kind of each class of ill-formed sequence (DESIGN.md names); offsets
+/// The kind of each class of ill-formed sequence (doc/architecture.md names); offsets
 /// and lengths come from std.
 #[test]
 fn kinds() {

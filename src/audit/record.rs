@@ -1,7 +1,7 @@
 use crate::finding::{Finding, LabelStatus, Verdict};
 use serde::Serialize;
 
-/// One audited piece of labelled text (DESIGN.md "Audit records").
+/// One audited piece of labelled text (doc/architecture.md, "Audit records").
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Record {
     /// The input as the user named it (file, mbox, Maildir, `-`).

@@ -1,6 +1,6 @@
 //! `mailcharset decode`: bytes in a charset to UTF-8 (or code points).
 //!
-//! UTF-8 is decoded here in the four modes of DESIGN.md; every other
+//! UTF-8 is decoded here in the four modes of doc/architecture.md ("Command line"); every other
 //! `--charset` goes to [`super::charset_codec::decode`].
 
 use super::{CliError, CliResult, CodecArgs, ModeArg, exit, read_input, write_stdout};
@@ -35,7 +35,7 @@ fn text_values(text: &str) -> impl Iterator<Item = u64> + '_ {
     text.chars().map(|c| u64::from(u32::from(c)))
 }
 
-/// The strict-mode error for `input`, as DESIGN.md words it.
+/// The strict-mode error for `input`, as doc/architecture.md words it.
 pub(super) fn strict_error(input: &str, offset: usize, kind: ErrorKind) -> CliError {
     CliError::new(exit::DATA, format!("{input}: offset {offset}: {kind}"))
 }

@@ -14,7 +14,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// sysexits(3) codes used by the CLI (DESIGN.md).
+/// sysexits(3) codes used by the CLI (doc/architecture.md, "Exit codes").
 pub mod exit {
     pub const OK: u8 = 0;
     pub const FINDINGS: u8 = 1;

@@ -13,7 +13,7 @@ pub mod utf8;
 
 use std::fmt;
 
-/// Why a byte sequence is not strict UTF-8. Names follow DESIGN.md.
+/// Why a byte sequence is not strict UTF-8. Names follow doc/architecture.md ("Finding kinds").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ErrorKind {
