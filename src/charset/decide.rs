@@ -41,7 +41,9 @@
 //! `doc/charset-decision.md` has the reasoning and the measurements behind
 //! these thresholds.
 
-use super::detect::{binary, confidence, guess, is_latin, latin_preference, nul_shaped};
+use super::detect::{
+    binary, confidence, guess, has_controls, has_magic, is_latin, latin_preference, nul_shaped,
+};
 use super::dispatch::{c1_check, decode_with, unicode11};
 use super::evidence::{
     Evidence, evidence, implausible, multi_octet_chars, plausible, utf8_majority,
@@ -131,7 +133,9 @@ pub(super) struct Outcome {
 /// Bodies: binary content and BOM-less UTF-16/32 under a label that does
 /// not say so. Returns true when it decided.
 pub(super) fn body_checks<'a>(bytes: &'a [u8], d: &mut Decoded<'a>, out: &mut Outcome) -> bool {
-    if bytes.is_ascii() && memchr::memchr(0, bytes).is_none() && binary(bytes).is_none() {
+    // The usual case costs one vectorized pass: no NUL, no control, and
+    // (checked in `binary`) no magic number.
+    if !has_controls(bytes) && !has_magic(bytes) {
         return false;
     }
     if let Some(cs) = nul_shaped(bytes) {
