@@ -69,16 +69,6 @@ impl AuditOptions {
     }
 }
 
-// ... and U+3400..U+4DFF (the Unicode 1.1 Hangul block, which also covers
-// the Yijing hexagrams U+4DC0..U+4DFF of later versions) must outnumber
-// every other CJK character together (common ideographs U+4E00..U+9FFF and
-// U+F900..U+FAFF, kana U+3040..U+30FF, Unicode 2.0 Hangul U+AC00..U+D7A3).
-// Real Chinese or Japanese text uses Extension A for a rare name or two
-// among common ideographs, so the majority rule does the work; the minimum
-// only keeps a lone rare character (a one-character name, a hexagram) from
-// firing, while a short Korean word or name of old Hangul (3 syllables)
-// still does. See doc/audit.md.
-
 /// Audits one message given as raw bytes (an mbox `From ` line is skipped).
 /// Never fails and never panics on input.
 pub fn audit_message(raw: &[u8], ctx: &MessageContext<'_>, opts: &AuditOptions) -> Vec<Record> {

@@ -166,6 +166,16 @@ pub const POSSIBLE_OLD_MIN: usize = 3;
 /// of the CJK characters of `text` and at least [`POSSIBLE_OLD_MIN`] of them
 /// are Extension A (U+3400..U+4DBF); `count` is the characters of
 /// U+3400..U+4DFF.
+///
+/// U+3400..U+4DFF (the Unicode 1.1 Hangul block, which also covers the
+/// Yijing hexagrams U+4DC0..U+4DFF of later versions) must outnumber every
+/// other CJK character together (common ideographs U+4E00..U+9FFF and
+/// U+F900..U+FAFF, kana U+3040..U+30FF, Unicode 2.0 Hangul U+AC00..U+D7A3).
+/// Real Chinese or Japanese text uses Extension A for a rare name or two
+/// among common ideographs, so the majority rule does the work; the minimum
+/// only keeps a lone rare character (a one-character name, a hexagram) from
+/// firing, while a short Korean word or name of old Hangul (3 syllables)
+/// still does. See doc/audit.md.
 pub fn possible_old_hangul(text: &str) -> Option<(usize, usize)> {
     let first = find_old(text)?;
     let is_other = |c: char| matches!(c as u32, 0x3040..=0x30FF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0xAC00..=0xD7A3);
