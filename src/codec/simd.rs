@@ -5,7 +5,7 @@
 //! Why it exists: decoding broken text (one bad octet per hundred) spends
 //! its time finding the next error. The scalar walker in `utf8.rs` does one
 //! table step per octet; on Latin, CJK and emoji text that was no faster
-//! than `String::from_utf8_lossy` (BENCHMARKS.md, "Codec"). simdutf8 does
+//! than `String::from_utf8_lossy` (doc/bench-log.md, "Codec"). simdutf8 does
 //! not help there: it answers "valid or not" for a whole input and, for the
 //! position, falls back to a scalar pass, once per error.
 //!

@@ -4,7 +4,7 @@
 //! misplaced or missing padding, and data after padding; mail needs each of
 //! those skipped *and counted*, so we would have to pre-filter every body
 //! into a second buffer and still re-implement the padding rules. One table
-//! and one loop do it in a single pass (see BENCHMARKS.md for how that loop
+//! and one loop do it in a single pass (see doc/bench-log.md, "Transfer codings", for how that loop
 //! compares with the crate on clean input).
 
 use super::{Decoded, LineEnding, Tally};
