@@ -29,7 +29,7 @@
 //! | errors, no such candidate (a single-byte candidate is refused when the UTF-8 label reads a letter inside a word) | too little evidence | `invalid` (`mixed-charset` as above) | the label's |
 //! | no label, unknown, `unknown-8bit`, unsupported | — | (unknown label: `unknown-label`) | ASCII; UTF-8 if valid or mostly so; else chardetng with the top-level domain, windows-1252 for Latin script unless the text says otherwise |
 //! | `us-ascii` with 8-bit octets | the label cannot explain them | `mislabeled` when they decode cleanly | as unlabelled |
-//! | bodies only: NUL, C0 controls other than TAB LF FF CR ESC SO SI at 1% of the octets or more (a final SUB is allowed), or an archive/image/PDF magic number | binary | `suspicious`, finding `binary-in-text` | kept byte for byte ([`Decoded::binary`]) |
+//! | bodies only: NUL, C0 controls other than TAB LF FF CR ESC SO SI at 1% of the octets or more (a final SUB and trailing NULs are allowed), or an archive/image/PDF magic number | binary | `suspicious`, finding `binary-in-text` | kept byte for byte ([`Decoded::binary`]) |
 //! | bodies only: NULs in every other (or 3 of 4) octets under an ASCII-compatible or no label | UTF-16/32 without BOM | as for a label that lies | UTF-16 (byte-order guess) or UTF-32; binary when that does not decode cleanly |
 //!
 //! "Plausible" ([`plausible`]): at most a quarter of the non-ASCII

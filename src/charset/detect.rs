@@ -282,11 +282,13 @@ pub(super) fn binary(bytes: &[u8]) -> Option<&'static str> {
     if !has_controls(bytes) {
         return None;
     }
-    // A final SUB (the DOS end-of-file mark) is text.
-    let body = match bytes.iter().rposition(|b| !b.is_ascii_whitespace()) {
-        Some(i) if bytes[i] == 0x1A => &bytes[..i],
-        _ => bytes,
-    };
+    // A final SUB (the DOS end-of-file mark) and NULs after the text (a
+    // mailer's padding) are not content.
+    let end = bytes
+        .iter()
+        .rposition(|&b| !b.is_ascii_whitespace() && b != 0 && b != 0x1A)
+        .map_or(0, |i| i + 1);
+    let body = &bytes[..end];
     if memchr::memchr(0, body).is_some() {
         return Some("NUL octets");
     }
@@ -379,6 +381,9 @@ mod tests {
         assert_eq!(binary(b"text\x00more"), Some("NUL octets"));
         assert_eq!(binary(b"tab\tform\x0cfeed\r\n\x1b$B"), None);
         assert_eq!(binary(b"dos text\r\n\x1a"), None);
+        assert_eq!(binary(b"</html>\n\x00"), None);
+        assert_eq!(binary(b"</html>\n\x00\x00\n"), None);
+        assert_eq!(binary(b"a\x00b"), Some("NUL octets"));
         assert_eq!(binary(b"bell\x07"), Some("control characters"));
         let oops = [b"Process \x19EUR".as_slice(), &[b'x'; 200]].concat();
         assert_eq!(binary(&oops), None);
