@@ -500,19 +500,26 @@ fn maildir_plus_plus_folders_survive_normalize() {
     assert_eq!(names(&out), names(&md));
     assert!(out.join(".Empty/maildirfolder").is_file());
 
-    // A folder name from elsewhere must be one `.Name` component.
+    // A folder name from elsewhere is one `.Name` component (Maildir++) or
+    // a relative path of plain names (LAYOUT=fs), never a way out of the
+    // output or into cur/new/tmp.
     let mut w = MessageWriter::create(
         &dir.path().join("Other"),
         OutputKind::Maildir,
         WriteMode::Replace,
     )
     .unwrap();
-    for bad in ["Sent", "..", ".", "../.x", ".a/b", "/.abs"] {
+    for bad in [
+        "..", ".", "../.x", ".a/b", "/.abs", "cur", "a/tmp", "a/../b", "a/.b",
+    ] {
         assert!(w.add_maildir_folder(bad).is_err(), "{bad}");
     }
     w.add_maildir_folder(".Good").unwrap();
+    w.add_maildir_folder("Lists/mips").unwrap();
     w.finish().unwrap();
     assert!(dir.path().join("Other/.Good/maildirfolder").is_file());
+    assert!(dir.path().join("Other/Lists/mips/cur").is_dir());
+    assert!(!dir.path().join("Other/Lists/mips/maildirfolder").exists());
 }
 
 /// The temporary tree of a Maildir output removed during the run (by hand,

@@ -71,14 +71,20 @@ impl<W: Write> RecordWriter<W> {
     }
 
     /// Closes the output (the JSON array, the table) and returns the summary.
-    pub fn finish(mut self) -> io::Result<Summary> {
+    pub fn finish(self) -> io::Result<Summary> {
+        self.finish_output().map(|(summary, _)| summary)
+    }
+
+    /// [`RecordWriter::finish`], handing the output back (to be committed
+    /// when it is a [`crate::mailbox::AtomicFile`]).
+    pub fn finish_output(mut self) -> io::Result<(Summary, W)> {
         match self.format {
             Format::Json => self.out.write_all(b"\n]\n")?,
             Format::Table => self.summary.write_table(&mut self.out)?,
             Format::Jsonl | Format::Csv => {}
         }
         self.out.flush()?;
-        Ok(self.summary)
+        Ok((self.summary, self.out))
     }
 }
 

@@ -22,7 +22,8 @@ use mailcharset::audit::{
 };
 use mailcharset::charset::Unicode11Policy;
 use mailcharset::mailbox::{
-    self, Bar, InputKind, MailboxError, MessageReader, Origin, Progress, RawMessage, pipeline,
+    self, AtomicFile, Bar, InputKind, MailboxError, MessageReader, Origin, Progress, RawMessage,
+    WriteMode, pipeline,
 };
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -78,22 +79,26 @@ pub fn run(args: &AuditArgs) -> CliResult {
         let reader = MessageReader::open_detected(path).map_err(mailbox_error)?;
         readers.push((path.clone(), reader));
     }
-    let (out_name, sink): (String, Box<dyn Write>) = match &args.output {
+    // A report file is written to a temporary and renamed into place when
+    // complete: a full disk or a failed run leaves the old report (or none),
+    // never a partial one.
+    let (out_name, sink) = match &args.output {
         Some(p) if p.as_os_str() != "-" => {
-            let f =
-                std::fs::File::create(p).map_err(|e| CliError::io(&p.display().to_string(), e))?;
-            (p.display().to_string(), Box::new(BufWriter::new(f)))
+            let f = AtomicFile::create(p, WriteMode::Replace).map_err(mailbox_error)?;
+            (p.display().to_string(), Sink::File(f))
         }
         _ => (
             "standard output".to_string(),
-            Box::new(BufWriter::new(io::stdout().lock())),
+            Sink::Stdout(BufWriter::new(io::stdout().lock())),
         ),
     };
     let mut writer = RecordWriter::new(sink, format).map_err(|e| CliError::io(&out_name, e))?;
     let progress = Progress::from_flags(args.progress.quiet, args.progress.progress);
     let mut reached = false;
+    let mut skip_code = exit::OK;
     for (path, reader) in readers {
         let kind = reader.kind();
+        let skipped = reader.skipped();
         let popts = pipeline::Options {
             jobs: args.jobs.unwrap_or(0),
             progress,
@@ -121,9 +126,52 @@ pub fn run(args: &AuditArgs) -> CliResult {
             Err(RunError::Mailbox(e)) => return Err(mailbox_error(e)),
             Err(RunError::Output(e)) => return Err(CliError::io(&out_name, e)),
         }
+        let name = if path.as_os_str() == "-" {
+            "standard input".to_string()
+        } else {
+            path.display().to_string()
+        };
+        skip_code = skip_code.max(super::report_skipped(
+            &name,
+            &skipped.list(),
+            args.strict_inputs,
+        ));
     }
-    writer.finish().map_err(|e| CliError::io(&out_name, e))?;
-    Ok(if reached { exit::FINDINGS } else { exit::OK })
+    let (_, sink) = writer
+        .finish_output()
+        .map_err(|e| CliError::io(&out_name, e))?;
+    if let Sink::File(f) = sink {
+        f.commit().map_err(mailbox_error)?;
+    }
+    Ok(if skip_code != exit::OK {
+        skip_code
+    } else if reached {
+        exit::FINDINGS
+    } else {
+        exit::OK
+    })
+}
+
+/// Where the records go.
+enum Sink {
+    File(AtomicFile),
+    Stdout(BufWriter<io::StdoutLock<'static>>),
+}
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Sink::File(f) => f.write(buf),
+            Sink::Stdout(o) => o.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Sink::File(f) => f.flush(),
+            Sink::Stdout(o) => o.flush(),
+        }
+    }
 }
 
 fn mailbox_error(e: MailboxError) -> CliError {
@@ -131,7 +179,7 @@ fn mailbox_error(e: MailboxError) -> CliError {
         Some(io::ErrorKind::NotFound) => exit::NO_INPUT,
         _ => exit::IO,
     };
-    CliError::new(code, e.to_string())
+    CliError::mailbox(&e, code)
 }
 
 /// Audits one message of `input` (read as `kind`).

@@ -4,15 +4,17 @@
 //! A filter must never lose mail: whatever the input (garbage, empty, huge
 //! header lines, deep nesting) it is written back out — normalized, or
 //! exactly as it came when anything goes wrong, a panic included — and the
-//! exit status is 0. Only an I/O failure (stdin unreadable, stdout closed)
-//! exits 75 (EX_TEMPFAIL), so the MTA retries later. One line on stderr says
-//! what happened.
+//! exit status is 0. When the message could not be read or written (stdin
+//! or stdout closed or failing) it exits 75 (EX_TEMPFAIL), so the MTA
+//! defers and retries; never 0 then, and never a panic (a broken stderr is
+//! ignored). One line on stderr says what happened.
 
 use super::{CliResult, FilterArgs, HeadersArg, Unicode11Arg, exit};
 use mailcharset::charset::Unicode11Policy;
 use mailcharset::normalize::{self, Action, HeaderMode, Options};
 use std::borrow::Cow;
 use std::io::{self, Read, Write};
+use std::os::fd::AsFd;
 
 pub fn options(unicode11: Unicode11Arg, headers: HeadersArg) -> Options {
     Options {
@@ -67,20 +69,65 @@ pub fn filter_bytes<'a>(raw: &'a [u8], opts: &Options) -> (Cow<'a, [u8]>, String
 }
 
 pub fn run(args: &FilterArgs) -> CliResult {
+    // Standard input and output through descriptors of our own: std reads
+    // a closed stdin as empty and discards writes to a closed stdout (EBADF)
+    // as if they had succeeded, which would hand an MTA an empty message or
+    // no message with exit 0. A descriptor that cannot be duplicated is
+    // closed: exit 75, the MTA tries again later.
+    let (Ok(stdin), Ok(stdout)) = (
+        io::stdin().as_fd().try_clone_to_owned(),
+        io::stdout().as_fd().try_clone_to_owned(),
+    ) else {
+        note("standard input or output is closed");
+        return Ok(exit::TEMPFAIL);
+    };
+    for (fd, what) in [(0, "input"), (1, "output")] {
+        if closed_at_start(fd) {
+            note(&format!("standard {what} was closed"));
+            return Ok(exit::TEMPFAIL);
+        }
+    }
     let mut raw = Vec::new();
-    if let Err(e) = io::stdin().lock().read_to_end(&mut raw) {
-        eprintln!("mailcharset filter: cannot read standard input: {e}");
+    if let Err(e) = std::fs::File::from(stdin).read_to_end(&mut raw) {
+        note(&format!("cannot read standard input: {e}"));
         return Ok(exit::TEMPFAIL);
     }
     let mut opts = options(args.unicode11, args.headers);
     opts.repair_cesu8 = args.repair_cesu8;
     opts.repair_mixed = args.repair_mixed;
     let (bytes, line) = filter_bytes(&raw, &opts);
-    let mut out = io::stdout().lock();
+    let mut out = std::fs::File::from(stdout);
     if let Err(e) = out.write_all(&bytes).and_then(|()| out.flush()) {
-        eprintln!("mailcharset filter: cannot write standard output: {e}");
+        note(&format!("cannot write standard output: {e}"));
         return Ok(exit::TEMPFAIL);
     }
-    eprintln!("mailcharset filter: {line}");
+    note(&line);
     Ok(exit::OK)
+}
+
+/// Whether standard descriptor `fd` was closed when the process started.
+/// Rust's runtime opens `/dev/null` (read-write) on a closed standard
+/// descriptor, so reads see an empty message and writes vanish; a shell
+/// redirection or an MTA's pipe never gives a read-write `/dev/null`.
+#[cfg(target_os = "linux")]
+fn closed_at_start(fd: u8) -> bool {
+    let null = std::fs::read_link(format!("/proc/self/fd/{fd}"))
+        .is_ok_and(|p| p == std::path::Path::new("/dev/null"));
+    null && std::fs::read_to_string(format!("/proc/self/fdinfo/{fd}")).is_ok_and(|info| {
+        info.lines()
+            .find_map(|l| l.strip_prefix("flags:"))
+            .and_then(|f| u32::from_str_radix(f.trim(), 8).ok())
+            .is_some_and(|flags| flags & 0o3 == 0o2)
+    })
+}
+
+#[cfg(not(target_os = "linux"))]
+fn closed_at_start(_fd: u8) -> bool {
+    false
+}
+
+/// One line on stderr, never a panic: a closed or broken stderr must not
+/// turn a delivered message into an exit status the MTA would act on.
+fn note(line: &str) {
+    let _ = writeln!(io::stderr().lock(), "mailcharset filter: {line}");
 }

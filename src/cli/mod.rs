@@ -148,6 +148,10 @@ pub struct NormalizeArgs {
     /// The input's container format (default: detected).
     #[arg(long = "input-format", value_enum, default_value_t = InputFormatArg::Auto)]
     pub input_format: InputFormatArg,
+    /// Exit 66 when any file under an input was not read (outside a
+    /// Maildir's cur/ and new/, a dangling link, vanished during the run).
+    #[arg(long = "strict-inputs")]
+    pub strict_inputs: bool,
     #[command(flatten)]
     pub progress: ProgressArgs,
 }
@@ -170,6 +174,10 @@ pub struct AuditArgs {
     /// The input's container format (default: detected).
     #[arg(long = "input-format", value_enum, default_value_t = InputFormatArg::Auto)]
     pub input_format: InputFormatArg,
+    /// Exit 66 when any file under an input was not read (outside a
+    /// Maildir's cur/ and new/, a dangling link, vanished during the run).
+    #[arg(long = "strict-inputs")]
+    pub strict_inputs: bool,
     #[command(flatten)]
     pub progress: ProgressArgs,
 }
@@ -227,6 +235,9 @@ pub struct LabelArgs {
 pub struct CliError {
     pub code: u8,
     pub message: String,
+    /// The error is a closed pipe on output (`mailcharset ... | head`):
+    /// not an error for the user.
+    pub broken_pipe: bool,
 }
 
 impl CliError {
@@ -234,7 +245,23 @@ impl CliError {
         CliError {
             code,
             message: message.into(),
+            broken_pipe: false,
         }
+    }
+
+    /// An archive error, by its kind: a missing input 66, I/O 74.
+    pub fn mailbox(e: &mailcharset::mailbox::MailboxError, code: u8) -> Self {
+        CliError {
+            broken_pipe: e.io_kind() == Some(io::ErrorKind::BrokenPipe),
+            ..CliError::new(code, e.to_string())
+        }
+    }
+
+    /// Adds what became of the outputs to the message.
+    pub fn with_note(mut self, note: impl AsRef<str>) -> Self {
+        self.message.push_str(": ");
+        self.message.push_str(note.as_ref());
+        self
     }
 
     /// An I/O error on `what` (a path or "standard input").
@@ -244,7 +271,10 @@ impl CliError {
         } else {
             exit::IO
         };
-        CliError::new(code, format!("{what}: {err}"))
+        CliError {
+            broken_pipe: err.kind() == io::ErrorKind::BrokenPipe,
+            ..CliError::new(code, format!("{what}: {err}"))
+        }
     }
 }
 
@@ -273,6 +303,55 @@ pub fn input_kind(
         InputFormatArg::Maildir => Ok(InputKind::Maildir),
         InputFormatArg::Folder => Ok(InputKind::Folder),
     }
+}
+
+/// Says which files under `name` were not read, and returns the exit code
+/// that calls for: 66 under `--strict-inputs`; 75 (try again) when files
+/// vanished during the run (a live Maildir: a re-run finds them under
+/// their new names); 0 otherwise.
+pub fn report_skipped(name: &str, skipped: &[mailcharset::mailbox::Skipped], strict: bool) -> u8 {
+    use mailcharset::mailbox::SkipReason;
+    if skipped.is_empty() {
+        return exit::OK;
+    }
+    const SHOWN: usize = 20;
+    let mut msg = format!("{name}: {} file(s) skipped:", skipped.len());
+    for s in skipped.iter().take(SHOWN) {
+        msg.push_str(&format!(
+            "\n  {} ({})",
+            escape_for_terminal(&s.path.display().to_string()),
+            s.reason.as_str()
+        ));
+    }
+    if skipped.len() > SHOWN {
+        msg.push_str(&format!("\n  and {} more", skipped.len() - SHOWN));
+    }
+    eprintln!("mailcharset: {msg}");
+    if strict {
+        exit::NO_INPUT
+    } else if skipped.iter().any(|s| s.reason == SkipReason::Vanished) {
+        exit::TEMPFAIL
+    } else {
+        exit::OK
+    }
+}
+
+/// `s` with C0, DEL and C1 controls written as visible escapes (`\x1b`,
+/// `\u{9b}`), so that a file name, label or Message-ID cannot drive the
+/// terminal of whoever reads the output.
+pub fn escape_for_terminal(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(|c| c.is_control()) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\u{0}'..='\u{1f}' | '\u{7f}' => out.push_str(&format!("\\x{:02x}", u32::from(c))),
+            '\u{80}'..='\u{9f}' => out.push_str(&format!("\\u{{{:x}}}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// Reads FILE or stdin whole.
@@ -325,10 +404,10 @@ pub fn main() -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
             // A closed pipe (`mailcharset ... | head`) is not an error.
-            if e.code == exit::IO && e.message.contains("Broken pipe") {
+            if e.code == exit::IO && e.broken_pipe {
                 return ExitCode::from(exit::OK);
             }
-            eprintln!("mailcharset: {}", e.message);
+            let _ = writeln!(io::stderr().lock(), "mailcharset: {}", e.message);
             ExitCode::from(e.code)
         }
     }

@@ -21,7 +21,7 @@ fn mailbox_err(e: &MailboxError) -> CliError {
         MailboxError::Unrecognized { .. } => exit::DATA,
         _ => exit::IO,
     };
-    CliError::new(code, e.to_string())
+    CliError::mailbox(e, code)
 }
 
 /// One line of `--report`.
@@ -54,32 +54,109 @@ pub fn run(args: &NormalizeArgs) -> CliResult {
             "normalize: several inputs need -o DIR (each is written under DIR with its own name)",
         ));
     }
+    // The report is written to a temporary and renamed into place at the
+    // end; each input's lines reach it (flushed) before that input's output
+    // is put in place, so a full disk stops the run before an output
+    // without its report.
     let mut report = match &args.report {
-        Some(p) => Some(std::io::BufWriter::new(
-            std::fs::File::create(p).map_err(|e| CliError::io(&p.display().to_string(), e))?,
-        )),
+        Some(p) => {
+            Some(mailbox::AtomicFile::create(p, WriteMode::Replace).map_err(|e| mailbox_err(&e))?)
+        }
         None => None,
     };
-    if inputs.len() > 1
-        && let Some(dir) = &args.output
-    {
-        std::fs::create_dir_all(dir).map_err(|e| CliError::io(&dir.display().to_string(), e))?;
-    }
-    for input in &inputs {
-        let output = match (&args.output, inputs.len()) {
-            (Some(o), 1) => Some(o.clone()),
-            (Some(o), _) => Some(o.join(input.file_name().unwrap_or(input.as_os_str()))),
-            (None, _) => None,
-        };
-        let code = one_input(input, output.as_deref(), args, &opts, report.as_mut())?;
-        if code != exit::OK {
-            return Ok(code);
+    let outputs = output_names(&inputs, args.output.as_deref())?;
+    let mut completed: Vec<String> = Vec::new();
+    let mut worst = exit::OK;
+    for (input, output) in inputs.iter().zip(&outputs) {
+        if let Some(parent) = output.as_deref().and_then(Path::parent)
+            && inputs.len() > 1
+        {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| CliError::io(&parent.display().to_string(), e))?;
+        }
+        let code = one_input(input, output.as_deref(), args, &opts, report.as_mut())
+            .map_err(|e| with_completed(e, &completed))?;
+        if let Some(o) = output {
+            completed.push(o.display().to_string());
+        }
+        match code {
+            exit::OK => {}
+            // Files skipped under this input: the others are still done.
+            exit::TEMPFAIL | exit::NO_INPUT => worst = worst.max(code),
+            _ => return Ok(code),
         }
     }
-    if let Some(r) = report.as_mut() {
-        r.flush().map_err(|e| CliError::io("report", e))?;
+    if let Some(r) = report {
+        r.commit()
+            .map_err(|e| with_completed(mailbox_err(&e), &completed))?;
     }
-    Ok(exit::OK)
+    Ok(worst)
+}
+
+/// Adds to an error which outputs were complete (and in place) before it.
+fn with_completed(mut e: CliError, completed: &[String]) -> CliError {
+    if !completed.is_empty() {
+        e.message.push_str(&format!(
+            " (completed before this: {})",
+            completed.join(", ")
+        ));
+    }
+    e
+}
+
+/// Where each input goes. One input: `-o` itself. Several: under DIR with
+/// its file name, or, when two inputs share a file name, with its path
+/// (`a/m.eml` and `b/m.eml` become `DIR/a/m.eml` and `DIR/b/m.eml`; root and
+/// `..` are left out). Two inputs that would still share an output are a
+/// usage error, found before anything is written.
+fn output_names(
+    inputs: &[PathBuf],
+    output: Option<&Path>,
+) -> Result<Vec<Option<PathBuf>>, CliError> {
+    let Some(dir) = output else {
+        return Ok(vec![None; inputs.len()]);
+    };
+    if inputs.len() == 1 {
+        return Ok(vec![Some(dir.to_path_buf())]);
+    }
+    let names: Vec<PathBuf> = inputs
+        .iter()
+        .map(|i| PathBuf::from(i.file_name().unwrap_or(i.as_os_str())))
+        .collect();
+    let unique = |v: &[PathBuf]| {
+        let mut seen = std::collections::HashSet::new();
+        v.iter().all(|p| seen.insert(p.clone()))
+    };
+    let names = if unique(&names) {
+        names
+    } else {
+        let paths: Vec<PathBuf> = inputs
+            .iter()
+            .map(|i| {
+                i.components()
+                    .filter(|c| matches!(c, std::path::Component::Normal(_)))
+                    .collect()
+            })
+            .collect();
+        if !unique(&paths) {
+            let mut seen = std::collections::HashMap::new();
+            for (p, i) in paths.iter().zip(inputs) {
+                if let Some(first) = seen.insert(p.clone(), i) {
+                    return Err(CliError::new(
+                        exit::USAGE,
+                        format!(
+                            "normalize: {} and {} would both be written to {}; nothing written",
+                            first.display(),
+                            i.display(),
+                            dir.join(p).display()
+                        ),
+                    ));
+                }
+            }
+        }
+        paths
+    };
+    Ok(names.into_iter().map(|n| Some(dir.join(n))).collect())
 }
 
 fn one_input(
@@ -87,7 +164,7 @@ fn one_input(
     output: Option<&Path>,
     args: &NormalizeArgs,
     opts: &Options,
-    report: Option<&mut std::io::BufWriter<std::fs::File>>,
+    report: Option<&mut mailbox::AtomicFile>,
 ) -> CliResult {
     let name = if input.as_os_str() == "-" {
         "standard input".to_string()
@@ -96,6 +173,7 @@ fn one_input(
     };
     let kind = super::input_kind(input, args.input_format).map_err(|e| mailbox_err(&e))?;
     let reader = MessageReader::open(input, kind).map_err(|e| mailbox_err(&e))?;
+    let skipped = reader.skipped();
     let out_kind = OutputKind::matching(reader.kind());
     // --in-place writes over the input (a backup is kept until the new file
     // is complete); otherwise -o, or standard output.
@@ -223,21 +301,34 @@ fn one_input(
     // it does not replace anything (in place, the input stays as it was).
     // Standard output has had what it has had.
     let to_stdout = output.is_none();
+    // The report's lines first (flushed to its temporary): if they cannot
+    // be written, this input's output is not put in place either.
+    if let Some(r) = report {
+        let mut lines = lines.into_inner().unwrap_or_default();
+        lines.sort_by_key(|l| l.0);
+        let name = r.path().display().to_string();
+        let written = lines
+            .iter()
+            .try_for_each(|(_, l)| writeln!(r, "{l}"))
+            .and_then(|()| r.flush());
+        if let Err(e) = written {
+            drop(writer);
+            return Err(
+                CliError::io(&format!("report {name}"), e).with_note(format!(
+                    "{name} not written; the output for this input not replaced"
+                )),
+            );
+        }
+    }
     if failed.is_none() {
         writer.finish().map_err(|e| mailbox_err(&e))?;
     } else {
         drop(writer);
     }
-    if let Some(r) = report {
-        let mut lines = lines.into_inner().unwrap_or_default();
-        lines.sort_by_key(|l| l.0);
-        for (_, l) in lines {
-            writeln!(r, "{l}").map_err(|e| CliError::io("report", e))?;
-        }
-    }
     if !args.progress.quiet {
         eprintln!("mailcharset normalize: {name}: {stats}");
     }
+    let skip_code = super::report_skipped(&name, &skipped.list(), args.strict_inputs);
     if let Some((index, offset, e)) = failed {
         let what = if to_stdout {
             "output stopped there"
@@ -253,5 +344,5 @@ fn one_input(
         eprintln!("mailcharset: {name}: message {index} (at byte {offset}): {e} ({what})");
         return Ok(exit::DATA);
     }
-    Ok(exit::OK)
+    Ok(skip_code)
 }

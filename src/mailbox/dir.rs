@@ -1,21 +1,32 @@
 //! Readers for Maildirs, folders of message files and single messages.
 
-use super::{MailboxError, MaildirSubdir, Origin, RawMessage};
-use std::ffi::OsString;
+use super::{MailboxError, MaildirSubdir, Origin, RawMessage, SkipLog, SkipReason};
+use std::ffi::{OsStr, OsString};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// Reads a Maildir: `cur/` then `new/`, each in file-name order, then the
-/// same for each Maildir++ folder (a `.Name` directory with a `cur/`), in
-/// name order; `tmp/` (mail still being delivered) and dot files are
-/// skipped. Folder and file names, and so the `:2,FLAGS` info, are kept in
-/// [`Origin::Maildir`].
+/// same for each folder, in name order. Folders are Maildir++ folders (a
+/// `.Name` directory with a `cur/`) and, as Dovecot's `LAYOUT=fs` and
+/// notmuch keep them, plain subdirectories that are Maildirs themselves, at
+/// any depth (`Lists/mips`). `tmp/` (mail still being delivered), dot files
+/// and server state files (`dovecot*`, `courier*`, `subscriptions`,
+/// `maildirfolder`, `maildirsize`) are passed over; any other file outside
+/// `cur/` and `new/` is listed in [`MaildirReader::skipped`]. Folder and file
+/// names, and so the `:2,FLAGS` info, are kept in [`Origin::Maildir`].
+///
+/// A live Maildir changes while it is read: a file listed but gone when its
+/// turn comes is looked for under its unique name (the part before `:`) in
+/// `cur/` (a server that moved it from `new/` or changed its flags), and
+/// read there; only if it is nowhere is it skipped as
+/// [`SkipReason::Vanished`].
 pub struct MaildirReader {
     root: PathBuf,
     folders: Vec<OsString>,
     entries: std::vec::IntoIter<MaildirEntry>,
     total: u64,
     index: usize,
+    pub(crate) skipped: SkipLog,
 }
 
 /// A message file found when the Maildir was opened: its folder (an index
@@ -23,9 +34,17 @@ pub struct MaildirReader {
 /// size.
 type MaildirEntry = (Option<usize>, MaildirSubdir, OsString, u64);
 
+/// Files a mail server keeps in a Maildir that are not mail.
+fn is_server_state(name: &[u8]) -> bool {
+    name.starts_with(b"dovecot")
+        || name.starts_with(b"courier")
+        || matches!(name, b"subscriptions" | b"maildirfolder" | b"maildirsize")
+}
+
 impl MaildirReader {
     pub fn open(root: &Path) -> Result<Self, MailboxError> {
-        let folders = maildir_folders(root)?;
+        let skipped = SkipLog::default();
+        let folders = scan_folders(root, &skipped)?;
         let mut entries = Vec::new();
         let tops = std::iter::once(None).chain((0..folders.len()).map(Some));
         for folder in tops {
@@ -51,10 +70,18 @@ impl MaildirReader {
                         continue;
                     }
                     // Follows a symlinked message file.
-                    let meta = std::fs::metadata(ent.path())
-                        .map_err(|e| MailboxError::io(ent.path(), None, e))?;
+                    let meta = match std::fs::metadata(ent.path()) {
+                        Ok(m) => m,
+                        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                            skipped.push(ent.path(), gone(&ent));
+                            continue;
+                        }
+                        Err(e) => return Err(MailboxError::io(ent.path(), None, e)),
+                    };
                     if meta.is_file() {
                         names.push((folder, sub, name, meta.len()));
+                    } else if meta.is_dir() {
+                        skipped.push(ent.path(), SkipReason::NotInMaildir);
                     }
                 }
                 names.sort_by(|a, b| a.2.cmp(&b.2));
@@ -68,11 +95,12 @@ impl MaildirReader {
             entries: entries.into_iter(),
             total,
             index: 0,
+            skipped,
         })
     }
 
-    /// The Maildir++ folders found, in name order (with or without
-    /// messages).
+    /// The folders found, in name order (with or without messages):
+    /// Maildir++ names (`.Sent`) and `LAYOUT=fs` paths (`Lists/mips`).
     pub fn folders(&self) -> &[OsString] {
         &self.folders
     }
@@ -80,50 +108,137 @@ impl MaildirReader {
     pub(crate) fn total_bytes(&self) -> u64 {
         self.total
     }
+
+    /// The files passed over so far.
+    pub fn skipped(&self) -> SkipLog {
+        self.skipped.clone()
+    }
+
+    /// A message listed as `sub/name` that is gone: the same unique name in
+    /// `cur/` (moved from `new/`, or its flags changed).
+    fn renamed(&self, base: &Path, name: &OsStr) -> Option<(MaildirSubdir, OsString)> {
+        let unique = name.as_encoded_bytes().split(|&b| b == b':').next()?;
+        let rd = std::fs::read_dir(base.join(MaildirSubdir::Cur.as_str())).ok()?;
+        rd.flatten().map(|e| e.file_name()).find_map(|n| {
+            let b = n.as_encoded_bytes();
+            (b.starts_with(unique) && matches!(b.get(unique.len()), None | Some(b':')))
+                .then(|| (MaildirSubdir::Cur, n.clone()))
+        })
+    }
 }
 
-/// The Maildir++ folders of `root`: directories named `.Name` (not `.` or
-/// `..`) with a `cur/` inside, in name order. A symbolic link is not a
-/// folder (it may point back into the Maildir, or out of it), as a folder
-/// reader does not follow linked directories either.
-pub(crate) fn maildir_folders(root: &Path) -> Result<Vec<OsString>, MailboxError> {
-    let rd = std::fs::read_dir(root).map_err(|e| MailboxError::io(root, None, e))?;
+/// Why a directory entry could not be looked at: a link to nothing, or a
+/// file gone meanwhile.
+fn gone(ent: &std::fs::DirEntry) -> SkipReason {
+    if ent.file_type().is_ok_and(|t| t.is_symlink()) {
+        SkipReason::DanglingLink
+    } else {
+        SkipReason::Vanished
+    }
+}
+
+/// The folders of the Maildir at `root`: Maildir++ folders (`.Name` with a
+/// `cur/`), and plain subdirectories that are Maildirs (`LAYOUT=fs`,
+/// notmuch), recursively, named by their path from `root`. Files at a
+/// Maildir's level that are not server state, and files in directories that
+/// hold no Maildir, go to `skipped`. A symbolic link is not a folder (it may
+/// point back into the Maildir, or out of it).
+fn scan_folders(root: &Path, skipped: &SkipLog) -> Result<Vec<OsString>, MailboxError> {
     let mut folders = Vec::new();
-    for ent in rd {
-        let ent = ent.map_err(|e| MailboxError::io(root, None, e))?;
-        let name = ent.file_name();
-        let b = name.as_encoded_bytes();
-        if !b.starts_with(b".") || b == b"." || b == b".." {
-            continue;
+    let mut stack: Vec<PathBuf> = vec![PathBuf::new()];
+    while let Some(rel) = stack.pop() {
+        let dir = root.join(&rel);
+        let rd = std::fs::read_dir(&dir).map_err(|e| MailboxError::io(&dir, None, e))?;
+        let maildir_level = rel.as_os_str().is_empty() || dir.join("cur").is_dir();
+        for ent in rd {
+            let ent = ent.map_err(|e| MailboxError::io(&dir, None, e))?;
+            let name = ent.file_name();
+            let b = name.as_encoded_bytes();
+            if maildir_level && matches!(b, b"cur" | b"new" | b"tmp") {
+                continue;
+            }
+            let ft = ent.file_type().ok();
+            let is_link = ft.is_some_and(|t| t.is_symlink());
+            let is_dir = ft.is_some_and(|t| t.is_dir());
+            if b.starts_with(b".") {
+                // Maildir++ folders live at the top level only.
+                if rel.as_os_str().is_empty()
+                    && b != b"."
+                    && b != b".."
+                    && is_dir
+                    && ent.path().join("cur").is_dir()
+                {
+                    folders.push(name);
+                }
+                continue;
+            }
+            if is_link && std::fs::metadata(ent.path()).is_ok_and(|m| m.is_dir()) {
+                skipped.push(ent.path(), SkipReason::LinkedDirectory);
+            } else if is_dir {
+                let sub = rel.join(&name);
+                if ent.path().join("cur").is_dir() {
+                    folders.push(sub.clone().into_os_string());
+                }
+                stack.push(sub);
+            } else if !(maildir_level && is_server_state(b)) {
+                let reason = if std::fs::metadata(ent.path()).is_err() {
+                    gone(&ent)
+                } else {
+                    SkipReason::NotInMaildir
+                };
+                skipped.push(ent.path(), reason);
+            }
         }
-        let is_dir = ent.file_type().is_ok_and(|t| t.is_dir());
-        if !(is_dir && ent.path().join("cur").is_dir()) {
-            continue;
-        }
-        folders.push(name);
     }
     folders.sort();
     Ok(folders)
+}
+
+/// The Maildir++ and `LAYOUT=fs` folders of `root` (see [`MaildirReader`]).
+pub(crate) fn maildir_folders(root: &Path) -> Result<Vec<OsString>, MailboxError> {
+    scan_folders(root, &SkipLog::default())
 }
 
 impl Iterator for MaildirReader {
     type Item = Result<RawMessage, MailboxError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let (folder, sub, name, _) = self.entries.next()?;
-        let folder = folder
-            .and_then(|i| self.folders.get(i))
-            .cloned()
-            .unwrap_or_default();
-        let path = self.root.join(&folder).join(sub.as_str()).join(&name);
-        let index = self.index;
-        self.index += 1;
-        Some(read_file(&path).and_then(|bytes| {
-            let name = name.into_string().map_err(|n| MailboxError::Unrecognized {
-                path: path.clone(),
-                reason: format!("Maildir file name is not UTF-8: {}", n.to_string_lossy()),
-            })?;
-            Ok(RawMessage {
+        loop {
+            let (folder, sub, name, _) = self.entries.next()?;
+            let folder = folder
+                .and_then(|i| self.folders.get(i))
+                .cloned()
+                .unwrap_or_default();
+            let base = self.root.join(&folder);
+            let path = base.join(sub.as_str()).join(&name);
+            let (sub, name, bytes) = match read_file(&path) {
+                Ok(b) => (sub, name, b),
+                Err(e) if e.io_kind() == Some(std::io::ErrorKind::NotFound) => {
+                    match self.renamed(&base, &name).and_then(|(s, n)| {
+                        let p = base.join(s.as_str()).join(&n);
+                        read_file(&p).ok().map(|b| (s, n, b))
+                    }) {
+                        Some(found) => found,
+                        None => {
+                            self.skipped.push(path, SkipReason::Vanished);
+                            continue;
+                        }
+                    }
+                }
+                Err(e) => return Some(Err(e)),
+            };
+            let index = self.index;
+            self.index += 1;
+            let name = match name.into_string() {
+                Ok(n) => n,
+                Err(n) => {
+                    return Some(Err(MailboxError::Unrecognized {
+                        path: path.clone(),
+                        reason: format!("Maildir file name is not UTF-8: {}", n.to_string_lossy()),
+                    }));
+                }
+            };
+            return Some(Ok(RawMessage {
                 input_len: bytes.len() as u64,
                 bytes,
                 index,
@@ -133,8 +248,8 @@ impl Iterator for MaildirReader {
                     subdir: sub,
                     name,
                 },
-            })
-        }))
+            }));
+        }
     }
 }
 
@@ -144,35 +259,52 @@ fn read_file(path: &Path) -> Result<Vec<u8>, MailboxError> {
 
 /// Reads a folder of message files recursively, one message per regular
 /// file, in order of relative path; dot files and dot directories (and so
-/// our own temporary outputs) are skipped.
+/// our own temporary outputs) are skipped, and so is the `tmp/` of a Maildir
+/// inside the folder (mail still being delivered). Symbolic links to
+/// directories are not followed and dangling links not read: both are
+/// listed in [`FolderReader::skipped`], as are files gone before they were
+/// read.
 pub struct FolderReader {
     root: PathBuf,
     entries: std::vec::IntoIter<(PathBuf, u64)>,
     total: u64,
     index: usize,
+    pub(crate) skipped: SkipLog,
 }
 
 impl FolderReader {
     pub fn open(root: &Path) -> Result<Self, MailboxError> {
+        let skipped = SkipLog::default();
         let mut entries = Vec::new();
         let mut stack = vec![PathBuf::new()];
         while let Some(rel) = stack.pop() {
             let dir = root.join(&rel);
             let rd = std::fs::read_dir(&dir).map_err(|e| MailboxError::io(&dir, None, e))?;
+            let maildir = dir.join("cur").is_dir() && dir.join("new").is_dir();
             for ent in rd {
                 let ent = ent.map_err(|e| MailboxError::io(&dir, None, e))?;
                 let name = ent.file_name();
-                if name.as_encoded_bytes().starts_with(b".") {
+                if name.as_encoded_bytes().starts_with(b".")
+                    || (maildir && name.as_encoded_bytes() == b"tmp")
+                {
                     continue;
                 }
                 let ft = ent
                     .file_type()
                     .map_err(|e| MailboxError::io(ent.path(), None, e))?;
-                let meta = std::fs::metadata(ent.path())
-                    .map_err(|e| MailboxError::io(ent.path(), None, e))?;
+                let meta = match std::fs::metadata(ent.path()) {
+                    Ok(m) => m,
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                        skipped.push(ent.path(), gone(&ent));
+                        continue;
+                    }
+                    Err(e) => return Err(MailboxError::io(ent.path(), None, e)),
+                };
                 // Symlinked directories are not followed (no cycles);
                 // symlinked files are read.
-                if meta.is_dir() && !ft.is_symlink() {
+                if meta.is_dir() && ft.is_symlink() {
+                    skipped.push(ent.path(), SkipReason::LinkedDirectory);
+                } else if meta.is_dir() {
                     stack.push(rel.join(&name));
                 } else if meta.is_file() {
                     entries.push((rel.join(&name), meta.len()));
@@ -186,11 +318,17 @@ impl FolderReader {
             entries: entries.into_iter(),
             total,
             index: 0,
+            skipped,
         })
     }
 
     pub(crate) fn total_bytes(&self) -> u64 {
         self.total
+    }
+
+    /// The files passed over so far.
+    pub fn skipped(&self) -> SkipLog {
+        self.skipped.clone()
     }
 }
 
@@ -198,18 +336,27 @@ impl Iterator for FolderReader {
     type Item = Result<RawMessage, MailboxError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let (relative, _) = self.entries.next()?;
-        let index = self.index;
-        self.index += 1;
-        Some(
-            read_file(&self.root.join(&relative)).map(|bytes| RawMessage {
+        loop {
+            let (relative, _) = self.entries.next()?;
+            let path = self.root.join(&relative);
+            let bytes = match read_file(&path) {
+                Ok(b) => b,
+                Err(e) if e.io_kind() == Some(std::io::ErrorKind::NotFound) => {
+                    self.skipped.push(path, SkipReason::Vanished);
+                    continue;
+                }
+                Err(e) => return Some(Err(e)),
+            };
+            let index = self.index;
+            self.index += 1;
+            return Some(Ok(RawMessage {
                 input_len: bytes.len() as u64,
                 bytes,
                 index,
                 offset: 0,
                 origin: Origin::File { relative },
-            }),
-        )
+            }));
+        }
     }
 }
 

@@ -29,6 +29,7 @@ pub mod progress;
 mod write;
 
 pub use dir::{FolderReader, MaildirReader, SingleReader};
+
 pub use mbox::{MboxReader, contains_from, quote_from_lines, unquote_from_lines};
 pub use pipeline::{Options, Outcome, RunStats};
 pub use progress::{Bar, Progress};
@@ -165,6 +166,57 @@ impl Origin {
     }
 }
 
+/// A file under an input that was not read as a message, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Skipped {
+    pub path: PathBuf,
+    pub reason: SkipReason,
+}
+
+/// Why a file under an input was not read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum SkipReason {
+    /// Listed, then gone before it was read (moved or deleted by a running
+    /// MDA or IMAP server), and not found under a new name either.
+    Vanished,
+    /// A symbolic link to nothing.
+    DanglingLink,
+    /// A symbolic link to a directory (not followed: it may loop).
+    LinkedDirectory,
+    /// A file in a Maildir outside `cur/` and `new/` and not a folder's.
+    NotInMaildir,
+}
+
+impl SkipReason {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            SkipReason::Vanished => "vanished during the run",
+            SkipReason::DanglingLink => "a dangling symbolic link",
+            SkipReason::LinkedDirectory => "a symbolic link to a directory, not followed",
+            SkipReason::NotInMaildir => "in a Maildir but not in cur/ or new/",
+        }
+    }
+}
+
+/// The files an input's reader passed over, shared with whoever reads the
+/// messages (the reader itself moves into the pipeline).
+#[derive(Clone, Debug, Default)]
+pub struct SkipLog(std::sync::Arc<std::sync::Mutex<Vec<Skipped>>>);
+
+impl SkipLog {
+    pub(crate) fn push(&self, path: PathBuf, reason: SkipReason) {
+        if let Ok(mut v) = self.0.lock() {
+            v.push(Skipped { path, reason });
+        }
+    }
+
+    /// What was skipped so far, in the order met.
+    pub fn list(&self) -> Vec<Skipped> {
+        self.0.lock().map(|v| v.clone()).unwrap_or_default()
+    }
+}
+
 /// One message read from an input.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RawMessage {
@@ -291,7 +343,11 @@ const SNIFF_LEN: usize = 64 * 1024;
 /// Decides what `path` is: `-` is [`InputKind::Stdin`]; a directory with
 /// `cur/` and `new/` is a Maildir, any other directory a folder; a file is an
 /// mbox when it starts with a `From ` line (after an optional UTF-8 BOM),
-/// otherwise a single message.
+/// otherwise a single message. Anything that is not a regular file or a
+/// directory (a pipe such as `<(cat m.eml)` or `/dev/fd/N`, a named FIFO, a
+/// socket, a device) is a stream, [`InputKind::Stdin`]: it can be read only
+/// once, so it is not read here; [`MessageReader::open`] sniffs it from the
+/// same stream as it reads.
 pub fn detect(path: &Path) -> Result<InputKind, MailboxError> {
     if path.as_os_str() == "-" {
         return Ok(InputKind::Stdin);
@@ -302,6 +358,9 @@ pub fn detect(path: &Path) -> Result<InputKind, MailboxError> {
             return Ok(InputKind::Maildir);
         }
         return Ok(InputKind::Folder);
+    }
+    if !meta.is_file() {
+        return Ok(InputKind::Stdin);
     }
     let mut head = Vec::with_capacity(SNIFF_LEN.min(meta.len() as usize));
     std::fs::File::open(path)
@@ -351,6 +410,16 @@ enum Inner {
 }
 
 impl MessageReader {
+    /// The files under this input that were not read (shared: it fills as
+    /// the reader goes, wherever the reader is).
+    pub fn skipped(&self) -> SkipLog {
+        match &self.inner {
+            Inner::Maildir(r) => r.skipped.clone(),
+            Inner::Folder(r) => r.skipped.clone(),
+            _ => SkipLog::default(),
+        }
+    }
+
     /// Opens `path` as `kind` (from [`detect`], or forced by the user).
     /// For [`InputKind::Stdin`] the content is sniffed: an mbox or one
     /// message.
@@ -389,12 +458,18 @@ impl MessageReader {
             }
             InputKind::Maildir => (Inner::Maildir(MaildirReader::open(path)?), kind, None),
             InputKind::Folder => (Inner::Folder(FolderReader::open(path)?), kind, None),
-            InputKind::Stdin => {
+            InputKind::Stdin if path.as_os_str() == "-" => {
                 return Self::from_reader(
                     Box::new(io::stdin()),
                     PathBuf::from("standard input"),
                     None,
                 );
+            }
+            // A stream named by a path (pipe, FIFO, socket, device): opened
+            // once, sniffed from what is read.
+            InputKind::Stdin => {
+                let f = std::fs::File::open(path).map_err(|e| MailboxError::io(path, None, e))?;
+                return Self::from_reader(Box::new(f), name, None);
             }
         };
         Ok(MessageReader { inner, kind, size })

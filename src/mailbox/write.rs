@@ -202,8 +202,9 @@ fn sync_dir(dir: &Path) -> io::Result<()> {
 /// into place on [`AtomicFile::commit`].
 pub struct AtomicFile {
     dest: PathBuf,
-    mode: WriteMode,
     tmp: Option<BufWriter<Target>>,
+    /// The backup this run made (in place): the only one it may remove.
+    backup: Option<PathBuf>,
 }
 
 /// Where an [`AtomicFile`]'s bytes go.
@@ -259,23 +260,17 @@ impl AtomicFile {
                 .map_err(err)?;
             return Ok(AtomicFile {
                 dest: dest.to_path_buf(),
-                mode,
                 tmp: Some(BufWriter::with_capacity(1 << 20, Target::Direct(f))),
+                backup: None,
             });
         }
         let dest = resolved.as_path();
         let dir = parent_of(dest);
-        if mode == WriteMode::InPlace {
-            let bak = backup_path(dest);
-            match std::fs::remove_file(&bak) {
-                Ok(()) => {}
-                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-                Err(e) => return Err(MailboxError::io(&bak, None, e)),
-            }
-            if std::fs::hard_link(dest, &bak).is_err() {
-                std::fs::copy(dest, &bak).map_err(|e| MailboxError::io(&bak, None, e))?;
-            }
-        }
+        let backup = if mode == WriteMode::InPlace {
+            Some(make_backup(dest)?)
+        } else {
+            None
+        };
         let prefix = tmp_prefix(dest);
         let tmp = tmp_builder(&prefix, dest, false)
             .tempfile_in(dir)
@@ -283,8 +278,8 @@ impl AtomicFile {
         hold(tmp.as_file());
         Ok(AtomicFile {
             dest: dest.to_path_buf(),
-            mode,
             tmp: Some(BufWriter::with_capacity(1 << 20, Target::Temp(tmp))),
+            backup,
         })
     }
 
@@ -319,22 +314,87 @@ impl AtomicFile {
         }
         tmp.persist(&self.dest).map_err(|e| err(e.error))?;
         sync_dir(parent_of(&self.dest)).map_err(err)?;
-        if self.mode == WriteMode::InPlace {
-            let bak = backup_path(&self.dest);
+        if let Some(bak) = self.backup.take() {
             std::fs::remove_file(&bak).map_err(|e| MailboxError::io(&bak, None, e))?;
         }
         Ok(())
     }
 }
 
+/// Writes go to the temporary (see [`AtomicFile::writer`]); nothing is in
+/// place before [`AtomicFile::commit`].
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.writer().map_err(io::Error::other)?.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.writer().map_err(io::Error::other)?.flush()
+    }
+}
+
 impl Drop for AtomicFile {
     fn drop(&mut self) {
         // Not committed: the temporary goes with `NamedTempFile`'s own drop;
-        // in place, the input was never touched, so its backup can go too.
-        if self.tmp.is_some() && self.mode == WriteMode::InPlace {
-            let _ = std::fs::remove_file(backup_path(&self.dest));
+        // in place, the input was never touched, so the backup this run
+        // made can go too.
+        if self.tmp.is_some()
+            && let Some(bak) = self.backup.take()
+        {
+            let _ = std::fs::remove_file(bak);
         }
     }
+}
+
+/// Makes `NAME.bak` for an in-place run: a hard link to the input (or a
+/// copy where links are not possible). A `NAME.bak` that is already there
+/// is reused only when it is the input itself (a hard link a killed run of
+/// ours left); anything else there is the user's, and the run refuses
+/// rather than remove it.
+fn make_backup(dest: &Path) -> Result<PathBuf, MailboxError> {
+    let bak = backup_path(dest);
+    match std::fs::symlink_metadata(&bak) {
+        Ok(meta) => {
+            if same_file(&meta, dest) {
+                return Ok(bak);
+            }
+            return Err(MailboxError::io(
+                &bak,
+                None,
+                io::Error::new(
+                    io::ErrorKind::AlreadyExists,
+                    "exists and is not this program's backup of the input; move it away \
+                     to normalize in place",
+                ),
+            ));
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(MailboxError::io(&bak, None, e)),
+    }
+    if std::fs::hard_link(dest, &bak).is_err() {
+        // Create it ourselves (never over a file that appeared meanwhile).
+        let mut from = File::open(dest).map_err(|e| MailboxError::io(dest, None, e))?;
+        let mut to = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&bak)
+            .map_err(|e| MailboxError::io(&bak, None, e))?;
+        io::copy(&mut from, &mut to).map_err(|e| MailboxError::io(&bak, None, e))?;
+    }
+    Ok(bak)
+}
+
+/// Whether `meta` (of a backup) is the file at `path` (same device and
+/// inode: a hard link).
+#[cfg(unix)]
+fn same_file(meta: &std::fs::Metadata, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).is_ok_and(|m| m.dev() == meta.dev() && m.ino() == meta.ino())
+}
+
+#[cfg(not(unix))]
+fn same_file(_meta: &std::fs::Metadata, _path: &Path) -> bool {
+    false
 }
 
 /// The permissions an output gets: those of the file or directory it
@@ -628,8 +688,9 @@ impl MessageWriter {
         }
     }
 
-    /// Makes the Maildir++ folder `folder` (`.Sent`) in a new Maildir
-    /// output, with `cur/`, `new/`, `tmp/` and the `maildirfolder` marker,
+    /// Makes the folder `folder` (Maildir++ `.Sent`, or `LAYOUT=fs`
+    /// `Lists/mips`) in a new Maildir output, with `cur/`, `new/`, `tmp/`
+    /// (and, for Maildir++, the `maildirfolder` marker),
     /// so that folders without messages are kept too; folders of messages
     /// written are made as they come. Nothing to do for other outputs, or
     /// in place (the folder is there).
@@ -638,16 +699,25 @@ impl MessageWriter {
         folder: impl AsRef<std::ffi::OsStr>,
     ) -> Result<(), MailboxError> {
         let folder = folder.as_ref();
-        let valid = folder.as_encoded_bytes().starts_with(b".")
-            && matches!(
-                Path::new(folder).components().collect::<Vec<_>>()[..],
-                [Component::Normal(_)]
-            );
-        if !valid {
+        // A Maildir++ folder (`.Sent`: one component, a leading dot) or a
+        // `LAYOUT=fs` path (`Lists/mips`: plain components, none a dot name
+        // or cur/new/tmp).
+        let parts: Vec<Component<'_>> = Path::new(folder).components().collect();
+        let plus = folder.as_encoded_bytes().starts_with(b".")
+            && matches!(parts[..], [Component::Normal(_)]);
+        let fs = !parts.is_empty()
+            && parts.iter().all(|c| match c {
+                Component::Normal(n) => {
+                    let b = n.as_encoded_bytes();
+                    !b.starts_with(b".") && !matches!(b, b"cur" | b"new" | b"tmp")
+                }
+                _ => false,
+            });
+        if !(plus || fs) {
             return Err(MailboxError::Unrepresentable {
                 path: self.name.clone(),
                 index: self.written,
-                reason: format!("not a Maildir++ folder name: {folder:?}"),
+                reason: format!("not a Maildir folder name: {folder:?}"),
             });
         }
         let (OutputKind::Maildir, Sink::Dir(d)) = (self.kind, &self.sink) else {
@@ -665,7 +735,11 @@ impl MessageWriter {
             for sub in ["cur", "new", "tmp"] {
                 std::fs::create_dir_all(dir.join(sub))?;
             }
-            File::create(dir.join("maildirfolder")).map(drop)
+            // The Maildir++ marker; `LAYOUT=fs` folders have none.
+            if plus {
+                File::create(dir.join("maildirfolder"))?;
+            }
+            Ok(())
         })();
         made.map_err(|e| MailboxError::io(self.name.join(folder), None, e))?;
         self.folders.insert(folder.to_os_string());

@@ -1,0 +1,384 @@
+//! Issue 14, "Nothing lost, whatever the input": each test pins a way the
+//! ordinary paths around the crash-safe machinery used to lose or hide
+//! mail (pipes, name clashes, a user's backup, nested Maildirs, vanished
+//! files, the filter's exit codes, full disks).
+
+use mailcharset::mailbox::{self, MaildirReader, SkipReason};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_mailcharset")
+}
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/messages")
+        .join(name)
+}
+
+fn run(args: &[&std::ffi::OsStr]) -> Output {
+    Command::new(bin())
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("the binary runs")
+}
+
+fn os<S: AsRef<std::ffi::OsStr> + ?Sized>(s: &S) -> &std::ffi::OsStr {
+    s.as_ref()
+}
+
+/// An mbox of the fixture messages, several times over (some KiB past the
+/// 64 KiB the format is sniffed on).
+fn mbox(dir: &Path) -> PathBuf {
+    let mut out = Vec::new();
+    let mut names: Vec<_> = std::fs::read_dir(fixture(""))
+        .expect("fixtures")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "eml"))
+        .collect();
+    names.sort();
+    for round in 0..12 {
+        for p in &names {
+            let m = std::fs::read(p).expect("read");
+            out.extend_from_slice(format!("From sender@example.com {round}\n").as_bytes());
+            mailbox::quote_from_lines(&m, mailbox::MboxFormat::Mboxrd, &mut out);
+            if !out.ends_with(b"\n") {
+                out.push(b'\n');
+            }
+            out.push(b'\n');
+        }
+    }
+    assert!(out.len() > 100 << 10, "past the sniffing window");
+    let p = dir.join("in.mbox");
+    std::fs::write(&p, out).expect("write");
+    p
+}
+
+/// A named FIFO fed with `bytes` by a thread.
+fn fifo(dir: &Path, name: &str, bytes: Vec<u8>) -> (PathBuf, std::thread::JoinHandle<()>) {
+    let p = dir.join(name);
+    let ok = Command::new("mkfifo")
+        .arg(&p)
+        .status()
+        .expect("mkfifo runs");
+    assert!(ok.success());
+    let q = p.clone();
+    let t = std::thread::spawn(move || {
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&q)
+            .expect("open fifo");
+        // The reader may stop early on an error: a broken pipe is its
+        // business, the test checks what it wrote.
+        let _ = f.write_all(&bytes);
+    });
+    (p, t)
+}
+
+#[test]
+fn regression_a_fifo_input_is_read_once_and_whole() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let file = mbox(dir.path());
+    let bytes = std::fs::read(&file).expect("read");
+    let from_file = run(&[os("normalize"), os("-q"), file.as_os_str()]);
+    let (f, t) = fifo(dir.path(), "pipe.mbox", bytes.clone());
+    let from_fifo = run(&[os("normalize"), os("-q"), f.as_os_str()]);
+    t.join().expect("writer");
+    assert!(from_file.status.success() && from_fifo.status.success());
+    assert_eq!(
+        from_fifo.stdout, from_file.stdout,
+        "same output from a FIFO"
+    );
+
+    let audit_file = run(&[
+        os("audit"),
+        os("-q"),
+        os("--format"),
+        os("jsonl"),
+        file.as_os_str(),
+    ]);
+    let (f2, t2) = fifo(dir.path(), "pipe2.mbox", bytes);
+    let audit_fifo = run(&[
+        os("audit"),
+        os("-q"),
+        os("--format"),
+        os("jsonl"),
+        f2.as_os_str(),
+    ]);
+    t2.join().expect("writer");
+    let count = |o: &Output| o.stdout.iter().filter(|&&b| b == b'\n').count();
+    assert!(count(&audit_file) > 100);
+    assert_eq!(count(&audit_fifo), count(&audit_file));
+
+    // One message through a FIFO.
+    let one = std::fs::read(fixture("koi8r-base64.eml")).expect("read");
+    let (f3, t3) = fifo(dir.path(), "one.eml", one);
+    let out = run(&[os("normalize"), os("-q"), f3.as_os_str()]);
+    t3.join().expect("writer");
+    let want = run(&[
+        os("normalize"),
+        os("-q"),
+        fixture("koi8r-base64.eml").as_os_str(),
+    ]);
+    assert!(!want.stdout.is_empty());
+    assert_eq!(out.stdout, want.stdout);
+}
+
+#[test]
+fn regression_inputs_with_the_same_name_keep_their_paths_under_the_output() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    std::fs::create_dir_all(&a).expect("mkdir");
+    std::fs::create_dir_all(&b).expect("mkdir");
+    std::fs::copy(fixture("koi8r-base64.eml"), a.join("m.eml")).expect("copy");
+    std::fs::copy(fixture("big5.eml"), b.join("m.eml")).expect("copy");
+    let out = dir.path().join("out");
+    let o = Command::new(bin())
+        .current_dir(dir.path())
+        .args(["normalize", "-q", "a/m.eml", "b/m.eml", "-o", "out"])
+        .output()
+        .expect("runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for (input, output) in [("a/m.eml", "a/m.eml"), ("b/m.eml", "b/m.eml")] {
+        let alone = run(&[
+            os("normalize"),
+            os("-q"),
+            dir.path().join(input).as_os_str(),
+        ]);
+        assert_eq!(
+            std::fs::read(out.join(output)).expect("written"),
+            alone.stdout
+        );
+    }
+    // The same input twice: refused before anything is written.
+    let o = Command::new(bin())
+        .current_dir(dir.path())
+        .args(["normalize", "-q", "a/m.eml", "a/m.eml", "-o", "out2"])
+        .output()
+        .expect("runs");
+    assert_eq!(o.status.code(), Some(64));
+    assert!(!dir.path().join("out2").exists());
+}
+
+#[test]
+fn regression_in_place_never_removes_a_users_backup() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = dir.path().join("m.eml");
+    std::fs::copy(fixture("koi8r-base64.eml"), &m).expect("copy");
+    let original = std::fs::read(&m).expect("read");
+    let bak = mailbox::backup_path(&m);
+    std::fs::write(&bak, b"the user's own backup").expect("write");
+    let o = run(&[os("normalize"), os("-q"), os("--in-place"), m.as_os_str()]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not this program's backup"));
+    assert_eq!(std::fs::read(&bak).expect("kept"), b"the user's own backup");
+    assert_eq!(
+        std::fs::read(&m).expect("input"),
+        original,
+        "input untouched"
+    );
+
+    // A backup a killed run of ours left (a hard link to the input) is
+    // reused, and removed once the run is complete.
+    std::fs::remove_file(&bak).expect("rm");
+    std::fs::hard_link(&m, &bak).expect("link");
+    let o = run(&[os("normalize"), os("-q"), os("--in-place"), m.as_os_str()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(!bak.exists());
+    assert_ne!(std::fs::read(&m).expect("input"), original, "normalized");
+}
+
+fn maildir_tree(root: &Path) {
+    for d in [
+        "cur",
+        "new",
+        "tmp",
+        "bar/cur",
+        "bar/new",
+        "bar/tmp",
+        "foo/cur",
+        "foo/new",
+        "foo/tmp",
+        "foo/sub/cur",
+        "foo/sub/new",
+        ".Sent/cur",
+        ".Sent/new",
+    ] {
+        std::fs::create_dir_all(root.join(d)).expect("mkdir");
+    }
+    let m = std::fs::read(fixture("koi8r-base64.eml")).expect("read");
+    for (i, d) in [
+        "cur",
+        "new",
+        "bar/cur",
+        "foo/new",
+        "foo/sub/cur",
+        ".Sent/cur",
+    ]
+    .iter()
+    .enumerate()
+    {
+        std::fs::write(root.join(d).join(format!("100{i}.host:2,S")), &m).expect("write");
+    }
+    std::fs::write(root.join("loose.eml"), &m).expect("write");
+    std::fs::write(root.join("dovecot-uidlist"), b"3 V1 N2\n").expect("write");
+    std::fs::write(root.join("tmp/being-delivered"), b"partial").expect("write");
+}
+
+#[test]
+fn regression_nested_maildirs_are_read_and_loose_files_are_listed() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let md = dir.path().join("md");
+    maildir_tree(&md);
+    let out = dir.path().join("out");
+    let o = run(&[os("normalize"), md.as_os_str(), os("-o"), out.as_os_str()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("6 messages in, 6 out"), "{stderr}");
+    assert!(
+        stderr.contains("1 file(s) skipped") && stderr.contains("loose.eml"),
+        "{stderr}"
+    );
+    for d in [
+        "cur",
+        "new",
+        "bar/cur",
+        "foo/new",
+        "foo/sub/cur",
+        ".Sent/cur",
+    ] {
+        let n = std::fs::read_dir(out.join(d)).expect(d).count();
+        assert_eq!(n, 1, "{d}");
+    }
+    let o = run(&[
+        os("audit"),
+        os("-q"),
+        os("--strict-inputs"),
+        os("--format"),
+        os("jsonl"),
+        md.as_os_str(),
+    ]);
+    assert_eq!(o.status.code(), Some(66));
+}
+
+#[test]
+fn regression_a_message_that_vanishes_mid_run_is_skipped_or_found_under_its_new_name() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let md = dir.path().join("md");
+    for d in ["cur", "new", "tmp"] {
+        std::fs::create_dir_all(md.join(d)).expect("mkdir");
+    }
+    for i in 0..4 {
+        std::fs::write(
+            md.join(format!("new/m{i}")),
+            format!("Subject: {i}\n\nbody\n"),
+        )
+        .expect("w");
+    }
+    let mut r = MaildirReader::open(&md).expect("open");
+    let log = r.skipped();
+    // A server moves m1 to cur/ with flags, and deletes m2, after listing.
+    std::fs::rename(md.join("new/m1"), md.join("cur/m1:2,S")).expect("mv");
+    std::fs::remove_file(md.join("new/m2")).expect("rm");
+    let read: Vec<_> = r.by_ref().map(|m| m.expect("no error")).collect();
+    let subjects: Vec<String> = read
+        .iter()
+        .map(|m| String::from_utf8_lossy(&m.bytes[..10]).into_owned())
+        .collect();
+    assert_eq!(subjects, ["Subject: 0", "Subject: 1", "Subject: 3"]);
+    assert_eq!(
+        read[1].origin.maildir_flags(),
+        Some("S"),
+        "read under its new name"
+    );
+    let skipped = log.list();
+    assert_eq!(skipped.len(), 1);
+    assert_eq!(skipped[0].reason, SkipReason::Vanished);
+    assert!(skipped[0].path.ends_with("new/m2"));
+
+    // A dangling link in cur/: listed, the run goes on.
+    std::os::unix::fs::symlink("/nonexistent/x", md.join("cur/gone:2,")).expect("ln");
+    let o = run(&[
+        os("audit"),
+        os("-q"),
+        os("--format"),
+        os("jsonl"),
+        md.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("dangling"));
+}
+
+/// Runs `filter` through the shell, so that its descriptors can be closed.
+fn filter_sh(script: &str) -> (Option<i32>, Vec<u8>) {
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .arg(bin())
+        .arg(fixture("koi8r-base64.eml"))
+        .output()
+        .expect("sh runs");
+    (o.status.code(), o.stdout)
+}
+
+#[test]
+fn regression_filter_exits_75_when_the_message_cannot_be_read_or_written() {
+    let (code, _) = filter_sh(r#"exec "$0" filter < "$1" >&-"#);
+    assert_eq!(code, Some(75), "stdout closed");
+    let (code, out) = filter_sh(r#"exec "$0" filter <&-"#);
+    assert_eq!((code, out.len()), (Some(75), 0), "stdin closed");
+    let want = run(&[
+        os("normalize"),
+        os("-q"),
+        fixture("koi8r-base64.eml").as_os_str(),
+    ]);
+    // stderr closed: the message is written whole, exit 0.
+    let (code, out) = filter_sh(r#"exec "$0" filter < "$1" 2>&-"#);
+    assert_eq!(code, Some(0));
+    assert_eq!(out, want.stdout);
+    // stderr a broken pipe (its reader gone before the filter writes its
+    // line): the message is written whole, exit 0, no panic (was 101).
+    let mut child = Command::new(bin())
+        .arg("filter")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    drop(child.stderr.take());
+    let msg = std::fs::read(fixture("koi8r-base64.eml")).expect("read");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(&msg)
+        .expect("write");
+    let o = child.wait_with_output().expect("wait");
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(o.stdout, want.stdout);
+}
+
+#[test]
+fn regression_a_report_that_cannot_be_written_keeps_the_output_from_being_replaced() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let input = mbox(dir.path());
+    let out = dir.path().join("out.mbox");
+    std::fs::write(&out, b"previous output").expect("write");
+    // /dev/full: every write fails with "no space left on device".
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        input.as_os_str(),
+        os("-o"),
+        out.as_os_str(),
+        os("--report"),
+        os("/dev/full"),
+    ]);
+    assert_eq!(o.status.code(), Some(74));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not replaced"));
+    assert_eq!(std::fs::read(&out).expect("kept"), b"previous output");
+}
