@@ -382,3 +382,37 @@ fn regression_a_report_that_cannot_be_written_keeps_the_output_from_being_replac
     assert!(String::from_utf8_lossy(&o.stderr).contains("not replaced"));
     assert_eq!(std::fs::read(&out).expect("kept"), b"previous output");
 }
+
+#[test]
+fn regression_message_content_cannot_drive_the_terminal() {
+    let dir = tempfile::tempdir().expect("tmp");
+    // A file name, a Message-ID and a label with ESC, BEL and 8-bit CSI.
+    let name = dir.path().join("evil\x1b]0;x\x07.eml");
+    std::fs::write(
+        &name,
+        b"From: a@b.com\nMessage-ID: <\x1b]0;pwned\x07@x>\n\
+          Content-Type: text/plain; charset=\"\x1b[2J\xc2\x9b31m\"\n\nbody \xe9\n",
+    )
+    .expect("write");
+    let dangerous = |b: &[u8]| {
+        b.iter().any(|&c| c == 0x1b || c == 0x07 || c == 0x7f)
+            || b.windows(2)
+                .any(|w| w[0] == 0xc2 && (0x80..0xa0).contains(&w[1]))
+    };
+    for format in ["table", "csv", "jsonl", "json"] {
+        let o = run(&[os("audit"), os("--format"), os(format), name.as_os_str()]);
+        assert!(!o.stdout.is_empty(), "{format}");
+        assert!(
+            !dangerous(&o.stdout),
+            "{format}: {}",
+            String::from_utf8_lossy(&o.stdout)
+        );
+        assert!(!dangerous(&o.stderr), "{format} stderr");
+    }
+    // JSON keeps the text: escaped, not lost.
+    let o = run(&[os("audit"), os("--format"), os("jsonl"), name.as_os_str()]);
+    let text = String::from_utf8(o.stdout).expect("utf-8");
+    let rec: serde_json::Value =
+        serde_json::from_str(text.lines().nth(1).expect("body record")).expect("json");
+    assert_eq!(rec["label"], "\u{1b}[2J\u{9b}31m");
+}

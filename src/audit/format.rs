@@ -1,5 +1,6 @@
 use super::record::Record;
 use super::summary::Summary;
+use std::borrow::Cow;
 use std::io::{self, Write};
 
 /// Output formats of `mailcharset audit`.
@@ -50,13 +51,13 @@ impl<W: Write> RecordWriter<W> {
             match self.format {
                 Format::Table => {}
                 Format::Jsonl => {
-                    serde_json::to_writer(&mut self.out, r)?;
+                    json_line(&mut self.out, r)?;
                     self.out.write_all(b"\n")?;
                 }
                 Format::Json => {
                     self.out
                         .write_all(if self.written == 0 { b"\n" } else { b",\n" })?;
-                    serde_json::to_writer(&mut self.out, r)?;
+                    json_line(&mut self.out, r)?;
                 }
                 Format::Csv => write_csv_rows(&mut self.out, r)?,
             }
@@ -104,7 +105,51 @@ pub fn write_records<W: Write>(out: W, format: Format, records: &[Record]) -> io
     w.finish()
 }
 
+/// `s` with C0 controls, DEL and C1 controls written as visible escapes
+/// (`\x1b`, `\x7f`, `\u{9b}`): text from a message (a label, a
+/// Message-ID, a field name, a file name) must not retitle a terminal or
+/// clear the screen of the person reading a table or CSV. Used for the
+/// table, CSV and the command line's messages.
+pub fn escape_controls(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(char::is_control) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match u32::from(c) {
+            0x00..=0x1F | 0x7F => out.push_str(&format!("\\x{:02x}", u32::from(c))),
+            0x80..=0x9F => out.push_str(&format!("\\u{{{:x}}}", u32::from(c))),
+            _ => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// A record as one line of JSON, with DEL and the C1 controls escaped too
+/// (`\u009b`; serde_json escapes only C0), so that JSON printed on a
+/// terminal cannot drive it either.
+fn json_line(out: &mut impl Write, r: &Record) -> io::Result<()> {
+    let s = serde_json::to_string(r)?;
+    // C1 controls are C2 80..C2 9F in UTF-8.
+    let has_c1 = s
+        .as_bytes()
+        .windows(2)
+        .any(|w| w[0] == 0xC2 && (0x80..0xA0).contains(&w[1]));
+    if !has_c1 && !s.contains('\u{7f}') {
+        return out.write_all(s.as_bytes());
+    }
+    let mut e = String::with_capacity(s.len() + 16);
+    for c in s.chars() {
+        match u32::from(c) {
+            v @ (0x7F..=0x9F) => e.push_str(&format!("\\u{v:04x}")),
+            _ => e.push(c),
+        }
+    }
+    out.write_all(e.as_bytes())
+}
+
 fn csv_field(out: &mut impl Write, s: &str) -> io::Result<()> {
+    let s = &*escape_controls(s);
     if s.contains([',', '"', '\n', '\r']) {
         out.write_all(b"\"")?;
         out.write_all(s.replace('"', "\"\"").as_bytes())?;

@@ -1,3 +1,4 @@
+use super::format::escape_controls;
 use super::record::Record;
 use crate::finding::{FindingKind, Verdict};
 use serde::Serialize;
@@ -199,7 +200,7 @@ impl Summary {
             write!(
                 out,
                 "{:<width$} {:<18} {:>8}",
-                label,
+                escape_controls(label),
                 row.charset.as_deref().unwrap_or("-"),
                 row.messages
             )?;
@@ -254,9 +255,15 @@ impl Summary {
                 }
             )?;
             for (input, index, location, kind, note) in &self.alerts {
-                write!(out, "  {input}#{index}  {location}  {}", kind.as_str())?;
+                write!(
+                    out,
+                    "  {}#{index}  {}  {}",
+                    escape_controls(input),
+                    escape_controls(location),
+                    kind.as_str()
+                )?;
                 if let Some(n) = note {
-                    write!(out, ": {n}")?;
+                    write!(out, ": {}", escape_controls(n))?;
                 }
                 writeln!(out)?;
             }
@@ -270,9 +277,9 @@ impl Summary {
                     "  {:<13} {:>3} findings  {}#{}  {}",
                     verdict.as_str(),
                     findings,
-                    input,
+                    escape_controls(input),
                     index,
-                    id.as_deref().unwrap_or("(no Message-ID)")
+                    escape_controls(id.as_deref().unwrap_or("(no Message-ID)"))
                 )?;
             }
         }

@@ -110,7 +110,7 @@ pub fn run(args: &AuditArgs) -> CliResult {
         let result = pipeline::run_ordered(reader, &popts, work, |m, a: Audited| {
             bar.advance(1, m.input_len);
             for n in &a.notes {
-                eprintln!("mailcharset: {n}");
+                eprintln!("mailcharset: {}", mailcharset::audit::escape_controls(n));
             }
             for records in &a.messages {
                 if let Some(f) = fail_on {

@@ -319,7 +319,7 @@ pub fn report_skipped(name: &str, skipped: &[mailcharset::mailbox::Skipped], str
     for s in skipped.iter().take(SHOWN) {
         msg.push_str(&format!(
             "\n  {} ({})",
-            escape_for_terminal(&s.path.display().to_string()),
+            mailcharset::audit::escape_controls(&s.path.display().to_string()),
             s.reason.as_str()
         ));
     }
@@ -334,24 +334,6 @@ pub fn report_skipped(name: &str, skipped: &[mailcharset::mailbox::Skipped], str
     } else {
         exit::OK
     }
-}
-
-/// `s` with C0, DEL and C1 controls written as visible escapes (`\x1b`,
-/// `\u{9b}`), so that a file name, label or Message-ID cannot drive the
-/// terminal of whoever reads the output.
-pub fn escape_for_terminal(s: &str) -> std::borrow::Cow<'_, str> {
-    if !s.chars().any(|c| c.is_control()) {
-        return std::borrow::Cow::Borrowed(s);
-    }
-    let mut out = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
-        match c {
-            '\u{0}'..='\u{1f}' | '\u{7f}' => out.push_str(&format!("\\x{:02x}", u32::from(c))),
-            '\u{80}'..='\u{9f}' => out.push_str(&format!("\\u{{{:x}}}", u32::from(c))),
-            c => out.push(c),
-        }
-    }
-    std::borrow::Cow::Owned(out)
 }
 
 /// Reads FILE or stdin whole.
@@ -407,7 +389,11 @@ pub fn main() -> ExitCode {
             if e.code == exit::IO && e.broken_pipe {
                 return ExitCode::from(exit::OK);
             }
-            let _ = writeln!(io::stderr().lock(), "mailcharset: {}", e.message);
+            let _ = writeln!(
+                io::stderr().lock(),
+                "mailcharset: {}",
+                mailcharset::audit::escape_controls(&e.message)
+            );
             ExitCode::from(e.code)
         }
     }

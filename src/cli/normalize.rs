@@ -169,7 +169,7 @@ fn one_input(
     let name = if input.as_os_str() == "-" {
         "standard input".to_string()
     } else {
-        input.display().to_string()
+        mailcharset::audit::escape_controls(&input.display().to_string()).into_owned()
     };
     let kind = super::input_kind(input, args.input_format).map_err(|e| mailbox_err(&e))?;
     let reader = MessageReader::open(input, kind).map_err(|e| mailbox_err(&e))?;
