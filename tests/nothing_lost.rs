@@ -416,3 +416,32 @@ fn regression_message_content_cannot_drive_the_terminal() {
         serde_json::from_str(text.lines().nth(1).expect("body record")).expect("json");
     assert_eq!(rec["label"], "\u{1b}[2J\u{9b}31m");
 }
+
+#[test]
+fn regression_padded_base64_words_count_once_against_the_limit() {
+    use mailcharset::message::Limits;
+    let limits = Limits::default();
+    let padded = " =?utf-8?B?w6k=?=".repeat(limits.max_encoded_words);
+    let unpadded = " =?utf-8?B?w6nDqQ?=".repeat(limits.max_encoded_words);
+    assert!(
+        limits.field_within_limits(padded.as_bytes()),
+        "padding is not an opener"
+    );
+    assert!(limits.field_within_limits(unpadded.as_bytes()));
+    let over = format!("{padded} =?utf-8?B?w6k=?=");
+    assert!(!limits.field_within_limits(over.as_bytes()));
+}
+
+#[test]
+fn regression_many_rfc2231_parameters_take_linear_time() {
+    // 50,000 parameters took 2.7-3.0 s in a release build (each searched
+    // all before it), minutes in a test build. No clock here: the parse must
+    // give them all back, in order; the quadratic version does too, but
+    // only after minutes (doc/limits.md has the measured times).
+    let n = 50_000;
+    let params: String = (0..n).map(|i| format!(";\r\n p{i}=v{i}")).collect();
+    let ct = format!("text/plain; charset=utf-8{params}");
+    let parsed = mailcharset::mime::ContentType::parse(ct.as_bytes());
+    assert_eq!(parsed.params.len(), n + 1);
+    assert_eq!(parsed.params[n].name, format!("p{}", n - 1));
+}

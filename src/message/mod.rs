@@ -47,11 +47,15 @@ pub struct Limits {
 
 impl Limits {
     /// Whether a header field value may be decoded: at most
-    /// [`Limits::max_encoded_words`] encoded-word openers (`=?`). A field
+    /// [`Limits::max_encoded_words`] encoded-word openers (`=?` and a
+    /// charset name; the `=?=` of a padded base64 word's end is not one). A field
     /// over the limit is kept as written, with a `limit-reached` finding
     /// from [`Limits::field_finding`].
     pub fn field_within_limits(&self, value: &[u8]) -> bool {
+        // An opener is followed by a charset name: `=?=` is base64 padding
+        // before a closer (`w6k=?=`), `=??` no word at all.
         memchr::memmem::find_iter(value, b"=?")
+            .filter(|&i| value.get(i + 2).is_some_and(|&b| b != b'=' && b != b'?'))
             .nth(self.max_encoded_words)
             .is_none()
     }

@@ -590,13 +590,18 @@ fn split_initial(v: &[u8]) -> Option<(&[u8], &[u8], &[u8])> {
 
 /// Joins RFC 2231 sections, then converts each parameter once.
 fn join_sections(raw: Vec<RawParam<'_>>, opts: &DecodeOptions) -> Vec<Parameter> {
-    // Group by lowercase name, in order of first appearance.
+    // Group by lowercase name, in order of first appearance (a map from
+    // name to group: linear in the number of parameters, however many).
     let mut groups: Vec<(String, Vec<RawParam<'_>>)> = Vec::new();
+    let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for p in raw {
         let name = ascii_lower(p.name);
-        match groups.iter_mut().find(|g| g.0 == name) {
-            Some(g) => g.1.push(p),
-            None => groups.push((name, vec![p])),
+        match index.get(&name) {
+            Some(&g) => groups[g].1.push(p),
+            None => {
+                index.insert(name.clone(), groups.len());
+                groups.push((name, vec![p]));
+            }
         }
     }
     groups
