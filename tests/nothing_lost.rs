@@ -445,3 +445,128 @@ fn regression_many_rfc2231_parameters_take_linear_time() {
     assert_eq!(parsed.params.len(), n + 1);
     assert_eq!(parsed.params[n].name, format!("p{}", n - 1));
 }
+
+#[test]
+fn regression_a_message_over_the_size_limit_streams_through_unchanged() {
+    let dir = tempfile::tempdir().expect("tmp");
+    // A message of 3 MiB against a 1 MiB limit: through a file, a pipe and
+    // the filter, out byte for byte, with a note; the audit reports it.
+    let mut big = std::fs::read(fixture("koi8r-base64.eml")).expect("read");
+    big.extend(std::iter::repeat_n(b'a', 3 << 20));
+    let file = dir.path().join("big.eml");
+    std::fs::write(&file, &big).expect("write");
+    let out = dir.path().join("out.eml");
+    let o = run(&[
+        os("normalize"),
+        os("--max-message-size"),
+        os("1M"),
+        file.as_os_str(),
+        os("-o"),
+        out.as_os_str(),
+    ]);
+    assert!(o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("passed through unchanged"));
+    assert_eq!(std::fs::read(&out).expect("out"), big);
+    for args in [
+        vec!["filter", "--max-message-size", "1M"],
+        vec!["normalize", "--max-message-size", "1M", "-"],
+    ] {
+        let mut child = Command::new(bin())
+            .args(&args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        let mut stdin = child.stdin.take().expect("stdin");
+        let data = big.clone();
+        let t = std::thread::spawn(move || stdin.write_all(&data));
+        let o = child.wait_with_output().expect("wait");
+        t.join().expect("writer").expect("written");
+        assert_eq!(o.status.code(), Some(0), "{args:?}");
+        assert!(o.stdout == big, "{args:?}: passed through byte for byte");
+    }
+    let o = run(&[
+        os("audit"),
+        os("--max-message-size"),
+        os("1M"),
+        os("--format"),
+        os("jsonl"),
+        file.as_os_str(),
+    ]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("limit-reached") && text.contains("header:Subject"),
+        "{text}"
+    );
+    // Under the limit, the same message is normalized as usual.
+    let o = run(&[os("normalize"), os("-q"), file.as_os_str()]);
+    assert_ne!(o.stdout, big);
+}
+
+#[test]
+fn regression_small_things_seen_on_the_way() {
+    let dir = tempfile::tempdir().expect("tmp");
+    // In place on a folder, a symlinked message stays a link; its target
+    // is normalized.
+    let folder = dir.path().join("folder");
+    let store = dir.path().join("store");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    std::fs::create_dir_all(&store).expect("mkdir");
+    std::fs::copy(fixture("koi8r-base64.eml"), store.join("m.eml")).expect("copy");
+    std::os::unix::fs::symlink(store.join("m.eml"), folder.join("m.eml")).expect("ln");
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        os("--in-place"),
+        folder.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let meta = std::fs::symlink_metadata(folder.join("m.eml")).expect("there");
+    assert!(meta.file_type().is_symlink(), "still a link");
+    let alone = run(&[
+        os("normalize"),
+        os("-q"),
+        fixture("koi8r-base64.eml").as_os_str(),
+    ]);
+    assert_eq!(
+        std::fs::read(store.join("m.eml")).expect("target"),
+        alone.stdout
+    );
+
+    // --headers utf8: a long first word goes on the Subject line, not alone
+    // after `Subject:`.
+    let text = "会議の資料を送ります。よろしくお願いします。明日の午後三時から始まります";
+    let enc = {
+        use base64::Engine;
+        base64::engine::general_purpose::STANDARD.encode(text.as_bytes())
+    };
+    let m = dir.path().join("u.eml");
+    std::fs::write(
+        &m,
+        format!("From: a@b.com\nSubject: =?utf-8?B?{enc}?=\n\nbody\n"),
+    )
+    .expect("w");
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        os("--headers"),
+        os("utf8"),
+        m.as_os_str(),
+    ]);
+    let out = String::from_utf8(o.stdout).expect("utf-8");
+    assert!(out.contains(&format!("Subject: {text}\n")), "{out}");
+
+    // A raw 8-bit Subject ending in a tab keeps its tab.
+    let m = dir.path().join("t.eml");
+    std::fs::write(&m, b"From: a@b.com\nSubject: caf\xe9 au lait\t\n\nbody\n").expect("w");
+    let o = run(&[os("normalize"), os("-q"), m.as_os_str()]);
+    let parsed = mailcharset::message::Message::parse(&o.stdout);
+    let subject = parsed.parts()[0].header.get("subject").expect("Subject");
+    let decoded = mailcharset::mime::decode_unstructured(subject.value).text;
+    assert!(
+        decoded.ends_with("lait\t") || decoded.ends_with("lait \t"),
+        "{decoded:?}"
+    );
+    assert!(decoded.starts_with("café"), "{decoded:?}");
+}

@@ -25,7 +25,7 @@ use mailcharset::mailbox::{
     self, AtomicFile, Bar, InputKind, MailboxError, MessageReader, Origin, Progress, RawMessage,
     WriteMode, pipeline,
 };
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
 /// What one message of the reader turned into: the audited messages (more
@@ -76,7 +76,12 @@ pub fn run(args: &AuditArgs) -> CliResult {
     // any output is written.
     let mut readers = Vec::new();
     for path in &inputs {
-        let reader = MessageReader::open_detected(path).map_err(mailbox_error)?;
+        let kind = mailbox::detect(path).map_err(mailbox_error)?;
+        let reader = if kind == InputKind::Stdin {
+            open_stream(path, args.max_message_size)?
+        } else {
+            MessageReader::open(path, kind).map_err(mailbox_error)?
+        };
         readers.push((path.clone(), reader));
     }
     // A report file is written to a temporary and renamed into place when
@@ -106,7 +111,7 @@ pub fn run(args: &AuditArgs) -> CliResult {
             ..pipeline::Options::default()
         };
         let mut bar = Bar::new(progress, reader.size_hint_bytes());
-        let work = |m: &RawMessage| audit_raw(&path, kind, m, &opts);
+        let work = |m: &RawMessage| audit_raw(&path, kind, m, &opts, args.max_message_size);
         let result = pipeline::run_ordered(reader, &popts, work, |m, a: Audited| {
             bar.advance(1, m.input_len);
             for n in &a.notes {
@@ -174,6 +179,32 @@ impl Write for Sink {
     }
 }
 
+/// A stream (standard input, a pipe): one message larger than `max` is
+/// read no further than `max` and one octet (enough to audit its header
+/// and say it was larger); an mbox stream is read whole, a message at a
+/// time.
+fn open_stream(path: &Path, max: u64) -> Result<MessageReader, CliError> {
+    let (name, mut stream): (PathBuf, Box<dyn io::Read + Send>) = if path.as_os_str() == "-" {
+        ("standard input".into(), Box::new(io::stdin()))
+    } else {
+        let f =
+            std::fs::File::open(path).map_err(|e| CliError::io(&path.display().to_string(), e))?;
+        (path.to_path_buf(), Box::new(f))
+    };
+    let (head, more) = super::read_capped(&mut stream, max)
+        .map_err(|e| CliError::io(&name.display().to_string(), e))?;
+    let single = matches!(
+        mailbox::sniff(&head[..head.len().min(64 << 10)]),
+        InputKind::Eml
+    );
+    let replay: Box<dyn io::Read + Send> = if more && single {
+        Box::new(io::Cursor::new(head))
+    } else {
+        Box::new(io::Cursor::new(head).chain(stream))
+    };
+    MessageReader::from_reader(replay, name, None).map_err(mailbox_error)
+}
+
 fn mailbox_error(e: MailboxError) -> CliError {
     let code = match e.io_kind() {
         Some(io::ErrorKind::NotFound) => exit::NO_INPUT,
@@ -183,7 +214,13 @@ fn mailbox_error(e: MailboxError) -> CliError {
 }
 
 /// Audits one message of `input` (read as `kind`).
-fn audit_raw(input: &Path, kind: InputKind, m: &RawMessage, opts: &AuditOptions) -> Audited {
+fn audit_raw(
+    input: &Path,
+    kind: InputKind,
+    m: &RawMessage,
+    opts: &AuditOptions,
+    max: u64,
+) -> Audited {
     let mut out = Audited {
         messages: Vec::new(),
         notes: Vec::new(),
@@ -234,8 +271,51 @@ fn audit_raw(input: &Path, kind: InputKind, m: &RawMessage, opts: &AuditOptions)
         input: &name,
         index: if in_folder { 0 } else { m.index },
     };
+    if m.bytes.len() as u64 > max {
+        out.messages.push(audit_oversize(&m.bytes, &ctx, opts, max));
+        return out;
+    }
     out.messages.push(audit_message(&m.bytes, &ctx, opts));
     out
+}
+
+/// A message larger than `--max-message-size`: its header block is audited
+/// (the labels a message uses are mostly there), its parts are not
+/// decoded, and a `message` record says so.
+fn audit_oversize(
+    bytes: &[u8],
+    ctx: &MessageContext<'_>,
+    opts: &AuditOptions,
+    max: u64,
+) -> Vec<Record> {
+    let end = memchr::memmem::find(bytes, b"\n\n")
+        .or_else(|| memchr::memmem::find(bytes, b"\r\n\r\n").map(|i| i + 2))
+        .map_or(bytes.len().min(1 << 20), |i| i + 2);
+    let mut records: Vec<Record> = audit_message(&bytes[..end], ctx, opts)
+        .into_iter()
+        .filter(|r| r.location != "body" && r.location != "message")
+        .collect();
+    let mut note = audit_message(b"", ctx, opts);
+    if let Some(mut r) = note.pop() {
+        r.message_id = records.first().and_then(|x| x.message_id.clone());
+        r.part = String::new();
+        r.location = "message".into();
+        r.label = None;
+        r.charset = None;
+        r.detected = None;
+        r.status = mailcharset::LabelStatus::Missing;
+        r.verdict = mailcharset::Verdict::Suspicious;
+        r.findings = vec![
+            mailcharset::Finding::new(mailcharset::FindingKind::LimitReached, 0, 1).with_note(
+                format!(
+                    "{} octets, over --max-message-size ({max}): header audited, parts not decoded",
+                    bytes.len()
+                ),
+            ),
+        ];
+        records.push(r);
+    }
+    records
 }
 
 /// A file starts like a message when its first line is a header field

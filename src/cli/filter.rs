@@ -13,7 +13,7 @@ use super::{CliResult, FilterArgs, HeadersArg, Unicode11Arg, exit};
 use mailcharset::charset::Unicode11Policy;
 use mailcharset::normalize::{self, Action, HeaderMode, Options};
 use std::borrow::Cow;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::os::fd::AsFd;
 
 pub fn options(unicode11: Unicode11Arg, headers: HeadersArg) -> Options {
@@ -87,10 +87,35 @@ pub fn run(args: &FilterArgs) -> CliResult {
             return Ok(exit::TEMPFAIL);
         }
     }
-    let mut raw = Vec::new();
-    if let Err(e) = std::fs::File::from(stdin).read_to_end(&mut raw) {
-        note(&format!("cannot read standard input: {e}"));
-        return Ok(exit::TEMPFAIL);
+    let mut input = std::fs::File::from(stdin);
+    let (raw, more) = match super::read_capped(&mut input, args.max_message_size) {
+        Ok(r) => r,
+        Err(e) => {
+            note(&format!("cannot read standard input: {e}"));
+            return Ok(exit::TEMPFAIL);
+        }
+    };
+    if more {
+        // Too large to hold: out as it came, streamed.
+        let mut out = std::fs::File::from(stdout);
+        let copied = out
+            .write_all(&raw)
+            .and_then(|()| io::copy(&mut input, &mut out))
+            .and_then(|n| out.flush().map(|()| n));
+        return match copied {
+            Ok(n) => {
+                note(&format!(
+                    "passed through unchanged: {} octets, over --max-message-size ({})",
+                    raw.len() as u64 + n,
+                    args.max_message_size
+                ));
+                Ok(exit::OK)
+            }
+            Err(e) => {
+                note(&format!("cannot pass the message through: {e}"));
+                Ok(exit::TEMPFAIL)
+            }
+        };
     }
     let mut opts = options(args.unicode11, args.headers);
     opts.repair_cesu8 = args.repair_cesu8;

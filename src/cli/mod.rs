@@ -152,6 +152,11 @@ pub struct NormalizeArgs {
     /// Maildir's cur/ and new/, a dangling link, vanished during the run).
     #[arg(long = "strict-inputs")]
     pub strict_inputs: bool,
+    /// A message larger than this (a file, standard input or a pipe holding
+    /// one message) is passed through unchanged, streamed, and reported;
+    /// memory stays bounded whatever the input. Suffixes K, M, G (1024s).
+    #[arg(long = "max-message-size", value_parser = parse_size, default_value = "100M")]
+    pub max_message_size: u64,
     #[command(flatten)]
     pub progress: ProgressArgs,
 }
@@ -178,6 +183,11 @@ pub struct AuditArgs {
     /// Maildir's cur/ and new/, a dangling link, vanished during the run).
     #[arg(long = "strict-inputs")]
     pub strict_inputs: bool,
+    /// A message larger than this (a file, standard input or a pipe holding
+    /// one message) is passed through unchanged, streamed, and reported;
+    /// memory stays bounded whatever the input. Suffixes K, M, G (1024s).
+    #[arg(long = "max-message-size", value_parser = parse_size, default_value = "100M")]
+    pub max_message_size: u64,
     #[command(flatten)]
     pub progress: ProgressArgs,
 }
@@ -206,6 +216,39 @@ pub struct FilterArgs {
     /// (finding mixed-charset) with that charset, instead of U+FFFD.
     #[arg(long = "repair-mixed")]
     pub repair_mixed: bool,
+    /// A message larger than this passes through unchanged (streamed; exit
+    /// 0) with a note. Suffixes K, M, G (1024s).
+    #[arg(long = "max-message-size", value_parser = parse_size, default_value = "100M")]
+    pub max_message_size: u64,
+}
+
+/// `100M`, `64K`, `1G` or plain octets.
+fn parse_size(s: &str) -> Result<u64, String> {
+    let (n, mult) = match s.as_bytes().last() {
+        Some(b'K' | b'k') => (&s[..s.len() - 1], 1u64 << 10),
+        Some(b'M' | b'm') => (&s[..s.len() - 1], 1 << 20),
+        Some(b'G' | b'g') => (&s[..s.len() - 1], 1 << 30),
+        _ => (s, 1),
+    };
+    n.trim()
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(mult))
+        .filter(|&n| n > 0)
+        .ok_or_else(|| format!("not a size: {s:?} (octets, or with K, M or G)"))
+}
+
+/// Reads at most `cap` octets of `r`: the octets, and whether more follow
+/// (then one more octet was read and is included: the caller streams the
+/// rest after them).
+pub fn read_capped<R: io::Read>(r: &mut R, cap: u64) -> io::Result<(Vec<u8>, bool)> {
+    let mut buf = Vec::new();
+    io::Read::read_to_end(
+        &mut io::Read::take(r.by_ref(), cap.saturating_add(1)),
+        &mut buf,
+    )?;
+    let more = buf.len() as u64 > cap;
+    Ok((buf, more))
 }
 
 #[derive(Args, Debug)]

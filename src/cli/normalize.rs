@@ -7,7 +7,7 @@ use mailcharset::mailbox::{
     RawMessage, WriteMode, pipeline,
 };
 use mailcharset::normalize::{self, NormalizeError, OnError, Options};
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -159,6 +159,112 @@ fn output_names(
     Ok(names.into_iter().map(|n| Some(dir.join(n))).collect())
 }
 
+/// An input opened with the message size limit in mind.
+enum Bounded {
+    Reader(MessageReader),
+    /// One message larger than the limit: its first octets, and the rest
+    /// to stream.
+    TooLarge {
+        head: Vec<u8>,
+        rest: Box<dyn std::io::Read + Send>,
+    },
+}
+
+/// Opens `input`. A single message (a file, standard input or a pipe that
+/// is not an mbox) larger than `max` is not read into memory: it is
+/// [`Bounded::TooLarge`]. In an mbox, Maildir or folder each message is held
+/// whole while it is normalized (doc/limits.md).
+fn open_bounded(input: &Path, kind: InputKind, max: u64) -> Result<Bounded, CliError> {
+    match kind {
+        InputKind::Eml => {
+            let size = std::fs::metadata(input).map(|m| m.len()).unwrap_or(0);
+            if size > max {
+                let f = std::fs::File::open(input)
+                    .map_err(|e| CliError::io(&input.display().to_string(), e))?;
+                return Ok(Bounded::TooLarge {
+                    head: Vec::new(),
+                    rest: Box::new(f),
+                });
+            }
+            MessageReader::open(input, kind)
+                .map(Bounded::Reader)
+                .map_err(|e| mailbox_err(&e))
+        }
+        InputKind::Stdin => {
+            let (name, mut stream): (PathBuf, Box<dyn std::io::Read + Send>) =
+                if input.as_os_str() == "-" {
+                    ("standard input".into(), Box::new(std::io::stdin()))
+                } else {
+                    let f = std::fs::File::open(input)
+                        .map_err(|e| CliError::io(&input.display().to_string(), e))?;
+                    (input.to_path_buf(), Box::new(f))
+                };
+            let (head, more) = super::read_capped(&mut stream, max)
+                .map_err(|e| CliError::io(&name.display().to_string(), e))?;
+            let single = matches!(
+                mailbox::sniff(&head[..head.len().min(64 << 10)]),
+                InputKind::Eml
+            );
+            if more && single {
+                return Ok(Bounded::TooLarge { head, rest: stream });
+            }
+            let replay: Box<dyn std::io::Read + Send> =
+                Box::new(std::io::Cursor::new(head).chain(stream));
+            MessageReader::from_reader(replay, name, None)
+                .map(Bounded::Reader)
+                .map_err(|e| mailbox_err(&e))
+        }
+        _ => MessageReader::open(input, kind)
+            .map(Bounded::Reader)
+            .map_err(|e| mailbox_err(&e)),
+    }
+}
+
+/// Writes a message too large to hold to the output as it came, streamed
+/// (to `-o` through a temporary renamed into place, or to standard output).
+fn pass_through(
+    name: &str,
+    input: &Path,
+    output: Option<&Path>,
+    args: &NormalizeArgs,
+    head: Vec<u8>,
+    mut rest: Box<dyn std::io::Read + Send>,
+) -> CliResult {
+    if args.in_place {
+        // Nothing changes: the input stays as it is.
+        eprintln!(
+            "mailcharset: {name}: larger than --max-message-size ({}): left unchanged",
+            args.max_message_size
+        );
+        return Ok(exit::OK);
+    }
+    let mut copy = |w: &mut dyn Write| -> std::io::Result<u64> {
+        w.write_all(&head)?;
+        let n = std::io::copy(&mut rest, w)?;
+        w.flush()?;
+        Ok(head.len() as u64 + n)
+    };
+    let n = match output {
+        Some(o) => {
+            mailbox::check_output(input, o, WriteMode::Replace).map_err(|e| mailbox_err(&e))?;
+            let mut f =
+                mailbox::AtomicFile::create(o, WriteMode::Replace).map_err(|e| mailbox_err(&e))?;
+            let n = copy(&mut f).map_err(|e| CliError::io(&o.display().to_string(), e))?;
+            f.commit().map_err(|e| mailbox_err(&e))?;
+            n
+        }
+        None => {
+            let mut out = std::io::BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
+            copy(&mut out).map_err(|e| CliError::io("standard output", e))?
+        }
+    };
+    eprintln!(
+        "mailcharset: {name}: {n} octets, larger than --max-message-size ({}): passed through unchanged",
+        args.max_message_size
+    );
+    Ok(exit::OK)
+}
+
 fn one_input(
     input: &Path,
     output: Option<&Path>,
@@ -172,7 +278,12 @@ fn one_input(
         mailcharset::audit::escape_controls(&input.display().to_string()).into_owned()
     };
     let kind = super::input_kind(input, args.input_format).map_err(|e| mailbox_err(&e))?;
-    let reader = MessageReader::open(input, kind).map_err(|e| mailbox_err(&e))?;
+    let reader = match open_bounded(input, kind, args.max_message_size)? {
+        Bounded::Reader(r) => r,
+        Bounded::TooLarge { head, rest } => {
+            return pass_through(&name, input, output, args, head, rest);
+        }
+    };
     let skipped = reader.skipped();
     let out_kind = OutputKind::matching(reader.kind());
     // --in-place writes over the input (a backup is kept until the new file
@@ -236,7 +347,14 @@ fn one_input(
             *f = Some((m.index, m.offset, e));
         }
     };
+    let oversize = std::sync::atomic::AtomicUsize::new(0);
     let work = |m: &RawMessage| -> Outcome {
+        // A message of an archive larger than the limit is held (the reader
+        // has it) but not decoded: it goes out as it came.
+        if m.bytes.len() as u64 > args.max_message_size {
+            oversize.fetch_add(1, Ordering::Relaxed);
+            return Outcome::unchanged();
+        }
         // An mbox file inside a folder or Maildir is normalized as an mbox,
         // message by message, and written back in its own format.
         if in_folder && let InputKind::Mbox(flavor) = mailbox::sniff(&m.bytes) {
@@ -329,6 +447,14 @@ fn one_input(
         eprintln!("mailcharset normalize: {name}: {stats}");
     }
     let skip_code = super::report_skipped(&name, &skipped.list(), args.strict_inputs);
+    let oversize = oversize.into_inner();
+    if oversize > 0 {
+        eprintln!(
+            "mailcharset: {name}: {oversize} message(s) larger than --max-message-size ({}) \
+             passed through unchanged",
+            args.max_message_size
+        );
+    }
     if let Some((index, offset, e)) = failed {
         let what = if to_stdout {
             "output stopped there"

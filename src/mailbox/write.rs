@@ -436,6 +436,10 @@ fn tmp_builder<'a>(prefix: &'a str, dest: &Path, dir: bool) -> tempfile::Builder
 /// Replaces one file atomically: a hidden temporary in the same directory,
 /// synced, then renamed over it.
 fn replace_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    // A symbolic link stays a link: its target is replaced (next to the
+    // target, so that the rename stays within one file system).
+    let resolved = resolve_link(path);
+    let path = resolved.as_path();
     let dir = parent_of(path);
     std::fs::create_dir_all(dir)?;
     let mut tmp = tempfile::Builder::new()

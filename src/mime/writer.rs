@@ -5,6 +5,7 @@
 //! character is never split across encoded-words.
 
 use super::header::LineEnding;
+use super::header::MAX_LINE;
 use super::lexer::is_token_char;
 
 /// How non-ASCII header text is written.
@@ -218,6 +219,9 @@ struct Layout<'o> {
     out: String,
     line_len: usize,
     opts: &'o WriteOptions,
+    /// Nothing but the field name is written yet: folding now would leave
+    /// `Subject:` alone on its line and gain nothing.
+    name_only: bool,
 }
 
 impl Layout<'_> {
@@ -226,6 +230,7 @@ impl Layout<'_> {
             out: prefix.to_owned(),
             line_len: prefix.len(),
             opts,
+            name_only: true,
         }
     }
 
@@ -240,7 +245,11 @@ impl Layout<'_> {
     /// itself be folded), the last character starts the next line.
     fn put(&mut self, ws: &str, unit: &str) {
         let ws = if ws.is_empty() { " " } else { ws };
-        if self.line_len + ws.len() + unit.len() <= self.opts.max_line || self.line_len == 0 {
+        let first = std::mem::replace(&mut self.name_only, false);
+        if self.line_len + ws.len() + unit.len() <= self.opts.max_line
+            || self.line_len == 0
+            || (first && self.line_len + ws.len() + unit.len() <= MAX_LINE)
+        {
             self.out.push_str(ws);
             self.out.push_str(unit);
             self.line_len += ws.len() + unit.len();

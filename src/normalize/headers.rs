@@ -231,8 +231,27 @@ fn unstructured(
     let mut a = Assess::default();
     a.text(&d, f.value, ctx.opts.headers);
     let name = f.name_str();
+    // Trailing white space is part of an unstructured value (RFC 5322
+    // 3.2.5) that decoding trims: written again, it is kept (encoded, as a
+    // decoder would trim it bare).
+    let trailing: String = f
+        .value
+        .iter()
+        .rev()
+        .take_while(|&&b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+        .filter(|&&b| b == b' ' || b == b'\t')
+        .map(|&b| char::from(b))
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    let text = if !trailing.is_empty() && !d.text.ends_with(&trailing) {
+        format!("{}{trailing}", d.text)
+    } else {
+        d.text.clone()
+    };
     decide(part, f, format!("header:{name}"), a, ctx, |ctx| {
-        Some(write_unstructured(&name, &d.text, &wopts(ctx, le)).into_bytes())
+        Some(write_unstructured(&name, &text, &wopts(ctx, le)).into_bytes())
     })
 }
 
