@@ -17,7 +17,7 @@ import xml.etree.ElementTree as ET
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORPUS = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "..", "shared", "corpus")
 # GEN_OUT_DIR: write the outputs there (flat) instead of into the repository
-# (tests/charset_generated.rs uses it to check the shipped files are current).
+# (tests/it/charset_generated.rs uses it to check the shipped files are current).
 OUT = os.environ.get("GEN_OUT_DIR")
 
 

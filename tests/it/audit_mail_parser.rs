@@ -6,7 +6,7 @@
 //! without the feature the premise test still runs (mail-parser is a
 //! dev-dependency): mail-parser keeps the message byte for byte.
 
-mod common;
+use crate::common;
 
 use mailcharset::audit::{AuditOptions, MessageContext, audit_message};
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! Strict and lossy UTF-8 (`codec::utf8`) against std, encoding_rs, Python
 //! and the tables of the Unicode Standard and RFC 2279/3629.
 
-mod common;
+use crate::common;
 
 use mailcharset::codec::ErrorKind;
 use mailcharset::codec::utf8::{self, DecodeReport, Utf8Decoder};

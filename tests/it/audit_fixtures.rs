@@ -4,7 +4,7 @@
 //! have nothing to say, CRLF copies say the same, and real CJK text does not
 //! raise `possible-old-hangul`.
 
-mod common;
+use crate::common;
 
 use mailcharset::audit::{AuditOptions, MessageContext, Record, audit_message};
 use mailcharset::finding::{FindingKind, Verdict};

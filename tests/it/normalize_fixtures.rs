@@ -3,7 +3,7 @@
 //! Hangul, multipart/signed stays untouched, `--on-error keep` leaves an
 //! unknown-label part byte-identical, idempotence, Python reads it back.
 
-mod common;
+use crate::common;
 
 use mailcharset::charset::{self, DecodeOptions};
 use mailcharset::message::Message;
@@ -47,7 +47,7 @@ fn texts(raw: &[u8]) -> Vec<String> {
 #[test]
 fn snapshots_of_normalized_fixtures() {
     let mut seen = 0;
-    insta::glob!("../fixtures/messages", "*.eml", |path| {
+    insta::glob!("../../fixtures/messages", "*.eml", |path| {
         seen += 1;
         let raw = std::fs::read(path).unwrap();
         let n = normalize::normalize(&raw, &Options::default()).unwrap();

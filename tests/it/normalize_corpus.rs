@@ -4,7 +4,7 @@
 //! tree keeps its shape, normalize∘normalize = normalize, and Python's
 //! `email` package reads back the text we wrote.
 
-mod common;
+use crate::common;
 
 use mailcharset::charset::{self, DecodeOptions};
 use mailcharset::finding::Verdict;

@@ -2,7 +2,7 @@
 //! edge cases, limits, and Python's `email` package as an independent
 //! reader of the structure.
 
-mod common;
+use crate::common;
 
 use mailcharset::message::{Limits, Message, Part, PartKind};
 

@@ -2,8 +2,6 @@
 //! codes, folder handling, and a snapshot of `--format jsonl` over the
 //! fixtures.
 
-mod common;
-
 use std::process::{Command, Output};
 
 fn audit(args: &[&str]) -> Output {

@@ -4,8 +4,6 @@
 //!
 //! The limits are documented in one place: doc/limits.md.
 
-mod common;
-
 use mailcharset::charset::{self, DecodeOptions};
 use mailcharset::message::{Limits, Message, Part, PartKind, transfer};
 use mailcharset::mime::{self, ContentType, parse_header_block};

@@ -6,7 +6,7 @@
 //! attachment is byte-identical, a second run changes nothing, and Python's
 //! `email` package reads the same texts, subjects and file names.
 
-mod common;
+use crate::common;
 
 use base64::Engine as _;
 use mailcharset::charset::{self, DecodeOptions};

@@ -167,7 +167,7 @@ fn to_crlf(lf: &[u8]) -> Vec<u8> {
 #[test]
 fn header_fixtures() {
     let mut seen = 0;
-    insta::glob!("../fixtures/headers", "*.txt", |path| {
+    insta::glob!("../../fixtures/headers", "*.txt", |path| {
         seen += 1;
         let lf = std::fs::read(path).expect("fixture readable");
         assert!(!lf.contains(&b'\r'), "fixtures are written with LF");

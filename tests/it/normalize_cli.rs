@@ -3,7 +3,7 @@
 //! message exactly what the library call makes of it; `--report` has one
 //! JSON line per message; `--on-error fail` exits 65 naming the message.
 
-mod common;
+use crate::common;
 
 use mailcharset::mailbox::MessageReader;
 use mailcharset::normalize::{self, Options};

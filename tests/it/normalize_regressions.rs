@@ -1,6 +1,6 @@
 //! Regressions, each named after the bug it pins.
 
-mod common;
+use crate::common;
 
 use mailcharset::normalize::{self, Options};
 use std::borrow::Cow;

@@ -3,7 +3,7 @@
 //! mbox from MimeKit splits at its expected offsets, and Python's `mailbox`
 //! agrees on generated mboxes.
 
-mod common;
+use crate::common;
 
 use mailcharset::mailbox::{
     self, InputKind, MailboxError, MboxFlavor, MboxFormat, MboxReader, MessageReader,

@@ -20,7 +20,7 @@
 //! failure. The per-label message counts then agree exactly once the
 //! documented classes are subtracted.
 
-mod common;
+use crate::common;
 
 use mailcharset::audit::{AuditOptions, MessageContext, Source, audit_message};
 use mailcharset::message::{Message, Part, PartKind};

@@ -240,7 +240,7 @@ fn label_normalisation() {
 
 #[test]
 fn mail_aliases_resolve_with_status_alias() {
-    let tsv = include_str!("../tools/mail-aliases.tsv");
+    let tsv = include_str!("../../tools/mail-aliases.tsv");
     let mut n = 0;
     for line in tsv.lines().filter(|l| !l.starts_with('#') && !l.is_empty()) {
         let mut f = line.split('\t');

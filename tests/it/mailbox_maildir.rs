@@ -2,7 +2,7 @@
 //! and `:2,FLAGS` info kept, byte-exact round trips; Python's
 //! `mailbox.Maildir` as the oracle for subdirectories and flags.
 
-mod common;
+use crate::common;
 
 use mailcharset::mailbox::{
     self, InputKind, MaildirSubdir, MessageReader, MessageWriter, Origin, OutputKind, RawMessage,

@@ -6,7 +6,7 @@
 //! The per-message work here is a toy (upper-casing the Subject line); the
 //! same tests will run with the real normalizer once it lands.
 
-mod common;
+use crate::common;
 
 use mailcharset::mailbox::{
     self, MailboxError, MboxFlavor, MboxFormat, MboxReader, MessageReader, MessageWriter, Options,
@@ -306,7 +306,7 @@ fn run_child_and_kill(input: &Path, out: &Path, mode: &str) -> (bool, std::proce
     let mut child = std::process::Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            "interrupted_run_child",
+            "mailbox_pipeline::interrupted_run_child",
             "--nocapture",
             "--test-threads=1",
         ])
@@ -539,7 +539,7 @@ fn progress_is_drawn_only_when_asked_for() {
         let out = std::process::Command::new(std::env::current_exe().unwrap())
             .args([
                 "--exact",
-                "progress_child",
+                "mailbox_pipeline::progress_child",
                 "--nocapture",
                 "--test-threads=1",
             ])

@@ -2,7 +2,7 @@
 //! the middle of an archive leaves no output under the final name, and a
 //! plain re-run gives exactly the bytes of an uninterrupted run.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Command, Stdio};

@@ -1,0 +1,45 @@
+//! The integration tests, one binary (one link instead of forty): each
+//! module is the file of the same name; `common` is shared by all of them.
+//! How the suite is organised, what it needs and how long it takes:
+//! doc/testing.md.
+
+mod common;
+
+mod adversarial;
+mod archive_interrupt;
+mod audit_cli;
+mod audit_corpus;
+mod audit_fixtures;
+mod audit_generated;
+mod audit_mail_parser;
+mod charset_cli;
+mod charset_corpus;
+mod charset_decision;
+mod charset_dispatch;
+mod charset_generated;
+mod charset_hangul;
+mod charset_registry;
+mod charset_utf7;
+mod codec_cli;
+mod codec_ucs;
+mod codec_utf8;
+mod filter_robustness;
+mod mailbox_maildir;
+mod mailbox_mbox;
+mod mailbox_pipeline;
+mod message_tree;
+mod mime_api;
+mod mime_charsets;
+mod mime_differential;
+mod mime_headers;
+mod mime_robustness;
+mod mime_vectors;
+mod mime_writer;
+mod normalize_cli;
+mod normalize_corpus;
+mod normalize_fixtures;
+mod normalize_generated;
+mod normalize_regressions;
+mod nothing_lost;
+mod transfer;
+mod transfer_oracles;
