@@ -243,14 +243,14 @@ fn place(msg: &Message<'_>, raw: &[u8], o: usize, label: &str) -> Place {
 
 #[test]
 fn manifest_labels_match_the_audit() {
-    let Some(corpus) = common::corpus("manifest_labels_match_the_audit") else {
+    let Some(manifest) = common::corpus_file(
+        "manifest_labels_match_the_audit",
+        "linux-mips-archive/MANIFEST.tsv",
+    ) else {
         return;
     };
-    let root = corpus.join("linux-mips-archive");
-    let Ok(manifest) = std::fs::read_to_string(root.join("MANIFEST.tsv")) else {
-        eprintln!("note: linux-mips-archive/MANIFEST.tsv absent, skipped");
-        return;
-    };
+    let root = manifest.parent().expect("the archive folder").to_path_buf();
+    let manifest = std::fs::read_to_string(&manifest).expect("MANIFEST.tsv");
     let mut rows = 0;
     let mut failures: Vec<String> = Vec::new();
     // (column, label) -> messages in MANIFEST, in our audit, and hidden.
@@ -390,14 +390,27 @@ fn manifest_labels_match_the_audit() {
             hidden.len()
         );
     }
-    // Exact equality per label once the documented classes are taken out.
-    for ((column, l), (theirs, ours, hidden)) in &counts {
-        assert_eq!(
-            *ours,
-            theirs - hidden,
-            "{column:?} {l}: MANIFEST {theirs}, audit {ours}, hidden {hidden}"
-        );
-    }
+    // The classes and their sizes are the ones doc/audit.md documents (a
+    // change in what the audit sees shows here, not only in the per-label
+    // arithmetic, which holds by construction once nothing failed above).
+    let sizes: BTreeMap<&str, usize> = classes
+        .iter()
+        .map(|(c, labels)| (c.as_str(), labels.values().sum()))
+        .collect();
+    let documented: BTreeMap<&str, usize> = [
+        ("content: quoted-printable text (=3D) of a part", 226),
+        ("content: code or prose", 85),
+        (
+            "content: header lines inside a body (forwarded, bounced or pasted)",
+            16,
+        ),
+        ("content: quoted reply", 12),
+        ("content: HTML meta tag", 4),
+        ("empty charset= (the scan read the next line)", 2),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(sizes, documented, "update doc/audit.md's MANIFEST classes");
     // The labels that matter are there with MANIFEST's counts.
     for (label, min) in [
         ("utf-8", 600),

@@ -3,26 +3,29 @@
 //! agrees with the replacement count, and 7-bit messages come back borrowed
 //! and unchanged under every ASCII-compatible label.
 
+use crate::common;
 use mailcharset::charset::{Charset, DecodeOptions, decode};
 use mailcharset::finding::Verdict;
 use std::borrow::Cow;
-use std::path::Path;
 
 #[test]
 fn linux_mips_messages_decode() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/linux-mips-archive");
-    let Ok(manifest) = std::fs::read_to_string(dir.join("MANIFEST.tsv")) else {
-        println!("SKIP: {} is absent", dir.display());
+    let Some(manifest) = common::corpus_file(
+        "linux_mips_messages_decode",
+        "linux-mips-archive/MANIFEST.tsv",
+    ) else {
         return;
     };
+    let dir = manifest.parent().expect("the archive folder").to_path_buf();
+    let manifest = std::fs::read_to_string(&manifest).expect("MANIFEST.tsv");
     let opts = DecodeOptions::default();
     let (mut n, mut seven) = (0, 0);
     let mut verdicts = std::collections::BTreeMap::new();
     for line in manifest.lines().skip(1) {
         let f: Vec<&str> = line.split('\t').collect();
-        let Ok(bytes) = std::fs::read(dir.join(f[0])) else {
-            continue;
-        };
+        // A message MANIFEST lists and the corpus lacks fails the test.
+        let bytes = std::fs::read(dir.join(f[0]))
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.join(f[0]).display()));
         let label = f[4].split(',').next().filter(|l| !l.is_empty());
         for l in [label, None] {
             let d = decode(&bytes, l.map(str::as_bytes), &opts);

@@ -4,23 +4,16 @@
 //! (GMime's chinese.big5.txt is not used: it lacks the Japanese-only kanji
 //! of its UTF-8 "twin", so the two are not parallel.)
 
+use crate::common;
 use mailcharset::charset::{self, Charset, DecodeOptions, EncodeError, Support, decode, decode_as};
 use mailcharset::finding::{FindingKind, LabelStatus, Verdict};
 use std::borrow::Cow;
-use std::path::Path;
-use std::process::Command;
 
 fn gmime(name: &str) -> Option<Vec<u8>> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/corpus/gmime/tests/data/filters")
-        .join(name);
-    match std::fs::read(&p) {
-        Ok(b) => Some(b),
-        Err(_) => {
-            println!("SKIP: {} is absent", p.display());
-            None
-        }
-    }
+    common::corpus_bytes(
+        "gmime_parallel_texts",
+        &format!("gmime/tests/data/filters/{name}"),
+    )
 }
 
 fn kinds(d: &charset::Decoded<'_>) -> Vec<FindingKind> {
@@ -62,26 +55,16 @@ fn gmime_parallel_texts() {
 }
 
 fn python_encode(codec: &str, text: &str) -> Option<Vec<u8>> {
-    use std::io::Write;
     let code = format!(
         "import sys; sys.stdout.buffer.write(sys.stdin.buffer.read().decode('utf-8').encode('{codec}'))"
     );
-    let mut child = Command::new("python3")
-        .args(["-c", &code])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .ok()?;
-    child.stdin.take()?.write_all(text.as_bytes()).ok()?;
-    let out = child.wait_with_output().ok()?;
-    out.status.success().then_some(out.stdout)
+    common::python("python_oracle", &code, text.as_bytes())
 }
 
 /// Python's codecs encode; we decode and encode back.
 #[test]
 fn python_oracle_legacy() {
     if python_encode("utf-8", "x").is_none() {
-        println!("SKIP: python3 is missing");
         return;
     }
     for (codec, label, text) in [
@@ -157,7 +140,6 @@ fn python_oracle_legacy() {
 #[test]
 fn python_oracle_iso_2022_jp_2() {
     if python_encode("utf-8", "x").is_none() {
-        println!("SKIP: python3 is missing");
         return;
     }
     let cs = Charset::for_label(b"ISO-2022-JP-2").unwrap();
@@ -190,21 +172,10 @@ fn python_oracle_iso_2022_jp_2() {
 }
 
 fn python_decode(codec: &str, bytes: &[u8]) -> Option<String> {
-    use std::io::Write;
     let code = format!(
         "import sys; sys.stdout.buffer.write(sys.stdin.buffer.read().decode('{codec}').encode('utf-8'))"
     );
-    let mut child = Command::new("python3")
-        .args(["-c", &code])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .ok()?;
-    child.stdin.take()?.write_all(bytes).ok()?;
-    let out = child.wait_with_output().ok()?;
-    out.status
-        .success()
-        .then(|| String::from_utf8(out.stdout).ok())?
+    common::python("python_oracle", &code, bytes).map(|o| String::from_utf8(o).expect("UTF-8"))
 }
 
 #[test]

@@ -2,18 +2,18 @@
 //! here in Rust, independently of tools/gen_hangul.py), the L2/17-080
 //! corrections, round trips, and the --unicode11 policy through `decode`.
 
+use crate::common;
 use mailcharset::charset::{self, Charset, DecodeOptions, EncodeError, Unicode11Policy, decode};
 use mailcharset::codec::hangul::{new_to_old, old_to_new};
 use mailcharset::finding::{FindingKind, Verdict};
 use std::borrow::Cow;
-use std::path::Path;
 
 #[test]
 fn table_matches_unicode_1_1_data() {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/corpus/unicode-ucd-historic/1.1.0-Update/UnicodeData.txt");
-    let Ok(bytes) = std::fs::read(&p) else {
-        println!("SKIP: {} is absent", p.display());
+    let Some(bytes) = common::corpus_bytes(
+        "table_matches_unicode_1_1_data",
+        "unicode-ucd-historic/1.1.0-Update/UnicodeData.txt",
+    ) else {
         return;
     };
     let text = String::from_utf8_lossy(&bytes);

@@ -1,20 +1,13 @@
 //! The label registry: WHATWG and IANA coverage, label normalisation, the
 //! labels real mail carries, and encoding_rs as an oracle for decoder choice.
 
+use crate::common;
 use mailcharset::charset::{self, Charset, Support, resolve};
 use mailcharset::finding::LabelStatus;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 fn corpus(rel: &str) -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/corpus")
-        .join(rel);
-    if p.exists() {
-        Some(p)
-    } else {
-        println!("SKIP: {} is absent", p.display());
-        None
-    }
+    common::corpus_file("charset_registry", rel)
 }
 
 /// WHATWG labels we route elsewhere by design (doc/charset-aliases.md).

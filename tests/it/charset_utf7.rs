@@ -1,9 +1,9 @@
 //! UTF-7 through the charset layer: RFC 2152's examples, Python's codec as an
 //! oracle in both directions, and error reporting.
 
+use crate::common;
 use mailcharset::charset::{self, Charset, DecodeOptions, decode};
 use mailcharset::finding::Verdict;
-use std::process::Command;
 
 #[test]
 fn rfc2152_examples() {
@@ -42,22 +42,12 @@ const SAMPLES: &[&str] = &[
 ];
 
 fn python(code: &str, input: &[u8]) -> Option<Vec<u8>> {
-    use std::io::Write;
-    let mut child = Command::new("python3")
-        .args(["-c", code])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .ok()?;
-    child.stdin.take()?.write_all(input).ok()?;
-    let out = child.wait_with_output().ok()?;
-    out.status.success().then_some(out.stdout)
+    common::python("charset_utf7::python_oracle", code, input)
 }
 
 #[test]
 fn python_oracle() {
     if python("pass", b"").is_none() {
-        println!("SKIP: python3 is missing");
         return;
     }
     for s in SAMPLES {

@@ -1,6 +1,7 @@
 //! RFC 2279 legacy UTF-8 (`codec::ucs`) and UTF-E-8 (`codec::extended`):
 //! the draft's examples, Perl as an oracle, round trips, shortest form.
 
+use crate::common;
 use mailcharset::codec::ErrorKind;
 use mailcharset::codec::ucs::{self, UcsOptions};
 use mailcharset::codec::{extended, utf8};
@@ -181,30 +182,10 @@ fn lossy_and_to_text() {
     assert_eq!(replaced, 2);
 }
 
-/// Runs Perl, or prints a note and returns None when it is missing.
+/// Runs Perl (see `common::oracle`: a Perl that dies fails the test).
 fn perl(script: &str, stdin: &str) -> Option<String> {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
-    let mut child = match Command::new("perl")
-        .args(["-e", script])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-    {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("note: skipping, perl not runnable ({e})");
-            return None;
-        }
-    };
-    let input = stdin.to_owned();
-    let mut pipe = child.stdin.take()?;
-    let writer = std::thread::spawn(move || pipe.write_all(input.as_bytes()));
-    let out = child.wait_with_output().ok()?;
-    writer.join().ok()?.ok()?;
-    assert!(out.status.success(), "perl failed");
-    String::from_utf8(out.stdout).ok()
+    common::oracle("codec_ucs::perl", "perl", &["-e", script], stdin.as_bytes())
+        .map(|o| String::from_utf8(o).expect("perl writes text"))
 }
 
 /// Perl's 64-bit extended UTF-8 (`utf8::encode`) writes the same octets.

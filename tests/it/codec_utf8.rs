@@ -7,7 +7,6 @@ use mailcharset::codec::ErrorKind;
 use mailcharset::codec::utf8::{self, DecodeReport, Utf8Decoder};
 use proptest::prelude::*;
 use std::borrow::Cow;
-use std::path::Path;
 
 /// Everything `validate`, `decode_lossy` and the streaming decoder promise
 /// about `input`, checked against std and encoding_rs.
@@ -316,16 +315,7 @@ fn all_scalar_values_round_trip() {
 }
 
 fn corpus(name: &str) -> Option<Vec<u8>> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/corpus")
-        .join(name);
-    match std::fs::read(&path) {
-        Ok(b) => Some(b),
-        Err(e) => {
-            eprintln!("note: skipping, {} not readable ({e})", path.display());
-            None
-        }
-    }
+    common::corpus_bytes("codec_utf8", name)
 }
 
 /// Markus Kuhn's UTF-8 decoder stress test: lossy output equals
@@ -411,29 +401,11 @@ fn to_hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
-/// Runs an external oracle, or prints a note and returns None when missing.
+/// Runs an external oracle (see `common::oracle`: one that dies fails
+/// the test; one that is not installed is a recorded skip).
 fn run_oracle(cmd: &str, args: &[&str], stdin: &str) -> Option<String> {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
-    let child = Command::new(cmd)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn();
-    let mut child = match child {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("note: skipping, {cmd} not runnable ({e})");
-            return None;
-        }
-    };
-    let input = stdin.to_owned();
-    let mut pipe = child.stdin.take()?;
-    let writer = std::thread::spawn(move || pipe.write_all(input.as_bytes()));
-    let out = child.wait_with_output().ok()?;
-    writer.join().ok()?.ok()?;
-    assert!(out.status.success(), "{cmd} failed");
-    String::from_utf8(out.stdout).ok()
+    common::oracle("codec_utf8", cmd, args, stdin.as_bytes())
+        .map(|o| String::from_utf8(o).expect("the oracle writes text"))
 }
 
 /// Byte strings built from pieces that matter to UTF-8 decoders.

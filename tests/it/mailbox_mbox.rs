@@ -18,14 +18,7 @@ fn fixture(name: &str) -> PathBuf {
 }
 
 fn corpus_mbox_dir() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/corpus/mimekit/UnitTests/TestData/mbox");
-    if p.is_dir() {
-        Some(p)
-    } else {
-        eprintln!("note: {} absent, test skipped", p.display());
-        None
-    }
+    common::corpus_file("mailbox_mbox", "mimekit/UnitTests/TestData/mbox")
 }
 
 fn read_bytes(bytes: &[u8], flavor: MboxFlavor) -> Vec<RawMessage> {

@@ -1,11 +1,8 @@
-//! Header decoding through non-UTF-8 charsets. These tests DEPEND ON THE
-//! REAL CHARSET LAYER for their text assertions: while `charset` is the
-//! provisional UTF-8-only layer they check structure only (runs, findings,
-//! raw octets) and print a note. The oracle is encoding_rs (and Python's
-//! `email.header.decode_header` where noted).
+//! Header decoding through non-UTF-8 charsets. The oracle is encoding_rs
+//! (and Python's `email.header.decode_header` where noted).
 
+use crate::common;
 use base64_encode::encode as b64;
-use mailcharset::charset::Charset;
 use mailcharset::finding::{FindingKind, Verdict};
 use mailcharset::mime;
 
@@ -30,14 +27,6 @@ mod base64_encode {
     }
 }
 
-fn real() -> bool {
-    let r = Charset::for_label(b"iso-8859-1").is_some();
-    if !r {
-        println!("note: provisional charset layer; checking structure only");
-    }
-    r
-}
-
 fn oracle(label: &str, bytes: &[u8]) -> String {
     let enc = encoding_rs::Encoding::for_label(label.as_bytes()).expect("encoding_rs knows it");
     enc.decode_without_bom_handling(bytes).0.into_owned()
@@ -48,11 +37,9 @@ fn latin1_q_word() {
     let d = mime::decode_unstructured(b"=?ISO-8859-1?Q?Keld_J=F8rn_Simonsen?=");
     assert_eq!(d.words.len(), 1);
     assert_eq!(d.words[0].label, b"ISO-8859-1");
-    if real() {
-        assert_eq!(d.text, oracle("iso-8859-1", b"Keld J\xF8rn Simonsen"));
-        assert_eq!(d.text, "Keld Jørn Simonsen");
-        assert!(d.findings.is_empty(), "{:?}", d.findings);
-    }
+    assert_eq!(d.text, oracle("iso-8859-1", b"Keld J\xF8rn Simonsen"));
+    assert_eq!(d.text, "Keld Jørn Simonsen");
+    assert!(d.findings.is_empty(), "{:?}", d.findings);
 }
 
 /// A Shift_JIS character split across two B words decodes as one.
@@ -69,10 +56,8 @@ fn multibyte_character_split_across_words() {
     assert_eq!(d.words.len(), 2);
     assert_eq!(d.words[0].run, 0);
     assert_eq!(d.words[1].run, 0, "both words are one run");
-    if real() {
-        assert_eq!(d.text, "日本語のテキスト");
-        assert_eq!(d.words[0].decoding.verdict, Verdict::Ok);
-    }
+    assert_eq!(d.text, "日本語のテキスト");
+    assert_eq!(d.words[0].decoding.verdict, Verdict::Ok);
 }
 
 /// Different charsets are not joined: each run is decoded on its own.
@@ -81,9 +66,7 @@ fn different_charsets_make_separate_runs() {
     let d = mime::decode_unstructured(b"=?iso-8859-1?q?=E9?= =?utf-8?q?=C3=A9?= =?koi8-r?b?6+/J?=");
     let runs: Vec<usize> = d.words.iter().map(|w| w.run).collect();
     assert_eq!(runs, [0, 1, 2]);
-    if real() {
-        assert_eq!(d.text, format!("éé{}", oracle("koi8-r", b"\xeb\xef\xc9")));
-    }
+    assert_eq!(d.text, format!("éé{}", oracle("koi8-r", b"\xeb\xef\xc9")));
 }
 
 #[test]
@@ -97,9 +80,7 @@ fn rfc2231_latin1_sections_joined_then_decoded() {
     assert_eq!(p.language.as_deref(), Some("de"));
     assert_eq!(p.encoding, mime::ParamEncoding::Rfc2231);
     assert!(p.decoding.is_some());
-    if real() {
-        assert_eq!(p.value, "Hasen und Frösche.txt");
-    }
+    assert_eq!(p.value, "Hasen und Frösche.txt");
 }
 
 #[test]
@@ -113,14 +94,11 @@ fn raw_latin1_header_is_detected_and_reported() {
     assert_eq!(f.offset, 3);
     assert_eq!(f.count, 6);
     assert!(d.raw8bit.is_some());
-    if real() {
-        assert_eq!(d.text, "Café crème brûlée à la française");
-    }
+    assert_eq!(d.text, "Café crème brûlée à la française");
 }
 
 #[test]
 fn raw_utf8_header_is_text_with_a_finding() {
-    // Holds with either layer: valid UTF-8 needs no charset.
     let d = mime::decode_unstructured("Grüße".as_bytes());
     assert_eq!(d.text, "Grüße");
     assert_eq!(d.findings.len(), 1);
@@ -130,18 +108,15 @@ fn raw_utf8_header_is_text_with_a_finding() {
 
 #[test]
 fn unknown_charset_is_reported() {
-    // Holds with either layer: no layer knows this label.
     let d = mime::decode_unstructured(b"=?x-no-such-charset?q?abc?=");
     assert!(d.findings.iter().any(|f| {
         f.kind == FindingKind::MalformedEncodedWord
             && f.note.as_deref() == Some("unknown charset in encoded-word")
     }));
     assert_eq!(d.text, "abc", "decoded best-effort");
-    if real() {
-        // ... and a known label is not.
-        let d = mime::decode_unstructured(b"=?utf-8?q?abc?=");
-        assert!(d.findings.is_empty(), "{:?}", d.findings);
-    }
+    // ... and a known label is not.
+    let d = mime::decode_unstructured(b"=?utf-8?q?abc?=");
+    assert!(d.findings.is_empty(), "{:?}", d.findings);
 }
 
 #[test]
@@ -172,17 +147,12 @@ fn python_decode_header_agrees_on_legacy_words() {
         "=?koi8-r?b?8NLJ18XU?= =?windows-1251?q?=EC=E8=F0?=",
     ];
     let script = "import sys\nfrom email.header import decode_header, make_header\nfor v in sys.argv[1:]:\n    print(str(make_header(decode_header(v))))";
-    let Ok(out) = std::process::Command::new("python3")
-        .arg("-c")
-        .arg(script)
-        .args(values)
-        .output()
-    else {
-        println!("note: python3 absent, skipping");
+    let mut args = vec!["-c", script];
+    args.extend(values);
+    let Some(out) = common::oracle("mime_charsets::python", "python3", &args, b"") else {
         return;
     };
-    assert!(out.status.success());
-    let expected: Vec<String> = String::from_utf8_lossy(&out.stdout)
+    let expected: Vec<String> = String::from_utf8_lossy(&out)
         .lines()
         .map(str::to_owned)
         .collect();
@@ -190,9 +160,7 @@ fn python_decode_header_agrees_on_legacy_words() {
     for (v, e) in values.iter().zip(&expected) {
         let d = mime::decode_unstructured(v.as_bytes());
         assert!(!d.words.is_empty());
-        if real() {
-            assert_eq!(&d.text, e, "{v}");
-        }
+        assert_eq!(&d.text, e, "{v}");
     }
 }
 
@@ -205,7 +173,5 @@ fn iso_2022_jp_words_are_decoded_one_by_one() {
     let d = mime::decode_unstructured(v);
     let runs: Vec<usize> = d.words.iter().map(|w| w.run).collect();
     assert_eq!(runs, [0, 1]);
-    if real() {
-        assert_eq!(d.text, "！広告！転職サービス（無料）");
-    }
+    assert_eq!(d.text, "！広告！転職サービス（無料）");
 }

@@ -3,6 +3,7 @@
 //! byte for byte; offsets point inside the value; bare CR and LF line ends
 //! parse like CRLF).
 
+use crate::common;
 use mailcharset::mime;
 use proptest::prelude::*;
 
@@ -155,11 +156,9 @@ fn pathological_inputs_stay_fast() {
 /// every parser, with the invariants above.
 #[test]
 fn corpus_headers_hold_the_invariants() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    if !dir.is_dir() {
-        println!("note: {} absent, skipping", dir.display());
+    let Some(dir) = common::corpus("corpus_headers_hold_the_invariants") else {
         return;
-    }
+    };
     let mut stack = vec![dir];
     let mut n = 0;
     while let Some(d) = stack.pop() {

@@ -4,24 +4,14 @@
 //! a difference not in a table fails, and so does a table entry that no
 //! longer differs (so the tables stay true).
 //!
-//! Vectors whose expected text needs a real charset decoder (ISO-8859-x
-//! words) are counted as "pending the charset layer" while `charset` is the
-//! provisional UTF-8-only layer; they are checked once the real one lands.
 
-use mailcharset::charset::Charset;
+use crate::common;
 use mailcharset::mime;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 fn resources() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/corpus/stalwart-mail-parser/resources");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        println!("note: {} absent, skipping", dir.display());
-        None
-    }
+    common::corpus_file("mime_vectors", "stalwart-mail-parser/resources")
 }
 
 fn load(name: &str) -> Option<Vec<Value>> {
@@ -29,18 +19,6 @@ fn load(name: &str) -> Option<Vec<Value>> {
     let text = std::fs::read_to_string(dir.join(name)).expect("vector file readable");
     let v: Value = serde_json::from_str(&text).expect("vector file is JSON");
     Some(v.as_array().expect("an array").clone())
-}
-
-/// True once the real charset layer (with a registry) has landed.
-fn charset_layer_is_real() -> bool {
-    Charset::for_label(b"iso-8859-1").is_some()
-}
-
-/// Vectors whose expected text needs a decoder for a non-UTF-8 label in an
-/// encoded-word or RFC 2231 value (the provisional layer decodes as UTF-8).
-fn needs_real_charset_layer(header: &str) -> bool {
-    let h = header.to_ascii_lowercase();
-    h.contains("=?iso-8859") || h.contains("iso-8859-1'")
 }
 
 /// The value of a synthetic field carrying `header` (which may run into the
@@ -55,7 +33,6 @@ fn field_value(header: &str) -> Vec<u8> {
 struct Tally {
     agree: usize,
     justified: usize,
-    pending: usize,
     failures: Vec<String>,
 }
 
@@ -70,7 +47,6 @@ fn check(
     let mut t = Tally {
         agree: 0,
         justified: 0,
-        pending: 0,
         failures: Vec::new(),
     };
     let mut used = vec![false; table.len()];
@@ -90,9 +66,6 @@ fn check(
         } else if let Some(k) = entry {
             used[k] = true;
             t.justified += 1;
-        } else if !charset_layer_is_real() && needs_real_charset_layer(header) {
-            println!("pending: {header:?}\n  expected {expected}\n  actual   {actual}");
-            t.pending += 1;
         } else {
             t.failures.push(format!(
                 "{file}: {header:?}\n  expected {expected}\n  actual   {actual}"
@@ -101,20 +74,16 @@ fn check(
     }
     for (k, u) in used.iter().enumerate() {
         if !u && !t.failures.iter().any(|f| f.contains(table[k].0)) {
-            // Only a stale entry if it was not pending either.
-            if charset_layer_is_real() || !needs_real_charset_layer(table[k].0) {
-                t.failures.push(format!(
-                    "{file}: table entry {:?} matched no vector",
-                    table[k].0
-                ));
-            }
+            t.failures.push(format!(
+                "{file}: table entry {:?} matched no vector",
+                table[k].0
+            ));
         }
     }
     println!(
-        "{file}: {} agree, {} justified differences, {} pending the charset layer, {} unexplained",
+        "{file}: {} agree, {} justified differences, {} unexplained",
         t.agree,
         t.justified,
-        t.pending,
         t.failures.len()
     );
     Some(t)

@@ -1,19 +1,112 @@
 //! Shared by the integration tests: where the third-party corpus and the
-//! fixtures are, and how to skip when the corpus is absent.
+//! fixtures are, how a check that cannot run says so (never a silent
+//! pass), and how oracle programs are run.
 
 #![allow(dead_code)] // each test binary uses part of this
 
 use std::path::{Path, PathBuf};
 
-/// `../shared/corpus`, or None (with a printed note) when it is absent.
+/// Whether a check that cannot run is a failure: `.ci/run` sets
+/// `MAILCHARSET_REQUIRE_ORACLES=1`, so that CI never passes a check that
+/// did not happen (the corpus, python3 or perl missing).
+pub fn required() -> bool {
+    std::env::var_os("MAILCHARSET_REQUIRE_ORACLES").is_some_and(|v| v != "0" && !v.is_empty())
+}
+
+/// Records that `test` could not run a check, and why. The line goes to the
+/// process's stderr handle directly, which `cargo test` does not capture,
+/// so a skipped check shows in the output of a passing run (and the count
+/// is kept in `CARGO_TARGET_TMPDIR/skipped.txt`). Under [`required`] it is
+/// a failure instead.
+pub fn skip(test: &str, reason: &str) {
+    use std::io::Write;
+    if required() {
+        panic!("{test}: {reason}; MAILCHARSET_REQUIRE_ORACLES is set, so this check must run");
+    }
+    let line = format!("SKIPPED {test}: {reason}\n");
+    let _ = std::io::stderr().lock().write_all(line.as_bytes());
+    let log = Path::new(env!("CARGO_TARGET_TMPDIR")).join("skipped.txt");
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+    {
+        let _ = f.write_all(line.as_bytes());
+    }
+}
+
+/// `../shared/corpus`, or None (a skip recorded) when it is absent.
 pub fn corpus(test: &str) -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
     if dir.is_dir() {
         Some(dir)
     } else {
-        eprintln!("note: {test}: skipped, ../shared/corpus is absent");
+        skip(test, "../shared/corpus is absent");
         None
     }
+}
+
+/// A file of the corpus (`rel` under `../shared/corpus`): None (a skip
+/// recorded) when the corpus is absent; a failure when the corpus is there
+/// and the file is not (a moved or renamed file must not quietly turn a
+/// check off).
+pub fn corpus_file(test: &str, rel: &str) -> Option<PathBuf> {
+    let dir = corpus(test)?;
+    let p = dir.join(rel);
+    assert!(
+        p.exists(),
+        "{test}: the corpus is present but {} is missing",
+        p.display()
+    );
+    Some(p)
+}
+
+/// [`corpus_file`], read.
+pub fn corpus_bytes(test: &str, rel: &str) -> Option<Vec<u8>> {
+    let p = corpus_file(test, rel)?;
+    Some(std::fs::read(&p).unwrap_or_else(|e| panic!("{test}: {}: {e}", p.display())))
+}
+
+/// Runs an oracle program (`python3`, `perl`) with `args`, `input` on its
+/// stdin, and returns its stdout. None (a skip recorded) only when the
+/// program is not there; a program that starts and then fails, dies or
+/// stops reading fails the test.
+pub fn oracle(test: &str, program: &str, args: &[&str], input: &[u8]) -> Option<Vec<u8>> {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn();
+    let mut child = match child {
+        Ok(c) => c,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            skip(
+                test,
+                &format!("{program} is not installed, its oracle check did not run"),
+            );
+            return None;
+        }
+        Err(e) => panic!("{test}: {program} could not be started: {e}"),
+    };
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let out = child
+        .wait_with_output()
+        .unwrap_or_else(|e| panic!("{test}: waiting for {program}: {e}"));
+    assert!(
+        out.status.success(),
+        "{test}: {program} failed: {}",
+        out.status
+    );
+    writer
+        .join()
+        .expect("writer thread")
+        .unwrap_or_else(|e| panic!("{test}: {program} did not read its input: {e}"));
+    Some(out.stdout)
 }
 
 /// The repository's own fixtures folder.
@@ -77,41 +170,25 @@ pub fn to_crlf(text: &[u8]) -> Vec<u8> {
     out
 }
 
-/// Whether `python3` can import `module`; false (with a note naming `test`)
-/// when it cannot, and the test should skip its Python oracle.
+/// Whether `python3` can import `module`; false (a skip recorded) when it
+/// cannot, and the test should skip its Python oracle.
 pub fn python_has(test: &str, module: &str) -> bool {
     let ok = std::process::Command::new("python3")
         .args(["-c", &format!("import {module}")])
         .status()
         .is_ok_and(|s| s.success());
     if !ok {
-        eprintln!("note: {test}: python3 with {module} missing, oracle skipped");
+        skip(
+            test,
+            &format!("python3 with the {module} module is missing"),
+        );
     }
     ok
 }
 
-/// Runs `python3 -c script` with `input` on stdin; None (with a note) when
-/// python3 is not available.
+/// Runs `python3 -c script` with `input` on stdin (see [`oracle`]).
 pub fn python(test: &str, script: &str, input: &[u8]) -> Option<Vec<u8>> {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
-    let child = Command::new("python3")
-        .args(["-c", script])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn();
-    let Ok(mut child) = child else {
-        eprintln!("note: {test}: python3 not available, oracle skipped");
-        return None;
-    };
-    let mut stdin = child.stdin.take()?;
-    let input = input.to_vec();
-    let writer = std::thread::spawn(move || stdin.write_all(&input));
-    let out = child.wait_with_output().ok()?;
-    let _ = writer.join();
-    assert!(out.status.success(), "{test}: python3 failed");
-    Some(out.stdout)
+    oracle(test, "python3", &["-c", script], input)
 }
 
 /// Makes `path` (a file, or a directory and everything in it) an hour
