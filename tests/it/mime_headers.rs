@@ -9,6 +9,7 @@
 //! use UTF-8 and US-ASCII labels only. `tests/mime_charsets.rs` covers the
 //! rest.
 
+use crate::common;
 use mailcharset::finding::Finding;
 use mailcharset::mime::{self, DecodedText, Parameter};
 use serde_json::{Value, json};
@@ -33,7 +34,7 @@ fn text(d: &DecodedText) -> Value {
         "text": d.text,
         "words": d.words.iter().map(|w| json!({
             "offset": w.offset, "len": w.len,
-            "label": String::from_utf8_lossy(&w.label),
+            "label": common::escape_octets(&w.label),
             "language": w.language, "encoding": format!("{:?}", w.encoding),
             "run": w.run, "malformed": w.malformed,
         })).collect::<Vec<_>>(),
@@ -46,7 +47,7 @@ fn params(ps: &[Parameter]) -> Value {
         .map(|p| {
             json!({
                 "name": p.name, "value": p.value,
-                "raw": String::from_utf8_lossy(&p.raw),
+                "raw": common::escape_octets(&p.raw),
                 "charset": p.charset.as_deref().map(String::from_utf8_lossy),
                 "language": p.language, "encoding": p.encoding,
                 "words": p.words.len(), "offset": p.offset,
@@ -115,15 +116,15 @@ fn render(input: &[u8]) -> (Value, Value) {
             "name": f.name_str(),
             "offset": f.offset,
             "raw_len": f.raw.len(),
-            "value": String::from_utf8_lossy(f.value),
-            "unfolded": String::from_utf8_lossy(&f.unfolded()),
+            "value": common::escape_octets(f.value),
+            "unfolded": common::escape_octets(&f.unfolded()),
             "line_ending": f.line_ending,
             "findings": findings(&f.findings),
             "parsed": p,
         }));
         values.push(json!({
             "name": f.name_str(),
-            "unfolded": String::from_utf8_lossy(&f.unfolded()),
+            "unfolded": common::escape_octets(&f.unfolded()),
             "parsed": strip_offsets(p),
         }));
     }

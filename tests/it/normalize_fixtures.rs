@@ -51,15 +51,14 @@ fn snapshots_of_normalized_fixtures() {
         seen += 1;
         let raw = std::fs::read(path).unwrap();
         let n = normalize::normalize(&raw, &Options::default()).unwrap();
-        let text = String::from_utf8_lossy(&n.bytes).into_owned();
-        insta::assert_snapshot!("normalize_lf", text);
+        insta::assert_snapshot!("normalize_lf", common::escape_octets(&n.bytes));
         insta::assert_json_snapshot!("normalize_report", n.report);
         // CRLF form: the same texts, and no bare LF written into it.
         let crlf = common::to_crlf(&raw);
         let c = normalize::normalize(&crlf, &Options::default()).unwrap();
         insta::assert_snapshot!(
             "normalize_crlf",
-            String::from_utf8_lossy(&c.bytes).replace('\r', "␍")
+            common::escape_octets(&c.bytes).replace('\r', "␍")
         );
         assert_eq!(
             texts(&n.bytes),

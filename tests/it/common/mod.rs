@@ -250,3 +250,17 @@ pub fn entry_names(dir: &Path) -> Vec<String> {
     v.sort();
     v
 }
+
+/// `bytes` as text for a snapshot: UTF-8 as it is, every other octet as
+/// `\xNN` (a lossy conversion would show any kept octet as U+FFFD, and a
+/// change to it could not show).
+pub fn escape_octets(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02X}"));
+        }
+    }
+    out
+}
