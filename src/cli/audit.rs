@@ -25,7 +25,7 @@ use mailcharset::mailbox::{
     self, AtomicFile, Bar, InputKind, MailboxError, MessageReader, Origin, Progress, RawMessage,
     WriteMode, pipeline,
 };
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 /// What one message of the reader turned into: the audited messages (more
@@ -184,23 +184,19 @@ impl Write for Sink {
 /// and say it was larger); an mbox stream is read whole, a message at a
 /// time.
 fn open_stream(path: &Path, max: u64) -> Result<MessageReader, CliError> {
-    let (name, mut stream): (PathBuf, Box<dyn io::Read + Send>) = if path.as_os_str() == "-" {
+    let (name, stream): (PathBuf, Box<dyn io::Read + Send>) = if path.as_os_str() == "-" {
         ("standard input".into(), Box::new(io::stdin()))
     } else {
         let f =
             std::fs::File::open(path).map_err(|e| CliError::io(&path.display().to_string(), e))?;
         (path.to_path_buf(), Box::new(f))
     };
-    let (head, more) = super::read_capped(&mut stream, max)
-        .map_err(|e| CliError::io(&name.display().to_string(), e))?;
-    let single = matches!(
-        mailbox::sniff(&head[..head.len().min(64 << 10)]),
-        InputKind::Eml
-    );
-    let replay: Box<dyn io::Read + Send> = if more && single {
-        Box::new(io::Cursor::new(head))
-    } else {
-        Box::new(io::Cursor::new(head).chain(stream))
+    let replay = match super::sniff_stream(stream, max)
+        .map_err(|e| CliError::io(&name.display().to_string(), e))?
+    {
+        // Larger than the limit: its head, and one octet more, is audited.
+        Err((head, _rest)) => Box::new(io::Cursor::new(head)) as Box<dyn io::Read + Send>,
+        Ok(r) => r,
     };
     MessageReader::from_reader(replay, name, None).map_err(mailbox_error)
 }

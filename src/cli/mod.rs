@@ -238,6 +238,32 @@ fn parse_size(s: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("not a size: {s:?} (octets, or with K, M or G)"))
 }
 
+/// A stream of input octets.
+pub type Stream = Box<dyn io::Read + Send>;
+
+/// Opens a stream (standard input, a pipe) with the message size limit in
+/// mind: its first 64 KiB are sniffed; an mbox comes back whole (replayed
+/// head and the rest), read a message at a time as usual; one message is
+/// read up to `max`, and `Err((head, rest))` when it is larger. The stream
+/// is never read further than it has to be.
+pub fn sniff_stream(mut stream: Stream, max: u64) -> io::Result<Result<Stream, (Vec<u8>, Stream)>> {
+    let mut head = Vec::new();
+    io::Read::read_to_end(&mut io::Read::take(&mut stream, 64 << 10), &mut head)?;
+    let single = matches!(
+        mailcharset::mailbox::sniff(&head),
+        mailcharset::mailbox::InputKind::Eml
+    );
+    if single {
+        let (more_bytes, more) = read_capped(&mut stream, max.saturating_sub(head.len() as u64))?;
+        head.extend_from_slice(&more_bytes);
+        if more {
+            return Ok(Err((head, stream)));
+        }
+        return Ok(Ok(Box::new(io::Cursor::new(head))));
+    }
+    Ok(Ok(Box::new(io::Read::chain(io::Cursor::new(head), stream))))
+}
+
 /// Reads at most `cap` octets of `r`: the octets, and whether more follow
 /// (then one more octet was read and is included: the caller streams the
 /// rest after them).

@@ -7,7 +7,7 @@ use mailcharset::mailbox::{
     RawMessage, WriteMode, pipeline,
 };
 use mailcharset::normalize::{self, NormalizeError, OnError, Options};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -191,7 +191,7 @@ fn open_bounded(input: &Path, kind: InputKind, max: u64) -> Result<Bounded, CliE
                 .map_err(|e| mailbox_err(&e))
         }
         InputKind::Stdin => {
-            let (name, mut stream): (PathBuf, Box<dyn std::io::Read + Send>) =
+            let (name, stream): (PathBuf, Box<dyn std::io::Read + Send>) =
                 if input.as_os_str() == "-" {
                     ("standard input".into(), Box::new(std::io::stdin()))
                 } else {
@@ -199,20 +199,14 @@ fn open_bounded(input: &Path, kind: InputKind, max: u64) -> Result<Bounded, CliE
                         .map_err(|e| CliError::io(&input.display().to_string(), e))?;
                     (input.to_path_buf(), Box::new(f))
                 };
-            let (head, more) = super::read_capped(&mut stream, max)
-                .map_err(|e| CliError::io(&name.display().to_string(), e))?;
-            let single = matches!(
-                mailbox::sniff(&head[..head.len().min(64 << 10)]),
-                InputKind::Eml
-            );
-            if more && single {
-                return Ok(Bounded::TooLarge { head, rest: stream });
+            match super::sniff_stream(stream, max)
+                .map_err(|e| CliError::io(&name.display().to_string(), e))?
+            {
+                Err((head, rest)) => Ok(Bounded::TooLarge { head, rest }),
+                Ok(replay) => MessageReader::from_reader(replay, name, None)
+                    .map(Bounded::Reader)
+                    .map_err(|e| mailbox_err(&e)),
             }
-            let replay: Box<dyn std::io::Read + Send> =
-                Box::new(std::io::Cursor::new(head).chain(stream));
-            MessageReader::from_reader(replay, name, None)
-                .map(Bounded::Reader)
-                .map_err(|e| mailbox_err(&e))
         }
         _ => MessageReader::open(input, kind)
             .map(Bounded::Reader)

@@ -6,7 +6,7 @@ use crate::common;
 
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// An mbox of every fixture, repeated until it is about `bytes` long.
 fn archive(path: &Path, bytes: usize) {
@@ -45,27 +45,69 @@ fn killed_run_then_rerun_equals_uninterrupted_run() {
     let reference = tmp.path().join("reference.mbox");
     assert!(normalize(&input, &reference).status().unwrap().success());
 
+    // The killed run reads the archive through a FIFO that this test feeds
+    // with its first 16 MB only: it cannot finish, whatever the machine's
+    // speed. It is killed once 4 MiB of output have reached its temporary.
+    let bytes = std::fs::read(&input).unwrap();
+    let fifo = tmp.path().join("archive.fifo");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
     let out_dir = tmp.path().join("out");
     std::fs::create_dir(&out_dir).unwrap();
     let output = out_dir.join("archive.mbox");
-    let mut child = normalize(&input, &output).spawn().unwrap();
-    // Kill it once it has started writing its temporary file (or after a
-    // while, if the machine is so fast that it never shows).
-    let start = Instant::now();
-    while common::temporaries(&out_dir).is_empty() && start.elapsed() < Duration::from_secs(20) {
-        std::thread::sleep(Duration::from_millis(2));
-    }
-    let finished_first = child.try_wait().unwrap().is_some();
-    child.kill().ok();
-    child.wait().unwrap();
-    if finished_first {
-        eprintln!("note: the run finished before it could be killed; only the re-run is checked");
-    } else {
+    let mut child = normalize(&fifo, &output).spawn().unwrap();
+    let (stop_tx, stop_rx) = std::sync::mpsc::channel::<()>();
+    let feeder = {
+        let fifo = fifo.clone();
+        let head = bytes[..16 << 20].to_vec();
+        std::thread::spawn(move || {
+            let mut f = std::fs::OpenOptions::new().write(true).open(fifo).unwrap();
+            // The child is killed part-way: the rest meets a closed pipe.
+            let _ = std::io::Write::write_all(&mut f, &head);
+            // Hold the FIFO open (no end of input) until told to stop.
+            let _ = stop_rx.recv();
+        })
+    };
+    let written = |dir: &Path| -> u64 {
+        common::temporaries(dir)
+            .iter()
+            .filter_map(|p| std::fs::metadata(p).ok())
+            .map(|m| m.len())
+            .sum()
+    };
+    // A count, not a clock, bounds the wait (a guard against a child that
+    // never starts).
+    let mut polls = 0;
+    while written(&out_dir) < 4 << 20 {
         assert!(
-            !output.exists(),
-            "no half-written output under the final name"
+            child.try_wait().unwrap().is_none(),
+            "the run ended on its own"
         );
+        polls += 1;
+        assert!(polls < 60_000, "no output reached the temporary");
+        std::thread::sleep(Duration::from_millis(1));
     }
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "killed mid-run, not after it finished"
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let _ = stop_tx.send(());
+    feeder.join().unwrap();
+    assert!(
+        !output.exists(),
+        "no half-written output under the final name"
+    );
+    assert!(
+        written(&out_dir) >= 4 << 20,
+        "the killed run's temporary is left"
+    );
     // What the killed run left, once left alone a while, the re-run clears.
     common::temporaries(&out_dir)
         .iter()

@@ -291,8 +291,15 @@ fn interrupted_run_child() {
     let reader = MboxReader::new(&input[..], "input.mbox", FLAVOR);
     let writer = MessageWriter::create(Path::new(&out), OutputKind::Mbox(FLAVOR), mode).unwrap();
     let opts = quiet(2, 4);
+    // Message 1500 never completes: the run cannot finish before the
+    // parent kills it, and the 1,499 before it (1.5 MB, past the writer's
+    // 1 MiB buffer) reach the temporary. No clock decides anything.
     pipeline::run(reader, writer, &opts, |m| {
-        std::thread::sleep(Duration::from_millis(3));
+        if m.index == 1500 {
+            loop {
+                std::thread::sleep(Duration::from_secs(1));
+            }
+        }
         toy(m)
     })
     .unwrap();
@@ -317,9 +324,13 @@ fn run_child_and_kill(input: &Path, out: &Path, mode: &str) -> (bool, std::proce
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let started = std::time::Instant::now();
     let mut seen_partial = false;
-    while started.elapsed() < Duration::from_secs(30) {
+    // Polls until the temporary has output (the child cannot finish first);
+    // the count only guards against a hang if the child failed to start.
+    for _ in 0..30_000 {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
         let partial = std::fs::read_dir(outdir).unwrap().any(|e| {
             let e = e.unwrap();
             e.file_name().to_string_lossy().starts_with(&prefix)
@@ -329,8 +340,12 @@ fn run_child_and_kill(input: &Path, out: &Path, mode: &str) -> (bool, std::proce
             seen_partial = true;
             break;
         }
-        std::thread::sleep(Duration::from_millis(20));
+        std::thread::sleep(Duration::from_millis(1));
     }
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the child ended on its own before it was killed"
+    );
     child.kill().unwrap();
     (seen_partial, child.wait().unwrap())
 }
@@ -423,6 +438,8 @@ fn only_stale_temporaries_of_the_same_output_are_removed() {
     for p in [&dead, &dead_dir, &live, &other, &longer, &odd, &old] {
         common::backdate(p);
     }
+    // "A moment ago", whatever the machine's speed.
+    common::postdate(&fresh);
     let holder = std::fs::File::open(&live).unwrap();
     holder.lock().unwrap();
 
@@ -432,6 +449,7 @@ fn only_stale_temporaries_of_the_same_output_are_removed() {
     std::fs::create_dir_all(busy_dir.join("cur")).unwrap();
     common::backdate(&busy_dir);
     std::fs::write(busy_dir.join("cur/2"), b"x").unwrap();
+    common::postdate(&busy_dir.join("cur/2"));
     let out = d.join("out.mbox");
     assert_eq!(mailbox::remove_stale_temporaries(&out), 2);
     assert!(busy_dir.exists());

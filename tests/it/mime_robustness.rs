@@ -113,9 +113,11 @@ proptest! {
     }
 }
 
+/// Inputs that make naive parsers quadratic: every parser must come
+/// through them whole. (No clock: a quadratic regression shows as a run of
+/// minutes, not as a timing assertion that fails on a busy machine.)
 #[test]
-fn pathological_inputs_stay_fast() {
-    let start = std::time::Instant::now();
+fn pathological_inputs_are_parsed() {
     let cases: Vec<Vec<u8>> = vec![
         b"Subject: "
             .iter()
@@ -148,8 +150,6 @@ fn pathological_inputs_stay_fast() {
     for c in &cases {
         check_everything(c);
     }
-    // Linear work: well under a few seconds even in a debug build.
-    assert!(start.elapsed().as_secs() < 20, "took {:?}", start.elapsed());
 }
 
 /// Every header section of the corpus (when present): every field through

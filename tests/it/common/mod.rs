@@ -206,6 +206,16 @@ pub fn backdate(path: &Path) {
         .unwrap();
 }
 
+/// Makes `path` look modified an hour from now: "just modified" for a
+/// check of how long nothing changed, however slowly the test runs.
+pub fn postdate(path: &Path) {
+    let hour_on = std::time::SystemTime::now() + std::time::Duration::from_secs(3600);
+    std::fs::File::open(path)
+        .unwrap()
+        .set_modified(hour_on)
+        .unwrap();
+}
+
 /// The hidden temporaries (`.NAME.*.mailcharset-tmp`) directly in `dir`.
 pub fn temporaries(dir: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
