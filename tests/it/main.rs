@@ -43,3 +43,4 @@ mod normalize_regressions;
 mod nothing_lost;
 mod transfer;
 mod transfer_oracles;
+mod vectors;
