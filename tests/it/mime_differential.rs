@@ -58,6 +58,71 @@ fn embedded_word_kept(raw: &[u8], ours: &str, theirs: &str) -> bool {
 
 const PASSED_THROUGH: &str = "charset: mail-parser has no decoder for the label (iso-2022-jp, euc-kr, gb2312, big5 ... without its full_encoding feature) or reads raw 8-bit octets as lossy UTF-8; we decode";
 
+const MALFORMED_WORD: &str = "subject: encoded-word decoded differently";
+const PYTHON_AGREES: &str =
+    "subject: mail-parser did not decode it or read it otherwise; Python's email reads it as we do";
+const PYTHON_CANNOT: &str =
+    "subject: neither mail-parser nor Python's email decodes it (unknown or broken charset); we do";
+const PYTHON_LATIN1: &str = "subject: raw 8-bit octets; mail-parser reads lossy UTF-8 and Python's email Latin-1; we detect the charset";
+const PYTHON_KEEPS_OPEN_WORD: &str = "subject: an encoded-word without its closing ?=; mail-parser and Python keep it as written, we decode it (with a finding)";
+const PYTHON_DIFFERS_WS: &str =
+    "subject: Python's email differs from us only in white space between encoded-words";
+
+/// Judges the Subjects mail-parser could not decode (or decoded otherwise)
+/// by Python's `email.header` (`make_header(decode_header(...))`): our text
+/// must be its text, or Python must fail to decode it too; anything else is
+/// unexplained.
+fn tie_break(cases: &[(Vec<u8>, String, String)], classes: &mut Classes) {
+    if cases.is_empty() {
+        return;
+    }
+    const PY: &str = r#"
+import sys, json
+from email.header import decode_header, make_header
+out = []
+for raw in json.load(sys.stdin):
+    v = raw.replace('\r\n', '').replace('\n', '')
+    try:
+        t = str(make_header(decode_header(v)))
+        out.append(None if '\ufffd' in t else t)
+    except Exception:
+        out.append(None)
+print(json.dumps(out))
+"#;
+    // Octets as Latin-1 characters, as Python's email reads raw headers.
+    let raws: Vec<String> = cases
+        .iter()
+        .map(|c| c.0.iter().map(|&b| char::from(b)).collect())
+        .collect();
+    let input = serde_json::to_vec(&raws).unwrap();
+    let Some(out) = common::python("differential_against_mail_parser", PY, &input) else {
+        // No Python: these stay unjudged, and say so.
+        for (_, ours, ex) in cases {
+            classes.add(PASSED_THROUGH, || format!("{ex} ours {ours:?}"));
+        }
+        return;
+    };
+    let theirs: Vec<Option<String>> = serde_json::from_slice(&out).unwrap();
+    assert_eq!(theirs.len(), cases.len());
+    for ((raw, ours, ex), py) in cases.iter().zip(theirs) {
+        let words = memchr::memmem::find(raw, b"=?").is_some();
+        let class = match &py {
+            Some(p) if norm_ws(p) == norm_ws(ours) => PYTHON_AGREES,
+            // Python's email takes raw 8-bit header octets as Latin-1.
+            Some(_) if !words && !raw.is_ascii() => PYTHON_LATIN1,
+            // An encoded-word without its closing `?=`: Python keeps it as
+            // written, we decode it (with a malformed-encoded-word finding).
+            Some(p) if p.contains("=?") && !ours.contains("=?") => PYTHON_KEEPS_OPEN_WORD,
+            Some(p) if p.replace([' ', '\t'], "") == ours.replace([' ', '\t'], "") => {
+                PYTHON_DIFFERS_WS
+            }
+            None => PYTHON_CANNOT,
+            Some(_) => "unexplained",
+        };
+        classes.add(class, || format!("{ex} ours {ours:?} python {py:?}"));
+    }
+}
+
 /// mail-parser's text holds U+FFFD or ISO-2022 escapes: it did not decode
 /// the octets (whatever we made of them; the charset layer's verdict says
 /// how good ours is).
@@ -108,7 +173,7 @@ fn subject_class(raw: &[u8], ours: &str, theirs: &str, duplicated: bool) -> &'st
         return "subject: white space around encoded-words";
     }
     if raw_s.contains("=?") {
-        return "subject: malformed encoded-word decoded differently";
+        return MALFORMED_WORD;
     }
     "unexplained"
 }
@@ -124,6 +189,8 @@ fn differential_against_mail_parser() {
     let parser = MessageParser::default();
     let mut classes = Classes::default();
     let mut compared = 0usize;
+    // (raw Subject, our text, example) for Python's email to judge.
+    let mut tiebreak: Vec<(Vec<u8>, String, String)> = Vec::new();
     for path in &files {
         let Ok(data) = std::fs::read(path) else {
             continue;
@@ -157,9 +224,19 @@ fn differential_against_mail_parser() {
                 let text = mime::decode_unstructured(f.value).text;
                 let dup = block.get_all("subject").count() > 1;
                 let class = subject_class(f.value, &text, theirs, dup);
-                classes.add(class, || {
-                    format!("{short}: ours {text:?} theirs {theirs:?}")
-                });
+                if class == PASSED_THROUGH || class == MALFORMED_WORD {
+                    // mail-parser did not decode it, or read a damaged word
+                    // otherwise: Python's email breaks the tie (below).
+                    tiebreak.push((
+                        f.value.to_vec(),
+                        text,
+                        format!("{short}: theirs {theirs:?}"),
+                    ));
+                } else {
+                    classes.add(class, || {
+                        format!("{short}: ours {text:?} theirs {theirs:?}")
+                    });
+                }
             }
             (None, None) => {}
             (Some(f), None) => {
@@ -314,7 +391,9 @@ fn differential_against_mail_parser() {
             }),
         }
     }
-    let agree = classes.counts.get("agree").copied().unwrap_or(0);
+    tie_break(&tiebreak, &mut classes);
+    let agree = classes.counts.get("agree").copied().unwrap_or(0)
+        + classes.counts.get(PYTHON_AGREES).copied().unwrap_or(0);
     println!("{} files, {compared} comparisons", files.len());
     for (class, n) in &classes.counts {
         println!("{n:7}  {class}");
@@ -337,7 +416,8 @@ fn differential_against_mail_parser() {
         unexplained, 0,
         "differences that fit no class (see the examples above)"
     );
-    assert!(rate >= 0.97, "agreement {rate}");
+    // 99.2% today: every other comparison falls in a class above.
+    assert!(rate >= 0.99, "agreement {rate}");
 }
 
 fn memchr_line_end(data: &[u8]) -> Option<usize> {
