@@ -22,6 +22,7 @@
 //! assert_eq!(MboxFormat::from_name("MBOXRD"), Some(MboxFormat::Mboxrd));
 //! ```
 
+mod atomic;
 mod dir;
 mod mbox;
 pub mod pipeline;
@@ -30,13 +31,11 @@ mod write;
 
 pub use dir::{FolderReader, MaildirReader, SingleReader};
 
+pub use atomic::{AtomicFile, WriteMode, backup_path, check_output, remove_stale_temporaries};
 pub use mbox::{MboxReader, contains_from, quote_from_lines, unquote_from_lines};
 pub use pipeline::{Options, Outcome, RunStats};
 pub use progress::{Bar, Progress};
-pub use write::{
-    AtomicFile, MessageWriter, OutputKind, WriteMode, backup_path, check_output,
-    remove_stale_temporaries,
-};
+pub use write::{MessageWriter, OutputKind};
 
 use std::fmt;
 use std::io::{self, BufRead, BufReader, Read};

@@ -1,0 +1,473 @@
+//! Lossy UTF-8 decoding: one U+FFFD per maximal subpart (WHATWG, Unicode
+//! 3.9), borrowed when nothing needed replacing, with a report of every
+//! error kind and where it first occurred; the streaming decoder
+//! ([`Utf8Decoder`]) whose step `codec::simd` compiles inside its AVX2
+//! function; CESU-8 repair.
+
+use super::*;
+
+/// Per-kind counts and first offsets of the errors met while decoding.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DecodeReport {
+    /// `(kind, first offset, count)` in order of first occurrence. A count is
+    /// of ill-formed sequences (see the module docs), not of replacements.
+    pub errors: Vec<(ErrorKind, usize, usize)>,
+    /// Number of U+FFFD written.
+    pub replacements: usize,
+}
+
+impl DecodeReport {
+    /// No errors were met.
+    #[must_use]
+    pub fn is_clean(&self) -> bool {
+        self.errors.is_empty()
+    }
+    pub(crate) fn record(&mut self, kind: ErrorKind, offset: usize) {
+        if let Some(e) = self.errors.iter_mut().find(|e| e.0 == kind) {
+            e.2 += 1;
+        } else {
+            self.errors.push((kind, offset, 1));
+        }
+    }
+}
+
+/// Where decoded UTF-8 goes: a byte buffer (validated once at the end) or a
+/// `String` (validated chunk by chunk).
+pub(crate) trait Sink {
+    /// `bytes` is well-formed UTF-8.
+    fn push_valid(&mut self, bytes: &[u8]);
+    fn push_replacement(&mut self);
+}
+
+impl Sink for Vec<u8> {
+    fn push_valid(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
+    }
+    fn push_replacement(&mut self) {
+        self.extend_from_slice(REPLACEMENT);
+    }
+}
+
+impl Sink for String {
+    fn push_valid(&mut self, bytes: &[u8]) {
+        match simdutf8::basic::from_utf8(bytes) {
+            Ok(s) => self.push_str(s),
+            // Unreachable: callers only pass well-formed bytes.
+            Err(_) => self.push_str(&String::from_utf8_lossy(bytes)),
+        }
+    }
+    fn push_replacement(&mut self) {
+        self.push('\u{FFFD}');
+    }
+}
+
+/// An announced sequence being collected after its lead octet failed.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Absorb {
+    start: usize,
+    seq: [u8; SEQ_KEEP],
+    kept: u8,
+    /// Continuation octets still announced.
+    need: u8,
+}
+
+/// Streaming lossy UTF-8 decoder. Feeding the input in pieces split at any
+/// byte gives the same text and the same report as [`decode_lossy_with_report`].
+#[derive(Clone, Debug, Default)]
+pub struct Utf8Decoder {
+    /// A well-formed prefix cut by the end of the previous piece.
+    pending: [u8; 4],
+    pending_len: u8,
+    absorb: Option<Absorb>,
+    /// Offset of a complete high-surrogate form not yet recorded.
+    high_surrogate: Option<usize>,
+    /// Stream offset of the start of the next piece.
+    offset: usize,
+    report: DecodeReport,
+}
+
+impl Utf8Decoder {
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Most bytes [`decode`](Self::decode) can append for `src_len` input
+    /// bytes (each input byte, plus up to three held back, can become a
+    /// three-byte U+FFFD).
+    #[must_use]
+    pub fn max_utf8_len(src_len: usize) -> Option<usize> {
+        src_len.checked_add(4)?.checked_mul(3)
+    }
+
+    /// Decodes `src`, appending to `dst`; `last` says no input follows.
+    /// Returns `(read, written)`: all of `src` is always read (an incomplete
+    /// sequence at its end is held until the next call), `written` is the
+    /// number of bytes appended to `dst`.
+    #[must_use]
+    pub fn decode(&mut self, src: &[u8], dst: &mut String, last: bool) -> (usize, usize) {
+        let before = dst.len();
+        self.run(src, dst, last);
+        (src.len(), dst.len() - before)
+    }
+
+    /// What has been met so far (complete once a call with `last` was made).
+    #[must_use]
+    pub fn report(&self) -> &DecodeReport {
+        &self.report
+    }
+
+    /// The report, consuming the decoder.
+    #[must_use]
+    pub fn into_report(self) -> DecodeReport {
+        self.report
+    }
+
+    fn note(&mut self, kind: ErrorKind, offset: usize) {
+        if let Some(high) = self.high_surrogate.take() {
+            self.report.record(ErrorKind::Surrogate, high);
+        }
+        self.report.record(kind, offset);
+    }
+
+    fn replace<S: Sink>(&mut self, out: &mut S) {
+        out.push_replacement();
+        self.report.replacements += 1;
+    }
+
+    /// Names and records the collected announced sequence.
+    fn finish_absorb(&mut self) {
+        let Some(a) = self.absorb.take() else {
+            return;
+        };
+        let seq = &a.seq[..usize::from(a.kept)];
+        let kind = if seq.len() < 2 {
+            seq.first()
+                .map_or(ErrorKind::InvalidByte, |&b| lone_kind(b))
+        } else {
+            sequence_kind(seq).unwrap_or(ErrorKind::Truncated)
+        };
+        match surrogate_half(seq) {
+            Some(true) => {
+                if let Some(high) = self.high_surrogate.take() {
+                    self.report.record(ErrorKind::Surrogate, high);
+                }
+                self.high_surrogate = Some(a.start);
+            }
+            Some(false) if a.start >= 3 && self.high_surrogate == Some(a.start - 3) => {
+                self.high_surrogate = None;
+                self.report.record(ErrorKind::SurrogatePair, a.start - 3);
+            }
+            _ => self.note(kind, a.start),
+        }
+    }
+
+    /// Handles an ill-formed maximal subpart `subpart` at stream offset `at`.
+    fn on_invalid<S: Sink>(&mut self, subpart: &[u8], at: usize, out: &mut S) {
+        self.replace(out);
+        match subpart {
+            [lead] if *lead >= 0xC0 => {
+                let mut seq = [0; SEQ_KEEP];
+                seq[0] = *lead;
+                self.absorb = Some(Absorb {
+                    start: at,
+                    seq,
+                    kept: 1,
+                    need: announced_len(*lead) - 1,
+                });
+            }
+            [b, ..] if is_cont(*b) => self.note(ErrorKind::UnexpectedContinuation, at),
+            _ => self.note(ErrorKind::Truncated, at),
+        }
+    }
+
+    fn run<S: Sink>(&mut self, src: &[u8], out: &mut S, last: bool) {
+        if !crate::codec::simd::decoder_run(self, src, out, last) {
+            self.run_with(src, out, last, &|_| 0);
+        }
+    }
+
+    /// [`Self::run`] with the SIMD pass given; `codec::simd` instantiates it
+    /// inside its AVX2 function, as it does [`lossy_into`].
+    #[inline(always)]
+    pub(crate) fn run_with<S: Sink>(
+        &mut self,
+        src: &[u8],
+        out: &mut S,
+        last: bool,
+        clean_prefix: &impl Fn(&[u8]) -> usize,
+    ) {
+        let base = self.offset;
+        let mut pos = 0;
+        while pos < src.len() {
+            // Continuation octets completing an announced sequence.
+            if let Some(a) = &mut self.absorb {
+                let b = src[pos];
+                if a.need > 0 && is_cont(b) {
+                    if usize::from(a.kept) < SEQ_KEEP {
+                        a.seq[usize::from(a.kept)] = b;
+                        a.kept += 1;
+                    }
+                    a.need -= 1;
+                    pos += 1;
+                    self.replace(out);
+                    continue;
+                }
+                self.finish_absorb();
+            }
+            // A well-formed prefix held from the previous piece.
+            if self.pending_len > 0 {
+                let n = usize::from(self.pending_len);
+                let start = base + pos - n;
+                let mut buf = self.pending;
+                buf[n] = src[pos];
+                match step(&buf[..=n]) {
+                    Step::Valid(_) => {
+                        out.push_valid(&buf[..=n]);
+                        self.pending_len = 0;
+                        pos += 1;
+                    }
+                    Step::Incomplete => {
+                        self.pending = buf;
+                        self.pending_len += 1;
+                        pos += 1;
+                    }
+                    Step::Invalid(_) => {
+                        // Only the new octet can break a well-formed prefix.
+                        self.pending_len = 0;
+                        self.on_invalid(&buf[..n], start, out);
+                    }
+                }
+                continue;
+            }
+            let rest = &src[pos..];
+            let found = scan_with(rest, clean_prefix);
+            out.push_valid(&rest[..found.valid]);
+            pos += found.valid;
+            let rest = &src[pos..];
+            match found.error_len {
+                None => {
+                    // A well-formed prefix (at most three octets) cut short.
+                    if let Some(held) = self.pending.get_mut(..rest.len()) {
+                        held.copy_from_slice(rest);
+                        self.pending_len = rest.len() as u8;
+                    }
+                    pos = src.len();
+                }
+                Some(n) => {
+                    self.on_invalid(&rest[..n], base + pos, out);
+                    pos += n;
+                    // A run of stray continuation octets, one U+FFFD each.
+                    if self.absorb.is_none() {
+                        while src.get(pos).is_some_and(|&b| is_cont(b)) {
+                            self.replace(out);
+                            self.note(ErrorKind::UnexpectedContinuation, base + pos);
+                            pos += 1;
+                        }
+                    }
+                }
+            }
+        }
+        self.offset = base + src.len();
+        if last {
+            if self.pending_len > 0 {
+                let start = self.offset - usize::from(self.pending_len);
+                self.pending_len = 0;
+                self.replace(out);
+                self.note(ErrorKind::Truncated, start);
+            }
+            self.finish_absorb();
+            if let Some(high) = self.high_surrogate.take() {
+                self.report.record(ErrorKind::Surrogate, high);
+            }
+        }
+    }
+}
+
+/// Turns bytes the decoder wrote (well-formed by construction) into a
+/// String: one SIMD validation and a copy, cheaper than validating each run
+/// as it is written.
+pub(crate) fn into_string(bytes: &[u8]) -> String {
+    match simdutf8::basic::from_utf8(bytes) {
+        Ok(s) => s.to_owned(),
+        // Unreachable: the decoder only writes well-formed UTF-8.
+        Err(_) => String::from_utf8_lossy(bytes).into_owned(),
+    }
+}
+
+/// Largest scratch buffer kept between calls on one thread.
+pub(crate) const SCRATCH_KEEP: usize = 8 << 20;
+
+thread_local! {
+    /// The decoder's output buffer, kept between calls so that decoding many
+    /// broken parts does not fault in fresh pages each time.
+    static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Runs `f` with this thread's scratch buffer, emptied (or a fresh one if
+/// it is in use, as in a nested call).
+pub(crate) fn with_scratch<T>(f: impl FnOnce(&mut Vec<u8>) -> T) -> T {
+    SCRATCH.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut buf) => {
+            buf.clear();
+            let result = f(&mut buf);
+            if buf.capacity() > SCRATCH_KEEP {
+                *buf = Vec::new();
+            }
+            result
+        }
+        Err(_) => f(&mut Vec::new()),
+    })
+}
+
+/// Room for the output of decoding `src` lossily, in the common case.
+pub(crate) fn reserve_for(buf: &mut Vec<u8>, src: &[u8]) {
+    buf.reserve(src.len() + src.len() / 8 + 16);
+}
+
+/// Inputs this long get a probe of their first 1/64 before the full check.
+pub(crate) const PROBE_MIN: usize = 64 << 10;
+
+/// `Ok` when all of `src` is valid, else the length of a valid prefix that
+/// ends on a character boundary (the decoder starts there).
+///
+/// simdutf8's `basic` check is the fastest on valid input but always reads
+/// to the end; `compat` stops at the first error but is ~5% slower on valid
+/// input. Text that is broken is usually broken early (a legacy charset
+/// under a UTF-8 label), so a large input is first probed with `basic` on
+/// its first 1/64: a failed probe goes straight to the decoder, a passed
+/// one costs under 2% more.
+pub(crate) fn first_error(src: &[u8]) -> Result<&str, usize> {
+    let valid_up_to = |bytes: &[u8]| match simdutf8::compat::from_utf8(bytes) {
+        Ok(_) => bytes.len(),
+        Err(e) => e.valid_up_to(),
+    };
+    if src.len() >= PROBE_MIN {
+        // End the probe on a character boundary if the text is valid there.
+        let mut k = src.len() / 64;
+        for _ in 0..3 {
+            if src.get(k).is_some_and(|&b| is_cont(b)) {
+                k -= 1;
+            }
+        }
+        let probe = &src[..k];
+        if simdutf8::basic::from_utf8(probe).is_err() {
+            // A well-formed prefix cut by the probe's end is a valid prefix
+            // too, ending on a boundary.
+            return Err(valid_up_to(probe));
+        }
+    }
+    simdutf8::basic::from_utf8(src).map_err(|_| valid_up_to(src))
+}
+
+/// Decodes UTF-8, writing one U+FFFD per maximal subpart (Unicode ch. 3,
+/// WHATWG). Borrows when the input is valid.
+#[must_use]
+pub fn decode_lossy(src: &[u8]) -> Cow<'_, str> {
+    let valid = match first_error(src) {
+        Ok(s) => return Cow::Borrowed(s),
+        Err(at) => at,
+    };
+    // Without a report, the text is the valid runs between maximal
+    // subparts, one U+FFFD for each (as `str::Utf8Chunks` cuts them).
+    Cow::Owned(with_scratch(|buf| {
+        reserve_for(buf, src);
+        let (head, rest) = src.split_at(valid.min(src.len()));
+        buf.extend_from_slice(head);
+        if !crate::codec::simd::lossy_into(rest, buf) {
+            lossy_into(rest, buf, |_| 0);
+        }
+        into_string(buf)
+    }))
+}
+
+/// Appends the lossy decoding of `src` (which starts on a character
+/// boundary) to `buf`: the valid runs between maximal subparts, one U+FFFD
+/// for each (as `str::Utf8Chunks` cuts them). `clean_prefix` is the SIMD
+/// pass; `codec::simd` instantiates this loop inside its AVX2 function so
+/// that the pass is inlined.
+#[inline(always)]
+pub(crate) fn lossy_into(src: &[u8], buf: &mut Vec<u8>, clean_prefix: impl Fn(&[u8]) -> usize) {
+    let mut rest = src;
+    while !rest.is_empty() {
+        let found = scan_with(rest, &clean_prefix);
+        let (ok, after) = rest.split_at(found.valid.min(rest.len()));
+        buf.extend_from_slice(ok);
+        if after.is_empty() {
+            break;
+        }
+        buf.extend_from_slice(REPLACEMENT);
+        // No error length: a well-formed prefix cut by the end.
+        let n = found.error_len.unwrap_or(after.len());
+        rest = after.get(n..).unwrap_or_default();
+        // Stray continuation octets: each a maximal subpart of its own.
+        while let [b, tail @ ..] = rest
+            && is_cont(*b)
+        {
+            buf.extend_from_slice(REPLACEMENT);
+            rest = tail;
+        }
+    }
+}
+
+/// U+FFFD in UTF-8.
+pub(crate) const REPLACEMENT: &[u8] = "\u{FFFD}".as_bytes();
+
+/// Lossy decoding plus a report of what was replaced.
+#[must_use]
+pub fn decode_lossy_with_report(src: &[u8]) -> (Cow<'_, str>, DecodeReport) {
+    let valid = match first_error(src) {
+        Ok(s) => return (Cow::Borrowed(s), DecodeReport::default()),
+        Err(at) => at.min(src.len()),
+    };
+    let (s, r) = with_scratch(|buf| {
+        reserve_for(buf, src);
+        buf.extend_from_slice(&src[..valid]);
+        let mut dec = Utf8Decoder::new();
+        dec.offset = valid;
+        dec.run(&src[valid..], buf, true);
+        (into_string(buf), dec.into_report())
+    });
+    (Cow::Owned(s), r)
+}
+
+/// Repairs CESU-8 (Unicode TR #26): UTF-8 in which a supplementary
+/// character was written as its UTF-16 surrogate pair, two 3-octet
+/// sequences (`ED A0..AF xx ED B0..BF xx`). Each such pair becomes the
+/// 4-octet form of its character. Returns the text only when that leaves
+/// well-formed UTF-8 and there was at least one pair; anything else
+/// ill-formed (a lone surrogate, an overlong form, a stray octet) gives
+/// `None`, so a repair never hides other damage.
+#[must_use]
+pub fn repair_cesu8(src: &[u8]) -> Option<String> {
+    let cont = |b: u8| b & 0xC0 == 0x80;
+    let mut out = Vec::with_capacity(src.len());
+    let mut pairs = 0usize;
+    let mut rest = src;
+    while let Some(i) = memchr::memchr(0xED, rest) {
+        let (head, tail) = rest.split_at(i);
+        out.extend_from_slice(head);
+        match tail {
+            [0xED, h1 @ 0xA0..=0xAF, h2, 0xED, l1 @ 0xB0..=0xBF, l2, ..]
+                if cont(*h2) && cont(*l2) =>
+            {
+                let hi = 0xD800 | (u32::from(h1 & 0x0F) << 6) | u32::from(h2 & 0x3F);
+                let lo = 0xDC00 | (u32::from(l1 & 0x0F) << 6) | u32::from(l2 & 0x3F);
+                let c = char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00))?;
+                let mut buf = [0; 4];
+                out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                pairs += 1;
+                rest = &tail[6..];
+            }
+            _ => {
+                out.push(0xED);
+                rest = &tail[1..];
+            }
+        }
+    }
+    out.extend_from_slice(rest);
+    if pairs == 0 {
+        return None;
+    }
+    String::from_utf8(out).ok()
+}

@@ -1,0 +1,558 @@
+//! The atomic-file machinery: everything goes to a temporary file or
+//! directory next to the destination and is renamed into place when
+//! complete. Dropping a writer without committing (an error, a panic)
+//! removes the temporary; a killed process leaves at most a hidden
+//! `.NAME.*.mailcharset-tmp` entry and never a half-written file under the
+//! final name. Every run holds a lock on its temporaries, and the next run
+//! writing the same mbox, Maildir or folder removes those nobody holds
+//! ([`remove_stale_temporaries`]). In place, a file keeps a backup this run
+//! made until the new one is in place.
+
+use super::MailboxError;
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// Whether the destination is a new/replaced output or the input itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WriteMode {
+    /// Write to a temporary and rename over the destination.
+    Replace,
+    /// The destination is the input: keep `NAME.bak` until the new output
+    /// is complete and in place, then remove it.
+    InPlace,
+}
+
+/// Refuses an output that is the input itself (same file or directory)
+/// unless the run is in place: without `--in-place` the input is never
+/// modified.
+pub fn check_output(input: &Path, output: &Path, mode: WriteMode) -> Result<(), MailboxError> {
+    if mode == WriteMode::InPlace || input.as_os_str() == "-" {
+        return Ok(());
+    }
+    let same = match (std::fs::canonicalize(input), std::fs::canonicalize(output)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    if same {
+        return Err(MailboxError::OutputIsInput {
+            path: output.to_path_buf(),
+        });
+    }
+    Ok(())
+}
+
+/// The `.bak` path kept during an in-place run.
+pub fn backup_path(path: &Path) -> PathBuf {
+    let mut s = path.as_os_str().to_owned();
+    s.push(".bak");
+    PathBuf::from(s)
+}
+
+pub(super) const TMP_SUFFIX: &str = ".mailcharset-tmp";
+
+pub(super) fn parent_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+pub(super) fn tmp_prefix(path: &Path) -> String {
+    format!(
+        ".{}.",
+        path.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    )
+}
+
+/// How long an unlocked temporary must have been left alone before it
+/// counts as a killed run's. A run locks each temporary right after
+/// creating it; this only covers that moment.
+pub(super) const STALE_AFTER: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Removes the temporaries a killed run left for `dest`: hidden
+/// `.NAME.XXXXXX.mailcharset-tmp` files or directories beside it (six
+/// random letters or digits, as the writers make them) that no live run
+/// holds a lock on and in which nothing was modified in the last two
+/// seconds; and, once `dest` exists, the `….mailcharset-tmp.old` tree a
+/// directory swap killed halfway left. Returns how many were removed.
+/// Anything it cannot examine or lock (another run's, or a file system
+/// without locks) is left alone. A symbolic link at `dest` is followed:
+/// the temporaries are made beside its target.
+pub fn remove_stale_temporaries(dest: &Path) -> usize {
+    let dest = resolve_link(dest);
+    let old = dest.exists();
+    remove_stale_in(parent_of(&dest), &Temporaries::Of(tmp_prefix(&dest), old))
+}
+
+/// Which names [`remove_stale_in`] looks at.
+pub(super) enum Temporaries {
+    /// One output's (its `.NAME.` prefix), and its `.old` trees too when
+    /// the flag is set.
+    Of(String, bool),
+    /// Any message file's in a directory changed in place (`.NAME.` of
+    /// every file).
+    Any,
+}
+
+impl Temporaries {
+    fn matches(&self, name: &[u8]) -> bool {
+        let random = |r: &[u8]| r.len() == 6 && r.iter().all(u8::is_ascii_alphanumeric);
+        let tail = |name: &[u8], suffix: &str| -> Option<usize> {
+            name.strip_suffix(suffix.as_bytes()).map(<[u8]>::len)
+        };
+        match self {
+            Temporaries::Of(prefix, old) => {
+                let Some(rest) = name.strip_prefix(prefix.as_bytes()) else {
+                    return false;
+                };
+                let end = tail(rest, TMP_SUFFIX).or_else(|| {
+                    old.then(|| tail(rest, &format!("{TMP_SUFFIX}.old")))
+                        .flatten()
+                });
+                end.is_some_and(|n| random(&rest[..n]))
+            }
+            Temporaries::Any => {
+                let Some(n) = tail(name, TMP_SUFFIX) else {
+                    return false;
+                };
+                name.starts_with(b".") && n >= 8 && name[n - 7] == b'.' && random(&name[n - 6..n])
+            }
+        }
+    }
+}
+
+/// [`remove_stale_temporaries`] for the names `which` picks in `dir`.
+pub(super) fn remove_stale_in(dir: &Path, which: &Temporaries) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for e in entries.flatten() {
+        let name = e.file_name();
+        if !which.matches(name.as_encoded_bytes()) {
+            continue;
+        }
+        let path = e.path();
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            continue;
+        };
+        // A directory's own time does not move when files are written
+        // below it: the newest time in the tree counts.
+        let idle = newest_change(&path, &meta)
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age >= STALE_AFTER);
+        if !idle || !(meta.is_file() || meta.is_dir()) {
+            continue;
+        }
+        // A live run holds an exclusive lock until it ends; the lock taken
+        // here goes when `f` is dropped.
+        let Ok(f) = File::open(&path) else {
+            continue;
+        };
+        if f.try_lock().is_err() {
+            continue;
+        }
+        let gone = if meta.is_dir() {
+            std::fs::remove_dir_all(&path)
+        } else {
+            std::fs::remove_file(&path)
+        };
+        removed += usize::from(gone.is_ok());
+    }
+    removed
+}
+
+/// The latest modification time of `path` and, for a directory, of
+/// everything below it (symbolic links not followed); None if any is
+/// unreadable.
+pub(super) fn newest_change(
+    path: &Path,
+    meta: &std::fs::Metadata,
+) -> Option<std::time::SystemTime> {
+    let mut newest = meta.modified().ok()?;
+    if !meta.is_dir() {
+        return Some(newest);
+    }
+    let mut stack = vec![path.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).ok()? {
+            let e = e.ok()?;
+            let m = e.path().symlink_metadata().ok()?;
+            newest = newest.max(m.modified().ok()?);
+            if m.is_dir() {
+                stack.push(e.path());
+            }
+        }
+    }
+    Some(newest)
+}
+
+/// Locks a run's own temporary for as long as `f` stays open, so that
+/// [`remove_stale_temporaries`] in another run leaves it alone. Where the
+/// file system has no locks the temporary is still written: nobody else
+/// can lock it either, so nobody removes it.
+pub(super) fn hold(f: &File) {
+    let _ = f.try_lock();
+}
+
+pub(super) fn sync_dir(dir: &Path) -> io::Result<()> {
+    File::open(dir)?.sync_all()
+}
+
+/// A file written to a temporary in the destination directory and renamed
+/// into place on [`AtomicFile::commit`].
+pub struct AtomicFile {
+    dest: PathBuf,
+    tmp: Option<BufWriter<Target>>,
+    /// The backup this run made (in place): the only one it may remove.
+    backup: Option<PathBuf>,
+}
+
+/// Where an [`AtomicFile`]'s bytes go.
+pub(super) enum Target {
+    /// A temporary next to the destination, renamed over it on commit.
+    Temp(tempfile::NamedTempFile),
+    /// The destination itself, when it is not a regular file (`/dev/null`,
+    /// a FIFO, a terminal): there is nothing to replace, and renaming a
+    /// file over a device would destroy it.
+    Direct(File),
+}
+
+impl Write for Target {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Target::Temp(t) => t.write(buf),
+            Target::Direct(f) => f.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Target::Temp(t) => t.flush(),
+            Target::Direct(f) => f.flush(),
+        }
+    }
+}
+
+/// `dest`, or the file a symbolic link at `dest` points to: replacing the
+/// link itself with a regular file would detach it from its target.
+pub(super) fn resolve_link(dest: &Path) -> PathBuf {
+    match std::fs::symlink_metadata(dest) {
+        Ok(m) if m.file_type().is_symlink() => {
+            std::fs::canonicalize(dest).unwrap_or_else(|_| dest.to_path_buf())
+        }
+        _ => dest.to_path_buf(),
+    }
+}
+
+/// The destination exists and is neither a regular file nor a directory.
+pub(super) fn is_special(dest: &Path) -> bool {
+    std::fs::metadata(dest).is_ok_and(|m| !m.is_file() && !m.is_dir())
+}
+
+impl AtomicFile {
+    pub fn create(dest: &Path, mode: WriteMode) -> Result<Self, MailboxError> {
+        let err = |e| MailboxError::io(dest, None, e);
+        let resolved = resolve_link(dest);
+        if mode == WriteMode::Replace && is_special(&resolved) {
+            let f = std::fs::OpenOptions::new()
+                .write(true)
+                .open(&resolved)
+                .map_err(err)?;
+            return Ok(AtomicFile {
+                dest: dest.to_path_buf(),
+                tmp: Some(BufWriter::with_capacity(1 << 20, Target::Direct(f))),
+                backup: None,
+            });
+        }
+        let dest = resolved.as_path();
+        let dir = parent_of(dest);
+        let backup = if mode == WriteMode::InPlace {
+            Some(make_backup(dest)?)
+        } else {
+            None
+        };
+        let prefix = tmp_prefix(dest);
+        let tmp = tmp_builder(&prefix, dest, false)
+            .tempfile_in(dir)
+            .map_err(err)?;
+        hold(tmp.as_file());
+        Ok(AtomicFile {
+            dest: dest.to_path_buf(),
+            tmp: Some(BufWriter::with_capacity(1 << 20, Target::Temp(tmp))),
+            backup,
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.dest
+    }
+
+    /// Where the bytes go (buffered; the temporary file).
+    pub fn writer(&mut self) -> Result<&mut (impl Write + use<>), MailboxError> {
+        let dest = &self.dest;
+        self.tmp
+            .as_mut()
+            .ok_or_else(|| MailboxError::io(dest, None, io::Error::other("write after commit")))
+    }
+
+    /// Flushes, syncs and renames the temporary over the destination; in
+    /// place, removes the backup afterwards.
+    pub fn commit(mut self) -> Result<(), MailboxError> {
+        let err = |e| MailboxError::io(&self.dest, None, e);
+        let Some(w) = self.tmp.take() else {
+            return Ok(());
+        };
+        let tmp = match w.into_inner().map_err(|e| err(e.into_error()))? {
+            Target::Temp(t) => t,
+            // A device or pipe: written straight through, nothing to rename.
+            Target::Direct(_) => return Ok(()),
+        };
+        tmp.as_file().sync_all().map_err(err)?;
+        // Keep the original permissions when replacing a file.
+        if let Ok(meta) = std::fs::metadata(&self.dest) {
+            let _ = tmp.as_file().set_permissions(meta.permissions());
+        }
+        tmp.persist(&self.dest).map_err(|e| err(e.error))?;
+        sync_dir(parent_of(&self.dest)).map_err(err)?;
+        if let Some(bak) = self.backup.take() {
+            std::fs::remove_file(&bak).map_err(|e| MailboxError::io(&bak, None, e))?;
+        }
+        Ok(())
+    }
+}
+
+/// Writes go to the temporary (see [`AtomicFile::writer`]); nothing is in
+/// place before [`AtomicFile::commit`].
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.writer().map_err(io::Error::other)?.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.writer().map_err(io::Error::other)?.flush()
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        // Not committed: the temporary goes with `NamedTempFile`'s own drop;
+        // in place, the input was never touched, so the backup this run
+        // made can go too.
+        if self.tmp.is_some()
+            && let Some(bak) = self.backup.take()
+        {
+            let _ = std::fs::remove_file(bak);
+        }
+    }
+}
+
+/// Makes `NAME.bak` for an in-place run: a hard link to the input (or a
+/// copy where links are not possible). A `NAME.bak` that is already there
+/// is reused only when it is the input itself (a hard link a killed run of
+/// ours left); anything else there is the user's, and the run refuses
+/// rather than remove it.
+pub(super) fn make_backup(dest: &Path) -> Result<PathBuf, MailboxError> {
+    let bak = backup_path(dest);
+    match std::fs::symlink_metadata(&bak) {
+        Ok(meta) => {
+            if same_file(&meta, dest) {
+                return Ok(bak);
+            }
+            return Err(MailboxError::io(
+                &bak,
+                None,
+                io::Error::new(
+                    io::ErrorKind::AlreadyExists,
+                    "exists and is not this program's backup of the input; move it away \
+                     to normalize in place",
+                ),
+            ));
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(MailboxError::io(&bak, None, e)),
+    }
+    if std::fs::hard_link(dest, &bak).is_err() {
+        // Create it ourselves (never over a file that appeared meanwhile).
+        let mut from = File::open(dest).map_err(|e| MailboxError::io(dest, None, e))?;
+        let mut to = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&bak)
+            .map_err(|e| MailboxError::io(&bak, None, e))?;
+        io::copy(&mut from, &mut to).map_err(|e| MailboxError::io(&bak, None, e))?;
+    }
+    Ok(bak)
+}
+
+/// Whether `meta` (of a backup) is the file at `path` (same device and
+/// inode: a hard link).
+#[cfg(unix)]
+pub(super) fn same_file(meta: &std::fs::Metadata, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).is_ok_and(|m| m.dev() == meta.dev() && m.ino() == meta.ino())
+}
+
+#[cfg(not(unix))]
+pub(super) fn same_file(_meta: &std::fs::Metadata, _path: &Path) -> bool {
+    false
+}
+
+/// The permissions an output gets: those of the file or directory it
+/// replaces, or else what a plain create would give (0666 or 0777 less the
+/// umask, which the system applies), not the owner-only mode of a
+/// temporary. None where the platform's default for a new file is right.
+pub(super) fn output_permissions(dest: &Path, dir: bool) -> Option<std::fs::Permissions> {
+    if let Ok(meta) = std::fs::metadata(dest)
+        && meta.is_dir() == dir
+    {
+        return Some(meta.permissions());
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        Some(std::fs::Permissions::from_mode(if dir {
+            0o777
+        } else {
+            0o666
+        }))
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
+}
+
+/// A temporary-file builder for `dest` (`prefix` from [`tmp_prefix`]), with
+/// the permissions `dest` should end up with.
+pub(super) fn tmp_builder<'a>(
+    prefix: &'a str,
+    dest: &Path,
+    dir: bool,
+) -> tempfile::Builder<'a, 'static> {
+    let mut b = tempfile::Builder::new();
+    b.prefix(prefix).suffix(TMP_SUFFIX);
+    if let Some(p) = output_permissions(dest, dir) {
+        b.permissions(p);
+    }
+    b
+}
+
+/// Replaces one file atomically: a hidden temporary in the same directory,
+/// synced, then renamed over it.
+pub(super) fn replace_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    // A symbolic link stays a link: its target is replaced (next to the
+    // target, so that the rename stays within one file system).
+    let resolved = resolve_link(path);
+    let path = resolved.as_path();
+    let dir = parent_of(path);
+    std::fs::create_dir_all(dir)?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&tmp_prefix(path))
+        .suffix(TMP_SUFFIX)
+        .tempfile_in(dir)?;
+    hold(tmp.as_file());
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_all()?;
+    if let Ok(meta) = std::fs::metadata(path) {
+        let _ = tmp.as_file().set_permissions(meta.permissions());
+    }
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// An error unless the temporary directory `root` still exists: creating
+/// a message's directories would otherwise make a new, partial tree where
+/// a removed one was, and it would be renamed into place as complete.
+pub(super) fn still_there(root: &Path) -> io::Result<()> {
+    if root.is_dir() {
+        Ok(())
+    } else {
+        Err(io::Error::new(
+            io::ErrorKind::NotFound,
+            format!("the temporary directory {} was removed", root.display()),
+        ))
+    }
+}
+
+/// A directory built next to its destination and renamed into place.
+pub(super) struct AtomicDir {
+    pub(super) dest: PathBuf,
+    pub(super) tmp: Option<PathBuf>,
+    /// The temporary directory, open and locked while the run lasts.
+    pub(super) _lock: Option<File>,
+}
+
+impl AtomicDir {
+    pub(super) fn create(dest: &Path) -> Result<Self, MailboxError> {
+        // A symbolic link stays a link: its target is what is replaced.
+        let resolved = resolve_link(dest);
+        let dest = resolved.as_path();
+        if dest.exists() && !dest.is_dir() {
+            return Err(MailboxError::OutputExists {
+                path: dest.to_path_buf(),
+            });
+        }
+        remove_stale_temporaries(dest);
+        let prefix = tmp_prefix(dest);
+        let tmp = tmp_builder(&prefix, dest, true)
+            .tempdir_in(parent_of(dest))
+            .map_err(|e| MailboxError::io(dest, None, e))?
+            .keep();
+        let lock = File::open(&tmp).ok();
+        if let Some(f) = &lock {
+            hold(f);
+        }
+        Ok(AtomicDir {
+            dest: dest.to_path_buf(),
+            tmp: Some(tmp),
+            _lock: lock,
+        })
+    }
+
+    pub(super) fn commit(mut self) -> Result<(), MailboxError> {
+        let Some(tmp) = self.tmp.take() else {
+            return Ok(());
+        };
+        let err = |e| MailboxError::io(&self.dest, None, e);
+        sync_dir(&tmp).map_err(err)?;
+        // Locked while it is moved aside and removed, so that another run
+        // does not take the `.old` tree for a stale one meanwhile.
+        let _held = File::open(&self.dest).ok().inspect(hold);
+        let old = if self.dest.exists() {
+            let mut old = tmp.as_os_str().to_owned();
+            old.push(".old");
+            let old = PathBuf::from(old);
+            if old.exists() {
+                std::fs::remove_dir_all(&old).map_err(|e| MailboxError::io(&old, None, e))?;
+            }
+            std::fs::rename(&self.dest, &old).map_err(err)?;
+            Some(old)
+        } else {
+            None
+        };
+        std::fs::rename(&tmp, &self.dest).map_err(err)?;
+        sync_dir(parent_of(&self.dest)).map_err(err)?;
+        if let Some(old) = old {
+            // Gone already if another run took it for a stale one.
+            match std::fs::remove_dir_all(&old) {
+                Err(e) if e.kind() != io::ErrorKind::NotFound => {
+                    return Err(MailboxError::io(&old, None, e));
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for AtomicDir {
+    fn drop(&mut self) {
+        if let Some(tmp) = self.tmp.take() {
+            let _ = std::fs::remove_dir_all(tmp);
+        }
+    }
+}
