@@ -4,15 +4,15 @@
 
 use libfuzzer_sys::fuzz_target;
 use mailcharset::codec::extended;
-use mailcharset::codec::ucs::{self, UcsOptions};
+use mailcharset::codec::legacy::{self, UcsOptions};
 
 fuzz_target!(|data: &[u8]| {
     let opts = UcsOptions::default();
     if let Ok(values) = extended::decode(data, &opts) {
         assert_eq!(extended::encode(&values).as_deref(), Ok(data));
-        if values.iter().all(|&v| v <= u64::from(ucs::MAX)) {
+        if values.iter().all(|&v| v <= u64::from(legacy::MAX)) {
             let narrow: Vec<u32> = values.iter().map(|&v| v as u32).collect();
-            assert_eq!(ucs::decode(data, &opts), Ok(narrow));
+            assert_eq!(legacy::decode(data, &opts), Ok(narrow));
         }
     }
     let _ = extended::decode_lossy(data, &opts);

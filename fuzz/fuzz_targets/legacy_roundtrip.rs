@@ -3,18 +3,18 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mailcharset::codec::ucs::{self, UcsOptions};
+use mailcharset::codec::legacy::{self, UcsOptions};
 
 fuzz_target!(|data: &[u8]| {
     let opts = UcsOptions::default();
-    if let Ok(values) = ucs::decode(data, &opts) {
-        assert_eq!(ucs::encode(&values).as_deref(), Ok(data));
+    if let Ok(values) = legacy::decode(data, &opts) {
+        assert_eq!(legacy::encode(&values).as_deref(), Ok(data));
     }
-    let _ = ucs::decode_lossy(data, &opts);
+    let _ = legacy::decode_lossy(data, &opts);
     let values: Vec<u32> = data
         .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]) & ucs::MAX)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]) & legacy::MAX)
         .collect();
-    let bytes = ucs::encode(&values).expect("31-bit values encode");
-    assert_eq!(ucs::decode(&bytes, &opts), Ok(values));
+    let bytes = legacy::encode(&values).expect("31-bit values encode");
+    assert_eq!(legacy::decode(&bytes, &opts), Ok(values));
 });

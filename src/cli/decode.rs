@@ -4,7 +4,7 @@
 //! `--charset` goes to [`super::charset_codec::decode`].
 
 use super::{CliError, CliResult, CodecArgs, ModeArg, exit, read_input, write_stdout};
-use mailcharset::codec::ucs::{self, UcsOptions};
+use mailcharset::codec::legacy::{self, UcsOptions};
 use mailcharset::codec::utf8::{self, DecodeReport};
 use mailcharset::codec::{ErrorKind, extended};
 
@@ -80,7 +80,7 @@ pub fn run(args: &CodecArgs) -> CliResult {
         ModeArg::Legacy | ModeArg::Extended => {
             let opts = UcsOptions::default();
             let (values, report) = if args.mode == ModeArg::Legacy {
-                let (v, r) = ucs::decode_lossy(&bytes, &opts);
+                let (v, r) = legacy::decode_lossy(&bytes, &opts);
                 (v.into_iter().map(u64::from).collect::<Vec<_>>(), r)
             } else {
                 extended::decode_lossy(&bytes, &opts)
@@ -88,7 +88,7 @@ pub fn run(args: &CodecArgs) -> CliResult {
             if args.codepoints {
                 write_stdout(format_codepoints(values).as_bytes())?;
             } else {
-                let (text, replaced) = ucs::to_text(values);
+                let (text, replaced) = legacy::to_text(values);
                 write_stdout(text.as_bytes())?;
                 if replaced > 0 {
                     eprintln!(

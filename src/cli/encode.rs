@@ -5,14 +5,14 @@
 
 use super::decode::{is_plain_utf8, strict_error};
 use super::{CliError, CliResult, CodecArgs, ModeArg, exit, read_input, write_stdout};
-use mailcharset::codec::ucs::{self, UcsOptions};
+use mailcharset::codec::legacy::{self, UcsOptions};
 use mailcharset::codec::{extended, utf8};
 
 /// Largest value each mode can encode.
 fn mode_max(mode: ModeArg) -> u64 {
     match mode {
         ModeArg::Strict | ModeArg::Lossy => 0x10_FFFF,
-        ModeArg::Legacy => u64::from(ucs::MAX),
+        ModeArg::Legacy => u64::from(legacy::MAX),
         ModeArg::Extended => extended::MAX,
     }
 }
@@ -75,7 +75,7 @@ fn encode_values(values: &[u64], mode: ModeArg) -> Result<Vec<u8>, CliError> {
                 .iter()
                 .map(|&v| u32::try_from(v).unwrap_or(u32::MAX))
                 .collect();
-            ucs::encode(&narrow)
+            legacy::encode(&narrow)
         }
     };
     encoded.map_err(|e| CliError::new(exit::SOFTWARE, format!("encode: {e}")))
@@ -91,7 +91,7 @@ pub fn run(args: &CodecArgs) -> CliResult {
             // Re-encode what the lenient decoder reads: shortest forms out.
             let opts = UcsOptions::default();
             let values = if args.mode == ModeArg::Legacy {
-                ucs::decode_lossy(&bytes, &opts)
+                legacy::decode_lossy(&bytes, &opts)
                     .0
                     .into_iter()
                     .map(u64::from)

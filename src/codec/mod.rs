@@ -5,8 +5,8 @@
 
 pub mod extended;
 pub mod hangul;
+pub mod legacy;
 mod simd;
-pub mod ucs;
 pub(crate) mod utf16_32;
 pub mod utf7;
 pub mod utf8;

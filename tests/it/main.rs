@@ -21,7 +21,7 @@ mod charset_hangul;
 mod charset_registry;
 mod charset_utf7;
 mod codec_cli;
-mod codec_ucs;
+mod codec_legacy;
 mod codec_utf8;
 mod filter_robustness;
 mod mailbox_maildir;

@@ -1,9 +1,9 @@
-//! RFC 2279 legacy UTF-8 (`codec::ucs`) and UTF-E-8 (`codec::extended`):
+//! RFC 2279 legacy UTF-8 (`codec::legacy`) and UTF-E-8 (`codec::extended`):
 //! the draft's examples, Perl as an oracle, round trips, shortest form.
 
 use crate::common;
 use mailcharset::codec::ErrorKind;
-use mailcharset::codec::ucs::{self, UcsOptions};
+use mailcharset::codec::legacy::{self, UcsOptions};
 use mailcharset::codec::{extended, utf8};
 use proptest::prelude::*;
 
@@ -35,7 +35,7 @@ fn utf_e_8_draft_examples() {
         assert_eq!(extended::decode(&b, &OPTS), Ok(vec![value]), "{bytes}");
     }
     assert!(extended::encode(&[extended::MAX + 1]).is_err());
-    assert!(ucs::encode(&[ucs::MAX + 1]).is_err());
+    assert!(legacy::encode(&[legacy::MAX + 1]).is_err());
 }
 
 /// RFC 2279 §2 table boundaries: each length's first and last value, and
@@ -56,9 +56,9 @@ fn legacy_boundaries() {
         (0x7FFF_FFFF, 6),
     ];
     for (v, len) in bounds {
-        let b = ucs::encode(&[v]).unwrap();
+        let b = legacy::encode(&[v]).unwrap();
         assert_eq!(b.len(), len, "{v:#X}");
-        assert_eq!(ucs::decode(&b, &OPTS), Ok(vec![v]));
+        assert_eq!(legacy::decode(&b, &OPTS), Ok(vec![v]));
         assert_eq!(extended::decode(&b, &OPTS), Ok(vec![u64::from(v)]));
         if let Some(c) = char::from_u32(v) {
             assert_eq!(b, c.to_string().into_bytes());
@@ -74,9 +74,9 @@ fn all_scalar_values() {
         .filter(|&v| char::from_u32(v).is_some())
         .collect();
     let text: String = values.iter().filter_map(|&v| char::from_u32(v)).collect();
-    let bytes = ucs::encode(&values).unwrap();
+    let bytes = legacy::encode(&values).unwrap();
     assert_eq!(bytes, text.as_bytes());
-    assert_eq!(ucs::decode(&bytes, &OPTS).as_ref(), Ok(&values));
+    assert_eq!(legacy::decode(&bytes, &OPTS).as_ref(), Ok(&values));
     let wide: Vec<u64> = values.iter().map(|&v| u64::from(v)).collect();
     assert_eq!(extended::encode(&wide).as_deref(), Ok(text.as_bytes()));
     assert_eq!(extended::decode(&bytes, &OPTS), Ok(wide));
@@ -100,7 +100,7 @@ fn rejects_and_names() {
         ("E2 82", Truncated, None),
         ("FD BF BF 41", Truncated, Some(3)),
     ] {
-        let e = ucs::decode(&hex(bytes), &OPTS).unwrap_err();
+        let e = legacy::decode(&hex(bytes), &OPTS).unwrap_err();
         assert_eq!(
             (e.valid_up_to(), e.kind(), e.error_len()),
             (0, kind, len),
@@ -130,31 +130,34 @@ fn rejects_and_names() {
         );
     }
     // Legacy accepts what strict rejects: surrogates and values past 10FFFF.
-    assert_eq!(ucs::decode(&hex("ED A0 80"), &OPTS), Ok(vec![0xD800]));
-    assert_eq!(ucs::decode(&hex("F7 BF BF BF"), &OPTS), Ok(vec![0x1F_FFFF]));
+    assert_eq!(legacy::decode(&hex("ED A0 80"), &OPTS), Ok(vec![0xD800]));
+    assert_eq!(
+        legacy::decode(&hex("F7 BF BF BF"), &OPTS),
+        Ok(vec![0x1F_FFFF])
+    );
 }
 
 /// RFC 2279 §2 / CESU-8 repair: a surrogate pair as two 3-octet sequences.
 #[test]
 fn surrogate_pair_repair() {
     let cesu = hex("ED A0 BD ED B8 80 41");
-    assert_eq!(ucs::decode(&cesu, &OPTS), Ok(vec![0xD83D, 0xDE00, 0x41]));
+    assert_eq!(legacy::decode(&cesu, &OPTS), Ok(vec![0xD83D, 0xDE00, 0x41]));
     let repair = UcsOptions {
         allow_surrogate_pairs: true,
     };
-    assert_eq!(ucs::decode(&cesu, &repair), Ok(vec![0x1F600, 0x41]));
+    assert_eq!(legacy::decode(&cesu, &repair), Ok(vec![0x1F600, 0x41]));
     assert_eq!(extended::decode(&cesu, &repair), Ok(vec![0x1F600, 0x41]));
     // Unpaired halves stay as they are.
     assert_eq!(
-        ucs::decode(&hex("ED B8 80 ED A0 BD 41"), &repair),
+        legacy::decode(&hex("ED B8 80 ED A0 BD 41"), &repair),
         Ok(vec![0xDE00, 0xD83D, 0x41])
     );
     // Every pair, checked against UTF-16 in std.
     for c in ('\u{10000}'..='\u{10FFFF}').step_by(97) {
         let mut units = [0u16; 2];
         c.encode_utf16(&mut units);
-        let bytes = ucs::encode(&[u32::from(units[0]), u32::from(units[1])]).unwrap();
-        assert_eq!(ucs::decode(&bytes, &repair), Ok(vec![u32::from(c)]));
+        let bytes = legacy::encode(&[u32::from(units[0]), u32::from(units[1])]).unwrap();
+        assert_eq!(legacy::decode(&bytes, &repair), Ok(vec![u32::from(c)]));
     }
 }
 
@@ -163,7 +166,7 @@ fn surrogate_pair_repair() {
 #[test]
 fn lossy_and_to_text() {
     let input = hex("41 C0 AF ED A0 80 F8 88 80 80 80 FE 42");
-    let (values, report) = ucs::decode_lossy(&input, &OPTS);
+    let (values, report) = legacy::decode_lossy(&input, &OPTS);
     assert_eq!(
         values,
         vec![0x41, 0xFFFD, 0xFFFD, 0xD800, 0x20_0000, 0xFFFD, 0x42]
@@ -177,7 +180,7 @@ fn lossy_and_to_text() {
             (ErrorKind::InvalidByte, 11, 1)
         ]
     );
-    let (text, replaced) = ucs::to_text(values.iter().map(|&v| u64::from(v)));
+    let (text, replaced) = legacy::to_text(values.iter().map(|&v| u64::from(v)));
     assert_eq!(text, "A\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}B");
     assert_eq!(replaced, 2);
 }
@@ -323,9 +326,9 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 
     #[test]
-    fn legacy_round_trip(values in proptest::collection::vec(0..=ucs::MAX, 0..20)) {
-        let bytes = ucs::encode(&values).unwrap();
-        prop_assert_eq!(ucs::decode(&bytes, &OPTS), Ok(values));
+    fn legacy_round_trip(values in proptest::collection::vec(0..=legacy::MAX, 0..20)) {
+        let bytes = legacy::encode(&values).unwrap();
+        prop_assert_eq!(legacy::decode(&bytes, &OPTS), Ok(values));
     }
 
     #[test]
@@ -333,9 +336,9 @@ proptest! {
         let bytes = extended::encode(&values).unwrap();
         prop_assert_eq!(extended::decode(&bytes, &OPTS), Ok(values.clone()));
         // identical to legacy below 0x80000000
-        if values.iter().all(|&v| v <= u64::from(ucs::MAX)) {
+        if values.iter().all(|&v| v <= u64::from(legacy::MAX)) {
             let narrow: Vec<u32> = values.iter().map(|&v| v as u32).collect();
-            prop_assert_eq!(ucs::encode(&narrow), Ok(bytes));
+            prop_assert_eq!(legacy::encode(&narrow), Ok(bytes));
         }
     }
 
@@ -347,12 +350,12 @@ proptest! {
         if let Ok(v) = extended::decode(&bytes, &OPTS) {
             prop_assert_eq!(extended::encode(&v), Ok(bytes.clone()));
         }
-        if let Ok(v) = ucs::decode(&bytes, &OPTS) {
-            prop_assert_eq!(ucs::encode(&v), Ok(bytes.clone()));
+        if let Ok(v) = legacy::decode(&bytes, &OPTS) {
+            prop_assert_eq!(legacy::encode(&v), Ok(bytes.clone()));
         }
         if let Ok(s) = utf8::validate(&bytes) {
             let chars: Vec<u32> = s.chars().map(u32::from).collect();
-            prop_assert_eq!(ucs::decode(&bytes, &OPTS), Ok(chars));
+            prop_assert_eq!(legacy::decode(&bytes, &OPTS), Ok(chars));
         }
         // Lossy decoding never fails and agrees with strict on valid input.
         let (lossy, report) = extended::decode_lossy(&bytes, &OPTS);
