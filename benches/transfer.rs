@@ -11,7 +11,7 @@ mod common;
 
 use criterion::{Criterion, Throughput};
 use mailcharset::message::transfer::{
-    LineEnding, decode_base64, decode_quoted_printable, encode_base64, encode_quoted_printable,
+    Newline, decode_base64, decode_quoted_printable, encode_base64, encode_quoted_printable,
 };
 use std::hint::black_box;
 
@@ -67,7 +67,7 @@ fn main() {
     let mut c = Criterion::default().configure_from_args();
 
     let bin = binary();
-    let b64 = encode_base64(&bin, LineEnding::Crlf);
+    let b64 = encode_base64(&bin, Newline::Crlf);
     let b64_unwrapped = strip_crlf(&b64);
     // Every contender must decode to the same octets before it is timed.
     assert_eq!(decode_base64(&b64).bytes, bin);
@@ -95,7 +95,7 @@ fn main() {
     let mut g = c.benchmark_group("transfer_base64_encode");
     g.throughput(Throughput::Bytes(bin.len() as u64));
     g.bench_function("mailcharset", |b| {
-        b.iter(|| encode_base64(black_box(&bin), LineEnding::Crlf))
+        b.iter(|| encode_base64(black_box(&bin), Newline::Crlf))
     });
     g.bench_function("base64_crate_unwrapped", |b| {
         b.iter(|| engine.encode(black_box(&bin)))
@@ -103,7 +103,7 @@ fn main() {
     g.finish();
 
     let txt = text();
-    let qp = encode_quoted_printable(&txt, LineEnding::Crlf);
+    let qp = encode_quoted_printable(&txt, Newline::Crlf);
     assert_eq!(decode_quoted_printable(&qp).bytes, txt);
     assert_eq!(
         quoted_printable::decode(&qp, quoted_printable::ParseMode::Robust).ok(),
@@ -126,7 +126,7 @@ fn main() {
     let mut g = c.benchmark_group("transfer_qp_encode");
     g.throughput(Throughput::Bytes(txt.len() as u64));
     g.bench_function("mailcharset", |b| {
-        b.iter(|| encode_quoted_printable(black_box(&txt), LineEnding::Crlf))
+        b.iter(|| encode_quoted_printable(black_box(&txt), Newline::Crlf))
     });
     g.bench_function("quoted_printable_crate", |b| {
         b.iter(|| quoted_printable::encode(black_box(&txt)))

@@ -70,9 +70,10 @@ mod qp;
 pub use base64::{base64_decoded_len_max, base64_encoded_len, decode_base64, encode_base64};
 pub use qp::{decode_quoted_printable, encode_quoted_printable, qp_encoded_len_max};
 
-/// The line ending an encoder writes.
+/// The line ending an encoder writes (two choices; what a line of the
+/// input *ended* with, four cases, is [`crate::mime::LineEnding`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub enum LineEnding {
+pub enum Newline {
     /// `\n`, for messages kept in Unix files (mbox, Maildir).
     #[default]
     Lf,
@@ -80,12 +81,12 @@ pub enum LineEnding {
     Crlf,
 }
 
-impl LineEnding {
+impl Newline {
     /// The octets of this line ending.
     pub const fn as_bytes(self) -> &'static [u8] {
         match self {
-            LineEnding::Lf => b"\n",
-            LineEnding::Crlf => b"\r\n",
+            Newline::Lf => b"\n",
+            Newline::Crlf => b"\r\n",
         }
     }
 }
@@ -153,7 +154,7 @@ pub fn decode(cte: Cte, input: &[u8]) -> Decoded<'_> {
 
 /// Encodes `input` under `cte` (only quoted-printable and base64 change
 /// anything; the others are returned as they are, borrowed).
-pub fn encode(cte: Cte, input: &[u8], line_ending: LineEnding) -> Cow<'_, [u8]> {
+pub fn encode(cte: Cte, input: &[u8], line_ending: Newline) -> Cow<'_, [u8]> {
     match cte {
         Cte::Base64 => Cow::Owned(encode_base64(input, line_ending)),
         Cte::QuotedPrintable => Cow::Owned(encode_quoted_printable(input, line_ending)),

@@ -232,10 +232,10 @@ fn header_fields(
 
 /// `text` with CRLF and bare LF line ends written as `eol` (a bare CR is
 /// data and stays).
-fn with_line_endings(text: &[u8], eol: transfer::LineEnding) -> Cow<'_, [u8]> {
+fn with_line_endings(text: &[u8], eol: transfer::Newline) -> Cow<'_, [u8]> {
     let needs = match eol {
-        transfer::LineEnding::Lf => memchr::memmem::find(text, b"\r\n").is_some(),
-        transfer::LineEnding::Crlf => {
+        transfer::Newline::Lf => memchr::memmem::find(text, b"\r\n").is_some(),
+        transfer::Newline::Crlf => {
             memchr::memchr_iter(b'\n', text).any(|i| i == 0 || text[i - 1] != b'\r')
         }
     };
@@ -289,15 +289,15 @@ mod tests {
     #[test]
     fn line_endings() {
         assert_eq!(
-            &*with_line_endings(b"a\r\nb\nc", transfer::LineEnding::Lf),
+            &*with_line_endings(b"a\r\nb\nc", transfer::Newline::Lf),
             b"a\nb\nc"
         );
         assert_eq!(
-            &*with_line_endings(b"a\r\nb\nc\r", transfer::LineEnding::Crlf),
+            &*with_line_endings(b"a\r\nb\nc\r", transfer::Newline::Crlf),
             b"a\r\nb\r\nc\r"
         );
         assert!(matches!(
-            with_line_endings(b"a\nb", transfer::LineEnding::Lf),
+            with_line_endings(b"a\nb", transfer::Newline::Lf),
             Cow::Borrowed(_)
         ));
     }

@@ -390,10 +390,10 @@ pub(crate) fn line_ending_of(msg: &Message<'_>, part: &Part<'_>) -> crate::mime:
 }
 
 /// The transfer line ending matching a header block's.
-pub(crate) fn eol_of(le: crate::mime::LineEnding) -> transfer::LineEnding {
+pub(crate) fn eol_of(le: crate::mime::LineEnding) -> transfer::Newline {
     match le {
-        crate::mime::LineEnding::Lf => transfer::LineEnding::Lf,
-        _ => transfer::LineEnding::Crlf,
+        crate::mime::LineEnding::Lf => transfer::Newline::Lf,
+        _ => transfer::Newline::Crlf,
     }
 }
 

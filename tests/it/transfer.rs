@@ -5,15 +5,15 @@
 
 use mailcharset::FindingKind;
 use mailcharset::message::transfer::{
-    Cte, LineEnding, base64_decoded_len_max, base64_encoded_len, choose_encoding, decode,
+    Cte, Newline, base64_decoded_len_max, base64_encoded_len, choose_encoding, decode,
     decode_base64, decode_quoted_printable, encode, encode_base64, encode_quoted_printable,
     qp_encoded_len_max,
 };
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
 
-fn line_ending() -> impl Strategy<Value = LineEnding> {
-    prop_oneof![Just(LineEnding::Lf), Just(LineEnding::Crlf)]
+fn line_ending() -> impl Strategy<Value = Newline> {
+    prop_oneof![Just(Newline::Lf), Just(Newline::Crlf)]
 }
 
 /// Text-like bytes that hit the encoder's corners: line breaks of both kinds,
@@ -38,10 +38,10 @@ fn texty() -> impl Strategy<Value = Vec<u8>> {
 }
 
 /// Splits encoded output into lines, checking that only `le` ends them.
-fn lines(encoded: &[u8], le: LineEnding) -> Vec<&[u8]> {
+fn lines(encoded: &[u8], le: Newline) -> Vec<&[u8]> {
     match le {
-        LineEnding::Lf => assert!(!encoded.contains(&b'\r'), "CR in LF output"),
-        LineEnding::Crlf => {
+        Newline::Lf => assert!(!encoded.contains(&b'\r'), "CR in LF output"),
+        Newline::Crlf => {
             for (i, &b) in encoded.iter().enumerate() {
                 match b {
                     b'\r' => assert_eq!(encoded.get(i + 1), Some(&b'\n'), "lone CR at {i}"),
@@ -57,7 +57,7 @@ fn lines(encoded: &[u8], le: LineEnding) -> Vec<&[u8]> {
         .collect()
 }
 
-fn check_layout(encoded: &[u8], le: LineEnding) {
+fn check_layout(encoded: &[u8], le: Newline) {
     assert!(encoded.is_ascii(), "8-bit octet in encoded output");
     for line in lines(encoded, le) {
         assert!(line.len() <= 76, "line of {} octets", line.len());
@@ -170,7 +170,7 @@ proptest! {
             Just(b'.'), Just(b'\x80'), Just(b'\xff'), Just(b'\0'),
         ]), 0..20),
     ) {
-        let mut enc = encode_base64(&data, LineEnding::Crlf);
+        let mut enc = encode_base64(&data, Newline::Crlf);
         let mut garbage = 0;
         for (at, b) in inserts {
             enc.insert(at.index(enc.len() + 1), b);
@@ -188,7 +188,7 @@ fn cte_dispatch_borrows_identity_codings() {
     for cte in [Cte::SevenBit, Cte::EightBit, Cte::Binary] {
         assert!(matches!(decode(cte, body).bytes, std::borrow::Cow::Borrowed(b) if b == body));
         assert!(matches!(
-            encode(cte, body, LineEnding::Crlf),
+            encode(cte, body, Newline::Crlf),
             std::borrow::Cow::Borrowed(_)
         ));
     }
@@ -230,7 +230,7 @@ fn corpus_wikipedia_qp() {
             dir.display()
         );
         assert!(dec.findings.is_empty(), "{:?}", dec.findings);
-        for le in [LineEnding::Lf, LineEnding::Crlf] {
+        for le in [Newline::Lf, Newline::Crlf] {
             let enc = encode_quoted_printable(&txt, le);
             check_layout(&enc, le);
             assert_eq!(decode_quoted_printable(&enc).bytes, txt);

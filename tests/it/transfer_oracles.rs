@@ -5,7 +5,7 @@
 //! interpreter or module skips with a printed note.
 
 use mailcharset::message::transfer::{
-    LineEnding, decode_base64, decode_quoted_printable, encode_base64, encode_quoted_printable,
+    Newline, decode_base64, decode_quoted_printable, encode_base64, encode_quoted_printable,
 };
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -140,8 +140,8 @@ impl Rng {
     }
 }
 
-fn le(rng: &mut Rng) -> LineEnding {
-    *rng.pick(&[LineEnding::Lf, LineEnding::Crlf])
+fn le(rng: &mut Rng) -> Newline {
+    *rng.pick(&[Newline::Lf, Newline::Crlf])
 }
 
 /// Python and Perl read what we encode and get the original bytes back.
@@ -181,7 +181,7 @@ fn oracles_read_our_encodings() {
         py_cases.push(("email_qp", qp.clone()));
         pl_cases.push(("decode_base64", b64));
         // Perl's decode_qp turns CRLF into LF, so it reads the LF form.
-        pl_cases.push(("decode_qp", encode_quoted_printable(&data, LineEnding::Lf)));
+        pl_cases.push(("decode_qp", encode_quoted_printable(&data, Newline::Lf)));
         originals.push(data);
     }
     if let Some(answers) = python(&py_cases) {
@@ -263,7 +263,7 @@ fn base64_messy_against_oracles() {
                 for _ in 0..1 + rng.below(3) {
                     let more = rng.bytes(100);
                     input.extend_from_slice(b"\r\n");
-                    input.extend_from_slice(&encode_base64(&more, LineEnding::Crlf));
+                    input.extend_from_slice(&encode_base64(&more, Newline::Crlf));
                     all.extend_from_slice(&more);
                     if !stopped {
                         first.extend_from_slice(&more);
@@ -293,7 +293,7 @@ fn base64_messy_against_oracles() {
     // email package gives up and returns the encoded text as it is
     // (bpo-27397).
     for data in [b"abc".as_slice(), b"", b"abcdef"] {
-        let mut input = encode_base64(data, LineEnding::Lf);
+        let mut input = encode_base64(data, Newline::Lf);
         input.push(b'Q');
         cases.push(Case {
             ours: data.to_vec(),

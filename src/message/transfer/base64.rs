@@ -7,7 +7,7 @@
 //! and one loop do it in a single pass (see doc/bench-log.md, "Transfer codings", for how that loop
 //! compares with the crate on clean input).
 
-use super::{Decoded, LineEnding, Tally};
+use super::{Decoded, Newline, Tally};
 use std::borrow::Cow;
 
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -53,7 +53,7 @@ pub const fn base64_decoded_len_max(encoded_len: usize) -> usize {
 
 /// The exact length [`encode_base64`] produces for `input_len` octets: 76
 /// characters a line, line endings between lines and none after the last.
-pub const fn base64_encoded_len(input_len: usize, line_ending: LineEnding) -> usize {
+pub const fn base64_encoded_len(input_len: usize, line_ending: Newline) -> usize {
     let chars = input_len.div_ceil(3) * 4;
     let lines = chars.div_ceil(76);
     chars + lines.saturating_sub(1) * line_ending.as_bytes().len()
@@ -220,7 +220,7 @@ fn decode_fast(input: &[u8], mut i: usize, out: &mut Vec<u8>) -> usize {
 /// Encodes `input` as base64 in lines of 76 characters separated by
 /// `line_ending`, with no line ending after the last line (the caller writes
 /// the one that ends the body). Empty input gives empty output.
-pub fn encode_base64(input: &[u8], line_ending: LineEnding) -> Vec<u8> {
+pub fn encode_base64(input: &[u8], line_ending: Newline) -> Vec<u8> {
     let eol = line_ending.as_bytes();
     let mut out = vec![0; base64_encoded_len(input.len(), line_ending)];
     let mut o = 0;
@@ -368,9 +368,9 @@ mod tests {
         // Every length and every position of one space, to cross the 8-char
         // fast loop's edges.
         let data: Vec<u8> = (0u8..=200).collect();
-        let enc = encode_base64(&data, LineEnding::Crlf);
+        let enc = encode_base64(&data, Newline::Crlf);
         for cut in 0..data.len() {
-            let enc = encode_base64(&data[..cut], LineEnding::Lf);
+            let enc = encode_base64(&data[..cut], Newline::Lf);
             assert_eq!(decode_base64(&enc).bytes, &data[..cut]);
         }
         for pos in 0..enc.len() {
@@ -384,16 +384,16 @@ mod tests {
 
     #[test]
     fn encoder_layout() {
-        assert_eq!(encode_base64(b"", LineEnding::Lf), b"");
-        assert_eq!(encode_base64(b"a", LineEnding::Lf), b"YQ==");
-        assert_eq!(encode_base64(b"ab", LineEnding::Lf), b"YWI=");
-        assert_eq!(encode_base64(b"abcdefg", LineEnding::Lf), b"YWJjZGVmZw==");
-        let enc = encode_base64(&[0u8; 58], LineEnding::Crlf);
+        assert_eq!(encode_base64(b"", Newline::Lf), b"");
+        assert_eq!(encode_base64(b"a", Newline::Lf), b"YQ==");
+        assert_eq!(encode_base64(b"ab", Newline::Lf), b"YWI=");
+        assert_eq!(encode_base64(b"abcdefg", Newline::Lf), b"YWJjZGVmZw==");
+        let enc = encode_base64(&[0u8; 58], Newline::Crlf);
         assert_eq!(enc.len(), 76 + 2 + 4);
         assert_eq!(&enc[76..78], b"\r\n");
         assert_eq!(&enc[78..], b"AA==");
         for n in 0..200 {
-            for le in [LineEnding::Lf, LineEnding::Crlf] {
+            for le in [Newline::Lf, Newline::Crlf] {
                 assert_eq!(
                     encode_base64(&vec![7; n], le).len(),
                     base64_encoded_len(n, le)

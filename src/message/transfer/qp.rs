@@ -1,6 +1,6 @@
 //! quoted-printable (RFC 2045 §6.7): a lenient decoder and a strict encoder.
 
-use super::{Decoded, LineEnding, Tally};
+use super::{Decoded, Newline, Tally};
 use memchr::{memchr, memchr_iter};
 use std::borrow::Cow;
 
@@ -141,7 +141,7 @@ fn has_trailing_whitespace(input: &[u8]) -> bool {
 /// An upper bound on the length [`encode_quoted_printable`] produces for
 /// `input_len` octets: each octet becomes at most 3 characters, and a soft
 /// break (`=` and a line ending) follows at least 73 characters.
-pub const fn qp_encoded_len_max(input_len: usize, line_ending: LineEnding) -> usize {
+pub const fn qp_encoded_len_max(input_len: usize, line_ending: Newline) -> usize {
     let chars = input_len.saturating_mul(3);
     chars.saturating_add((chars / 73).saturating_mul(1 + line_ending.as_bytes().len()))
 }
@@ -162,7 +162,7 @@ pub const fn qp_encoded_len_max(input_len: usize, line_ending: LineEnding) -> us
 /// - Lines are at most 76 characters, a soft-break `=` included; an escape is
 ///   never split across lines.
 /// - The output ends as the input does: no line ending is added.
-pub fn encode_quoted_printable(input: &[u8], line_ending: LineEnding) -> Vec<u8> {
+pub fn encode_quoted_printable(input: &[u8], line_ending: Newline) -> Vec<u8> {
     let eol = line_ending.as_bytes();
     let mut out = Vec::with_capacity(input.len() + input.len() / 16 + 16);
     let mut col = 0usize;
@@ -277,26 +277,23 @@ mod tests {
     #[test]
     fn encoder_rules() {
         let enc = |s: &[u8], le| String::from_utf8(encode_quoted_printable(s, le)).unwrap();
-        assert_eq!(enc(b"a=b", LineEnding::Lf), "a=3Db");
-        assert_eq!(enc("café\n".as_bytes(), LineEnding::Lf), "caf=C3=A9\n");
-        assert_eq!(enc(b"end \nx\t", LineEnding::Lf), "end=20\nx=09");
-        assert_eq!(enc(b"a\r\nb", LineEnding::Lf), "a=0D\nb");
-        assert_eq!(enc(b"a\nb\r\n", LineEnding::Crlf), "a=0Ab\r\n");
+        assert_eq!(enc(b"a=b", Newline::Lf), "a=3Db");
+        assert_eq!(enc("café\n".as_bytes(), Newline::Lf), "caf=C3=A9\n");
+        assert_eq!(enc(b"end \nx\t", Newline::Lf), "end=20\nx=09");
+        assert_eq!(enc(b"a\r\nb", Newline::Lf), "a=0D\nb");
+        assert_eq!(enc(b"a\nb\r\n", Newline::Crlf), "a=0Ab\r\n");
         assert_eq!(
-            enc(b".\nFrom me\nFrom", LineEnding::Lf),
+            enc(b".\nFrom me\nFrom", Newline::Lf),
             "=2E\n=46rom me\nFrom"
         );
         let long = [b'x'; 80];
-        let e = enc(&long, LineEnding::Crlf);
+        let e = enc(&long, Newline::Crlf);
         assert_eq!(e, format!("{}=\r\n{}", "x".repeat(75), "x".repeat(5)));
         // A 76-character line needs no soft break.
-        assert_eq!(enc(&long[..76], LineEnding::Lf), "x".repeat(76));
+        assert_eq!(enc(&long[..76], Newline::Lf), "x".repeat(76));
         // An escape is never split: 74 x then é goes to the next line.
         let mut s = vec![b'x'; 74];
         s.extend_from_slice("é".as_bytes());
-        assert_eq!(
-            enc(&s, LineEnding::Lf),
-            format!("{}=\n=C3=A9", "x".repeat(74))
-        );
+        assert_eq!(enc(&s, Newline::Lf), format!("{}=\n=C3=A9", "x".repeat(74)));
     }
 }
