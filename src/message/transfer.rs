@@ -133,7 +133,7 @@ impl Cte {
 /// The result of a lenient decode: the octets, and what was wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[must_use]
-pub struct Decoded<'a> {
+pub struct TransferDecoded<'a> {
     /// The decoded content; borrowed when decoding changed nothing.
     pub bytes: Cow<'a, [u8]>,
     /// `Malformed` findings, offsets into `bytes`; empty for clean input.
@@ -141,11 +141,11 @@ pub struct Decoded<'a> {
 }
 
 /// Decodes a body under `cte`; 7bit, 8bit and binary are returned as they are.
-pub fn decode(cte: Cte, input: &[u8]) -> Decoded<'_> {
+pub fn decode(cte: Cte, input: &[u8]) -> TransferDecoded<'_> {
     match cte {
         Cte::Base64 => decode_base64(input),
         Cte::QuotedPrintable => decode_quoted_printable(input),
-        Cte::SevenBit | Cte::EightBit | Cte::Binary => Decoded {
+        Cte::SevenBit | Cte::EightBit | Cte::Binary => TransferDecoded {
             bytes: Cow::Borrowed(input),
             findings: Vec::new(),
         },

@@ -623,7 +623,7 @@ fn corpus_parts_against_python_email() {
             panic!("bad sweep line {line:?}")
         };
         let (raw, py, alt) = (unhex(raw), unhex(py), unhex(alt));
-        let has = |d: &mailcharset::message::transfer::Decoded<'_>, what: &str| {
+        let has = |d: &mailcharset::message::transfer::TransferDecoded<'_>, what: &str| {
             d.findings
                 .iter()
                 .any(|f| f.note.as_deref().is_some_and(|n| n.contains(what)))

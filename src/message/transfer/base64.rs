@@ -7,7 +7,7 @@
 //! and one loop do it in a single pass (see doc/bench-log.md, "Transfer codings", for how that loop
 //! compares with the crate on clean input).
 
-use super::{Decoded, Newline, Tally};
+use super::{Newline, Tally, TransferDecoded};
 use std::borrow::Cow;
 
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -60,7 +60,7 @@ pub const fn base64_encoded_len(input_len: usize, line_ending: Newline) -> usize
 }
 
 /// Decodes base64 leniently (see the module notes for each recovery).
-pub fn decode_base64(input: &[u8]) -> Decoded<'static> {
+pub fn decode_base64(input: &[u8]) -> TransferDecoded<'static> {
     let mut out = Vec::with_capacity(base64_decoded_len_max(input.len()));
     let mut invalid = Tally::default();
     let mut missing_pad = Tally::default();
@@ -153,7 +153,7 @@ pub fn decode_base64(input: &[u8]) -> Decoded<'static> {
     dangling.report(&mut findings, |_| {
         "base64: a dangling single sextet at the end was dropped".to_owned()
     });
-    Decoded {
+    TransferDecoded {
         bytes: Cow::Owned(out),
         findings,
     }

@@ -1,6 +1,6 @@
 //! quoted-printable (RFC 2045 §6.7): a lenient decoder and a strict encoder.
 
-use super::{Decoded, Newline, Tally};
+use super::{Newline, Tally, TransferDecoded};
 use memchr::{memchr, memchr_iter};
 use std::borrow::Cow;
 
@@ -43,9 +43,9 @@ const MAX_LINE: usize = 76;
 /// case, soft breaks (with trailing whitespace after the `=` too), trailing
 /// whitespace deleted, bad escapes kept as written and counted, line endings
 /// kept as they are. Borrows when there is nothing to decode.
-pub fn decode_quoted_printable(input: &[u8]) -> Decoded<'_> {
+pub fn decode_quoted_printable(input: &[u8]) -> TransferDecoded<'_> {
     if memchr(b'=', input).is_none() && !has_trailing_whitespace(input) {
-        return Decoded {
+        return TransferDecoded {
             bytes: Cow::Borrowed(input),
             findings: Vec::new(),
         };
@@ -74,7 +74,7 @@ pub fn decode_quoted_printable(input: &[u8]) -> Decoded<'_> {
     bad.report(&mut findings, |n| {
         format!("quoted-printable: {n} malformed '=' escapes kept as written")
     });
-    Decoded {
+    TransferDecoded {
         bytes: Cow::Owned(out),
         findings,
     }
