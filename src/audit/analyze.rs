@@ -359,7 +359,7 @@ impl Auditor<'_, '_> {
             let mut extra = Vec::new();
             // The run's octets are needed again only to name overlong forms,
             // find NULs or count Extension A.
-            match crate::mime::word_octets(value, words) {
+            match crate::mime::encoded_word::word_octets(value, words) {
                 Some(octets) if needs_octets(&first.decoding, &octets) => {
                     let dec = charset::decode(&octets, Some(&first.label), &self.dopts);
                     fill_decoded(&mut r, Some(&first.label), &dec);
@@ -527,7 +527,7 @@ fn refine(bytes: &[u8], d: &Decoded<'_>, filename: Option<bool>) -> Vec<Finding>
 
 /// Every overlong form in `bytes` (2 to 6 octets, RFC 2279 sense) with its
 /// offset and the value it spells.
-pub fn overlong_values(bytes: &[u8]) -> Vec<(usize, u32)> {
+pub(crate) fn overlong_values(bytes: &[u8]) -> Vec<(usize, u32)> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < bytes.len() {

@@ -8,10 +8,10 @@ mod summary;
 
 #[cfg(feature = "mail-parser")]
 pub use analyze::from_mail_parser;
-pub use analyze::{AuditOptions, MessageContext, audit_message, audit_parsed, overlong_values};
+pub use analyze::{AuditOptions, MessageContext, audit_message, audit_parsed};
 pub use format::{CSV_HEADER, Format, RecordWriter, escape_controls, write_records};
-pub use record::{DetectedRecord, Record, Source, escape_label};
-pub use summary::{ALERTS_KEPT, LabelRow, Summary, is_dangerous};
+pub use record::{DetectedRecord, Record, Source};
+pub use summary::{LabelRow, Summary};
 
 use crate::finding::Verdict;
 

@@ -58,7 +58,7 @@ pub struct DetectedRecord {
 
 /// Escapes a label as written: valid UTF-8 is kept, every other byte becomes
 /// `\xHH`, and backslashes are doubled so the escape is unambiguous.
-pub fn escape_label(raw: &[u8]) -> String {
+pub(crate) fn escape_label(raw: &[u8]) -> String {
     let mut out = String::with_capacity(raw.len());
     for chunk in raw.utf8_chunks() {
         for c in chunk.valid().chars() {

@@ -39,7 +39,7 @@ pub struct Summary {
     /// The worst messages: (verdict, findings, input, index, message_id).
     pub worst: Vec<(Verdict, usize, String, usize, Option<String>)>,
     /// Dangerous findings (NUL, overlong or surrogate forms, path traversal
-    /// attempts), in input order, the first [`ALERTS_KEPT`]: (input, index,
+    /// attempts), in input order, the first 20: (input, index,
     /// location, kind, note).
     pub alerts: Vec<(String, usize, String, FindingKind, Option<String>)>,
     /// All dangerous findings, including those not kept in `alerts`.
@@ -47,11 +47,11 @@ pub struct Summary {
 }
 
 /// Dangerous findings listed in the table.
-pub const ALERTS_KEPT: usize = 20;
+pub(crate) const ALERTS_KEPT: usize = 20;
 
 /// Finding kinds that are a security concern rather than a charset mistake:
 /// forms a lenient decoder turns into characters a strict one refuses.
-pub fn is_dangerous(kind: FindingKind) -> bool {
+pub(crate) fn is_dangerous(kind: FindingKind) -> bool {
     matches!(
         kind,
         FindingKind::Nul

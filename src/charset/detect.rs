@@ -94,7 +94,7 @@ pub(super) fn utf16_looks_big_endian(bytes: &[u8]) -> bool {
 
 /// Which top-level domain the text came from (chardetng's hint): lower-case
 /// ASCII letters, digits and `-`, at most 15 octets. Copy, so that it can
-/// sit in [`DecodeOptions`].
+/// sit in [`DecodeOptions`](super::DecodeOptions).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Tld {
     buf: [u8; 15],

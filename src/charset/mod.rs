@@ -230,7 +230,7 @@ pub struct DecodeOptions {
     /// Run detection when the label is missing, unknown or lying.
     pub detect: bool,
     /// Under a UTF-8 label, text whose only errors are CESU-8 surrogate
-    /// pairs is repaired ([`utf8::repair_cesu8`]) instead of replaced:
+    /// pairs is repaired ([`crate::codec::utf8::repair_cesu8`]) instead of replaced:
     /// no U+FFFD, the `surrogate-pair` finding stays (noted "repaired"),
     /// verdict `suspicious`. Off by default: WHATWG and Unicode replace.
     pub repair_cesu8: bool,

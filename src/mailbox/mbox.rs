@@ -493,7 +493,7 @@ pub fn quote_from_lines(bytes: &[u8], format: MboxFormat, out: &mut Vec<u8>) {
 /// quoted lines allow.
 /// Whether `from` occurs anywhere in `bytes`: without it, no line of a
 /// message needs `From ` quoting in any mbox format.
-pub fn contains_from(bytes: &[u8]) -> bool {
+pub(crate) fn contains_from(bytes: &[u8]) -> bool {
     FROM.find(bytes).is_some()
 }
 

@@ -32,7 +32,7 @@ mod write;
 pub use dir::{FolderReader, MaildirReader, SingleReader};
 
 pub use atomic::{AtomicFile, WriteMode, backup_path, check_output, remove_stale_temporaries};
-pub use mbox::{MboxReader, contains_from, quote_from_lines, unquote_from_lines};
+pub use mbox::{MboxReader, quote_from_lines, unquote_from_lines};
 pub use pipeline::{Options, Outcome, RunStats};
 pub use progress::{Bar, Progress};
 pub use write::{MessageWriter, OutputKind};
@@ -556,6 +556,9 @@ impl Iterator for MessageReader {
 
 /// Reads an mbox held in memory (an mbox file found inside a folder or a
 /// Maildir, read there as one file). `name` names the file in errors.
+/// For the command line (feature `cli`).
+#[cfg(feature = "cli")]
+#[doc(hidden)]
 pub fn read_mbox_bytes(
     bytes: &[u8],
     flavor: MboxFlavor,
@@ -568,7 +571,10 @@ pub fn read_mbox_bytes(
 /// Rewrites an mbox held in memory (an mbox file found inside a folder or a
 /// Maildir) message by message, in its own format: `f` returns the new
 /// bytes of a message, or None to keep it. Returns None when nothing
-/// changed. `name` names the file in errors.
+/// changed. `name` names the file in errors. For the command line (feature
+/// `cli`).
+#[cfg(feature = "cli")]
+#[doc(hidden)]
 pub fn rewrite_mbox_bytes(
     bytes: &[u8],
     flavor: MboxFlavor,
@@ -604,8 +610,10 @@ pub fn rewrite_mbox_bytes(
 }
 
 /// A `Write` into a shared buffer (the stream writer needs `'static + Send`).
+#[cfg(feature = "cli")]
 struct SharedBuf(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
 
+#[cfg(feature = "cli")]
 impl io::Write for SharedBuf {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         self.0

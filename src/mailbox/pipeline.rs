@@ -345,7 +345,7 @@ where
     I: Iterator<Item = Result<RawMessage, MailboxError>> + Send,
     F: Fn(&RawMessage) -> Outcome + Sync,
 {
-    let (stats, writer) = run_unfinished(reader, writer, opts, work)?;
+    let (stats, writer) = run_to_writer(reader, writer, opts, work)?;
     writer.finish()?;
     Ok(stats)
 }
@@ -354,7 +354,23 @@ where
 /// it (the output appears) or drops it (nothing appears; in place, the
 /// input stays as it was), for example when a message failed in a way the
 /// pipeline does not know about.
+#[cfg(feature = "cli")]
+#[doc(hidden)]
 pub fn run_unfinished<I, F>(
+    reader: I,
+    writer: MessageWriter,
+    opts: &Options,
+    work: F,
+) -> Result<(RunStats, MessageWriter), MailboxError>
+where
+    I: Iterator<Item = Result<RawMessage, MailboxError>> + Send,
+    F: Fn(&RawMessage) -> Outcome + Sync,
+{
+    run_to_writer(reader, writer, opts, work)
+}
+
+/// [`run_unfinished`]: the run, with the writer handed back unfinished.
+pub(crate) fn run_to_writer<I, F>(
     reader: I,
     mut writer: MessageWriter,
     opts: &Options,

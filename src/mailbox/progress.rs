@@ -1,6 +1,9 @@
 //! Progress on standard error: an indicatif bar on a terminal (messages/s,
-//! MB/s, ETA when the input size is known), nothing otherwise.
+//! MB/s, ETA when the input size is known), nothing otherwise. Without the
+//! `cli` feature (a library embedded in a gateway) there is no bar: the
+//! types stay, and draw nothing.
 
+#[cfg(feature = "cli")]
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::time::Instant;
@@ -37,6 +40,17 @@ impl Progress {
     }
 }
 
+/// Without the `cli` feature: no bar.
+#[cfg(not(feature = "cli"))]
+struct ProgressBar;
+
+#[cfg(not(feature = "cli"))]
+impl ProgressBar {
+    fn inc(&self, _: u64) {}
+    fn set_message(&self, _: String) {}
+    fn finish(&self) {}
+}
+
 /// A running progress display.
 pub struct Bar {
     bar: Option<ProgressBar>,
@@ -56,6 +70,15 @@ impl Bar {
                 messages: 0,
             };
         }
+        #[cfg(not(feature = "cli"))]
+        let _ = total_bytes;
+        #[cfg(not(feature = "cli"))]
+        return Bar {
+            bar: None,
+            start,
+            messages: 0,
+        };
+        #[cfg(feature = "cli")]
         let target = match mode {
             // `term_like` draws whether or not stderr is a terminal.
             Progress::Always => {
@@ -63,6 +86,7 @@ impl Bar {
             }
             _ => ProgressDrawTarget::stderr_with_hz(10),
         };
+        #[cfg(feature = "cli")]
         let (bar, template) = match total_bytes {
             Some(n) => (
                 ProgressBar::with_draw_target(Some(n), target),
@@ -73,13 +97,16 @@ impl Bar {
                 "{spinner} {elapsed_precise} {bytes} {bytes_per_sec} {msg}",
             ),
         };
-        if let Ok(style) = ProgressStyle::with_template(template) {
-            bar.set_style(style.progress_chars("=> "));
-        }
-        Bar {
-            bar: Some(bar),
-            start,
-            messages: 0,
+        #[cfg(feature = "cli")]
+        {
+            if let Ok(style) = ProgressStyle::with_template(template) {
+                bar.set_style(style.progress_chars("=> "));
+            }
+            Bar {
+                bar: Some(bar),
+                start,
+                messages: 0,
+            }
         }
     }
 

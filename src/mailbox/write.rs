@@ -234,7 +234,7 @@ impl MessageWriter {
     }
 
     /// [`Self::write`], told whether `bytes` contains `From ` anywhere
-    /// ([`contains_from`](super::contains_from)), which decides whether an mbox output has lines
+    /// (`mbox::contains_from`), which decides whether an mbox output has lines
     /// to quote. The pipeline finds out on its worker threads, so that the
     /// one writing thread does not scan every message again. `None`: not
     /// known, look.

@@ -194,7 +194,7 @@ pub(crate) fn word_len(i: &[u8]) -> Option<usize> {
 /// names the characters overlong forms spell). `value` is the field value
 /// the words' offsets point into; None when a word is not where its offset
 /// says.
-pub fn word_octets(value: &[u8], words: &[EncodedWord]) -> Option<Vec<u8>> {
+pub(crate) fn word_octets(value: &[u8], words: &[EncodedWord]) -> Option<Vec<u8>> {
     let mut out = Vec::new();
     for w in words {
         let written = value.get(w.offset..w.offset + w.len)?;

@@ -63,7 +63,7 @@ pub use address::{
 };
 pub use encoded_word::{
     DecodedText, EncodedWord, MAX_WORD_LEN, WordEncoding, decode_phrase, decode_phrase_with,
-    decode_unstructured, decode_unstructured_with, word_octets,
+    decode_unstructured, decode_unstructured_with,
 };
 pub use header::{Field, HeaderBlock, LineEnding, MAX_LINE, parse_header_block};
 pub use params::{ContentDisposition, ContentType, ParamEncoding, Parameter, TransferEncoding};
@@ -162,21 +162,6 @@ pub(crate) fn decode_raw(
             (d.text.into_owned(), Some((dec, finding)))
         }
     }
-}
-
-/// Decodes a structured-field fragment's raw octets to text (public form of
-/// the RFC 6532 rule): see [`decode_unstructured`] for whole fields.
-pub fn decode_raw_header(bytes: &[u8]) -> DecodedText {
-    let (text, raw) = decode_raw(bytes, 0, &DecodeOptions::default());
-    let mut out = DecodedText {
-        text,
-        ..DecodedText::default()
-    };
-    if let Some((d, f)) = raw {
-        out.raw8bit = Some(d);
-        out.findings.push(f);
-    }
-    out
 }
 
 /// Whether `bytes` holds `=?`, the start of an encoded-word: the test for

@@ -8,7 +8,7 @@ use std::borrow::Cow;
 /// How far into the markup declarations are looked for. HTML requires the
 /// `<meta charset>` within the first 1024 bytes; real mail puts it a little
 /// later (after a long `<style>` block), so we look further.
-pub const SCAN_LIMIT: usize = 8 * 1024;
+pub(crate) const SCAN_LIMIT: usize = 8 * 1024;
 
 /// Rewrites the charset value of every `<meta ...>` tag that starts within
 /// the first 8 KiB (`SCAN_LIMIT`) to `utf-8`. The attribute names are
