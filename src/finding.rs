@@ -120,8 +120,11 @@ impl fmt::Display for FindingKind {
 /// decoded-transfer content of its location, and how many times it occurred.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Finding {
+    /// What was found.
     pub kind: FindingKind,
+    /// Octet offset of the first occurrence.
     pub offset: usize,
+    /// How many times it occurred.
     pub count: usize,
     /// A human explanation where the kind alone undersells it (for example
     /// "overlong '/' (path traversal)").
@@ -130,6 +133,7 @@ pub struct Finding {
 }
 
 impl Finding {
+    /// A finding without a note.
     pub fn new(kind: FindingKind, offset: usize, count: usize) -> Self {
         Finding {
             kind,
@@ -139,6 +143,7 @@ impl Finding {
         }
     }
 
+    /// The finding with a note.
     pub fn with_note(mut self, note: impl Into<Cow<'static, str>>) -> Self {
         self.note = Some(note.into());
         self
@@ -157,11 +162,14 @@ pub enum LabelStatus {
     Whatwg,
     /// A known vendor or mail-world alias or misspelling.
     Alias,
+    /// A label no registry knows.
     Unknown,
+    /// No label at all.
     Missing,
 }
 
 impl LabelStatus {
+    /// The name used in every output format.
     pub const fn as_str(self) -> &'static str {
         match self {
             LabelStatus::Preferred => "preferred",
@@ -184,16 +192,20 @@ impl fmt::Display for LabelStatus {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
+    /// Clean and correctly labelled.
     Ok,
     /// Valid, with findings.
     Suspicious,
+    /// The label does not fit the text; another charset does.
     Mislabeled,
     /// Needed replacement.
     Invalid,
+    /// The label is not known.
     UnknownLabel,
 }
 
 impl Verdict {
+    /// The name used in every output format.
     pub const fn as_str(self) -> &'static str {
         match self {
             Verdict::Ok => "ok",

@@ -3,6 +3,7 @@
 // and documents every block.
 #![deny(unsafe_code)]
 #![warn(clippy::undocumented_unsafe_blocks)]
+#![warn(missing_docs)]
 #![doc = include_str!("../README.md")]
 
 pub mod audit;

@@ -42,7 +42,9 @@ use crate::mime::{
 /// message's 0-based position in it.
 #[derive(Clone, Copy, Debug)]
 pub struct MessageContext<'a> {
+    /// The input as the user named it.
     pub input: &'a str,
+    /// The message's 0-based position in its input.
     pub index: usize,
 }
 

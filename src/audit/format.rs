@@ -29,6 +29,7 @@ pub struct RecordWriter<W: Write> {
 }
 
 impl<W: Write> RecordWriter<W> {
+    /// A writer of `format` into `out` (JSON opens its array, CSV writes its header).
     pub fn new(out: W, format: Format) -> io::Result<Self> {
         let mut w = RecordWriter {
             out,

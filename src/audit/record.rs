@@ -18,9 +18,13 @@ pub struct Record {
     pub label: Option<String>,
     /// Canonical charset name, None when unknown or absent.
     pub charset: Option<String>,
+    /// Where the label is registered (`preferred`, `alias`, `unknown` ...).
     pub status: LabelStatus,
+    /// How far to trust this piece of text (doc/architecture.md).
     pub verdict: Verdict,
+    /// What the decision read the text as, when not the label.
     pub detected: Option<DetectedRecord>,
+    /// Everything found, by offset.
     pub findings: Vec<Finding>,
     /// Year from the message's Date field, for summaries (not in the record
     /// contract, so not serialized).
@@ -52,7 +56,9 @@ pub enum Source {
 /// What detection found, as recorded.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct DetectedRecord {
+    /// The charset's canonical name.
     pub charset: String,
+    /// A heuristic 0.0 ..= 1.0 (see `charset::Detected`).
     pub confidence: f32,
 }
 

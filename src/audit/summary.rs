@@ -27,10 +27,13 @@ pub struct LabelRow {
 /// A corpus summary built from records as they stream past.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Summary {
+    /// Messages audited.
     pub messages: usize,
+    /// Records (labelled pieces of text) written.
     pub records: usize,
     /// Records per verdict, in `VERDICTS` order.
     pub verdicts: [usize; 5],
+    /// Per label as written (lower-cased): its charset and verdicts.
     pub labels: BTreeMap<String, LabelRow>,
     /// Per year (from Date): messages and records per verdict.
     pub years: BTreeMap<String, (usize, [usize; 5])>,

@@ -14,13 +14,18 @@ use std::fmt;
 pub enum EncodeError {
     /// The charset has no encoder (with the reason).
     Unsupported {
+        /// The charset's name.
         charset: &'static str,
+        /// Why it has no encoder.
         reason: &'static str,
     },
     /// `ch` at byte `offset` of the text has no representation (strict mode).
     Unmappable {
+        /// The charset's name.
         charset: &'static str,
+        /// Octet offset of the character in the text.
         offset: usize,
+        /// The character.
         ch: char,
     },
 }
@@ -49,6 +54,7 @@ impl std::error::Error for EncodeError {}
 /// Encoded text.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Encoded<'a> {
+    /// The encoded octets (borrowed when they are the text's own).
     pub bytes: Cow<'a, [u8]>,
     /// Characters that had no representation and were replaced (lossy mode):
     /// by `?` in legacy charsets, by U+FFFD in UNICODE-1-1-UTF-8.

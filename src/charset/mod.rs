@@ -100,22 +100,35 @@ pub enum Support {
 /// The result of resolving a label.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Resolution {
+    /// The charset the label names, if any.
     pub charset: Option<&'static Charset>,
+    /// Where the label is registered, or `unknown` / `missing`.
     pub status: LabelStatus,
 }
 
 impl Charset {
+    /// UTF-8 (RFC 3629).
     pub const UTF_8: &'static Charset = &registry::CHARSETS[registry::UTF_8];
+    /// US-ASCII.
     pub const US_ASCII: &'static Charset = &registry::CHARSETS[registry::US_ASCII];
+    /// ISO-8859-1 (decoded as windows-1252, as in browsers and mail readers).
     pub const ISO_8859_1: &'static Charset = &registry::CHARSETS[registry::ISO_8859_1];
+    /// windows-1252.
     pub const WINDOWS_1252: &'static Charset = &registry::CHARSETS[registry::WINDOWS_1252];
+    /// UNICODE-1-1-UTF-8: UTF-8 with the Unicode 1.1 Hangul block (RFC 2279).
     pub const UNICODE_1_1_UTF_8: &'static Charset =
         &registry::CHARSETS[registry::UNICODE_1_1_UTF_8];
+    /// UTF-7 (RFC 2152).
     pub const UTF_7: &'static Charset = &registry::CHARSETS[registry::UTF_7];
+    /// UTF-16BE.
     pub const UTF_16BE: &'static Charset = &registry::CHARSETS[registry::UTF_16BE];
+    /// UTF-16LE.
     pub const UTF_16LE: &'static Charset = &registry::CHARSETS[registry::UTF_16LE];
+    /// UTF-32BE.
     pub const UTF_32BE: &'static Charset = &registry::CHARSETS[registry::UTF_32BE];
+    /// UTF-32LE.
     pub const UTF_32LE: &'static Charset = &registry::CHARSETS[registry::UTF_32LE];
+    /// UNKNOWN-8BIT: a label that names no charset.
     pub const UNKNOWN_8BIT: &'static Charset = &registry::CHARSETS[registry::UNKNOWN_8BIT];
 
     /// Canonical name: the IANA preferred MIME name, else the IANA name, else
@@ -182,6 +195,7 @@ impl Charset {
     pub fn is_unicode11_utf8(&self) -> bool {
         matches!(self.kind, Kind::Unicode11Utf8)
     }
+    /// US-ASCII.
     pub fn is_us_ascii(&self) -> bool {
         matches!(self.kind, Kind::Ascii)
     }
@@ -189,6 +203,7 @@ impl Charset {
     pub fn is_unknown_8bit(&self) -> bool {
         matches!(self.kind, Kind::Detect)
     }
+    /// There is a decoder for it.
     pub fn is_supported(&self) -> bool {
         matches!(self.support(), Support::Decoder(_))
     }
@@ -218,6 +233,7 @@ pub enum Unicode11Policy {
     /// Remap unless the text also holds Unicode 2.0 Hangul.
     #[default]
     Auto,
+    /// Always remap U+3400..U+4DFF to modern Hangul.
     Remap,
     /// Treat the label as plain UTF-8 (the WHATWG behaviour).
     Off,
@@ -226,6 +242,7 @@ pub enum Unicode11Policy {
 /// Options for [`decode`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DecodeOptions {
+    /// How UNICODE-1-1-UTF-8 is read.
     pub unicode11: Unicode11Policy,
     /// Run detection when the label is missing, unknown or lying.
     pub detect: bool,
@@ -263,6 +280,7 @@ impl Default for DecodeOptions {
 /// What detection found.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Detected {
+    /// The charset detected.
     pub charset: &'static Charset,
     /// 0.0 ..= 1.0. A heuristic (chardetng gives no score): 0.99 for UTF-8
     /// that validates with 8-bit content; otherwise 0.5 rising to 0.95 with
@@ -278,12 +296,16 @@ pub struct Decoded<'a> {
     /// already valid UTF-8 and decoded as such, or ASCII under an
     /// ASCII-compatible charset.
     pub text: Cow<'a, str>,
+    /// The label, resolved.
     pub resolution: Resolution,
     /// The charset whose decoder produced `text` (may differ from the label's
     /// when detection overrode it). None when nothing could decode it.
     pub used: Option<&'static Charset>,
+    /// What detection found, when it ran.
     pub detected: Option<Detected>,
+    /// Everything found, by offset into the octets.
     pub findings: Vec<Finding>,
+    /// How far to trust the text (doc/charset-decision.md).
     pub verdict: Verdict,
     /// Number of U+FFFD written.
     pub replacements: usize,

@@ -15,9 +15,11 @@ mod table;
 
 /// First and last Unicode 1.1 Hangul syllable.
 pub const OLD_FIRST: u32 = 0x3400;
+/// The last code point of the Unicode 1.1 Hangul block.
 pub const OLD_LAST: u32 = 0x4DFF;
 /// First and last Unicode 2.0 Hangul syllable.
 pub const NEW_FIRST: u32 = 0xAC00;
+/// The last modern Hangul syllable.
 pub const NEW_LAST: u32 = 0xD7A3;
 
 /// The Unicode 2.0 syllable for a Unicode 1.1 one (None outside U+3400..U+4DFF).
@@ -121,7 +123,9 @@ pub fn find_new_bytes(b: &[u8]) -> Option<usize> {
 /// Error of [`remap_new`]: a modern syllable with no Unicode 1.1 code point.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Unrepresentable {
+    /// Octet offset of the character in the text.
     pub offset: usize,
+    /// The character.
     pub ch: char,
 }
 

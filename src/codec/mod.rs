@@ -17,18 +17,28 @@ use std::fmt;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ErrorKind {
+    /// A non-shortest form (C0 80, E0 80 80 ...).
     Overlong,
+    /// A UTF-16 surrogate encoded as three octets.
     Surrogate,
+    /// A surrogate pair written as two 3-octet sequences (CESU-8).
     SurrogatePair,
+    /// A value above U+10FFFF.
     OutOfRange,
+    /// A 5- or 6-octet sequence of RFC 2279.
     LegacyForm,
+    /// A 7- or 13-octet UTF-E-8 sequence.
     ExtendedForm,
+    /// A sequence cut short.
     Truncated,
+    /// A continuation octet without a lead.
     UnexpectedContinuation,
+    /// An octet that never appears in the mode in force.
     InvalidByte,
 }
 
 impl ErrorKind {
+    /// The name used in every output format.
     pub const fn as_str(self) -> &'static str {
         self.finding_kind().as_str()
     }

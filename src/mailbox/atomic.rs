@@ -254,6 +254,7 @@ pub(super) fn is_special(dest: &Path) -> bool {
 }
 
 impl AtomicFile {
+    /// A temporary next to `dest` (or, for a device or FIFO, `dest` itself); in place, a backup of the input first.
     pub fn create(dest: &Path, mode: WriteMode) -> Result<Self, MailboxError> {
         let err = |e| MailboxError::io(dest, None, e);
         let resolved = resolve_link(dest);
@@ -287,6 +288,7 @@ impl AtomicFile {
         })
     }
 
+    /// The destination.
     pub fn path(&self) -> &Path {
         &self.dest
     }

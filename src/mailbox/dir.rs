@@ -42,6 +42,7 @@ fn is_server_state(name: &[u8]) -> bool {
 }
 
 impl MaildirReader {
+    /// Lists the Maildir at `root` (its folders, and the files of each `cur/` and `new/`).
     pub fn open(root: &Path) -> Result<Self, MailboxError> {
         let skipped = SkipLog::default();
         let folders = scan_folders(root, &skipped)?;
@@ -273,6 +274,7 @@ pub struct FolderReader {
 }
 
 impl FolderReader {
+    /// Lists the folder at `root`, recursively.
     pub fn open(root: &Path) -> Result<Self, MailboxError> {
         let skipped = SkipLog::default();
         let mut entries = Vec::new();
@@ -368,6 +370,7 @@ pub struct SingleReader {
 }
 
 impl SingleReader {
+    /// One message from `src`; `name` names it in errors.
     pub fn new(src: Box<dyn Read + Send>, name: impl Into<PathBuf>, origin: Origin) -> Self {
         SingleReader {
             src: Some(src),

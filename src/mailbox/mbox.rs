@@ -45,6 +45,7 @@ pub struct MboxReader<R> {
 }
 
 impl<R: BufRead> MboxReader<R> {
+    /// A reader of `src` in `flavor`; `name` names it in errors.
     pub fn new(src: R, name: impl Into<PathBuf>, flavor: MboxFlavor) -> Self {
         MboxReader {
             src,
@@ -70,6 +71,7 @@ impl<R: BufRead> MboxReader<R> {
         self
     }
 
+    /// The flavor being read.
     pub fn flavor(&self) -> MboxFlavor {
         self.flavor
     }

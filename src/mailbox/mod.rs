@@ -60,6 +60,7 @@ pub enum MboxFormat {
 }
 
 impl MboxFormat {
+    /// The name used on the command line (`--input-format`).
     pub const fn as_str(self) -> &'static str {
         match self {
             MboxFormat::Mboxo => "mboxo",
@@ -87,7 +88,9 @@ impl MboxFormat {
 /// up; lines read from the input keep their own endings).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct MboxFlavor {
+    /// How `From ` lines are quoted, or Content-Length.
     pub format: MboxFormat,
+    /// Lines end in CR LF.
     pub crlf: bool,
 }
 
@@ -96,6 +99,7 @@ pub struct MboxFlavor {
 pub enum InputKind {
     /// A single message file.
     Eml,
+    /// An mbox of this flavor.
     Mbox(MboxFlavor),
     /// A directory with `cur/` and `new/` (and usually `tmp/`).
     Maildir,
@@ -109,6 +113,7 @@ pub enum InputKind {
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Origin {
+    /// A message of an mbox.
     Mbox {
         /// The `From ` line exactly as read, line ending included (empty for
         /// bytes before the first `From ` line of a file; a leading UTF-8 BOM
@@ -123,29 +128,36 @@ pub enum Origin {
         /// ended (only in [`MboxFormat::ContentLength`]).
         content_length: bool,
     },
+    /// A message file of a Maildir.
     Maildir {
         /// The Maildir++ folder (`.Sent`, `.Lists.mips`), or empty for the
         /// top level (the inbox).
         folder: std::ffi::OsString,
+        /// `cur/` or `new/`.
         subdir: MaildirSubdir,
         /// The file name, `:2,FLAGS` info included.
         name: String,
     },
     /// A file in a folder (path relative to the folder) or a single file.
     File {
+        /// The path below the folder (or the file's name).
         relative: PathBuf,
     },
+    /// Standard input, or another stream.
     Stdin,
 }
 
 /// The Maildir subdirectory a message was found in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum MaildirSubdir {
+    /// `new/`: delivered, not yet seen.
     New,
+    /// `cur/`: seen by a mail reader (flags in the name).
     Cur,
 }
 
 impl MaildirSubdir {
+    /// The directory name.
     pub const fn as_str(self) -> &'static str {
         match self {
             MaildirSubdir::New => "new",
@@ -168,7 +180,9 @@ impl Origin {
 /// A file under an input that was not read as a message, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Skipped {
+    /// The file.
     pub path: PathBuf,
+    /// Why it was not read.
     pub reason: SkipReason,
 }
 
@@ -188,6 +202,7 @@ pub enum SkipReason {
 }
 
 impl SkipReason {
+    /// A phrase for messages.
     pub const fn as_str(self) -> &'static str {
         match self {
             SkipReason::Vanished => "vanished during the run",
@@ -228,6 +243,7 @@ pub struct RawMessage {
     /// How many input bytes this message took up (its container framing
     /// included); used for progress.
     pub input_len: u64,
+    /// Where it came from, for the writer.
     pub origin: Origin,
 }
 
@@ -236,21 +252,39 @@ pub struct RawMessage {
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum MailboxError {
+    /// Reading or writing failed.
     Io {
+        /// The input or output.
         path: PathBuf,
+        /// Where in it, when known.
         offset: Option<u64>,
+        /// The system's error.
         source: io::Error,
     },
     /// The input is not something we can read as mail.
-    Unrecognized { path: PathBuf, reason: String },
+    Unrecognized {
+        /// The input.
+        path: PathBuf,
+        /// Why it is not mail.
+        reason: String,
+    },
     /// The output exists and would be replaced by something of another kind.
-    OutputExists { path: PathBuf },
+    OutputExists {
+        /// The output.
+        path: PathBuf,
+    },
     /// The output is the input, and the run is not in place.
-    OutputIsInput { path: PathBuf },
+    OutputIsInput {
+        /// The output (and input).
+        path: PathBuf,
+    },
     /// A message could not be represented in the output container.
     Unrepresentable {
+        /// The output.
         path: PathBuf,
+        /// The message's position in its input.
         index: usize,
+        /// Why it cannot be written there.
         reason: String,
     },
 }

@@ -24,6 +24,7 @@ pub struct Outcome {
 }
 
 impl Outcome {
+    /// Keep the message as it was.
     pub fn unchanged() -> Self {
         Outcome::default()
     }
@@ -36,6 +37,7 @@ impl Outcome {
         }
     }
 
+    /// With `n` findings (counted in [`RunStats::with_findings`]).
     pub fn with_findings(mut self, n: usize) -> Self {
         self.findings = n;
         self
@@ -45,13 +47,19 @@ impl Outcome {
 /// Counts printed at the end of a run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RunStats {
+    /// Messages read.
     pub messages_in: u64,
+    /// Messages written.
     pub messages_out: u64,
+    /// Messages written with new bytes.
     pub changed: u64,
     /// Kept as they were.
     pub unchanged: u64,
+    /// Messages with findings.
     pub with_findings: u64,
+    /// Input octets.
     pub bytes_in: u64,
+    /// Output octets.
     pub bytes_out: u64,
 }
 
@@ -92,6 +100,7 @@ pub struct Options {
     /// message as 256 bytes more than its size. A message larger than this
     /// is let through alone.
     pub window_bytes: usize,
+    /// Whether to draw a progress bar.
     pub progress: Progress,
     /// Total input size for the progress bar's ETA.
     pub total_bytes: Option<u64>,

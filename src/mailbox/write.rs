@@ -34,8 +34,11 @@ fn without_dot(folder: &std::ffi::OsStr) -> &std::ffi::OsStr {
 /// What a [`MessageWriter`] writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OutputKind {
+    /// An mbox of this flavor.
     Mbox(MboxFlavor),
+    /// A Maildir (new, or the input in place).
     Maildir,
+    /// A folder of message files.
     Folder,
     /// Exactly one message, as is.
     Single,
@@ -214,6 +217,7 @@ impl MessageWriter {
         Ok(())
     }
 
+    /// What is being written.
     pub fn kind(&self) -> OutputKind {
         self.kind
     }

@@ -85,6 +85,7 @@ pub struct Message<'a> {
     pub raw: &'a [u8],
     /// A leading mbox `From ` line (with its line end), if any.
     pub envelope: Option<Range<usize>>,
+    /// The top-level part (the message itself).
     pub root: Part<'a>,
     /// Findings about the message as a whole (limits, envelope).
     pub findings: Vec<Finding>,
@@ -104,10 +105,13 @@ pub struct Part<'a> {
     /// False when the header block is over [`Limits::max_header_bytes`]:
     /// consumers keep its fields as written.
     pub headers_within_limit: bool,
+    /// Its Content-Type (the default when absent or unparsable).
     pub content_type: ContentType,
+    /// Its Content-Transfer-Encoding.
     pub transfer_encoding: TransferEncoding,
     /// The body as it is in the message (still transfer-encoded).
     pub body: Range<usize>,
+    /// A leaf, a multipart, or an encapsulated message.
     pub kind: PartKind<'a>,
     /// True inside multipart/signed or multipart/encrypted: the bytes are
     /// covered by a signature or are ciphertext and must not change.
@@ -121,6 +125,7 @@ pub struct Part<'a> {
 pub enum PartKind<'a> {
     /// A leaf: text, attachment, or anything kept opaque.
     Leaf,
+    /// A multipart and its parts.
     Multipart(Multipart<'a>),
     /// message/rfc822 or message/global: the encapsulated message's root.
     Message(Box<Part<'a>>),
@@ -129,9 +134,11 @@ pub enum PartKind<'a> {
 /// A multipart body.
 #[derive(Clone, Debug)]
 pub struct Multipart<'a> {
+    /// The boundary, as written.
     pub boundary: Vec<u8>,
     /// Before the first delimiter.
     pub preamble: Range<usize>,
+    /// The parts, in order.
     pub parts: Vec<Part<'a>>,
     /// After the close delimiter (empty when there is none).
     pub epilogue: Range<usize>,

@@ -94,10 +94,15 @@ impl Newline {
 /// A Content-Transfer-Encoding value (RFC 2045 §6.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Cte {
+    /// `7bit`.
     SevenBit,
+    /// `8bit`.
     EightBit,
+    /// `binary`.
     Binary,
+    /// `quoted-printable`.
     QuotedPrintable,
+    /// `base64`.
     Base64,
 }
 

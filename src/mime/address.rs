@@ -32,14 +32,18 @@ pub struct Mailbox {
 /// A named group (`name: a, b;`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Group {
+    /// The group's name, decoded.
     pub name: DecodedText,
+    /// Where the name is in the field value.
     pub name_span: Range<usize>,
 }
 
 /// A parsed address list.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AddressList {
+    /// Every mailbox, in groups or not, in order.
     pub mailboxes: Vec<Mailbox>,
+    /// The groups.
     pub groups: Vec<Group>,
     /// Structural findings and the findings of display names (offsets into
     /// the field value).

@@ -15,7 +15,9 @@ pub const MAX_WORD_LEN: usize = 75;
 /// B or Q.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 pub enum WordEncoding {
+    /// `B`: base64.
     B,
+    /// `Q`: quoted-printable-like.
     Q,
 }
 
@@ -30,6 +32,7 @@ pub struct EncodedWord {
     pub label: Vec<u8>,
     /// RFC 2231 5 language tag (`=?UTF-8*en?Q?...?=`).
     pub language: Option<String>,
+    /// `B` or `Q`.
     pub encoding: WordEncoding,
     /// Index (in the `words` list) of the first word of the run this word
     /// was decoded with: adjacent words of one charset are decoded as one
@@ -45,7 +48,9 @@ pub struct EncodedWord {
 /// A decoded field value or fragment.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DecodedText {
+    /// The decoded text.
     pub text: String,
+    /// The encoded-words, in order.
     pub words: Vec<EncodedWord>,
     /// How raw 8-bit octets outside encoded-words were decoded (the first
     /// stretch of them; each stretch has a `raw-8bit-header` finding).

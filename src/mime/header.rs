@@ -11,7 +11,9 @@ use std::borrow::Cow;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum LineEnding {
+    /// CR LF.
     Crlf,
+    /// LF.
     Lf,
     /// A bare CR (old Macintosh mail).
     Cr,

@@ -85,11 +85,15 @@ use crate::finding::{Finding, FindingKind, Verdict};
 pub struct Decoding {
     /// The label as written (None: no label, raw octets).
     pub label: Option<Vec<u8>>,
+    /// The label, resolved.
     pub resolution: Resolution,
     /// The charset whose decoder produced the text.
     pub used: Option<&'static Charset>,
+    /// What detection found, when it ran.
     pub detected: Option<Detected>,
+    /// How far to trust the text.
     pub verdict: Verdict,
+    /// Everything found.
     pub findings: Vec<Finding>,
     /// Number of U+FFFD written.
     pub replacements: usize,

@@ -24,6 +24,7 @@ pub enum HeaderMode {
 /// Options for the writers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WriteOptions {
+    /// Encoded-words, or raw UTF-8 (RFC 6532).
     pub mode: HeaderMode,
     /// The line end written inside folds.
     pub line_ending: LineEnding,

@@ -80,6 +80,7 @@ pub struct Options {
     pub unicode11: Unicode11Policy,
     /// Non-ASCII header text as RFC 2047/2231 (default) or raw UTF-8.
     pub headers: HeaderMode,
+    /// What to do with text that cannot be decoded cleanly.
     pub on_error: OnError,
     /// Write converted bodies as `8bit` instead of quoted-printable/base64.
     pub eight_bit: bool,
@@ -123,6 +124,7 @@ pub enum Action {
 }
 
 impl Action {
+    /// The name used in reports.
     pub const fn as_str(self) -> &'static str {
         match self {
             Action::Converted => "converted",
@@ -145,8 +147,11 @@ pub struct PartReport {
     pub label: Option<String>,
     /// The charset whose decoder produced the text.
     pub charset: Option<&'static str>,
+    /// What was done with it.
     pub action: Action,
+    /// How far to trust the text.
     pub verdict: Verdict,
+    /// Everything found.
     pub findings: Vec<Finding>,
 }
 
@@ -157,6 +162,7 @@ pub struct NormalizeReport {
     pub message_id: Option<String>,
     /// Whether the output differs from the input.
     pub changed: bool,
+    /// One entry per text body, and per field or parameter rewritten or kept.
     pub parts: Vec<PartReport>,
 }
 
@@ -177,6 +183,7 @@ impl NormalizeReport {
 pub struct Normalized<'a> {
     /// Borrowed (the input itself) when nothing changed.
     pub bytes: Cow<'a, [u8]>,
+    /// What was done.
     pub report: NormalizeReport,
 }
 
@@ -186,12 +193,15 @@ pub struct Normalized<'a> {
 pub enum NormalizeError {
     /// Text that cannot be decoded cleanly.
     Undecodable {
+        /// The part's number.
         part: String,
+        /// `body`, `header:Subject` ...
         location: String,
         /// Byte offset in the message of the body or field.
         offset: usize,
         /// The label as written, if any.
         label: Option<String>,
+        /// The verdict of the text.
         verdict: Verdict,
         /// What went wrong first (finding kind and offset in the decoded
         /// content).

@@ -88,6 +88,7 @@ pub struct Utf8Decoder {
 
 impl Utf8Decoder {
     #[must_use]
+    /// A decoder at the start of a stream.
     pub fn new() -> Self {
         Self::default()
     }

@@ -42,6 +42,7 @@ pub struct Parameter {
     pub charset: Option<Vec<u8>>,
     /// The RFC 2231 (or RFC 2047 `*lang`) language tag.
     pub language: Option<String>,
+    /// Plain, RFC 2231 or RFC 2047 inside the value.
     pub encoding: ParamEncoding,
     /// What the charset layer said (RFC 2231 values and raw 8-bit values).
     pub decoding: Option<Decoding>,
@@ -73,6 +74,7 @@ pub struct ContentType {
     /// True when the type is the default `text/plain` because the field was
     /// absent or its type unparsable (RFC 2045 5.2).
     pub defaulted: bool,
+    /// What parsing and decoding the value found.
     pub findings: Vec<Finding>,
 }
 
@@ -155,10 +157,12 @@ impl ContentType {
             && self.subtype.eq_ignore_ascii_case(subtype)
     }
 
+    /// `multipart/*`.
     pub fn is_multipart(&self) -> bool {
         self.media_type == "multipart"
     }
 
+    /// `text/*`.
     pub fn is_text(&self) -> bool {
         self.media_type == "text"
     }
@@ -189,7 +193,9 @@ impl ContentType {
 pub struct ContentDisposition {
     /// `inline`, `attachment`, ... ASCII-lowercased; empty when unparsable.
     pub disposition: String,
+    /// The parameters, in order.
     pub params: Vec<Parameter>,
+    /// What parsing found.
     pub findings: Vec<Finding>,
 }
 
@@ -232,10 +238,12 @@ impl ContentDisposition {
         }
     }
 
+    /// `attachment`.
     pub fn is_attachment(&self) -> bool {
         self.disposition == "attachment"
     }
 
+    /// `inline`.
     pub fn is_inline(&self) -> bool {
         self.disposition == "inline"
     }
@@ -254,10 +262,15 @@ impl ContentDisposition {
 /// `Content-Transfer-Encoding` (RFC 2045 6.1).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum TransferEncoding {
+    /// `7bit`.
     SevenBit,
+    /// `8bit`.
     EightBit,
+    /// `binary`.
     Binary,
+    /// `quoted-printable`.
     QuotedPrintable,
+    /// `base64`.
     Base64,
     /// Anything else (`x-uuencode`, misspellings), ASCII-lowercased.
     Other(String),
