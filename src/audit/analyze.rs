@@ -530,38 +530,10 @@ fn refine(bytes: &[u8], d: &Decoded<'_>, filename: Option<bool>) -> Vec<Finding>
 /// Every overlong form in `bytes` (2 to 6 octets, RFC 2279 sense) with its
 /// offset and the value it spells.
 pub(crate) fn overlong_values(bytes: &[u8]) -> Vec<(usize, u32)> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        // (sequence length, value bits of the lead, shortest-form minimum)
-        let (len, lead_bits, min) = match b {
-            0xC0..=0xDF => (2, u32::from(b & 0x1F), 0x80),
-            0xE0..=0xEF => (3, u32::from(b & 0x0F), 0x800),
-            0xF0..=0xF7 => (4, u32::from(b & 0x07), 0x1_0000),
-            0xF8..=0xFB => (5, u32::from(b & 0x03), 0x20_0000),
-            0xFC..=0xFD => (6, u32::from(b & 0x01), 0x400_0000),
-            _ => {
-                i += 1;
-                continue;
-            }
-        };
-        let Some(seq) = bytes.get(i..i + len) else {
-            break;
-        };
-        if !seq[1..].iter().all(|&c| (0x80..0xC0).contains(&c)) {
-            i += 1;
-            continue;
-        }
-        let v = seq[1..]
-            .iter()
-            .fold(lead_bits, |acc, &c| (acc << 6) | u32::from(c & 0x3F));
-        if v < min {
-            out.push((i, v));
-        }
-        i += len;
-    }
-    out
+    crate::codec::utf8::complete_sequences(bytes)
+        .filter(|&(_, len, v)| v < crate::codec::utf8::shortest_min(len))
+        .map(|(at, _, v)| (at, v))
+        .collect()
 }
 
 /// Audits a message a gateway already parsed with mail-parser 0.11

@@ -147,38 +147,14 @@ pub(super) fn evidence(bytes: &[u8], cs: &'static Charset) -> Evidence {
 /// a whole 5- or 6-octet sequence, a 4-octet value above U+10FFFF. A lone
 /// F8..FD octet is not one.
 pub(super) fn utf8_writer_forms(bytes: &[u8]) -> usize {
-    let mut n = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        let len = match b {
-            0xC0..=0xDF => 2,
-            0xE0..=0xEF => 3,
-            0xF0..=0xF7 => 4,
-            0xF8..=0xFB => 5,
-            0xFC..=0xFD => 6,
-            _ => {
-                i += 1;
-                continue;
-            }
-        };
-        let Some(seq) = bytes.get(i..i + len) else {
-            break;
-        };
-        if !seq[1..].iter().all(|&c| (0x80..0xC0).contains(&c)) {
-            i += 1;
-            continue;
-        }
-        let writer = match len {
-            2 => b < 0xC2,
-            3 => (b == 0xE0 && seq[1] < 0xA0) || (b == 0xED && seq[1] >= 0xA0),
-            4 => (b == 0xF0 && seq[1] < 0x90) || (b == 0xF4 && seq[1] >= 0x90) || b > 0xF4,
-            _ => true,
-        };
-        n += usize::from(writer);
-        i += len;
-    }
-    n
+    crate::codec::utf8::complete_sequences(bytes)
+        .filter(|&(_, len, v)| {
+            v < crate::codec::utf8::shortest_min(len)
+                || (len == 3 && (0xD800..0xE000).contains(&v))
+                || (len == 4 && v > 0x10_FFFF)
+                || len > 4
+        })
+        .count()
 }
 
 /// A quick look before [`evidence`]: at least three valid multi-octet

@@ -71,13 +71,8 @@ impl MaildirReader {
                         continue;
                     }
                     // Follows a symlinked message file.
-                    let meta = match std::fs::metadata(ent.path()) {
-                        Ok(m) => m,
-                        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                            skipped.push(ent.path(), gone(&ent));
-                            continue;
-                        }
-                        Err(e) => return Err(MailboxError::io(ent.path(), None, e)),
+                    let Some(meta) = stat(&ent, &skipped)? else {
+                        continue;
                     };
                     if meta.is_file() {
                         names.push((folder, sub, name, meta.len()));
@@ -125,6 +120,22 @@ impl MaildirReader {
             (b.starts_with(unique) && matches!(b.get(unique.len()), None | Some(b':')))
                 .then(|| (MaildirSubdir::Cur, n.clone()))
         })
+    }
+}
+
+/// The metadata of an entry (a symbolic link followed), or None when it
+/// points nowhere or is gone (listed in `skipped`).
+fn stat(
+    ent: &std::fs::DirEntry,
+    skipped: &SkipLog,
+) -> Result<Option<std::fs::Metadata>, MailboxError> {
+    match std::fs::metadata(ent.path()) {
+        Ok(m) => Ok(Some(m)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            skipped.push(ent.path(), gone(ent));
+            Ok(None)
+        }
+        Err(e) => Err(MailboxError::io(ent.path(), None, e)),
     }
 }
 
@@ -294,13 +305,8 @@ impl FolderReader {
                 let ft = ent
                     .file_type()
                     .map_err(|e| MailboxError::io(ent.path(), None, e))?;
-                let meta = match std::fs::metadata(ent.path()) {
-                    Ok(m) => m,
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                        skipped.push(ent.path(), gone(&ent));
-                        continue;
-                    }
-                    Err(e) => return Err(MailboxError::io(ent.path(), None, e)),
+                let Some(meta) = stat(&ent, &skipped)? else {
+                    continue;
                 };
                 // Symlinked directories are not followed (no cycles);
                 // symlinked files are read.

@@ -422,6 +422,55 @@ const fn lone_kind(lead: u8) -> ErrorKind {
     }
 }
 
+/// Every complete sequence of 2 to 6 octets in `bytes` (a lead octet C0..FD
+/// and all the continuation octets it announces, in the RFC 2279 sense)
+/// with its offset, length and the value it spells, whether or not that
+/// value is well-formed UTF-8. Other octets are stepped over one at a time.
+/// Shared by the charset decision (forms only a UTF-8 writer makes) and the
+/// audit (what overlong forms spell).
+pub(crate) fn complete_sequences(bytes: &[u8]) -> impl Iterator<Item = (usize, usize, u32)> + '_ {
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < bytes.len() {
+            let b = bytes[i];
+            let (len, lead_bits) = match b {
+                0xC0..=0xDF => (2, u32::from(b & 0x1F)),
+                0xE0..=0xEF => (3, u32::from(b & 0x0F)),
+                0xF0..=0xF7 => (4, u32::from(b & 0x07)),
+                0xF8..=0xFB => (5, u32::from(b & 0x03)),
+                0xFC..=0xFD => (6, u32::from(b & 0x01)),
+                _ => {
+                    i += 1;
+                    continue;
+                }
+            };
+            let seq = bytes.get(i..i + len)?;
+            if !seq[1..].iter().all(|&c| (0x80..0xC0).contains(&c)) {
+                i += 1;
+                continue;
+            }
+            let value = seq[1..]
+                .iter()
+                .fold(lead_bits, |acc, &c| (acc << 6) | u32::from(c & 0x3F));
+            let at = i;
+            i += len;
+            return Some((at, len, value));
+        }
+        None
+    })
+}
+
+/// The smallest value a sequence of `len` octets may carry (shortest form).
+pub(crate) const fn shortest_min(len: usize) -> u32 {
+    match len {
+        2 => 0x80,
+        3 => 0x800,
+        4 => 0x1_0000,
+        5 => 0x20_0000,
+        _ => 0x400_0000,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
