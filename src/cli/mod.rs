@@ -7,6 +7,7 @@ mod decode;
 mod encode;
 mod filter;
 mod label;
+mod milter;
 mod normalize;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -42,6 +43,9 @@ pub enum Command {
     Audit(AuditArgs),
     /// Normalize one message from stdin to stdout, never losing it (MTA pipes).
     Filter(FilterArgs),
+    /// A milter (Postfix smtpd_milters, Sendmail INPUT_MAIL_FILTER) that
+    /// normalizes each message in the SMTP session.
+    Milter(MilterArgs),
     /// Decode bytes in a charset to UTF-8 (or code points).
     Decode(CodecArgs),
     /// Encode UTF-8 text (or code points) into a charset.
@@ -220,6 +224,46 @@ pub struct FilterArgs {
     /// 0) with a note. Suffixes K, M, G (1024s).
     #[arg(long = "max-message-size", value_parser = parse_size, default_value = "100M")]
     pub max_message_size: u64,
+}
+
+#[derive(Args, Debug)]
+pub struct MilterArgs {
+    /// Where to listen: inet:HOST:PORT (loopback, for a local MTA) or
+    /// unix:PATH.
+    #[arg(long)]
+    pub listen: String,
+    #[arg(long, value_enum, default_value_t = Unicode11Arg::Auto)]
+    pub unicode11: Unicode11Arg,
+    #[arg(long, value_enum, default_value_t = HeadersArg::Encoded)]
+    pub headers: HeadersArg,
+    /// Repair CESU-8 in text labelled UTF-8, instead of replacing it.
+    #[arg(long = "repair-cesu8")]
+    pub repair_cesu8: bool,
+    /// Decode lines in another charset with that charset (mixed-charset).
+    #[arg(long = "repair-mixed")]
+    pub repair_mixed: bool,
+    /// A larger message is let through unchanged, never held whole.
+    /// Suffixes K, M, G (1024s).
+    #[arg(long = "max-message-size", value_parser = parse_size, default_value = "100M")]
+    pub max_message_size: u64,
+    /// What the MTA is told when a message cannot be normalized (too large,
+    /// an internal error): accept it unchanged, or defer it (tempfail).
+    #[arg(long = "on-failure", value_enum, default_value_t = OnFailureArg::Accept)]
+    pub on_failure: OnFailureArg,
+    /// Append each message's report (JSON lines, as normalize --report).
+    #[arg(long)]
+    pub report: Option<PathBuf>,
+    /// Seconds an SMTP session may stay silent before it is dropped (the
+    /// MTA then applies its milter_default_action).
+    #[arg(long, default_value_t = 300)]
+    pub timeout: u64,
+}
+
+/// `--on-failure`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OnFailureArg {
+    Accept,
+    Tempfail,
 }
 
 /// `100M`, `64K`, `1G` or plain octets.
@@ -447,6 +491,7 @@ pub fn main() -> ExitCode {
         Command::Normalize(a) => normalize::run(a),
         Command::Audit(a) => audit::run(a),
         Command::Filter(a) => filter::run(a),
+        Command::Milter(a) => milter::run(a),
         Command::Decode(a) => decode::run(a),
         Command::Encode(a) => encode::run(a),
         Command::Label(a) => label::run(a),

@@ -1,0 +1,544 @@
+//! `mailcharset milter --listen inet:HOST:PORT | unix:PATH`: a milter for
+//! Postfix (`smtpd_milters`) and Sendmail (`INPUT_MAIL_FILTER`).
+//!
+//! Each SMTP session is a thread. The header fields and body are collected
+//! (up to `--max-message-size`; a larger message is let through unchanged
+//! and never held whole), and at the end of the message it is normalized
+//! with the same options as `normalize` and `filter`. Only what changed goes
+//! back: `chgheader` for each top-level field normalization rewrote,
+//! `addheader` for each it added (MIME-Version, Content-Type,
+//! Content-Transfer-Encoding), `replbody` for the body (the MIME part
+//! headers live there).
+//!
+//! The milter never rejects mail for its content. When something goes
+//! wrong (a panic in normalization is caught, a message over the size limit)
+//! the message goes on unchanged, or is deferred with `--on-failure
+//! tempfail`; if the milter itself is gone, the MTA applies its
+//! `milter_default_action`. One line per message on stderr: the queue id,
+//! the Message-ID, what changed and the worst verdict; `--report FILE`
+//! appends the normalize report as JSON lines.
+
+mod protocol;
+
+use super::{CliError, CliResult, MilterArgs, OnFailureArg, exit};
+use mailcharset::audit::escape_controls;
+use mailcharset::mime::{HeaderBlock, parse_header_block};
+use mailcharset::normalize::{self, NormalizeReport, Options};
+use protocol::{Command, Reply};
+use std::io::{self, BufReader, BufWriter, Write};
+use std::sync::{Arc, Mutex};
+
+/// What every session shares.
+struct Shared {
+    opts: Options,
+    max: u64,
+    on_failure: OnFailureArg,
+    report: Option<Mutex<BufWriter<std::fs::File>>>,
+}
+
+pub fn run(args: &MilterArgs) -> CliResult {
+    let mut opts = super::filter::options(args.unicode11, args.headers);
+    opts.repair_cesu8 = args.repair_cesu8;
+    opts.repair_mixed = args.repair_mixed;
+    let report = match &args.report {
+        Some(p) => Some(Mutex::new(BufWriter::new(
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(p)
+                .map_err(|e| CliError::io(&p.display().to_string(), e))?,
+        ))),
+        None => None,
+    };
+    let shared = Arc::new(Shared {
+        opts,
+        max: args.max_message_size,
+        on_failure: args.on_failure,
+        report,
+    });
+    let timeout = std::time::Duration::from_secs(args.timeout);
+    if let Some(addr) = args.listen.strip_prefix("inet:") {
+        let listener = std::net::TcpListener::bind(addr)
+            .map_err(|e| CliError::io(&format!("listen {}", args.listen), e))?;
+        note(&format!("listening on {}", args.listen));
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { continue };
+            let _ = stream.set_read_timeout(Some(timeout));
+            let _ = stream.set_nodelay(true);
+            let shared = Arc::clone(&shared);
+            std::thread::spawn(move || {
+                let Ok(w) = stream.try_clone() else { return };
+                session(BufReader::new(stream), BufWriter::new(w), &shared);
+            });
+        }
+        Ok(exit::OK)
+    } else if let Some(path) = args.listen.strip_prefix("unix:") {
+        let _ = std::fs::remove_file(path);
+        let listener = std::os::unix::net::UnixListener::bind(path)
+            .map_err(|e| CliError::io(&format!("listen {}", args.listen), e))?;
+        note(&format!("listening on {}", args.listen));
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { continue };
+            let _ = stream.set_read_timeout(Some(timeout));
+            let shared = Arc::clone(&shared);
+            std::thread::spawn(move || {
+                let Ok(w) = stream.try_clone() else { return };
+                session(BufReader::new(stream), BufWriter::new(w), &shared);
+            });
+        }
+        Ok(exit::OK)
+    } else {
+        Err(CliError::new(
+            exit::USAGE,
+            format!(
+                "milter: --listen {:?}: give inet:HOST:PORT or unix:PATH",
+                args.listen
+            ),
+        ))
+    }
+}
+
+fn note(line: &str) {
+    let _ = writeln!(io::stderr().lock(), "mailcharset milter: {line}");
+}
+
+/// One message being received.
+#[derive(Default)]
+struct Message {
+    queue_id: String,
+    headers: Vec<(Vec<u8>, Vec<u8>)>,
+    body: Vec<u8>,
+    size: u64,
+    /// Over the size limit: nothing more is kept.
+    oversize: bool,
+}
+
+/// One SMTP session (one milter connection), until the MTA closes it.
+fn session(mut r: impl io::Read, mut w: impl Write, shared: &Shared) {
+    let mut leadspc = false;
+    let mut msg = Message::default();
+    loop {
+        let cmd = match protocol::read_command(&mut r) {
+            Ok(Some(c)) => c,
+            // Closed, timed out or garbled: the MTA applies its default.
+            Ok(None) | Err(_) => return,
+        };
+        let reply = match cmd {
+            Command::OptNeg {
+                version,
+                actions,
+                protocol,
+            } => {
+                leadspc = protocol & protocol::HDR_LEADSPC != 0;
+                Some(Reply::OptNeg {
+                    version: version.min(6),
+                    actions: protocol::ACTIONS & actions,
+                    protocol: (protocol::PROTOCOL_SKIP | protocol::HDR_LEADSPC) & protocol,
+                })
+            }
+            Command::Macro(pairs) => {
+                for (k, v) in pairs {
+                    if k == b"i" || k == b"{i}" {
+                        msg.queue_id = String::from_utf8_lossy(&v).into_owned();
+                    }
+                }
+                None
+            }
+            Command::Header(name, value) => {
+                msg.size += (name.len() + value.len() + 4) as u64;
+                if msg.size > shared.max {
+                    drop_content(&mut msg);
+                } else if !msg.oversize {
+                    msg.headers.push((name, value));
+                }
+                Some(Reply::Continue)
+            }
+            Command::EndOfHeader | Command::Other(_) => Some(Reply::Continue),
+            Command::Body(chunk) => {
+                msg.size += chunk.len() as u64;
+                if msg.size > shared.max {
+                    drop_content(&mut msg);
+                } else if !msg.oversize {
+                    msg.body.extend_from_slice(&chunk);
+                }
+                Some(Reply::Continue)
+            }
+            Command::EndOfMessage => {
+                let queue_id = std::mem::take(&mut msg.queue_id);
+                let done = std::mem::take(&mut msg);
+                msg.queue_id = queue_id;
+                if end_of_message(&mut w, done, leadspc, shared).is_err() {
+                    return;
+                }
+                msg.queue_id.clear();
+                None
+            }
+            Command::Abort => {
+                msg = Message::default();
+                None
+            }
+            Command::Quit => return,
+            Command::QuitNewConnection => {
+                msg = Message::default();
+                None
+            }
+        };
+        if let Some(reply) = reply
+            && protocol::write_reply(&mut w, &reply)
+                .and_then(|()| w.flush())
+                .is_err()
+        {
+            return;
+        }
+    }
+}
+
+fn drop_content(msg: &mut Message) {
+    msg.oversize = true;
+    msg.headers = Vec::new();
+    msg.body = Vec::new();
+}
+
+/// The message as the MTA has it: each field `Name:value` (a space put
+/// back when the MTA took the leading one off), CRLF line ends, a blank
+/// line, the body.
+fn assemble(msg: &Message, leadspc: bool) -> Vec<u8> {
+    let mut raw = Vec::with_capacity(msg.size as usize + 64);
+    for (name, value) in &msg.headers {
+        raw.extend_from_slice(name);
+        raw.push(b':');
+        if !leadspc && !value.is_empty() {
+            raw.push(b' ');
+        }
+        push_crlf(&mut raw, value);
+        raw.extend_from_slice(b"\r\n");
+    }
+    raw.extend_from_slice(b"\r\n");
+    raw.extend_from_slice(&msg.body);
+    raw
+}
+
+/// `bytes` with bare LF line ends written as CRLF.
+fn push_crlf(out: &mut Vec<u8>, bytes: &[u8]) {
+    for (i, &b) in bytes.iter().enumerate() {
+        if b == b'\n' && (i == 0 || bytes[i - 1] != b'\r') {
+            out.push(b'\r');
+        }
+        out.push(b);
+    }
+}
+
+/// A field value as the MTA wants it back: folds as LF, the leading space
+/// left off unless `SMFIP_HDR_LEADSPC` was agreed.
+fn milter_value(value: &[u8], leadspc: bool) -> Vec<u8> {
+    let v = if leadspc {
+        value
+    } else {
+        value.strip_prefix(b" ").unwrap_or(value)
+    };
+    let mut out = Vec::with_capacity(v.len());
+    let mut i = 0;
+    while i < v.len() {
+        if v[i] == b'\r' && v.get(i + 1) == Some(&b'\n') {
+            i += 1;
+            continue;
+        }
+        out.push(v[i]);
+        i += 1;
+    }
+    out
+}
+
+/// The changes that turn `old` into `new`: top-level fields changed in
+/// place and fields added at the end (normalize never removes a field or
+/// moves one), and the new body when it differs.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Changes {
+    /// (name, occurrence of that name from 1, new value)
+    changed: Vec<(Vec<u8>, u32, Vec<u8>)>,
+    added: Vec<(Vec<u8>, Vec<u8>)>,
+    body: Option<Vec<u8>>,
+}
+
+fn changes(old: &[u8], new: &[u8]) -> Changes {
+    let (o, n): (HeaderBlock<'_>, HeaderBlock<'_>) =
+        (parse_header_block(old), parse_header_block(new));
+    let mut out = Changes::default();
+    for (i, nf) in n.fields.iter().enumerate() {
+        match o.fields.get(i) {
+            Some(of) if of.raw == nf.raw => {}
+            Some(of) => {
+                let occurrence = o.fields[..=i]
+                    .iter()
+                    .filter(|f| f.name.eq_ignore_ascii_case(of.name))
+                    .count() as u32;
+                out.changed
+                    .push((of.name.to_vec(), occurrence, nf.value.to_vec()));
+            }
+            None => out.added.push((nf.name.to_vec(), nf.value.to_vec())),
+        }
+    }
+    let (ob, nb) = (
+        &old[o.body_offset.min(old.len())..],
+        &new[n.body_offset.min(new.len())..],
+    );
+    if ob != nb {
+        out.body = Some(nb.to_vec());
+    }
+    out
+}
+
+fn end_of_message(
+    w: &mut impl Write,
+    msg: Message,
+    leadspc: bool,
+    shared: &Shared,
+) -> io::Result<()> {
+    let id = if msg.queue_id.is_empty() {
+        "-".to_string()
+    } else {
+        escape_controls(&msg.queue_id).into_owned()
+    };
+    let failure = |w: &mut dyn Write, why: &str| -> io::Result<()> {
+        let (reply, what) = match shared.on_failure {
+            OnFailureArg::Accept => (Reply::Accept, "let through unchanged"),
+            OnFailureArg::Tempfail => (Reply::TempFail, "deferred (tempfail)"),
+        };
+        note(&format!("{id}: {why}: {what}"));
+        protocol::write_reply(w, &reply)?;
+        w.flush()
+    };
+    if msg.oversize {
+        return failure(
+            w,
+            &format!(
+                "{} octets, over --max-message-size ({})",
+                msg.size, shared.max
+            ),
+        );
+    }
+    let raw = assemble(&msg, leadspc);
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        normalize::normalize(&raw, &shared.opts)
+    }));
+    std::panic::set_hook(hook);
+    let n = match result {
+        Ok(Ok(n)) => n,
+        Ok(Err(e)) => return failure(w, &format!("not normalized: {e}")),
+        Err(_) => return failure(w, "internal error (panic caught)"),
+    };
+    let c = if n.report.changed {
+        changes(&raw, &n.bytes)
+    } else {
+        Changes::default()
+    };
+    for (name, index, value) in &c.changed {
+        protocol::write_reply(
+            w,
+            &Reply::ChangeHeader {
+                index: *index,
+                name,
+                value: &milter_value(value, leadspc),
+            },
+        )?;
+    }
+    for (name, value) in &c.added {
+        protocol::write_reply(
+            w,
+            &Reply::AddHeader {
+                name,
+                value: &milter_value(value, leadspc),
+            },
+        )?;
+    }
+    if let Some(body) = &c.body {
+        for chunk in body.chunks(protocol::CHUNK) {
+            protocol::write_reply(w, &Reply::ReplaceBody(chunk))?;
+        }
+    }
+    protocol::write_reply(w, &Reply::Accept)?;
+    w.flush()?;
+    log(&id, &n.report, &c, shared);
+    Ok(())
+}
+
+fn log(id: &str, report: &NormalizeReport, c: &Changes, shared: &Shared) {
+    let worst = report
+        .parts
+        .iter()
+        .map(|p| p.verdict)
+        .max()
+        .unwrap_or(mailcharset::Verdict::Ok);
+    let what = if c.changed.is_empty() && c.added.is_empty() && c.body.is_none() {
+        "unchanged".to_string()
+    } else {
+        format!(
+            "{} field(s) changed, {} added, body {}",
+            c.changed.len(),
+            c.added.len(),
+            if c.body.is_some() { "replaced" } else { "kept" }
+        )
+    };
+    note(&format!(
+        "{id} <{}>: {what}; worst verdict {worst}",
+        escape_controls(report.message_id.as_deref().unwrap_or("-"))
+    ));
+    if let Some(r) = &shared.report
+        && let Ok(mut r) = r.lock()
+    {
+        #[derive(serde::Serialize)]
+        struct Line<'a> {
+            queue_id: &'a str,
+            #[serde(flatten)]
+            report: &'a NormalizeReport,
+        }
+        if let Ok(line) = serde_json::to_string(&Line {
+            queue_id: id,
+            report,
+        }) {
+            let _ = writeln!(r, "{line}").and_then(|()| r.flush());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shared(max: u64) -> Shared {
+        Shared {
+            opts: Options::default(),
+            max,
+            on_failure: OnFailureArg::Accept,
+            report: None,
+        }
+    }
+
+    fn packet(cmd: u8, data: &[u8]) -> Vec<u8> {
+        let mut p = ((data.len() + 1) as u32).to_be_bytes().to_vec();
+        p.push(cmd);
+        p.extend_from_slice(data);
+        p
+    }
+
+    /// What an MTA sends for `headers` and `body`, leading spaces kept.
+    fn mta(headers: &[(&[u8], &[u8])], body: &[u8]) -> Vec<u8> {
+        let mut neg = 6u32.to_be_bytes().to_vec();
+        neg.extend(0x1ffu32.to_be_bytes());
+        neg.extend(0x1f_ffffu32.to_be_bytes());
+        let mut wire = packet(b'O', &neg);
+        wire.extend(packet(b'D', b"Ei\0QUEUE1\0"));
+        for (n, v) in headers {
+            wire.extend(packet(b'L', &[*n, b"\0", *v, b"\0"].concat()));
+        }
+        wire.extend(packet(b'N', b""));
+        wire.extend(packet(b'B', body));
+        wire.extend(packet(b'E', b""));
+        wire.extend(packet(b'Q', b""));
+        wire
+    }
+
+    fn replies(out: &[u8]) -> Vec<(u8, Vec<u8>)> {
+        let mut r = out;
+        let mut v = Vec::new();
+        while r.len() >= 5 {
+            let len = u32::from_be_bytes([r[0], r[1], r[2], r[3]]) as usize;
+            v.push((r[4], r[5..4 + len].to_vec()));
+            r = &r[4 + len..];
+        }
+        v
+    }
+
+    #[test]
+    fn a_legacy_message_gets_its_changes_and_nothing_else() {
+        let wire = mta(
+            &[
+                (b"From", b" a@example.com"),
+                (b"Subject", b" =?koi8-r?B?8NLJ18XU?="),
+                (b"Content-Type", b" text/plain; charset=koi8-r"),
+            ],
+            b"\xf0\xd2\xc9\xd7\xc5\xd4\r\n",
+        );
+        let mut out = Vec::new();
+        session(&wire[..], &mut out, &shared(1 << 20));
+        let r = replies(&out);
+        let cmds: Vec<u8> = r.iter().map(|x| x.0).collect();
+        // optneg, 3 x continue (headers), continue (eoh), continue (body),
+        // then the changes, then accept.
+        assert_eq!(&cmds[..6], b"Occccc");
+        assert_eq!(*cmds.last().unwrap(), b'a');
+        let changed: Vec<&(u8, Vec<u8>)> = r.iter().filter(|x| x.0 == b'm').collect();
+        assert_eq!(changed.len(), 2, "Subject and Content-Type: {r:?}");
+        assert!(changed[0].1.starts_with(&[0, 0, 0, 1]));
+        assert!(changed[0].1[4..].starts_with(b"Subject\0 =?UTF-8?"));
+        assert!(
+            r.iter().any(|x| x.0 == b'h'),
+            "Content-Transfer-Encoding or MIME-Version added"
+        );
+        // The body sent back is the normalized message's body, and reads
+        // as the original text.
+        let body: Vec<u8> = r
+            .iter()
+            .filter(|x| x.0 == b'b')
+            .flat_map(|x| x.1.clone())
+            .collect();
+        let raw = b"From: a@example.com\r\nSubject: =?koi8-r?B?8NLJ18XU?=\r\n\
+                    Content-Type: text/plain; charset=koi8-r\r\n\r\n\xf0\xd2\xc9\xd7\xc5\xd4\r\n";
+        let n = normalize::normalize(raw, &Options::default()).unwrap();
+        let nb = &n.bytes[parse_header_block(&n.bytes).body_offset..];
+        assert_eq!(body, nb);
+        let m = mailcharset::message::Message::parse(&n.bytes);
+        let (decoded, _) = m.parts()[0].decoded_body(&m);
+        assert_eq!(String::from_utf8(decoded.to_vec()).unwrap(), "Привет\r\n");
+    }
+
+    #[test]
+    fn a_clean_message_is_accepted_untouched() {
+        let wire = mta(
+            &[(b"From", b" a@example.com"), (b"Subject", b" hello")],
+            b"plain text\r\n",
+        );
+        let mut out = Vec::new();
+        session(&wire[..], &mut out, &shared(1 << 20));
+        let cmds: Vec<u8> = replies(&out).iter().map(|x| x.0).collect();
+        assert_eq!(cmds, b"Occcca");
+    }
+
+    #[test]
+    fn a_message_over_the_limit_is_let_through_unchanged() {
+        let wire = mta(
+            &[(b"Content-Type", b" text/plain; charset=koi8-r")],
+            &[0xf0; 4000],
+        );
+        let mut out = Vec::new();
+        session(&wire[..], &mut out, &shared(1000));
+        let cmds: Vec<u8> = replies(&out).iter().map(|x| x.0).collect();
+        assert_eq!(cmds, b"Occca");
+        let mut s = shared(1000);
+        s.on_failure = OnFailureArg::Tempfail;
+        let mut out = Vec::new();
+        session(&wire[..], &mut out, &s);
+        assert_eq!(replies(&out).last().unwrap().0, b't');
+    }
+
+    #[test]
+    fn changes_are_positional_and_counted_by_name() {
+        let old = b"Received: a\r\nSubject: x\r\nReceived: b\r\nX: y\r\n\r\nbody";
+        let new =
+            b"Received: a\r\nSubject: z\r\nReceived: c\r\nX: y\r\nMIME-Version: 1.0\r\n\r\nbody2";
+        let c = changes(old, new);
+        assert_eq!(
+            c.changed,
+            vec![
+                (b"Subject".to_vec(), 1, b" z".to_vec()),
+                (b"Received".to_vec(), 2, b" c".to_vec())
+            ]
+        );
+        assert_eq!(c.added, vec![(b"MIME-Version".to_vec(), b" 1.0".to_vec())]);
+        assert_eq!(c.body.as_deref(), Some(&b"body2"[..]));
+        assert_eq!(milter_value(b" a\r\n b", false), b"a\n b");
+        assert_eq!(milter_value(b" a", true), b" a");
+    }
+}
