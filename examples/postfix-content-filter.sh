@@ -1,0 +1,34 @@
+#!/bin/sh
+# Postfix after-queue content filter (the "simple content filter" of
+# Postfix's FILTER_README): pipe(8) runs this script with the sender and the
+# recipients; it normalizes the message with `mailcharset filter` and
+# re-injects it with sendmail. Setup: doc/gateway.md.
+#
+#   argv: [-C CONFIG_DIR] SENDER RECIPIENT...
+#
+# Exit status: 0 when the message was re-injected; 75 (EX_TEMPFAIL) when
+# anything failed, so that Postfix defers the message and tries again. It
+# never bounces mail for its content: `mailcharset filter` itself gives a
+# message it cannot normalize back unchanged.
+
+EX_TEMPFAIL=75
+MAILCHARSET=${MAILCHARSET:-mailcharset}
+SENDMAIL=${SENDMAIL:-/usr/sbin/sendmail}
+
+config=""
+if [ "$1" = "-C" ]; then
+    config="-C $2"
+    shift 2
+fi
+sender=$1
+shift
+[ $# -gt 0 ] || exit $EX_TEMPFAIL
+
+tmp=$(mktemp "${TMPDIR:-/tmp}/mailcharset-filter.XXXXXX") || exit $EX_TEMPFAIL
+trap 'rm -f "$tmp"' EXIT HUP INT TERM
+
+# The whole normalized message first: sendmail must never see half of one.
+"$MAILCHARSET" filter > "$tmp" || exit $EX_TEMPFAIL
+# shellcheck disable=SC2086
+"$SENDMAIL" $config -G -i -f "$sender" -- "$@" < "$tmp" || exit $EX_TEMPFAIL
+exit 0
