@@ -38,6 +38,7 @@ __all__ = [
     "read_mbox",
     "read_maildir",
     "read_path",
+    "audit_jsonl",
 ]
 
 __version__ = "0.1.0"
