@@ -201,6 +201,7 @@ fn mailbox_err(e: &MailboxError) -> PyErr {
 struct Reader {
     inner: Mutex<MessageReader>,
     input: PathBuf,
+    folder: bool,
 }
 
 #[pymethods]
@@ -226,9 +227,7 @@ impl Reader {
                         subdir,
                         name,
                     } => self.input.join(folder).join(subdir.as_str()).join(name),
-                    Origin::File { relative } if !relative.as_os_str().is_empty() => {
-                        self.input.join(relative)
-                    }
+                    Origin::File { relative } if self.folder => self.input.join(relative),
                     _ => self.input.clone(),
                 };
                 let name = name.display().to_string();
@@ -264,6 +263,7 @@ fn open(py: Python<'_>, path: PathBuf, want: &str) -> PyResult<Reader> {
         ));
     }
     Ok(Reader {
+        folder: matches!(reader.kind(), InputKind::Folder),
         inner: Mutex::new(reader),
         input: path,
     })
