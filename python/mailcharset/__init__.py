@@ -125,8 +125,15 @@ class Decoded:
 
 @dataclass(frozen=True)
 class Message:
-    """One raw message read from an archive: its bytes, 0-based index,
-    byte offset in the archive, and the name ``audit`` gives its records."""
+    """One raw message read from an archive: its bytes, its 0-based index
+    within the file ``input`` (always 0 for a file of a folder or Maildir),
+    its byte offset in the input, and ``input``, the name ``mailcharset
+    audit`` gives its records (the path as given, joined with the file's
+    place in a folder or Maildir).
+
+    Unlike ``mailcharset audit`` on a folder, :func:`read_path` does not
+    open an mbox found inside a folder, nor skip files that do not start
+    like a message: read such a file with :func:`read_mbox`."""
 
     bytes: bytes
     index: int

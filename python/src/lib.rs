@@ -231,9 +231,16 @@ impl Reader {
                     _ => self.input.clone(),
                 };
                 let name = name.display().to_string();
+                // The index within the file `name` (as `audit` numbers it): a
+                // file of a folder or Maildir is message 0 of its own name.
+                let index = match &m.origin {
+                    Origin::Maildir { .. } => 0,
+                    Origin::File { .. } if self.folder => 0,
+                    _ => m.index,
+                };
                 Ok(Some((
                     PyBytes::new(py, &m.bytes).unbind(),
-                    m.index,
+                    index,
                     m.offset,
                     name,
                 )))

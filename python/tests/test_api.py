@@ -257,3 +257,22 @@ def test_garbage_never_crashes():
             mailcharset.normalize(raw, on_error="fail")
         except mailcharset.NormalizeError as e:
             assert 0 <= e.offset <= len(raw)
+
+
+@needs_cli
+def test_audit_without_input_is_named_like_stdin():
+    f = MESSAGES[0]
+    r = subprocess.run([CLI, "audit", "--format", "jsonl", "-"], input=f.read_bytes(), capture_output=True, timeout=60)
+    assert r.returncode == 0
+    assert mailcharset.audit_jsonl(f.read_bytes()).encode() == r.stdout
+
+
+@needs_cli
+def test_read_path_folder_names_match_cli_audit(tmp_path):
+    d = tmp_path / "folder"
+    (d / "sub").mkdir(parents=True)
+    for i, f in enumerate(MESSAGES[:6]):
+        (d / ("sub" if i % 2 else "") / f.name).write_bytes(f.read_bytes())
+    want = cli("audit", "--format", "jsonl", str(d)).stdout
+    got = "".join(mailcharset.audit_jsonl(m.bytes, input=m.input, index=m.index) for m in mailcharset.read_path(d))
+    assert got.encode() == want
