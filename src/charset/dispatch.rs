@@ -250,6 +250,22 @@ fn after_unicode11(c: char) -> bool {
     )
 }
 
+/// The first character of `bytes` (read as UTF-8, damage skipped) that
+/// Unicode 1.1 did not have, with its offset in `bytes`. The offset is into
+/// the input, not the decoded text: U+FFFD takes three octets of text for
+/// each damaged octet.
+fn first_after_unicode11(bytes: &[u8]) -> Option<(usize, char)> {
+    let mut base = 0;
+    for chunk in bytes.utf8_chunks() {
+        let valid = chunk.valid();
+        if let Some((at, c)) = valid.char_indices().find(|&(_, c)| after_unicode11(c)) {
+            return Some((base + at, c));
+        }
+        base += valid.len() + chunk.invalid().len();
+    }
+    None
+}
+
 /// UNICODE-1-1-UTF-8: apply the Hangul policy. Returns true when the text
 /// proves a post-Amendment-5 writer (verdict mislabeled).
 pub(super) fn unicode11(d: &mut Decoded<'_>, bytes: &[u8], policy: Unicode11Policy) -> bool {
@@ -260,7 +276,7 @@ pub(super) fn unicode11(d: &mut Decoded<'_>, bytes: &[u8], policy: Unicode11Poli
     let Some(first_old) = hangul::find_old_bytes(bytes) else {
         // No old Hangul: modern Hangul, or anything else Unicode 1.1 did
         // not have, says a modern writer used the label.
-        if let Some((at, c)) = d.text.char_indices().find(|&(_, c)| after_unicode11(c)) {
+        if let Some((at, c)) = first_after_unicode11(bytes) {
             d.findings.push(
                 Finding::new(FindingKind::Mislabeled, at, 1).with_note(format!(
                     "U+{:04X} did not exist in Unicode 1.1 and no Unicode 1.1 Hangul is \

@@ -586,3 +586,28 @@ fn regression_detection_does_not_explain_away_utf8_writer_forms() {
     assert_eq!(d.verdict, Verdict::Mislabeled);
     assert_eq!(d.detected.map(|x| x.charset.name()), Some("windows-1252"));
 }
+
+/// Regression (found by `props::decode_any_bytes_any_label` in CI): under
+/// UNICODE-1-1-UTF-8 the "did not exist in Unicode 1.1" finding gave the
+/// character's offset in the decoded text, which U+FFFD (three octets for
+/// one damaged octet) pushes past the input's end.
+#[test]
+fn regression_unicode11_finding_offset_is_into_the_input() {
+    let mut bytes = vec![0u8; 18];
+    bytes.extend_from_slice(b"\x80\x80\x80\xdc\x80\0\0\0");
+    let d = charset::decode(
+        &bytes,
+        Some(b"csUnicode11UTF8"),
+        &DecodeOptions {
+            detect: false,
+            ..Default::default()
+        },
+    );
+    let f = d
+        .findings
+        .iter()
+        .find(|f| f.kind == FindingKind::Mislabeled)
+        .expect("U+0700 is after Unicode 1.1");
+    assert_eq!(f.offset, 21, "{:?}", d.findings);
+    assert_eq!(&bytes[f.offset..f.offset + 2], b"\xdc\x80");
+}
