@@ -24,11 +24,16 @@ pub const CHUNK: usize = 65_535;
 /// Action flags (SMFIF_*) this filter asks for: add and change headers,
 /// replace the body.
 pub const ACTIONS: u32 = 0x01 | 0x02 | 0x10;
-/// Protocol flags (SMFIP_*) this filter asks for: no connect, HELO, MAIL,
-/// RCPT, DATA or unknown-command events; header values with their leading
-/// white space (`SMFIP_HDR_LEADSPC`), so a field can be rebuilt octet for
-/// octet.
-pub const PROTOCOL_SKIP: u32 = 0x01 | 0x02 | 0x04 | 0x08 | 0x200 | 0x100;
+/// Protocol flags (SMFIP_*) that leave steps out: none. Every step the MTA
+/// sends is answered with `continue`, although only the header, body and
+/// end of message matter here. Over TCP, a step left out is a packet the
+/// MTA sends without waiting for an answer (it still sends the step's
+/// macros); the next packet then waits in the MTA's Nagle buffer for our
+/// delayed acknowledgement, about 40 ms. Measured in a real Postfix
+/// (tools/gateway_e2e.py): leaving out connect, HELO, MAIL, RCPT and DATA
+/// gave 174 messages/s against 1,206 without the milter; answering every
+/// step costs a few loopback round trips and none of those waits.
+pub const PROTOCOL_SKIP: u32 = 0;
 /// `SMFIP_HDR_LEADSPC`.
 pub const HDR_LEADSPC: u32 = 0x10_0000;
 
