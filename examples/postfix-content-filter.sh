@@ -13,6 +13,8 @@
 
 EX_TEMPFAIL=75
 MAILCHARSET=${MAILCHARSET:-mailcharset}
+# Options for `mailcharset filter`, for example "--max-message-size 50M".
+MAILCHARSET_OPTS=${MAILCHARSET_OPTS:-}
 SENDMAIL=${SENDMAIL:-/usr/sbin/sendmail}
 
 config=""
@@ -28,7 +30,8 @@ tmp=$(mktemp "${TMPDIR:-/tmp}/mailcharset-filter.XXXXXX") || exit $EX_TEMPFAIL
 trap 'rm -f "$tmp"' EXIT HUP INT TERM
 
 # The whole normalized message first: sendmail must never see half of one.
-"$MAILCHARSET" filter > "$tmp" || exit $EX_TEMPFAIL
+# shellcheck disable=SC2086
+"$MAILCHARSET" filter $MAILCHARSET_OPTS > "$tmp" || exit $EX_TEMPFAIL
 # shellcheck disable=SC2086
 "$SENDMAIL" $config -G -i -f "$sender" -- "$@" < "$tmp" || exit $EX_TEMPFAIL
 exit 0

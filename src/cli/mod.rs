@@ -236,6 +236,11 @@ pub struct MilterArgs {
     pub unicode11: Unicode11Arg,
     #[arg(long, value_enum, default_value_t = HeadersArg::Encoded)]
     pub headers: HeadersArg,
+    /// Damaged text: replace what is damaged (U+FFFD), keep the part's
+    /// octets as they are, or (fail) let the whole message through
+    /// unchanged (`--on-failure` says what the MTA is told).
+    #[arg(long = "on-error", value_enum, default_value_t = OnErrorArg::Replace)]
+    pub on_error: OnErrorArg,
     /// Repair CESU-8 in text labelled UTF-8, instead of replacing it.
     #[arg(long = "repair-cesu8")]
     pub repair_cesu8: bool,

@@ -20,10 +20,10 @@
 
 mod protocol;
 
-use super::{CliError, CliResult, MilterArgs, OnFailureArg, exit};
+use super::{CliError, CliResult, MilterArgs, OnErrorArg, OnFailureArg, exit};
 use mailcharset::audit::escape_controls;
 use mailcharset::mime::{HeaderBlock, parse_header_block};
-use mailcharset::normalize::{self, NormalizeReport, Options};
+use mailcharset::normalize::{self, NormalizeReport, OnError, Options};
 use protocol::{Command, Reply};
 use std::io::{self, BufReader, BufWriter, Write};
 use std::sync::{Arc, Mutex};
@@ -38,6 +38,11 @@ struct Shared {
 
 pub fn run(args: &MilterArgs) -> CliResult {
     let mut opts = super::filter::options(args.unicode11, args.headers);
+    opts.on_error = match args.on_error {
+        OnErrorArg::Replace => OnError::Replace,
+        OnErrorArg::Keep => OnError::Keep,
+        OnErrorArg::Fail => OnError::Fail,
+    };
     opts.repair_cesu8 = args.repair_cesu8;
     opts.repair_mixed = args.repair_mixed;
     let report = match &args.report {
@@ -57,6 +62,11 @@ pub fn run(args: &MilterArgs) -> CliResult {
         report,
     });
     let timeout = std::time::Duration::from_secs(args.timeout);
+    // A panic in a session is caught at the end of its message and the
+    // message let through; its text goes to the log, once, as one line.
+    // Set here, once: swapping the process-wide hook per message would
+    // race between sessions.
+    std::panic::set_hook(Box::new(|info| note(&format!("internal error: {info}"))));
     if let Some(addr) = args.listen.strip_prefix("inet:") {
         let listener = std::net::TcpListener::bind(addr)
             .map_err(|e| CliError::io(&format!("listen {}", args.listen), e))?;
@@ -68,7 +78,7 @@ pub fn run(args: &MilterArgs) -> CliResult {
             let shared = Arc::clone(&shared);
             std::thread::spawn(move || {
                 let Ok(w) = stream.try_clone() else { return };
-                session(BufReader::new(stream), BufWriter::new(w), &shared);
+                session(BufReader::new(stream), BufWriter::new(w), &shared, TCP);
             });
         }
         Ok(exit::OK)
@@ -83,7 +93,7 @@ pub fn run(args: &MilterArgs) -> CliResult {
             let shared = Arc::clone(&shared);
             std::thread::spawn(move || {
                 let Ok(w) = stream.try_clone() else { return };
-                session(BufReader::new(stream), BufWriter::new(w), &shared);
+                session(BufReader::new(stream), BufWriter::new(w), &shared, UNIX);
             });
         }
         Ok(exit::OK)
@@ -113,9 +123,17 @@ struct Message {
     oversize: bool,
 }
 
+/// The protocol flags asked for on a TCP connection.
+const TCP: u32 = protocol::PROTOCOL_TCP;
+/// The protocol flags asked for on a Unix socket.
+const UNIX: u32 = protocol::PROTOCOL_UNIX;
+
 /// One SMTP session (one milter connection), until the MTA closes it.
-fn session(mut r: impl io::Read, mut w: impl Write, shared: &Shared) {
+/// `wanted`: the protocol flags (steps left out, steps not answered) to
+/// ask for; the MTA grants those it offers.
+fn session(mut r: impl io::Read, mut w: impl Write, shared: &Shared, wanted: u32) {
     let mut leadspc = false;
+    let mut agreed = 0u32;
     let mut msg = Message::default();
     loop {
         let cmd = match protocol::read_command(&mut r) {
@@ -123,6 +141,7 @@ fn session(mut r: impl io::Read, mut w: impl Write, shared: &Shared) {
             // Closed, timed out or garbled: the MTA applies its default.
             Ok(None) | Err(_) => return,
         };
+        let answer = protocol::needs_reply(&cmd, agreed);
         let reply = match cmd {
             Command::OptNeg {
                 version,
@@ -130,10 +149,13 @@ fn session(mut r: impl io::Read, mut w: impl Write, shared: &Shared) {
                 protocol,
             } => {
                 leadspc = protocol & protocol::HDR_LEADSPC != 0;
+                // Version 2 MTAs know no "no reply" flags.
+                let wanted = if version >= 6 { wanted } else { 0 };
+                agreed = (wanted | protocol::HDR_LEADSPC) & protocol;
                 Some(Reply::OptNeg {
                     version: version.min(6),
                     actions: protocol::ACTIONS & actions,
-                    protocol: (protocol::PROTOCOL_SKIP | protocol::HDR_LEADSPC) & protocol,
+                    protocol: agreed,
                 })
             }
             Command::Macro(pairs) => {
@@ -164,13 +186,12 @@ fn session(mut r: impl io::Read, mut w: impl Write, shared: &Shared) {
                 Some(Reply::Continue)
             }
             Command::EndOfMessage => {
-                let queue_id = std::mem::take(&mut msg.queue_id);
+                // The queue id (macro `i`) goes with the message; the
+                // next message's macros bring its own.
                 let done = std::mem::take(&mut msg);
-                msg.queue_id = queue_id;
                 if end_of_message(&mut w, done, leadspc, shared).is_err() {
                     return;
                 }
-                msg.queue_id.clear();
                 None
             }
             Command::Abort => {
@@ -184,6 +205,7 @@ fn session(mut r: impl io::Read, mut w: impl Write, shared: &Shared) {
             }
         };
         if let Some(reply) = reply
+            && answer
             && protocol::write_reply(&mut w, &reply)
                 .and_then(|()| w.flush())
                 .is_err()
@@ -318,12 +340,9 @@ fn end_of_message(
         );
     }
     let raw = assemble(&msg, leadspc);
-    let hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         normalize::normalize(&raw, &shared.opts)
     }));
-    std::panic::set_hook(hook);
     let n = match result {
         Ok(Ok(n)) => n,
         Ok(Err(e)) => return failure(w, &format!("not normalized: {e}")),
@@ -462,7 +481,7 @@ mod tests {
             b"\xf0\xd2\xc9\xd7\xc5\xd4\r\n",
         );
         let mut out = Vec::new();
-        session(&wire[..], &mut out, &shared(1 << 20));
+        session(&wire[..], &mut out, &shared(1 << 20), TCP);
         let r = replies(&out);
         let cmds: Vec<u8> = r.iter().map(|x| x.0).collect();
         // optneg, 3 x continue (headers), continue (eoh), continue (body),
@@ -501,7 +520,7 @@ mod tests {
             b"plain text\r\n",
         );
         let mut out = Vec::new();
-        session(&wire[..], &mut out, &shared(1 << 20));
+        session(&wire[..], &mut out, &shared(1 << 20), TCP);
         let cmds: Vec<u8> = replies(&out).iter().map(|x| x.0).collect();
         assert_eq!(cmds, b"Occcca");
     }
@@ -513,13 +532,13 @@ mod tests {
             &[0xf0; 4000],
         );
         let mut out = Vec::new();
-        session(&wire[..], &mut out, &shared(1000));
+        session(&wire[..], &mut out, &shared(1000), TCP);
         let cmds: Vec<u8> = replies(&out).iter().map(|x| x.0).collect();
         assert_eq!(cmds, b"Occca");
         let mut s = shared(1000);
         s.on_failure = OnFailureArg::Tempfail;
         let mut out = Vec::new();
-        session(&wire[..], &mut out, &s);
+        session(&wire[..], &mut out, &s, TCP);
         assert_eq!(replies(&out).last().unwrap().0, b't');
     }
 

@@ -24,7 +24,7 @@ pub const CHUNK: usize = 65_535;
 /// Action flags (SMFIF_*) this filter asks for: add and change headers,
 /// replace the body.
 pub const ACTIONS: u32 = 0x01 | 0x02 | 0x10;
-/// Protocol flags (SMFIP_*) that leave steps out: none. Every step the MTA
+/// Protocol flags (SMFIP_*) asked for over TCP: none. Every step the MTA
 /// sends is answered with `continue`, although only the header, body and
 /// end of message matter here. Over TCP, a step left out is a packet the
 /// MTA sends without waiting for an answer (it still sends the step's
@@ -33,7 +33,79 @@ pub const ACTIONS: u32 = 0x01 | 0x02 | 0x10;
 /// (tools/gateway_e2e.py): leaving out connect, HELO, MAIL, RCPT and DATA
 /// gave 174 messages/s against 1,206 without the milter; answering every
 /// step costs a few loopback round trips and none of those waits.
-pub const PROTOCOL_SKIP: u32 = 0;
+pub const PROTOCOL_TCP: u32 = 0;
+/// Protocol flags asked for over a Unix socket, which has no Nagle buffer:
+/// leave out connect, HELO, MAIL, RCPT, DATA, unknown commands and the end
+/// of the header, and answer no header field and no body chunk; the MTA
+/// then waits for us only at the end of the message.
+pub const PROTOCOL_UNIX: u32 = NO_CONNECT
+    | NO_HELO
+    | NO_MAIL
+    | NO_RCPT
+    | NO_EOH
+    | NO_UNKNOWN
+    | NO_DATA
+    | NR_HDR
+    | NR_EOH
+    | NR_BODY
+    | NR_CONN
+    | NR_HELO
+    | NR_MAIL
+    | NR_RCPT
+    | NR_DATA
+    | NR_UNKN;
+/// `SMFIP_NOCONNECT`.
+pub const NO_CONNECT: u32 = 0x1;
+/// `SMFIP_NOHELO`.
+pub const NO_HELO: u32 = 0x2;
+/// `SMFIP_NOMAIL`.
+pub const NO_MAIL: u32 = 0x4;
+/// `SMFIP_NORCPT`.
+pub const NO_RCPT: u32 = 0x8;
+/// `SMFIP_NOEOH`.
+pub const NO_EOH: u32 = 0x40;
+/// `SMFIP_NR_HDR` (no reply to a header field).
+pub const NR_HDR: u32 = 0x80;
+/// `SMFIP_NOUNKNOWN`.
+pub const NO_UNKNOWN: u32 = 0x100;
+/// `SMFIP_NODATA`.
+pub const NO_DATA: u32 = 0x200;
+/// `SMFIP_NR_CONN`.
+pub const NR_CONN: u32 = 0x1000;
+/// `SMFIP_NR_HELO`.
+pub const NR_HELO: u32 = 0x2000;
+/// `SMFIP_NR_MAIL`.
+pub const NR_MAIL: u32 = 0x4000;
+/// `SMFIP_NR_RCPT`.
+pub const NR_RCPT: u32 = 0x8000;
+/// `SMFIP_NR_DATA`.
+pub const NR_DATA: u32 = 0x1_0000;
+/// `SMFIP_NR_UNKN`.
+pub const NR_UNKN: u32 = 0x2_0000;
+/// `SMFIP_NR_EOH`.
+pub const NR_EOH: u32 = 0x4_0000;
+/// `SMFIP_NR_BODY`.
+pub const NR_BODY: u32 = 0x8_0000;
+
+/// Whether `cmd` needs an answer under the agreed protocol flags.
+pub fn needs_reply(cmd: &Command, agreed: u32) -> bool {
+    let nr = match cmd {
+        Command::Header(..) => NR_HDR,
+        Command::EndOfHeader => NR_EOH,
+        Command::Body(_) => NR_BODY,
+        Command::Other(b'C') => NR_CONN,
+        Command::Other(b'H') => NR_HELO,
+        Command::Other(b'M') => NR_MAIL,
+        Command::Other(b'R') => NR_RCPT,
+        Command::Other(b'T') => NR_DATA,
+        Command::Other(b'U') => NR_UNKN,
+        Command::Other(_) => 0,
+        // Negotiation and end of message are always answered; macros,
+        // abort and quit never.
+        _ => return true,
+    };
+    agreed & nr == 0
+}
 /// `SMFIP_HDR_LEADSPC`.
 pub const HDR_LEADSPC: u32 = 0x10_0000;
 
