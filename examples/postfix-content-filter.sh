@@ -12,7 +12,11 @@
 # message it cannot normalize back unchanged.
 
 EX_TEMPFAIL=75
-MAILCHARSET=${MAILCHARSET:-mailcharset}
+# pipe(8) runs commands with PATH=/usr/bin:/bin: look where
+# `cargo install --root /usr/local` puts the binary too.
+if [ -z "${MAILCHARSET:-}" ]; then
+    MAILCHARSET=$(command -v mailcharset || echo /usr/local/bin/mailcharset)
+fi
 # Options for `mailcharset filter`, for example "--max-message-size 50M".
 MAILCHARSET_OPTS=${MAILCHARSET_OPTS:-}
 SENDMAIL=${SENDMAIL:-/usr/sbin/sendmail}

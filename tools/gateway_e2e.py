@@ -488,10 +488,17 @@ def main():
     # The content filter re-injects with `sendmail -C` as an unprivileged
     # user: Postfix allows that only for configuration directories the
     # default main.cf lists. Added for the run, the file restored after.
+    # A run stopped by SIGTERM (a CI timeout) still restores main.cf.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("gateway_e2e: terminated"))
     default_cf = "/etc/postfix/main.cf"
     saved = open(default_cf).read() if os.path.exists(default_cf) else None
-    with open(default_cf, "a") as f:
-        f.write("\nalternate_config_directories = %s\n"
+    if saved is not None:
+        # Lines a killed earlier run left behind.
+        saved = "".join(l for l in saved.splitlines(True)
+                        if not l.startswith("alternate_config_directories = " + tempfile.gettempdir()
+                                            + "/mailcharset-gw-"))
+    with open(default_cf, "w") as f:
+        f.write((saved or "") + "\nalternate_config_directories = %s\n"
                 % " ".join("%s/%d/filter/etc" % (base_dir, r) for r in range(args.rounds)))
     results = {}
     fails = []
