@@ -77,6 +77,50 @@ fn corrupt(bytes: &[u8], seed: u64) -> Vec<u8> {
     out
 }
 
+/// Mixed text: ASCII words, Latin, CJK and an emoji in one sentence.
+fn mixed() -> Vec<u8> {
+    let line = "Größe 日本語 text 🚀 and more ascii words here. ";
+    line.repeat(SIZE / line.len() + 1).into_bytes()
+}
+
+/// `bytes` with every `step`th octet replaced by `octet` (an invalid lead
+/// such as C0 or C1 falling wherever the step puts it: inside ASCII words,
+/// between and inside multi-octet characters).
+fn every(bytes: &[u8], step: usize, octet: u8) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    for b in out.iter_mut().skip(step - 1).step_by(step) {
+        *b = octet;
+    }
+    out
+}
+
+/// `bytes` with 1% of them damaged in runs: every 1,000 octets, 10 random
+/// octets in a row.
+fn clustered(bytes: &[u8], seed: u64) -> Vec<u8> {
+    let mut rng = Rng(seed);
+    let mut out = bytes.to_vec();
+    for start in (0..out.len().saturating_sub(10)).step_by(1000) {
+        let at = start + rng.below(990) as usize;
+        for b in out.iter_mut().skip(at).take(10) {
+            *b = rng.next() as u8;
+        }
+    }
+    out
+}
+
+/// Damage that does not fall at random: the shapes issue 18 names, on
+/// mixed text.
+fn damaged() -> Vec<(&'static str, Vec<u8>)> {
+    let m = mixed();
+    vec![
+        ("mixed-random", corrupt(&m, 0xC0DE)),
+        ("mixed-c0-every-100", every(&m, 100, 0xC0)),
+        ("mixed-c1-every-100", every(&m, 100, 0xC1)),
+        ("mixed-ff-every-100", every(&m, 100, 0xFF)),
+        ("mixed-clustered", clustered(&m, 0xC1C1)),
+    ]
+}
+
 fn benches(c: &mut Criterion, groups: &mut Vec<(String, &'static str, Vec<&'static str>)>) {
     for (name, valid) in inputs() {
         let id = format!("valid-{name}");
@@ -126,6 +170,19 @@ fn benches(c: &mut Criterion, groups: &mut Vec<(String, &'static str, Vec<&'stat
         g.finish();
         groups.push((id, "decode_lossy", vec!["std_lossy", "encoding_rs"]));
     }
+    for (name, broken) in damaged() {
+        let id = format!("broken-{name}");
+        let mut g = c.benchmark_group(&id);
+        g.throughput(Throughput::Bytes(broken.len() as u64));
+        g.bench_function("decode_lossy", |b| {
+            b.iter(|| utf8::decode_lossy(black_box(&broken)).len())
+        });
+        g.bench_function("std_lossy", |b| {
+            b.iter(|| String::from_utf8_lossy(black_box(&broken)).len())
+        });
+        g.finish();
+        groups.push((id, "decode_lossy", vec!["std_lossy"]));
+    }
 }
 
 /// Alternates `ours` and `base` and compares the fastest run of each: a
@@ -153,6 +210,14 @@ fn min_ratio(label: &str, bytes: usize, ours: impl Fn() -> usize, base: impl Fn(
 
 /// The min-of-interleaved ratios for every input.
 fn min_ratios() {
+    for (name, broken) in damaged() {
+        min_ratio(
+            &format!("{name}: decode_lossy vs std_lossy"),
+            broken.len(),
+            || utf8::decode_lossy(black_box(&broken)).len(),
+            || String::from_utf8_lossy(black_box(&broken)).len(),
+        );
+    }
     for (name, valid) in inputs() {
         let broken = corrupt(&valid, 0xC0DE + name.len() as u64);
         let n = valid.len();

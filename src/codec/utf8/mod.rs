@@ -288,6 +288,17 @@ fn scan_with(src: &[u8], clean_prefix: &impl Fn(&[u8]) -> usize) -> Scan {
     // just before `clean`.
     let from = lead_before(src, clean);
     let rest = src.get(from..).unwrap_or_default();
+    // An octet that never occurs in UTF-8 (C0, C1, F5..FF) at the boundary
+    // is a maximal subpart of one octet: the commonest damage (a Latin-1
+    // or stray octet), answered without the walker.
+    if let Some(&b) = rest.first()
+        && (b == 0xC0 || b == 0xC1 || b >= 0xF5)
+    {
+        return Scan {
+            valid: from,
+            error_len: Some(1),
+        };
+    }
     let found = scan_scalar(rest);
     Scan {
         valid: from + found.valid,
