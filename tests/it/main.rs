@@ -28,6 +28,7 @@ mod mailbox_maildir;
 mod mailbox_mbox;
 mod mailbox_pipeline;
 mod message_tree;
+mod milter_cli;
 mod mime_api;
 mod mime_charsets;
 mod mime_differential;

@@ -83,7 +83,7 @@ pub fn run(args: &MilterArgs) -> CliResult {
         }
         Ok(exit::OK)
     } else if let Some(path) = args.listen.strip_prefix("unix:") {
-        let _ = std::fs::remove_file(path);
+        clear_stale_socket(path)?;
         let listener = std::os::unix::net::UnixListener::bind(path)
             .map_err(|e| CliError::io(&format!("listen {}", args.listen), e))?;
         note(&format!("listening on {}", args.listen));
@@ -106,6 +106,29 @@ pub fn run(args: &MilterArgs) -> CliResult {
             ),
         ))
     }
+}
+
+/// Removes what a milter that is gone left at `path`: only a socket that
+/// nobody listens on. Anything else there (a file given by mistake, a
+/// running milter) is refused, never deleted.
+fn clear_stale_socket(path: &str) -> Result<(), CliError> {
+    use std::os::unix::fs::FileTypeExt;
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return Ok(());
+    };
+    if !meta.file_type().is_socket() {
+        return Err(CliError::new(
+            exit::USAGE,
+            format!("milter: --listen unix:{path}: exists and is not a socket; not replacing it"),
+        ));
+    }
+    if std::os::unix::net::UnixStream::connect(path).is_ok() {
+        return Err(CliError::new(
+            exit::USAGE,
+            format!("milter: --listen unix:{path}: another process is listening there"),
+        ));
+    }
+    std::fs::remove_file(path).map_err(|e| CliError::io(&format!("listen unix:{path}"), e))
 }
 
 fn note(line: &str) {
