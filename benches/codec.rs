@@ -1,6 +1,7 @@
 //! Codec throughput: strict validation and lossy decoding against simdutf8,
 //! std and encoding_rs on ASCII, Latin, CJK and emoji text, valid and with 1%
-//! of bytes corrupted (fixed seed).
+//! of bytes corrupted (fixed seed), and on mixed text damaged in the shapes
+//! that do not fall at random (evenly spaced invalid leads, runs).
 //!
 //! `cargo bench --bench codec -- --warm-up-time 1 --measurement-time 3`
 
@@ -108,17 +109,27 @@ fn clustered(bytes: &[u8], seed: u64) -> Vec<u8> {
     out
 }
 
-/// Damage that does not fall at random: the shapes issue 18 names, on
-/// mixed text.
-fn damaged() -> Vec<(&'static str, Vec<u8>)> {
+/// Every broken input: each of [`inputs`] with 1% of its octets replaced
+/// at random, and the shapes of damage issue 18 names, on mixed text.
+fn broken() -> Vec<(String, Vec<u8>)> {
+    let mut out: Vec<(String, Vec<u8>)> = inputs()
+        .into_iter()
+        .map(|(name, valid)| {
+            (
+                name.to_string(),
+                corrupt(&valid, 0xC0DE + name.len() as u64),
+            )
+        })
+        .collect();
     let m = mixed();
-    vec![
-        ("mixed-random", corrupt(&m, 0xC0DE)),
-        ("mixed-c0-every-100", every(&m, 100, 0xC0)),
-        ("mixed-c1-every-100", every(&m, 100, 0xC1)),
-        ("mixed-ff-every-100", every(&m, 100, 0xFF)),
-        ("mixed-clustered", clustered(&m, 0xC1C1)),
-    ]
+    out.extend([
+        ("mixed-random".to_string(), corrupt(&m, 0xC0DE)),
+        ("mixed-c0-every-100".to_string(), every(&m, 100, 0xC0)),
+        ("mixed-c1-every-100".to_string(), every(&m, 100, 0xC1)),
+        ("mixed-ff-every-100".to_string(), every(&m, 100, 0xFF)),
+        ("mixed-clustered".to_string(), clustered(&m, 0xC1C1)),
+    ]);
+    out
 }
 
 fn benches(c: &mut Criterion, groups: &mut Vec<(String, &'static str, Vec<&'static str>)>) {
@@ -141,8 +152,8 @@ fn benches(c: &mut Criterion, groups: &mut Vec<(String, &'static str, Vec<&'stat
         g.finish();
         groups.push((id.clone(), "validate", vec!["simdutf8", "std"]));
         groups.push((id, "decode_lossy", vec!["validate", "simdutf8"]));
-
-        let broken = corrupt(&valid, 0xC0DE + name.len() as u64);
+    }
+    for (name, broken) in broken() {
         let id = format!("broken-{name}");
         let mut g = c.benchmark_group(&id);
         g.throughput(Throughput::Bytes(broken.len() as u64));
@@ -169,19 +180,6 @@ fn benches(c: &mut Criterion, groups: &mut Vec<(String, &'static str, Vec<&'stat
         });
         g.finish();
         groups.push((id, "decode_lossy", vec!["std_lossy", "encoding_rs"]));
-    }
-    for (name, broken) in damaged() {
-        let id = format!("broken-{name}");
-        let mut g = c.benchmark_group(&id);
-        g.throughput(Throughput::Bytes(broken.len() as u64));
-        g.bench_function("decode_lossy", |b| {
-            b.iter(|| utf8::decode_lossy(black_box(&broken)).len())
-        });
-        g.bench_function("std_lossy", |b| {
-            b.iter(|| String::from_utf8_lossy(black_box(&broken)).len())
-        });
-        g.finish();
-        groups.push((id, "decode_lossy", vec!["std_lossy"]));
     }
 }
 
@@ -210,16 +208,7 @@ fn min_ratio(label: &str, bytes: usize, ours: impl Fn() -> usize, base: impl Fn(
 
 /// The min-of-interleaved ratios for every input.
 fn min_ratios() {
-    for (name, broken) in damaged() {
-        min_ratio(
-            &format!("{name}: decode_lossy vs std_lossy"),
-            broken.len(),
-            || utf8::decode_lossy(black_box(&broken)).len(),
-            || String::from_utf8_lossy(black_box(&broken)).len(),
-        );
-    }
     for (name, valid) in inputs() {
-        let broken = corrupt(&valid, 0xC0DE + name.len() as u64);
         let n = valid.len();
         min_ratio(
             &format!("valid-{name}: validate vs simdutf8"),
@@ -233,6 +222,9 @@ fn min_ratios() {
             || utf8::decode_lossy(black_box(&valid)).len(),
             || utf8::validate(black_box(&valid)).map_or(0, str::len),
         );
+    }
+    for (name, broken) in broken() {
+        let n = broken.len();
         min_ratio(
             &format!("broken-{name}: decode_lossy vs std_lossy"),
             n,

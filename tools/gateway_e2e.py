@@ -346,7 +346,6 @@ def check(mode, pf, messages):
         # Over the size limit: passed on unchanged by the milter and by the
         # filter (which gets the same --max-message-size).
         if exp["kind"] == "oversize" and gateway:
-            strip = lambda b: [l for l in b.replace(b"\r\n", b"\n").split(b"\n")]
             hdr_end = out.find(b"\n\n")
             kept = [l for l in out[:hdr_end].split(b"\n")]
             # Drop Postfix's trace fields (and their folded lines).
@@ -449,7 +448,7 @@ def run_mode(mode, messages, binary, base_dir):
         if not ok:
             fails.append("%s: only %d of %d delivered (see %s/maillog)"
                          % (mode, len(pf.delivered()), len(messages), pf.base))
-        fails += check(mode if mode != "killed" else "killed", pf, messages)
+        fails += check(mode, pf, messages)
         if mode in ("milter", "milter-unix"):
             # One log line per message, naming Postfix's queue id.
             milter.terminate()

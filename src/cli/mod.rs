@@ -74,6 +74,16 @@ pub enum OnErrorArg {
     Fail,
 }
 
+impl From<OnErrorArg> for mailcharset::normalize::OnError {
+    fn from(arg: OnErrorArg) -> Self {
+        match arg {
+            OnErrorArg::Replace => Self::Replace,
+            OnErrorArg::Keep => Self::Keep,
+            OnErrorArg::Fail => Self::Fail,
+        }
+    }
+}
+
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub enum FormatArg {
     Table,

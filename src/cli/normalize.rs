@@ -1,12 +1,12 @@
 //! `mailcharset normalize`: messages, mboxes, Maildirs and folders written
 //! back out as UTF-8, in the same container, same order, same names.
 
-use super::{CliError, CliResult, NormalizeArgs, OnErrorArg, exit};
+use super::{CliError, CliResult, NormalizeArgs, exit};
 use mailcharset::mailbox::{
     self, InputKind, MailboxError, MessageReader, MessageWriter, Outcome, OutputKind, Progress,
     RawMessage, WriteMode, pipeline,
 };
-use mailcharset::normalize::{self, NormalizeError, OnError, Options};
+use mailcharset::normalize::{self, NormalizeError, Options};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -35,11 +35,7 @@ struct ReportLine<'a> {
 
 pub fn run(args: &NormalizeArgs) -> CliResult {
     let mut opts = super::filter::options(args.unicode11, args.headers);
-    opts.on_error = match args.on_error {
-        OnErrorArg::Replace => OnError::Replace,
-        OnErrorArg::Keep => OnError::Keep,
-        OnErrorArg::Fail => OnError::Fail,
-    };
+    opts.on_error = args.on_error.into();
     opts.eight_bit = args.eight_bit;
     opts.repair_cesu8 = args.repair_cesu8;
     opts.repair_mixed = args.repair_mixed;

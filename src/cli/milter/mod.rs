@@ -20,10 +20,10 @@
 
 mod protocol;
 
-use super::{CliError, CliResult, MilterArgs, OnErrorArg, OnFailureArg, exit};
+use super::{CliError, CliResult, MilterArgs, OnFailureArg, exit};
 use mailcharset::audit::escape_controls;
 use mailcharset::mime::{HeaderBlock, parse_header_block};
-use mailcharset::normalize::{self, NormalizeReport, OnError, Options};
+use mailcharset::normalize::{self, NormalizeReport, Options};
 use protocol::{Command, Reply};
 use std::io::{self, BufReader, BufWriter, Write};
 use std::sync::{Arc, Mutex};
@@ -38,11 +38,7 @@ struct Shared {
 
 pub fn run(args: &MilterArgs) -> CliResult {
     let mut opts = super::filter::options(args.unicode11, args.headers);
-    opts.on_error = match args.on_error {
-        OnErrorArg::Replace => OnError::Replace,
-        OnErrorArg::Keep => OnError::Keep,
-        OnErrorArg::Fail => OnError::Fail,
-    };
+    opts.on_error = args.on_error.into();
     opts.repair_cesu8 = args.repair_cesu8;
     opts.repair_mixed = args.repair_mixed;
     let report = match &args.report {
@@ -63,9 +59,10 @@ pub fn run(args: &MilterArgs) -> CliResult {
     });
     let timeout = std::time::Duration::from_secs(args.timeout);
     // A panic in a session is caught at the end of its message and the
-    // message let through; its text goes to the log, once, as one line.
-    // Set here, once: swapping the process-wide hook per message would
-    // race between sessions.
+    // message let through (or deferred): the hook logs the panic's text,
+    // then the session logs what it did with the message. Set once here:
+    // swapping the process-wide hook per message would race between
+    // sessions.
     std::panic::set_hook(Box::new(|info| note(&format!("internal error: {info}"))));
     if let Some(addr) = args.listen.strip_prefix("inet:") {
         let listener = std::net::TcpListener::bind(addr)
@@ -78,7 +75,12 @@ pub fn run(args: &MilterArgs) -> CliResult {
             let shared = Arc::clone(&shared);
             std::thread::spawn(move || {
                 let Ok(w) = stream.try_clone() else { return };
-                session(BufReader::new(stream), BufWriter::new(w), &shared, TCP);
+                session(
+                    BufReader::new(stream),
+                    BufWriter::new(w),
+                    &shared,
+                    protocol::PROTOCOL_TCP,
+                );
             });
         }
         Ok(exit::OK)
@@ -93,7 +95,12 @@ pub fn run(args: &MilterArgs) -> CliResult {
             let shared = Arc::clone(&shared);
             std::thread::spawn(move || {
                 let Ok(w) = stream.try_clone() else { return };
-                session(BufReader::new(stream), BufWriter::new(w), &shared, UNIX);
+                session(
+                    BufReader::new(stream),
+                    BufWriter::new(w),
+                    &shared,
+                    protocol::PROTOCOL_UNIX,
+                );
             });
         }
         Ok(exit::OK)
@@ -145,11 +152,6 @@ struct Message {
     /// Over the size limit: nothing more is kept.
     oversize: bool,
 }
-
-/// The protocol flags asked for on a TCP connection.
-const TCP: u32 = protocol::PROTOCOL_TCP;
-/// The protocol flags asked for on a Unix socket.
-const UNIX: u32 = protocol::PROTOCOL_UNIX;
 
 /// One SMTP session (one milter connection), until the MTA closes it.
 /// `wanted`: the protocol flags (steps left out, steps not answered) to
@@ -504,7 +506,12 @@ mod tests {
             b"\xf0\xd2\xc9\xd7\xc5\xd4\r\n",
         );
         let mut out = Vec::new();
-        session(&wire[..], &mut out, &shared(1 << 20), TCP);
+        session(
+            &wire[..],
+            &mut out,
+            &shared(1 << 20),
+            protocol::PROTOCOL_TCP,
+        );
         let r = replies(&out);
         let cmds: Vec<u8> = r.iter().map(|x| x.0).collect();
         // optneg, 3 x continue (headers), continue (eoh), continue (body),
@@ -543,7 +550,12 @@ mod tests {
             b"plain text\r\n",
         );
         let mut out = Vec::new();
-        session(&wire[..], &mut out, &shared(1 << 20), TCP);
+        session(
+            &wire[..],
+            &mut out,
+            &shared(1 << 20),
+            protocol::PROTOCOL_TCP,
+        );
         let cmds: Vec<u8> = replies(&out).iter().map(|x| x.0).collect();
         assert_eq!(cmds, b"Occcca");
     }
@@ -555,13 +567,13 @@ mod tests {
             &[0xf0; 4000],
         );
         let mut out = Vec::new();
-        session(&wire[..], &mut out, &shared(1000), TCP);
+        session(&wire[..], &mut out, &shared(1000), protocol::PROTOCOL_TCP);
         let cmds: Vec<u8> = replies(&out).iter().map(|x| x.0).collect();
         assert_eq!(cmds, b"Occca");
         let mut s = shared(1000);
         s.on_failure = OnFailureArg::Tempfail;
         let mut out = Vec::new();
-        session(&wire[..], &mut out, &s, TCP);
+        session(&wire[..], &mut out, &s, protocol::PROTOCOL_TCP);
         assert_eq!(replies(&out).last().unwrap().0, b't');
     }
 
