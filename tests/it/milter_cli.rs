@@ -119,11 +119,26 @@ fn a_stale_socket_is_replaced_and_a_message_is_normalized() {
     assert_eq!(cmd, b'a');
     s.write_all(&packet(b'Q', b"")).expect("quit");
     drop(s);
-    let _ = child.0.kill();
-    let mut log = String::new();
-    if let Some(mut e) = child.0.stderr.take() {
-        let _ = child.0.wait();
-        let _ = e.read_to_string(&mut log);
-    }
+    // The milter logs after it has answered, so the log line may come a
+    // moment after the reply: read the log until it names the message (or
+    // the milter's stderr closes), and only then stop the milter.
+    let stderr = child.0.stderr.take().expect("stderr is piped");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut log = String::new();
+        for line in std::io::BufRead::lines(std::io::BufReader::new(stderr)) {
+            let Ok(line) = line else { break };
+            log.push_str(&line);
+            log.push('\n');
+            if line.contains("QID42") {
+                break;
+            }
+        }
+        let _ = tx.send(log);
+    });
+    let log = rx
+        .recv_timeout(Duration::from_secs(20))
+        .unwrap_or_else(|_| "(no log line within 20 s)".to_string());
+    drop(child);
     assert!(log.contains("QID42"), "log names the queue id: {log}");
 }
