@@ -9,7 +9,7 @@ mod summary;
 #[cfg(feature = "mail-parser")]
 pub use analyze::from_mail_parser;
 pub use analyze::{AuditOptions, MessageContext, audit_message, audit_parsed};
-pub use format::{CSV_HEADER, Format, RecordWriter, escape_controls, write_records};
+pub use format::{CSV_HEADER, Format, Formatted, RecordWriter, escape_controls, write_records};
 pub use record::{DetectedRecord, Record, Source};
 pub use summary::{LabelRow, Summary};
 

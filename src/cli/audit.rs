@@ -18,7 +18,7 @@
 
 use super::{AuditArgs, CliError, CliResult, FailOnArg, FormatArg, Unicode11Arg, exit};
 use mailcharset::audit::{
-    AuditOptions, FailOn, Format, MessageContext, Record, RecordWriter, audit_message,
+    AuditOptions, FailOn, Format, Formatted, MessageContext, Record, RecordWriter, audit_message,
 };
 use mailcharset::charset::Unicode11Policy;
 use mailcharset::mailbox::{
@@ -33,6 +33,39 @@ use std::path::{Path, PathBuf};
 struct Audited {
     messages: Vec<Vec<Record>>,
     notes: Vec<String>,
+}
+
+/// [`Audited`] as it reaches the writing thread: the records already
+/// formatted on the worker (all formats but the table, which is the
+/// summary of the records), so that the writing thread only copies bytes.
+struct Written {
+    messages: Vec<Output>,
+    notes: Vec<String>,
+}
+
+enum Output {
+    Records(Vec<Record>),
+    Formatted(Formatted),
+}
+
+impl Written {
+    fn new(a: Audited, format: Format) -> Self {
+        let messages = a
+            .messages
+            .into_iter()
+            .map(|records| match format {
+                Format::Table => Output::Records(records),
+                // A record that cannot be formatted (it can always be) is
+                // left to the writer, which reports the error.
+                _ => Formatted::new(format, &records)
+                    .map_or(Output::Records(records), Output::Formatted),
+            })
+            .collect();
+        Written {
+            messages,
+            notes: a.notes,
+        }
+    }
 }
 
 /// An error of the run: the reader's or the writer's.
@@ -111,17 +144,29 @@ pub fn run(args: &AuditArgs) -> CliResult {
             ..pipeline::Options::default()
         };
         let mut bar = Bar::new(progress, reader.size_hint_bytes());
-        let work = |m: &RawMessage| audit_raw(&path, kind, m, &opts, args.max_message_size);
-        let result = pipeline::run_ordered(reader, &popts, work, |m, a: Audited| {
+        let work = |m: &RawMessage| {
+            Written::new(
+                audit_raw(&path, kind, m, &opts, args.max_message_size),
+                format,
+            )
+        };
+        let result = pipeline::run_ordered(reader, &popts, work, |m, a: Written| {
             bar.advance(1, m.input_len);
             for n in &a.notes {
                 eprintln!("mailcharset: {}", mailcharset::audit::escape_controls(n));
             }
-            for records in &a.messages {
-                if let Some(f) = fail_on {
-                    reached |= records.iter().any(|r| f.is_reached_by(r.verdict));
+            for out in &a.messages {
+                let (worst, written) = match out {
+                    Output::Records(records) => (
+                        records.iter().map(|r| r.verdict).max(),
+                        writer.write_message(records),
+                    ),
+                    Output::Formatted(f) => (f.worst(), writer.write_formatted(f)),
+                };
+                if let (Some(f), Some(w)) = (fail_on, worst) {
+                    reached |= f.is_reached_by(w);
                 }
-                writer.write_message(records).map_err(RunError::Output)?;
+                written.map_err(RunError::Output)?;
             }
             Ok::<(), RunError>(())
         });

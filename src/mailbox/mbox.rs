@@ -215,9 +215,10 @@ impl<R: BufRead> MboxReader<R> {
         let mut skipped: Option<usize> = None;
         let mut honoured = false;
         loop {
-            // In a body outside Content-Length mode only `From ` lines
-            // matter: skip to the next one in bulk.
-            if !in_header && !cl_mode {
+            // Outside Content-Length mode only `From ` lines matter (the
+            // end of the header changes nothing there): skip to the next
+            // one in bulk, header and body alike.
+            if !cl_mode {
                 self.read_lines_until_from(&mut buf)
                     .map_err(|e| self.err(e))?;
             } else if in_header {

@@ -64,16 +64,33 @@ impl FieldKind {
     /// other than a few known structured ones are treated as unstructured,
     /// since mailers put encoded-words in them (X-Mailer, X-Subject ...).
     pub fn of(name: &[u8]) -> FieldKind {
-        let is = |list: &[&str]| list.iter().any(|n| name.eq_ignore_ascii_case(n.as_bytes()));
+        // Every name in the lists is shorter than this; a longer name is
+        // structured (or unstructured when it starts `X-`).
+        const LONGEST: usize = 32;
+        let mut lower = [0u8; LONGEST];
+        let Some(lower) = lower.get_mut(..name.len()) else {
+            return Self::other(name);
+        };
+        for (l, b) in lower.iter_mut().zip(name) {
+            *l = b.to_ascii_lowercase();
+        }
+        let is = |list: &[&str]| list.iter().any(|n| n.as_bytes() == &lower[..]);
         if is(ADDRESS_LISTS) {
             FieldKind::AddressList
         } else if is(UNSTRUCTURED) {
             FieldKind::Unstructured
-        } else if name.eq_ignore_ascii_case(b"content-type")
-            || name.eq_ignore_ascii_case(b"content-disposition")
-        {
+        } else if lower == b"content-type" || lower == b"content-disposition" {
             FieldKind::Parameters
-        } else if name.len() > 2 && name[..2].eq_ignore_ascii_case(b"x-") && !is(STRUCTURED_X) {
+        } else if is(STRUCTURED_X) {
+            FieldKind::Structured
+        } else {
+            Self::other(name)
+        }
+    }
+
+    /// A name in none of the lists.
+    fn other(name: &[u8]) -> FieldKind {
+        if name.len() > 2 && name[..2].eq_ignore_ascii_case(b"x-") {
             FieldKind::Unstructured
         } else {
             FieldKind::Structured
@@ -83,7 +100,7 @@ impl FieldKind {
 
 #[cfg(test)]
 mod tests {
-    use super::FieldKind;
+    use super::{ADDRESS_LISTS, FieldKind, STRUCTURED_X, UNSTRUCTURED};
 
     #[test]
     fn classification() {
@@ -98,5 +115,36 @@ mod tests {
         assert_eq!(FieldKind::of(b"Date"), FieldKind::Structured);
         assert_eq!(FieldKind::of(b"Message-ID"), FieldKind::Structured);
         assert_eq!(FieldKind::of(b"X"), FieldKind::Structured);
+        assert_eq!(FieldKind::of(b"X-"), FieldKind::Structured);
+        assert_eq!(
+            FieldKind::of(b"X-A-Very-Long-Header-Name-Past-The-Buffer"),
+            FieldKind::Unstructured
+        );
+        assert_eq!(
+            FieldKind::of(b"A-Very-Long-Header-Name-Past-The-Buffer"),
+            FieldKind::Structured
+        );
+        assert_eq!(
+            FieldKind::of(b"DISPOSITION-NOTIFICATION-TO"),
+            FieldKind::AddressList
+        );
+        // Every name of every list is found, in any case.
+        for (list, kind) in [
+            (ADDRESS_LISTS, FieldKind::AddressList),
+            (UNSTRUCTURED, FieldKind::Unstructured),
+        ] {
+            for n in list {
+                assert_eq!(
+                    FieldKind::of(n.to_ascii_uppercase().as_bytes()),
+                    kind,
+                    "{n}"
+                );
+            }
+        }
+        for n in STRUCTURED_X {
+            if !ADDRESS_LISTS.contains(n) {
+                assert_eq!(FieldKind::of(n.as_bytes()), FieldKind::Structured, "{n}");
+            }
+        }
     }
 }

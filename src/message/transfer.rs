@@ -209,15 +209,22 @@ pub fn is_7bit_clean(input: &[u8]) -> bool {
 /// French or German in UTF-8), above it (Cyrillic, CJK, binary) base64 is
 /// shorter.
 pub fn choose_encoding(input: &[u8]) -> Cte {
-    let mut escaped = 0usize;
-    for &b in input {
-        match b {
-            0 => return Cte::Base64,
-            b'\t' | b'\r' | b'\n' => {}
-            b'=' | 0x01..=0x1F | 0x7F..=0xFF => escaped += 1,
-            _ => {}
-        }
+    if memchr::memchr(0, input).is_some() {
+        return Cte::Base64;
     }
+    // Branch-free, so that it vectorizes (it showed in profiles of
+    // normalize, once per converted part).
+    let escaped: usize = input
+        .chunks(4096)
+        .map(|c| {
+            c.iter()
+                .map(|&b| {
+                    let control = b < 0x20 && b != b'\t' && b != b'\r' && b != b'\n';
+                    u32::from(control | (b == b'=') | (b >= 0x7F))
+                })
+                .sum::<u32>() as usize
+        })
+        .sum();
     if escaped.saturating_mul(6) <= input.len() {
         Cte::QuotedPrintable
     } else {
@@ -305,5 +312,30 @@ mod tests {
             choose_encoding("Voilà, une phrase en français assez longue.".as_bytes()),
             Cte::QuotedPrintable
         );
+        // Every octet value counts as the rule says, at the threshold.
+        for b in 1..=255u8 {
+            let escapes = b == b'=' || b >= 0x7F || (b < 0x20 && !b"\t\r\n".contains(&b));
+            let mut text = vec![b'a'; 5];
+            text.push(b);
+            assert_eq!(choose_encoding(&text), Cte::QuotedPrintable, "{b:#x}");
+            text.truncate(4);
+            text.push(b);
+            let expected = if escapes {
+                Cte::Base64
+            } else {
+                Cte::QuotedPrintable
+            };
+            assert_eq!(choose_encoding(&text), expected, "{b:#x}");
+        }
+        // Past the 4 KiB chunks of the count: one escape in six still
+        // counts, wherever it falls.
+        let long: Vec<u8> = (0..60_000)
+            .map(|i| if i % 6 == 5 { 0xC3 } else { b'x' })
+            .collect();
+        assert_eq!(choose_encoding(&long), Cte::QuotedPrintable);
+        let long: Vec<u8> = (0..60_000)
+            .map(|i| if i % 5 == 4 { 0xC3 } else { b'x' })
+            .collect();
+        assert_eq!(choose_encoding(&long), Cte::Base64);
     }
 }

@@ -125,13 +125,15 @@ pub(super) fn fields(
             continue;
         }
         let v = f.value;
-        let kind = FieldKind::of(f.name);
         // Nothing to decode: ASCII without encoded-words (or, in a
-        // parameter field, without RFC 2231 `*`).
-        if !crate::mime::has_encoded_word_start(v)
-            && v.is_ascii()
-            && (kind != FieldKind::Parameters || memchr::memchr(b'*', v).is_none())
-        {
+        // parameter field, without RFC 2231 `*`). Most fields: decided
+        // before the field's name is looked at.
+        let plain = !crate::mime::has_encoded_word_start(v) && v.is_ascii();
+        if plain && memchr::memchr(b'*', v).is_none() {
+            continue;
+        }
+        let kind = FieldKind::of(f.name);
+        if plain && kind != FieldKind::Parameters {
             continue;
         }
         if !ctx.opts.limits.field_within_limits(v) {

@@ -285,42 +285,6 @@ impl Utf8Decoder {
     }
 }
 
-/// Turns bytes the decoder wrote (well-formed by construction) into a
-/// String: one SIMD validation and a copy, cheaper than validating each run
-/// as it is written.
-pub(crate) fn into_string(bytes: &[u8]) -> String {
-    match simdutf8::basic::from_utf8(bytes) {
-        Ok(s) => s.to_owned(),
-        // Unreachable: the decoder only writes well-formed UTF-8.
-        Err(_) => String::from_utf8_lossy(bytes).into_owned(),
-    }
-}
-
-/// Largest scratch buffer kept between calls on one thread.
-pub(crate) const SCRATCH_KEEP: usize = 8 << 20;
-
-thread_local! {
-    /// The decoder's output buffer, kept between calls so that decoding many
-    /// broken parts does not fault in fresh pages each time.
-    static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
-}
-
-/// Runs `f` with this thread's scratch buffer, emptied (or a fresh one if
-/// it is in use, as in a nested call).
-pub(crate) fn with_scratch<T>(f: impl FnOnce(&mut Vec<u8>) -> T) -> T {
-    SCRATCH.with(|cell| match cell.try_borrow_mut() {
-        Ok(mut buf) => {
-            buf.clear();
-            let result = f(&mut buf);
-            if buf.capacity() > SCRATCH_KEEP {
-                *buf = Vec::new();
-            }
-            result
-        }
-        Err(_) => f(&mut Vec::new()),
-    })
-}
-
 /// Room for the output of decoding `src` lossily, in the common case.
 pub(crate) fn reserve_for(buf: &mut Vec<u8>, src: &[u8]) {
     buf.reserve(src.len() + src.len() / 8 + 16);
@@ -370,16 +334,26 @@ pub fn decode_lossy(src: &[u8]) -> Cow<'_, str> {
         Err(at) => at,
     };
     // Without a report, the text is the valid runs between maximal
-    // subparts, one U+FFFD for each (as `str::Utf8Chunks` cuts them).
-    Cow::Owned(with_scratch(|buf| {
-        reserve_for(buf, src);
-        let (head, rest) = src.split_at(valid.min(src.len()));
-        buf.extend_from_slice(head);
-        if !crate::codec::simd::lossy_into(rest, buf) {
-            lossy_into(rest, buf, |_| 0);
-        }
-        into_string(buf)
-    }))
+    // subparts, one U+FFFD for each (as `str::Utf8Chunks` cuts them),
+    // written into the String's own buffer: no copy at the end.
+    let mut buf = Vec::new();
+    reserve_for(&mut buf, src);
+    let (head, rest) = src.split_at(valid.min(src.len()));
+    buf.extend_from_slice(head);
+    if !crate::codec::simd::lossy_into(rest, &mut buf) {
+        lossy_into(rest, &mut buf, |_| 0);
+    }
+    Cow::Owned(owned_string(buf))
+}
+
+/// Bytes the decoder wrote (well-formed by construction) as a String,
+/// without a copy.
+fn owned_string(bytes: Vec<u8>) -> String {
+    match crate::codec::simd::string_from_utf8(bytes) {
+        Ok(s) => s,
+        // Unreachable: the decoder only writes well-formed UTF-8.
+        Err(b) => String::from_utf8_lossy(&b).into_owned(),
+    }
 }
 
 /// Appends the lossy decoding of `src` (which starts on a character
@@ -421,15 +395,13 @@ pub fn decode_lossy_with_report(src: &[u8]) -> (Cow<'_, str>, DecodeReport) {
         Ok(s) => return (Cow::Borrowed(s), DecodeReport::default()),
         Err(at) => at.min(src.len()),
     };
-    let (s, r) = with_scratch(|buf| {
-        reserve_for(buf, src);
-        buf.extend_from_slice(&src[..valid]);
-        let mut dec = Utf8Decoder::new();
-        dec.offset = valid;
-        dec.run(&src[valid..], buf, true);
-        (into_string(buf), dec.into_report())
-    });
-    (Cow::Owned(s), r)
+    let mut buf = Vec::new();
+    reserve_for(&mut buf, src);
+    buf.extend_from_slice(&src[..valid]);
+    let mut dec = Utf8Decoder::new();
+    dec.offset = valid;
+    dec.run(&src[valid..], &mut buf, true);
+    (Cow::Owned(owned_string(buf)), dec.into_report())
 }
 
 /// Repairs CESU-8 (Unicode TR #26): UTF-8 in which a supplementary

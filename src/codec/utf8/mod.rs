@@ -50,7 +50,6 @@ pub(crate) use lossy::{Sink, lossy_into};
 
 use super::ErrorKind;
 use std::borrow::Cow;
-use std::cell::RefCell;
 use std::fmt;
 
 /// A strict UTF-8 error, shaped like `std::str::Utf8Error` plus a kind.
