@@ -2,6 +2,11 @@
 
 mod cli;
 
+/// With the `mimalloc` feature: faster, larger (Cargo.toml, BENCHMARKS.md).
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> std::process::ExitCode {
     cli::main()
 }

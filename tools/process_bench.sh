@@ -7,6 +7,9 @@
 # /dev/null (normalize: an mbox under /tmp, since -o names a file).
 #
 #   tools/process_bench.sh [MBOX] [RUNS]
+#
+# With MIMALLOC=1, also the binary built with the `mimalloc` feature (in
+# target/mimalloc): the rows normalize-mi and audit-mi.
 # Without MBOX, builds /tmp/mailcharset-mips4.mbox: four copies of the
 # linux-mips slice of ../shared/corpus (112 MB) with tools/make_big_mbox.py.
 set -eu
@@ -19,6 +22,11 @@ fi
 cargo build -q --release --example mail_parser_mbox
 cargo build -q --release
 bin=target/release/mailcharset
+mi=""
+if [ "${MIMALLOC:-0}" = 1 ]; then
+    cargo build -q --release --features mimalloc --target-dir target/mimalloc
+    mi=target/mimalloc/release/mailcharset
+fi
 out=$(mktemp /tmp/mailcharset-bench.XXXXXX)
 trap 'rm -f "$out"' EXIT
 best() { # label command...: the best wall time and its peak RSS
@@ -36,6 +44,13 @@ best() { # label command...: the best wall time and its peak RSS
     best mail-parser target/release/examples/mail_parser_mbox "$mbox"
     best normalize "$bin" normalize --jobs 1 -q "$mbox" -o "$out"
     best audit "$bin" audit --jobs 1 --format jsonl "$mbox"
+    if [ -n "$mi" ]; then
+        best normalize-mi "$mi" normalize --jobs 1 -q "$mbox" -o "$out"
+        best audit-mi "$mi" audit --jobs 1 --format jsonl "$mbox"
+    fi
 } | awk -v size="$(wc -c < "$mbox")" '
     { t[$1] = $2; printf "%-12s %6.2f s %7.0f MB/s  peak RSS %4.0f MiB\n", $1, $2, size / $2 / 1e6, $3 / 1024 }
-    END { printf "normalize %.2fx mail-parser, audit %.2fx mail-parser\n", t["mail-parser"] / t["normalize"], t["mail-parser"] / t["audit"] }'
+    END {
+        printf "normalize %.2fx mail-parser, audit %.2fx mail-parser\n", t["mail-parser"] / t["normalize"], t["mail-parser"] / t["audit"]
+        if ("audit-mi" in t) printf "with mimalloc: normalize %.2fx, audit %.2fx\n", t["mail-parser"] / t["normalize-mi"], t["mail-parser"] / t["audit-mi"]
+    }'

@@ -127,11 +127,23 @@ struct Auditor<'m, 'a> {
 
 impl Auditor<'_, '_> {
     fn record(&self, part: &Part<'_>, location: String, source: Source) -> Record {
+        // Field by field: `..self.base.clone()` would copy the base's
+        // location and part only to drop them.
+        let b = &self.base;
         Record {
+            input: b.input.clone(),
+            index: b.index,
+            message_id: b.message_id.clone(),
             part: part.id.clone(),
             location,
+            label: b.label.clone(),
+            charset: b.charset.clone(),
+            status: b.status,
+            verdict: b.verdict,
+            detected: b.detected.clone(),
+            findings: b.findings.clone(),
+            year: b.year,
             source,
-            ..self.base.clone()
         }
     }
 

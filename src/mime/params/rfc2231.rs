@@ -50,14 +50,25 @@ fn split_initial(v: &[u8]) -> Option<(&[u8], &[u8], &[u8])> {
 pub(super) fn join_sections(raw: Vec<RawParam<'_>>, opts: &DecodeOptions) -> Vec<Parameter> {
     // Group by lowercase name, in order of first appearance (a map from
     // name to group: linear in the number of parameters, however many).
-    let mut groups: Vec<(String, Vec<RawParam<'_>>)> = Vec::new();
+    // A field has a few parameters: a look along the groups costs less
+    // than the map, which is built only past a few dozen.
+    const LINEAR: usize = 32;
+    let mut groups: Vec<(String, Vec<RawParam<'_>>)> = Vec::with_capacity(raw.len());
     let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let many = raw.len() > LINEAR;
     for p in raw {
         let name = ascii_lower(p.name);
-        match index.get(&name) {
-            Some(&g) => groups[g].1.push(p),
+        let found = if many {
+            index.get(&name).copied()
+        } else {
+            groups.iter().position(|(n, _)| *n == name)
+        };
+        match found {
+            Some(g) => groups[g].1.push(p),
             None => {
-                index.insert(name.clone(), groups.len());
+                if many {
+                    index.insert(name.clone(), groups.len());
+                }
                 groups.push((name, vec![p]));
             }
         }
@@ -76,7 +87,10 @@ fn build_param(name: String, parts: Vec<RawParam<'_>>, opts: &DecodeOptions) -> 
     // send a plain fallback beside the RFC 2231 form.
     let has_sections = parts.iter().any(|p| p.section.is_some());
     let has_ext = parts.iter().any(|p| p.extended && p.section.is_none());
-    let (mut chosen, others): (Vec<RawParam<'_>>, Vec<RawParam<'_>>) =
+    let (mut chosen, others): (Vec<RawParam<'_>>, Vec<RawParam<'_>>) = if parts.len() == 1 {
+        // The usual case: one form, chosen whatever it is.
+        (parts, Vec::new())
+    } else {
         parts.into_iter().partition(|p| {
             if has_sections {
                 p.section.is_some()
@@ -85,7 +99,8 @@ fn build_param(name: String, parts: Vec<RawParam<'_>>, opts: &DecodeOptions) -> 
             } else {
                 true
             }
-        });
+        })
+    };
     for o in &others {
         findings.push(malformed(o.offset, "parameter also given in another form"));
     }
