@@ -289,6 +289,8 @@ mod avx2 {
     fn clean_prefix_with(tables: &[__m256i; 3], src: &[u8]) -> usize {
         let zero = _mm256_setzero_si256();
         let mut prev = zero;
+        // Whether `prev` is all ASCII (the zeros are).
+        let mut prev_ascii = true;
         let mut at = 0;
         let mut chunks = src.chunks_exact(32);
         for chunk in &mut chunks {
@@ -296,6 +298,16 @@ mod avx2 {
                 break;
             };
             let input = load(chunk);
+            // ASCII after ASCII cannot be in error (every check looks at
+            // most three octets back, and no octet there starts a
+            // sequence): the lookups are skipped.
+            let ascii = _mm256_movemask_epi8(input) == 0;
+            if ascii && prev_ascii {
+                prev = input;
+                at += 32;
+                continue;
+            }
+            prev_ascii = ascii;
             let err = errors(input, prev, tables);
             // One bit per lane with no error.
             let clean = _mm256_movemask_epi8(_mm256_cmpeq_epi8(err, zero)) as u32;
