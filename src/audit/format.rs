@@ -48,23 +48,11 @@ impl<W: Write> RecordWriter<W> {
     /// Writes the records of one message.
     pub fn write_message(&mut self, records: &[Record]) -> io::Result<()> {
         self.summary.add_message(records);
-        for r in records {
-            match self.format {
-                Format::Table => {}
-                Format::Jsonl => {
-                    json_line(&mut self.out, r)?;
-                    self.out.write_all(b"\n")?;
-                }
-                Format::Json => {
-                    self.out
-                        .write_all(if self.written == 0 { b"\n" } else { b",\n" })?;
-                    json_line(&mut self.out, r)?;
-                }
-                Format::Csv => write_csv_rows(&mut self.out, r)?,
-            }
-            self.written += 1;
+        if self.format == Format::Table {
+            self.written += records.len();
+            return Ok(());
         }
-        Ok(())
+        self.write_formatted(&Formatted::new(self.format, records)?)
     }
 
     /// Writes the records of one message that a worker thread formatted
@@ -193,16 +181,9 @@ pub fn escape_controls(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// A record as one line of JSON, with DEL and the C1 controls escaped too
-/// (`\u009b`; serde_json escapes only C0), so that JSON printed on a
-/// terminal cannot drive it either.
-fn json_line(out: &mut impl Write, r: &Record) -> io::Result<()> {
-    let mut line = Vec::with_capacity(512);
-    json_into(&mut line, r)?;
-    out.write_all(&line)
-}
-
-/// [`json_line`], appended to `out`.
+/// Appends a record as one line of JSON to `out`, with DEL and the C1
+/// controls escaped too (`\u009b`; serde_json escapes only C0), so that
+/// JSON printed on a terminal cannot drive it either.
 fn json_into(out: &mut Vec<u8>, r: &Record) -> io::Result<()> {
     let start = out.len();
     serde_json::to_writer(&mut *out, r)?;
@@ -423,7 +404,7 @@ mod tests {
         let mut r = records().remove(1);
         r.message_id = Some("a\u{7f}b\u{9b}c\u{a0}d".into());
         let mut out = Vec::new();
-        json_line(&mut out, &r).unwrap();
+        json_into(&mut out, &r).unwrap();
         let s = String::from_utf8(out).unwrap();
         assert!(s.contains("\"a\\u007fb\\u009bc\u{a0}d\""), "{s}");
         let v: serde_json::Value = serde_json::from_str(&s).unwrap();
