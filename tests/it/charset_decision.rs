@@ -461,6 +461,11 @@ proptest! {
         let mut content = content;
         let at = nul_at.index(content.len());
         content[at] = 0;
+        // A NUL with only white space, NULs and a final SUB after it is a
+        // mailer's padding after text, not binary (doc/charset-decision.md;
+        // `regression_trailing_nul_padding_is_not_binary`): binary content
+        // goes on after its NUL.
+        content.push(0xFF);
         // Not UTF-16/32 shaped by chance: text/* binary parts are kept either way.
         let msg = [
             format!("From: a@example.com\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset={label}\r\nContent-Transfer-Encoding: binary\r\n\r\n").into_bytes(),
@@ -472,6 +477,34 @@ proptest! {
 }
 
 // --- Regressions: the cases of issue 13, library and command line. ---
+
+/// Found by `binary_under_a_text_label_is_kept_byte_for_byte` before its
+/// generator kept the NUL inside the content: text whose only NUL ends it
+/// is text with padding (not a binary part), read under its label and
+/// written as UTF-8, the NUL kept (base64, since quoted-printable cannot
+/// carry it).
+#[test]
+fn regression_trailing_nul_padding_is_not_binary() {
+    let msg = b"From: a@example.com\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=us-ascii\r\nContent-Transfer-Encoding: binary\r\n\r\n\t\x1b\t \x1b      \x80\x00";
+    let body = &msg[msg.len() - 13..];
+    let d = charset::decode(body, Some(b"us-ascii"), &body_opts());
+    assert!(!d.binary, "{:?}", d.findings);
+    let n = normalize::normalize(msg, &Options::default()).expect("never fails by default");
+    let out = String::from_utf8_lossy(&n.bytes);
+    assert!(out.contains("charset=utf-8"), "{out}");
+    assert!(out.contains("Content-Transfer-Encoding: base64"), "{out}");
+    // The text comes back whole: the 0x80 as its windows-1252 reading
+    // (unlabelled 8-bit Latin text), the NUL as U+0000.
+    let b64 = out.rsplit("\r\n\r\n").next().unwrap_or_default().trim();
+    let decoded = mailcharset::message::transfer::decode(
+        mailcharset::message::transfer::Cte::Base64,
+        b64.as_bytes(),
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&decoded.bytes),
+        "\t\x1b\t \x1b      \u{20ac}\0"
+    );
+}
 
 const JA: &str = "日本語のテキストです。よろしくお願いします。\n";
 
