@@ -371,26 +371,37 @@ mod tests {
         assert_eq!(rows[2][11], "replacement");
     }
 
-    /// Formatted on a worker and copied by the writer: the same bytes as
-    /// the records written by the writer, in every format, and the first
-    /// JSON record without a comma.
+    /// Formatted on a worker and copied by the writer, message after
+    /// message (two records, none, one): against serde_json's own
+    /// serialization of the records (JSON lines, one JSON array: the first
+    /// record without a comma) and one CSV row per finding.
     #[test]
-    fn formatted_records_write_as_the_records_do() {
+    fn formatted_records_write_as_serde_json_and_csv_rows() {
         let recs = records();
-        for format in [Format::Json, Format::Jsonl, Format::Csv] {
-            let mut direct = RecordWriter::new(Vec::new(), format).unwrap();
-            let mut copied = RecordWriter::new(Vec::new(), format).unwrap();
-            // Three messages: two records, none, one.
-            for m in [&recs[..], &[], &recs[1..]] {
-                direct.write_message(m).unwrap();
+        let messages: [&[Record]; 3] = [&recs[..], &[], &recs[1..]];
+        let all: Vec<&Record> = messages.iter().flat_map(|m| m.iter()).collect();
+        let write = |format: Format| {
+            let mut w = RecordWriter::new(Vec::new(), format).unwrap();
+            for m in messages {
                 let f = Formatted::new(format, m).unwrap();
                 assert_eq!(f.worst(), m.iter().map(|r| r.verdict).max());
-                copied.write_formatted(&f).unwrap();
+                w.write_formatted(&f).unwrap();
             }
-            let (_, a) = direct.finish_output().unwrap();
-            let (_, b) = copied.finish_output().unwrap();
-            assert_eq!(String::from_utf8(a).unwrap(), String::from_utf8(b).unwrap());
-        }
+            String::from_utf8(w.finish_output().unwrap().1).unwrap()
+        };
+        let lines: String = all
+            .iter()
+            .map(|r| serde_json::to_string(r).unwrap() + "\n")
+            .collect();
+        assert_eq!(write(Format::Jsonl), lines);
+        let array: serde_json::Value = serde_json::from_str(&write(Format::Json)).unwrap();
+        assert_eq!(array, serde_json::to_value(&all).unwrap());
+        let csv = write(Format::Csv);
+        let findings: usize = all.iter().map(|r| r.findings.len()).sum();
+        assert_eq!(csv.lines().count(), 1 + findings, "{csv}");
+        assert!(csv.starts_with(CSV_HEADER));
+        // Records formatted for one format are refused by another, and the
+        // table takes records.
         let f = Formatted::new(Format::Jsonl, &recs).unwrap();
         let mut w = RecordWriter::new(Vec::new(), Format::Json).unwrap();
         assert!(w.write_formatted(&f).is_err(), "another format is refused");

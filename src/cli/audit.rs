@@ -29,16 +29,12 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 /// What one message of the reader turned into: the audited messages (more
-/// than one for an mbox found in a folder) and notes for stderr.
+/// than one for an mbox found in a folder) and notes for stderr. The
+/// records are formatted on the worker that audited them (all formats but
+/// the table, which is the summary of the records), so that the writing
+/// thread only copies bytes.
 struct Audited {
-    messages: Vec<Vec<Record>>,
-    notes: Vec<String>,
-}
-
-/// [`Audited`] as it reaches the writing thread: the records already
-/// formatted on the worker (all formats but the table, which is the
-/// summary of the records), so that the writing thread only copies bytes.
-struct Written {
+    format: Format,
     messages: Vec<Output>,
     notes: Vec<String>,
 }
@@ -48,23 +44,16 @@ enum Output {
     Formatted(Formatted),
 }
 
-impl Written {
-    fn new(a: Audited, format: Format) -> Self {
-        let messages = a
-            .messages
-            .into_iter()
-            .map(|records| match format {
-                Format::Table => Output::Records(records),
-                // A record that cannot be formatted (it can always be) is
-                // left to the writer, which reports the error.
-                _ => Formatted::new(format, &records)
-                    .map_or(Output::Records(records), Output::Formatted),
-            })
-            .collect();
-        Written {
-            messages,
-            notes: a.notes,
-        }
+impl Audited {
+    fn push(&mut self, records: Vec<Record>) {
+        self.messages.push(match self.format {
+            Format::Table => Output::Records(records),
+            // A record that cannot be formatted (it can always be) is left
+            // to the writer, which reports the error.
+            format => {
+                Formatted::new(format, &records).map_or(Output::Records(records), Output::Formatted)
+            }
+        });
     }
 }
 
@@ -144,13 +133,8 @@ pub fn run(args: &AuditArgs) -> CliResult {
             ..pipeline::Options::default()
         };
         let mut bar = Bar::new(progress, reader.size_hint_bytes());
-        let work = |m: &RawMessage| {
-            Written::new(
-                audit_raw(&path, kind, m, &opts, args.max_message_size),
-                format,
-            )
-        };
-        let result = pipeline::run_ordered(reader, &popts, work, |m, a: Written| {
+        let work = |m: &RawMessage| audit_raw(&path, kind, m, &opts, format, args.max_message_size);
+        let result = pipeline::run_ordered(reader, &popts, work, |m, a: Audited| {
             bar.advance(1, m.input_len);
             for n in &a.notes {
                 eprintln!("mailcharset: {}", mailcharset::audit::escape_controls(n));
@@ -260,9 +244,11 @@ fn audit_raw(
     kind: InputKind,
     m: &RawMessage,
     opts: &AuditOptions,
+    format: Format,
     max: u64,
 ) -> Audited {
     let mut out = Audited {
+        format,
         messages: Vec::new(),
         notes: Vec::new(),
     };
@@ -292,7 +278,7 @@ fn audit_raw(
                                     input: &name,
                                     index: inner.index,
                                 };
-                                out.messages.push(audit_message(&inner.bytes, &ctx, opts));
+                                out.push(audit_message(&inner.bytes, &ctx, opts));
                             }
                             Err(e) => out.notes.push(format!("{name}: {e}")),
                         }
@@ -313,10 +299,10 @@ fn audit_raw(
         index: if in_folder { 0 } else { m.index },
     };
     if m.bytes.len() as u64 > max {
-        out.messages.push(audit_oversize(&m.bytes, &ctx, opts, max));
+        out.push(audit_oversize(&m.bytes, &ctx, opts, max));
         return out;
     }
-    out.messages.push(audit_message(&m.bytes, &ctx, opts));
+    out.push(audit_message(&m.bytes, &ctx, opts));
     out
 }
 

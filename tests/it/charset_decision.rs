@@ -485,11 +485,15 @@ proptest! {
 /// carry it).
 #[test]
 fn regression_trailing_nul_padding_is_not_binary() {
-    let msg = b"From: a@example.com\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=us-ascii\r\nContent-Transfer-Encoding: binary\r\n\r\n\t\x1b\t \x1b      \x80\x00";
-    let body = &msg[msg.len() - 13..];
+    let body: &[u8] = b"\t\x1b\t \x1b      \x80\x00";
+    let msg = [
+        &b"From: a@example.com\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=us-ascii\r\nContent-Transfer-Encoding: binary\r\n\r\n"[..],
+        body,
+    ]
+    .concat();
     let d = charset::decode(body, Some(b"us-ascii"), &body_opts());
     assert!(!d.binary, "{:?}", d.findings);
-    let n = normalize::normalize(msg, &Options::default()).expect("never fails by default");
+    let n = normalize::normalize(&msg, &Options::default()).expect("never fails by default");
     let out = String::from_utf8_lossy(&n.bytes);
     assert!(out.contains("charset=utf-8"), "{out}");
     assert!(out.contains("Content-Transfer-Encoding: base64"), "{out}");
