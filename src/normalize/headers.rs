@@ -114,12 +114,19 @@ impl Assess {
 
 /// Rewrites the fields of `part` that need it, except those at the offsets
 /// in `skip` (already rewritten by the body conversion).
+/// `head` is the part's header section as written.
 pub(super) fn fields(
     part: &Part<'_>,
+    head: &[u8],
     le: LineEnding,
     ctx: &mut Ctx<'_>,
     skip: &[usize],
 ) -> Result<(), NormalizeError> {
+    // The usual header section: nothing in any field to decode, told by
+    // one pass over the whole section.
+    if !crate::mime::may_need_decoding(head) {
+        return Ok(());
+    }
     for f in &part.header.fields {
         if !f.has_name() || skip.contains(&f.offset) {
             continue;

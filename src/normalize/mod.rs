@@ -346,7 +346,12 @@ fn normalize_part(
         body::text_part(msg, part, ctx, &mut rewritten)?;
     }
     if part.headers_within_limit {
-        headers::fields(part, line_ending_of(msg, part), ctx, &rewritten)?;
+        let start = part.range.start;
+        let head = msg
+            .raw
+            .get(start..start + part.header.header_end)
+            .unwrap_or(msg.raw);
+        headers::fields(part, head, line_ending_of(msg, part), ctx, &rewritten)?;
     }
     Ok(())
 }
