@@ -180,8 +180,9 @@ pub(super) fn labelled<'a>(
     out: &mut Outcome,
 ) {
     let utf8_label = cs.is_utf8() || cs.is_unicode11_utf8();
+    let ascii = bytes.is_ascii();
     // Valid UTF-8 is borrowed after one SIMD validation.
-    let valid_utf8 = if bytes.is_ascii() {
+    let valid_utf8 = if ascii {
         None
     } else {
         simdutf8::basic::from_utf8(bytes).ok()
@@ -211,8 +212,10 @@ pub(super) fn labelled<'a>(
     // Damaged UTF-8 under a single-byte label: UTF-8 letters in words
     // outnumber its errors eight to one (legacy text makes such letters
     // only by chance, beside errors). Read as UTF-8, U+FFFD at the damage.
+    // (ASCII has no UTF-8 letters: skipped without a look.)
     if !utf8_label
         && valid_utf8.is_none()
+        && !ascii
         && opts.detect
         && cs.encoding().is_some_and(|e| e.is_single_byte())
         && utf8_majority(bytes)
@@ -241,6 +244,7 @@ pub(super) fn labelled<'a>(
         // A CJK label read as half-width katakana, private use or C1
         // controls: the octets are in another CJK charset.
         if !utf8_label
+            && !ascii
             && opts.detect
             && is_multibyte(cs)
             && implausible(&text)
@@ -423,7 +427,27 @@ fn mislabel<'a>(
 }
 
 fn first_nonascii(bytes: &[u8]) -> usize {
-    bytes.iter().position(|b| !b.is_ascii()).unwrap_or(0)
+    find_nonascii(bytes).unwrap_or(0)
+}
+
+/// The offset of the first octet above 0x7F: whole blocks of ASCII are
+/// passed over with one branch-free test each (a body's ASCII is most of
+/// it), the octet is then looked for in its block.
+pub(super) fn find_nonascii(bytes: &[u8]) -> Option<usize> {
+    const N: usize = 32;
+    let mut blocks = bytes.chunks_exact(N);
+    let mut at = 0;
+    for block in blocks.by_ref() {
+        if block.iter().fold(0, |acc, &b| acc | b) >= 0x80 {
+            return block.iter().position(|b| !b.is_ascii()).map(|i| at + i);
+        }
+        at += N;
+    }
+    blocks
+        .remainder()
+        .iter()
+        .position(|b| !b.is_ascii())
+        .map(|i| at + i)
 }
 
 /// CJK multi-octet charsets (whose clean readings may still be nonsense).
@@ -444,7 +468,7 @@ pub(super) fn unlabelled<'a>(
     d: &mut Decoded<'a>,
     missing: bool,
 ) {
-    let Some(first8) = bytes.iter().position(|b| !b.is_ascii()) else {
+    let Some(first8) = find_nonascii(bytes) else {
         d.text = ascii(bytes);
         d.used = Some(Charset::US_ASCII);
         return;
@@ -501,5 +525,26 @@ pub(super) fn verdict(d: &Decoded<'_>, out: &Outcome) -> Verdict {
         Verdict::Ok
     } else {
         Verdict::Suspicious
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::find_nonascii;
+
+    #[test]
+    fn find_nonascii_finds_the_first_at_every_position() {
+        for len in 0..100 {
+            let ascii = vec![b'a'; len];
+            assert_eq!(find_nonascii(&ascii), None);
+            for at in 0..len {
+                let mut v = ascii.clone();
+                v[at] = 0x80;
+                if at + 1 < len {
+                    v[len - 1] = 0xFF;
+                }
+                assert_eq!(find_nonascii(&v), Some(at), "{len} {at}");
+            }
+        }
     }
 }
