@@ -46,7 +46,7 @@ use super::detect::{
 };
 use super::dispatch::{c1_check, decode_with, unicode11};
 use super::evidence::{
-    Evidence, evidence, implausible, multi_octet_chars, plausible, utf8_majority,
+    Evidence, evidence, find_nonascii, implausible, multi_octet_chars, plausible, utf8_majority,
     utf8_writer_forms, words,
 };
 use super::{Charset, DecodeOptions, Decoded, Detected, Kind, add_report, ascii};
@@ -430,26 +430,6 @@ fn first_nonascii(bytes: &[u8]) -> usize {
     find_nonascii(bytes).unwrap_or(0)
 }
 
-/// The offset of the first octet above 0x7F: whole blocks of ASCII are
-/// passed over with one branch-free test each (a body's ASCII is most of
-/// it), the octet is then looked for in its block.
-pub(super) fn find_nonascii(bytes: &[u8]) -> Option<usize> {
-    const N: usize = 32;
-    let mut blocks = bytes.chunks_exact(N);
-    let mut at = 0;
-    for block in blocks.by_ref() {
-        if block.iter().fold(0, |acc, &b| acc | b) >= 0x80 {
-            return block.iter().position(|b| !b.is_ascii()).map(|i| at + i);
-        }
-        at += N;
-    }
-    blocks
-        .remainder()
-        .iter()
-        .position(|b| !b.is_ascii())
-        .map(|i| at + i)
-}
-
 /// CJK multi-octet charsets (whose clean readings may still be nonsense).
 fn is_multibyte(cs: &'static Charset) -> bool {
     matches!(
@@ -530,7 +510,7 @@ pub(super) fn verdict(d: &Decoded<'_>, out: &Outcome) -> Verdict {
 
 #[cfg(test)]
 mod tests {
-    use super::find_nonascii;
+    use super::super::evidence::find_nonascii;
 
     #[test]
     fn find_nonascii_finds_the_first_at_every_position() {
