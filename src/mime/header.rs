@@ -341,6 +341,97 @@ fn trim_end_wsp(mut s: &[u8]) -> &[u8] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// The header section split by searching for each line's end in turn:
+    /// (offset, raw, value, line end, name) of every field, the separator
+    /// and the body offset, as the block scan must find them.
+    #[allow(clippy::type_complexity)]
+    fn split_line_by_line(
+        input: &[u8],
+    ) -> (
+        Vec<(usize, &[u8], &[u8], LineEnding, &[u8])>,
+        Option<LineEnding>,
+        usize,
+    ) {
+        let line = |at: usize| match memchr::memchr2(b'\r', b'\n', &input[at..]) {
+            None => (input.len(), LineEnding::None, input.len()),
+            Some(k) => match (input[at + k], input.get(at + k + 1)) {
+                (b'\r', Some(b'\n')) => (at + k, LineEnding::Crlf, at + k + 2),
+                (b'\r', _) => (at + k, LineEnding::Cr, at + k + 1),
+                _ => (at + k, LineEnding::Lf, at + k + 1),
+            },
+        };
+        let mut out = Vec::new();
+        let mut at = 0;
+        loop {
+            match &input[at..] {
+                [] => return (out, None, at),
+                [b'\r', b'\n', ..] => return (out, Some(LineEnding::Crlf), at + 2),
+                [b'\n', ..] => return (out, Some(LineEnding::Lf), at + 1),
+                [b'\r', ..] => return (out, Some(LineEnding::Cr), at + 1),
+                _ => {}
+            }
+            let (mut c, mut e, mut n) = line(at);
+            while e != LineEnding::None && input.get(n).is_some_and(|&b| b == b' ' || b == b'\t') {
+                (c, e, n) = line(n);
+            }
+            let content = &input[at..c];
+            let name_len = content
+                .iter()
+                .position(|&b| !(33..=126).contains(&b) || b == b':')
+                .unwrap_or(content.len());
+            let wsp = content[name_len..]
+                .iter()
+                .position(|&b| b != b' ' && b != b'\t')
+                .unwrap_or(content.len() - name_len);
+            let (name, value) = match content.get(name_len + wsp) {
+                Some(b':') if name_len > 0 => {
+                    (&content[..name_len], &content[name_len + wsp + 1..])
+                }
+                _ => (&b""[..], content),
+            };
+            out.push((at, &input[at..n], value, e, name));
+            at = n;
+        }
+    }
+
+    const PIECES: &[&[u8]] = &[
+        b"Subject: hello",
+        b"X-A:",
+        b"\r\n",
+        b"\n",
+        b"\r",
+        b" ",
+        b"\t",
+        b"no colon",
+        b":",
+        b"Received: from a.example by b.example with SMTP id 0123456789abcdef",
+        b"\r\n\r\n",
+        b"body",
+    ];
+
+    proptest! {
+        #[test]
+        fn block_scan_splits_as_a_line_by_line_search(
+            pieces in proptest::collection::vec(
+                proptest::sample::select(PIECES),
+                0..60,
+            )
+        ) {
+            let input: Vec<u8> = pieces.concat();
+            let h = parse_header_block(&input);
+            let (want, separator, body_offset) = split_line_by_line(&input);
+            let got: Vec<_> = h
+                .fields
+                .iter()
+                .map(|f| (f.offset, f.raw, f.value, f.line_ending, f.name))
+                .collect();
+            prop_assert_eq!(got, want);
+            prop_assert_eq!(h.separator, separator);
+            prop_assert_eq!(h.body_offset, body_offset);
+        }
+    }
 
     #[test]
     fn fields_cover_the_block_byte_for_byte() {
