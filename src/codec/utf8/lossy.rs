@@ -487,8 +487,9 @@ fn put(buf: &mut Vec<u8>, src: &[u8], copied: &mut usize, to: usize) {
 
 /// The error [`lossy_blocks`] sees flagged at octet `i` (the first flag at
 /// or after `trusted`): the two commonest shapes in line (a lead octet
-/// followed by ASCII, stray continuation octets after a character), the
-/// rest by [`repair`]. Returns what [`repair`] does.
+/// cut short by an octet that cannot continue it, stray continuation
+/// octets after a character), the rest by [`repair`]. Returns what
+/// [`repair`] does.
 #[inline(always)]
 fn fix(
     src: &[u8],
@@ -501,8 +502,9 @@ fn fix(
     // boundary or inside a well-formed prefix cut at `i`).
     let before = if i > trusted { src.get(i - 1) } else { None };
     let (start, mut end) = match (before, src.get(i)) {
-        // A lead octet cut short by ASCII: a maximal subpart of one octet.
-        (Some(&lead), Some(&b)) if lead >= 0xC0 && b < 0x80 => (i - 1, i),
+        // A lead octet followed by one that cannot continue it: a maximal
+        // subpart of one octet.
+        (Some(&lead), Some(&b)) if lead >= 0xC0 && !is_cont(b) => (i - 1, i),
         // A continuation octet after a whole character.
         (None, Some(&b)) if is_cont(b) => (i, i + 1),
         (Some(&a), Some(&b)) if a < 0x80 && is_cont(b) => (i, i + 1),

@@ -139,6 +139,7 @@ enum Step {
 }
 
 /// Unicode Table 3-7 ("Well-Formed UTF-8 Byte Sequences") as an automaton.
+#[inline]
 fn step(rest: &[u8]) -> Step {
     let Some(&b0) = rest.first() else {
         return Step::Incomplete;
