@@ -23,10 +23,13 @@
 //! The end of the input (what is left after whole blocks, and whether a
 //! sequence is cut short there) is the scalar walker's job.
 //!
-//! The decoder's loops (`utf8::lossy_into`, `Utf8Decoder::run_with`) are
+//! The decoder's loops (`utf8::lossy_blocks`, `Utf8Decoder::run_with`) are
 //! generic over the pass and instantiated here, inside `avx2` functions, so
 //! that the pass is inlined and its tables are built once per call rather
-//! than once per error.
+//! than once per error. `lossy_blocks` (`decode_lossy`) takes the error
+//! lanes of every 64-octet block in order, the previous block as context,
+//! and never restarts the pass; `run_with` (the decoder with a report)
+//! asks [`clean_prefix`] again after each error.
 //!
 //! Safety: `unsafe` is used for three things only, each with its own
 //! `SAFETY` note: calling the AVX2 function after the CPU was checked for
@@ -73,9 +76,9 @@ pub(crate) fn string_from_utf8(bytes: Vec<u8>) -> Result<String, Vec<u8>> {
     Ok(unsafe { String::from_utf8_unchecked(bytes) })
 }
 
-/// Runs the lossy decoder's loop ([`super::utf8::lossy_into`]) compiled
-/// for AVX2, with the SIMD pass inlined; false (nothing written) where the
-/// CPU has no AVX2.
+/// Runs the lossy decoder's block loop ([`super::utf8::lossy_blocks`])
+/// compiled for AVX2, with the SIMD pass inlined; false (nothing written)
+/// where the CPU has no AVX2.
 pub(super) fn lossy_into(src: &[u8], buf: &mut Vec<u8>) -> bool {
     #[cfg(target_arch = "x86_64")]
     {
@@ -269,12 +272,42 @@ mod avx2 {
         clean_prefix_with(&tables(), src)
     }
 
-    /// The lossy loop with this module's pass: one function, compiled for
-    /// AVX2 (the closure inherits the target feature), the tables built once.
+    /// The lossy block loop with this module's pass: one function,
+    /// compiled for AVX2 (the closure inherits the target feature), the
+    /// tables built once. The pass is called on each 64-octet block in
+    /// order and returns its error lanes, one bit per octet.
     #[target_feature(enable = "avx2")]
     pub(super) fn lossy_into(src: &[u8], buf: &mut Vec<u8>) {
         let tables = tables();
-        super::super::utf8::lossy_into(src, buf, |s| clean_prefix_with(&tables, s));
+        let zero = _mm256_setzero_si256();
+        // The block before (zeros: `src` starts at a character boundary).
+        let mut prev = zero;
+        let mut prev_ascii = true;
+        super::super::utf8::lossy_blocks(src, buf, |chunk: &[u8; 64]| {
+            let (Ok(lo), Ok(hi)) = (
+                <&[u8; 32]>::try_from(&chunk[..32]),
+                <&[u8; 32]>::try_from(&chunk[32..]),
+            ) else {
+                return u64::MAX;
+            };
+            let (lo, hi) = (load(lo), load(hi));
+            // ASCII after three ASCII octets cannot be in error (every
+            // check looks at most three octets back): no lookups.
+            let ascii = _mm256_movemask_epi8(_mm256_or_si256(lo, hi)) == 0;
+            let tail_ascii = (_mm256_movemask_epi8(hi) as u32) >> 29 == 0;
+            if ascii && prev_ascii {
+                prev = hi;
+                prev_ascii = true;
+                return 0;
+            }
+            prev_ascii = tail_ascii;
+            let err_lo = errors(lo, prev, &tables);
+            let err_hi = errors(hi, lo, &tables);
+            prev = hi;
+            let clean_lo = _mm256_movemask_epi8(_mm256_cmpeq_epi8(err_lo, zero)) as u32;
+            let clean_hi = _mm256_movemask_epi8(_mm256_cmpeq_epi8(err_hi, zero)) as u32;
+            !(u64::from(clean_lo) | u64::from(clean_hi) << 32)
+        });
     }
 
     /// The streaming decoder's step with this module's pass, likewise.

@@ -385,6 +385,206 @@ pub(crate) fn lossy_into(src: &[u8], buf: &mut Vec<u8>, clean_prefix: impl Fn(&[
     }
 }
 
+/// The lossy loop over whole 64-octet blocks, for a SIMD pass that flags
+/// errors block by block (`codec::simd` instantiates it inside its AVX2
+/// function). `flags` is called once on each block of `src`, in order (it
+/// keeps the previous block as context, as if `src` started after zeros),
+/// and returns a bit for each octet that may be in error. The loop needs
+/// only that no error goes unflagged: from a point where the flags are
+/// exact (see [`repair`]), no flag before octet `i` means `src[..i]` is
+/// well-formed except perhaps for a sequence cut short at `i`. A spurious
+/// flag costs a scalar look, never a different output.
+///
+/// The SIMD pass runs on across errors (no restart, no new tables; the
+/// scanner [`scan_with`] restarts it after each error, which on text
+/// broken every hundred octets cost more than the errors themselves): a
+/// flag sends [`fix`] to the few octets around it, and the flags it
+/// stepped over are masked. Clean blocks are copied whole; what is left
+/// after the last whole block is the scalar loop's ([`lossy_into`]). The
+/// output is [`lossy_into`]'s, octet for octet.
+#[inline(always)]
+pub(crate) fn lossy_blocks(src: &[u8], buf: &mut Vec<u8>, mut flags: impl FnMut(&[u8; 64]) -> u64) {
+    // `buf` holds the output for `src[..copied]` (whole blocks are copied
+    // as they come: octets of a character cut by a block end are taken
+    // back if it turns out broken); flags at octets from `trusted` on are
+    // exact.
+    let mut copied = 0;
+    let mut trusted = 0;
+    let mut pos = 0;
+    // The flags of up to BATCH blocks are computed first, in a loop with
+    // nothing else in it (the SIMD state stays in registers), then the
+    // blocks are copied and the errors among them repaired.
+    const BATCH: usize = 8;
+    let mut masks = [0u64; BATCH];
+    let whole = src.len() - src.len() % 64;
+    while pos < whole {
+        let batch = src.get(pos..whole).unwrap_or_default();
+        let batch = batch.get(..BATCH * 64).unwrap_or(batch);
+        for (block, mask) in batch.chunks_exact(64).zip(&mut masks) {
+            if let Ok(block) = <&[u8; 64]>::try_from(block) {
+                *mask = flags(block);
+            }
+        }
+        for (block, &mask) in batch.chunks_exact(64).zip(&masks) {
+            let mut mask = mask & lanes_from(trusted, pos);
+            while mask != 0 {
+                let i = pos + mask.trailing_zeros() as usize;
+                trusted = match fix(src, i, trusted, &mut copied, buf) {
+                    Some(s) => s,
+                    None => return,
+                };
+                mask &= lanes_from(trusted, pos);
+            }
+            let end = pos + 64;
+            if copied == pos
+                && let Ok(block) = <&[u8; 64]>::try_from(block)
+            {
+                buf.extend_from_slice(block);
+                copied = end;
+            } else if copied < end {
+                put(buf, src, &mut copied, end);
+            }
+            pos = end;
+        }
+    }
+    // The last character boundary before the rest (at most three octets
+    // back), or the point repair reached.
+    let from = lead_before(src, pos).max(trusted);
+    put(buf, src, &mut copied, from);
+    lossy_into(src.get(from..).unwrap_or_default(), buf, |_| 0);
+}
+
+/// The lanes of the block at `pos` that are at or after `trusted`.
+#[inline(always)]
+fn lanes_from(trusted: usize, pos: usize) -> u64 {
+    match trusted.checked_sub(pos) {
+        None | Some(0) => u64::MAX,
+        Some(n) => u64::MAX.checked_shl(n as u32).unwrap_or(0),
+    }
+}
+
+/// Makes `buf` hold the output for `src[..to]`, from the output for
+/// `src[..copied]`: copies `src[copied..to]` (one fixed-size copy, its
+/// excess cut off, when it is short), or takes back what was copied past
+/// `to` (octets copied verbatim since the last error).
+#[inline(always)]
+fn put(buf: &mut Vec<u8>, src: &[u8], copied: &mut usize, to: usize) {
+    let from = *copied;
+    *copied = to;
+    if to <= from {
+        buf.truncate(buf.len().saturating_sub(from - to));
+        return;
+    }
+    if to - from <= 64
+        && let Some(Ok(chunk)) = src.get(from..from + 64).map(<&[u8; 64]>::try_from)
+    {
+        buf.extend_from_slice(chunk);
+        buf.truncate(buf.len() - (64 - (to - from)));
+        return;
+    }
+    buf.extend_from_slice(src.get(from..to).unwrap_or_default());
+}
+
+/// The error [`lossy_blocks`] sees flagged at octet `i` (the first flag at
+/// or after `trusted`): the two commonest shapes in line (a lead octet
+/// cut short by an octet that cannot continue it, stray continuation
+/// octets after a character), the rest by [`repair`]. Returns what
+/// [`repair`] does.
+#[inline(always)]
+fn fix(
+    src: &[u8],
+    i: usize,
+    trusted: usize,
+    copied: &mut usize,
+    buf: &mut Vec<u8>,
+) -> Option<usize> {
+    // The octet before, where the flags were exact (`i` is a character
+    // boundary or inside a well-formed prefix cut at `i`).
+    let before = if i > trusted { src.get(i - 1) } else { None };
+    let (start, mut end) = match (before, src.get(i)) {
+        // A lead octet followed by one that cannot continue it: a maximal
+        // subpart of one octet.
+        (Some(&lead), Some(&b)) if lead >= 0xC0 && !is_cont(b) => (i - 1, i),
+        // A continuation octet after a whole character.
+        (None, Some(&b)) if is_cont(b) => (i, i + 1),
+        (Some(&a), Some(&b)) if a < 0x80 && is_cont(b) => (i, i + 1),
+        _ => return repair(src, lead_before(src, i).max(trusted), i + 1, copied, buf),
+    };
+    put(buf, src, copied, start);
+    buf.extend_from_slice(REPLACEMENT);
+    // Stray continuation octets: each a maximal subpart of its own.
+    while src.get(end).is_some_and(|&b| is_cont(b)) {
+        buf.extend_from_slice(REPLACEMENT);
+        end += 1;
+    }
+    *copied = end;
+    // Three ASCII octets after the error make the flags exact again.
+    match src.get(end..end + 3) {
+        Some(&[a, b, c]) if (a | b | c) < 0x80 => Some(end + 3),
+        _ => repair(src, end, end + 3, copied, buf),
+    }
+}
+
+/// The scalar part of [`lossy_blocks`]: from a character boundary `q`
+/// (octets `copied..q` well-formed, `buf` holding the output up to
+/// `copied`), where the flags say an error lies before `target`, walks
+/// characters with [`step`], writes each ill-formed maximal subpart as a
+/// U+FFFD (and the stray continuation octets after it, one each), and
+/// stops at the first character boundary at or after `target` and at
+/// least three octets after the last error: the flags from there on are
+/// exact again, because the octets they look back at (at most three) are
+/// whole well-formed characters, which announce nothing beyond
+/// themselves. Returns that boundary, or `None` when the walk reached the
+/// end of `src` (everything is then written).
+#[inline]
+fn repair(
+    src: &[u8],
+    mut q: usize,
+    mut target: usize,
+    copied: &mut usize,
+    buf: &mut Vec<u8>,
+) -> Option<usize> {
+    loop {
+        let rest = src.get(q..).unwrap_or_default();
+        // An octet that never occurs in UTF-8 (C0, C1, F5..FF) is a
+        // maximal subpart of one octet: the commonest damage.
+        let found = match rest.first() {
+            Some(&b) if b < 0x80 => Step::Valid(1),
+            Some(&b) if b == 0xC0 || b == 0xC1 || b >= 0xF5 => Step::Invalid(1),
+            _ => step(rest),
+        };
+        match found {
+            Step::Valid(k) => {
+                q += usize::from(k);
+                if q >= target {
+                    return Some(q);
+                }
+            }
+            Step::Incomplete => {
+                put(buf, src, copied, q);
+                if q < src.len() {
+                    // A well-formed prefix cut by the end.
+                    buf.extend_from_slice(REPLACEMENT);
+                }
+                *copied = src.len();
+                return None;
+            }
+            Step::Invalid(n) => {
+                put(buf, src, copied, q);
+                buf.extend_from_slice(REPLACEMENT);
+                q += usize::from(n);
+                // Stray continuation octets: each a maximal subpart of its own.
+                while src.get(q).is_some_and(|&b| is_cont(b)) {
+                    buf.extend_from_slice(REPLACEMENT);
+                    q += 1;
+                }
+                *copied = q;
+                target = target.max(q + 3);
+            }
+        }
+    }
+}
+
 /// U+FFFD in UTF-8.
 pub(crate) const REPLACEMENT: &[u8] = "\u{FFFD}".as_bytes();
 

@@ -45,8 +45,10 @@
 
 mod lossy;
 
+#[cfg(test)]
+use lossy::lossy_into;
 pub use lossy::{DecodeReport, Utf8Decoder, decode_lossy, decode_lossy_with_report, repair_cesu8};
-pub(crate) use lossy::{Sink, lossy_into};
+pub(crate) use lossy::{Sink, lossy_blocks};
 
 use super::ErrorKind;
 use std::borrow::Cow;
@@ -137,6 +139,7 @@ enum Step {
 }
 
 /// Unicode Table 3-7 ("Well-Formed UTF-8 Byte Sequences") as an automaton.
+#[inline]
 fn step(rest: &[u8]) -> Step {
     let Some(&b0) = rest.first() else {
         return Step::Incomplete;
@@ -572,6 +575,163 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// The block loop's flaggers for tests: the AVX2 pass where the CPU
+    /// has it, and two scalar ones that flag more than the errors (the loop
+    /// must only need that no error goes unflagged): every octet, and every
+    /// octet with a non-ASCII octet at most three back (what any error
+    /// needs), with the blocks before as context.
+    fn lossy_blocks_all(src: &[u8]) -> Vec<(&'static str, Vec<u8>)> {
+        let mut out = Vec::new();
+        let mut simd = Vec::new();
+        if super::super::simd::lossy_into(src, &mut simd) {
+            out.push(("avx2", simd));
+        }
+        let mut every = Vec::new();
+        lossy_blocks(src, &mut every, |_| u64::MAX);
+        out.push(("every octet", every));
+        let mut window = Vec::new();
+        let mut last = [0u8; 3];
+        lossy_blocks(src, &mut window, |block| {
+            let mut mask = 0;
+            for (j, &b) in block.iter().enumerate() {
+                if b >= 0x80 || last.iter().any(|&p| p >= 0x80) {
+                    mask |= 1 << j;
+                }
+                last = [last[1], last[2], b];
+            }
+            mask
+        });
+        out.push(("non-ASCII window", window));
+        out
+    }
+
+    fn check_blocks(src: &[u8]) {
+        let want = String::from_utf8_lossy(src);
+        for (name, got) in lossy_blocks_all(src) {
+            assert_eq!(String::from_utf8_lossy(&got), want, "{name}: {src:02X?}");
+            assert_eq!(got, want.as_bytes(), "{name}: {src:02X?}");
+        }
+        assert_eq!(decode_lossy(src), want, "decode_lossy: {src:02X?}");
+    }
+
+    /// The block loop against std where it can go wrong: damage of every
+    /// shape (lone invalid leads, stray continuation octets and runs of
+    /// them, sequences cut short, surrogates, overlong forms) at every
+    /// offset from 0 to 139 (across the 32-octet halves the SIMD pass
+    /// computes, the 64-octet blocks and into the scalar tail), behind and
+    /// before ASCII, two-, three- and four-octet characters (so characters
+    /// straddle the block ends), a second error one to five octets after the
+    /// first, and the input ending just after the damage.
+    #[test]
+    fn lossy_blocks_match_std_at_every_offset() {
+        let damage: [&[u8]; 16] = [
+            &[0xC0],
+            &[0xC1],
+            &[0xFF],
+            &[0xF5],
+            &[0x80],
+            &[0xBF, 0x80, 0x80, 0x80],
+            &[0xC3],
+            &[0xE6, 0x97],
+            &[0xE6],
+            &[0xF0, 0x9F, 0x9A],
+            &[0xF0, 0x9F],
+            &[0xED, 0xA0, 0x80],
+            &[0xE0, 0x80, 0x80],
+            &[0xF4, 0x90, 0x80, 0x80],
+            &[0xC0, 0xAE],
+            &[0xF8, 0x88, 0x80, 0x80, 0x80],
+        ];
+        let fillers = [
+            "abcdefghijklmnopqrstuvwxyz0123456789".repeat(4),
+            "Größe 日本語 text 🚀 and more ascii words here. ".repeat(3),
+            "日本語のテキスト、ですね。".repeat(4),
+            "😀🚀🌍🎉".repeat(10),
+            "éàüößçñøå".repeat(8),
+        ];
+        let mut buf = Vec::new();
+        for filler in &fillers {
+            let filler = filler.as_bytes();
+            for at in 0..140 {
+                for (d, first) in damage.iter().enumerate() {
+                    // Damage written over the text, then the same with a
+                    // second piece of damage shortly after.
+                    for gap in [None, Some(1), Some(2), Some(3), Some(5)] {
+                        buf.clear();
+                        buf.extend_from_slice(filler);
+                        buf.resize(160, b'x');
+                        let end = (at + first.len()).min(buf.len());
+                        buf[at..end].copy_from_slice(&first[..end - at]);
+                        if let Some(gap) = gap {
+                            let second = damage[(d * 7 + gap) % damage.len()];
+                            let at2 = end + gap - 1;
+                            let end2 = (at2 + second.len()).min(buf.len());
+                            buf[at2..end2].copy_from_slice(&second[..end2 - at2]);
+                        }
+                        check_blocks(&buf);
+                        // The input ending just after the damage.
+                        check_blocks(&buf[..end]);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every 100th octet of mixed text replaced by an invalid lead (the
+    /// bench's evenly spaced damage), and runs of continuation octets and
+    /// cut sequences at the end, the scalar tail after the last block.
+    #[test]
+    fn lossy_blocks_match_std_on_evenly_spaced_damage() {
+        let text = "Größe 日本語 text 🚀 and more ascii words here. ".repeat(200);
+        for step in [1usize, 2, 3, 4, 31, 32, 33, 63, 64, 65, 100] {
+            for octet in [0xC0, 0xC1, 0xFF, 0x80, 0xE2, 0xF0] {
+                let mut broken = text.clone().into_bytes();
+                for b in broken.iter_mut().skip(step - 1).step_by(step) {
+                    *b = octet;
+                }
+                check_blocks(&broken);
+                for tail in [
+                    &[0x80u8, 0x80][..],
+                    &[0xF0, 0x9F, 0x9A],
+                    &[0xE6, 0x97],
+                    &[0xC3],
+                ] {
+                    let mut b = broken.clone();
+                    b.extend_from_slice(tail);
+                    check_blocks(&b);
+                }
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+        /// Text of every width with damage anywhere (single octets and
+        /// runs), through the block loop and every flagger, against std.
+        #[test]
+        fn lossy_blocks_match_std(
+            text in "[a-z \u{e9}\u{3b1}\u{65e5}\u{1f680}]{0,120}",
+            damage in proptest::collection::vec(
+                (proptest::prelude::any::<proptest::sample::Index>(),
+                 proptest::collection::vec(proptest::prelude::any::<u8>(), 1..6)),
+                0..8,
+            ),
+        ) {
+            let mut bytes = text.into_bytes();
+            for (at, run) in damage {
+                if bytes.is_empty() {
+                    bytes.extend_from_slice(&run);
+                    continue;
+                }
+                let at = at.index(bytes.len());
+                let end = (at + run.len()).min(bytes.len());
+                bytes[at..end].copy_from_slice(&run[..end - at]);
+            }
+            check_blocks(&bytes);
         }
     }
 }
