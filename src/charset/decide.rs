@@ -507,24 +507,3 @@ pub(super) fn verdict(d: &Decoded<'_>, out: &Outcome) -> Verdict {
         Verdict::Suspicious
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::super::evidence::find_nonascii;
-
-    #[test]
-    fn find_nonascii_finds_the_first_at_every_position() {
-        for len in 0..100 {
-            let ascii = vec![b'a'; len];
-            assert_eq!(find_nonascii(&ascii), None);
-            for at in 0..len {
-                let mut v = ascii.clone();
-                v[at] = 0x80;
-                if at + 1 < len {
-                    v[len - 1] = 0xFF;
-                }
-                assert_eq!(find_nonascii(&v), Some(at), "{len} {at}");
-            }
-        }
-    }
-}

@@ -334,6 +334,22 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    #[test]
+    fn find_nonascii_finds_the_first_at_every_position() {
+        for len in 0..100 {
+            let ascii = vec![b'a'; len];
+            assert_eq!(find_nonascii(&ascii), None);
+            for at in 0..len {
+                let mut v = ascii.clone();
+                v[at] = 0x80;
+                if at + 1 < len {
+                    v[len - 1] = 0xFF;
+                }
+                assert_eq!(find_nonascii(&v), Some(at), "{len} {at}");
+            }
+        }
+    }
+
     /// The definition `utf8_majority` computes faster.
     fn utf8_majority_by_chunks(bytes: &[u8]) -> bool {
         let (mut valid, mut invalid) = (0usize, 0usize);

@@ -439,7 +439,7 @@ fn decode_resolved<'a>(
                     if d.replacements == 0
                         && let Some(used) = d.used
                     {
-                        let first = bytes.iter().position(|b| !b.is_ascii()).unwrap_or(0);
+                        let first = evidence::find_nonascii(bytes).unwrap_or(0);
                         d.findings
                             .push(Finding::new(FindingKind::Mislabeled, first, 1).with_note(
                                 format!("labelled {}, the 8-bit octets are {}", cs.name, used.name),

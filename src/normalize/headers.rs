@@ -132,13 +132,14 @@ pub(super) fn fields(
             continue;
         }
         let v = f.value;
-        // Nothing to decode: ASCII without encoded-words (or, in a
-        // parameter field, without RFC 2231 `*`). Most fields: decided
+        // Nothing to decode (the section's test, on this field): decided
         // before the field's name is looked at.
-        let plain = !crate::mime::has_encoded_word_start(v) && v.is_ascii();
-        if plain && memchr::memchr(b'*', v).is_none() {
+        if !crate::mime::may_need_decoding(v) {
             continue;
         }
+        // ASCII without encoded-words, but a `*`: only an RFC 2231
+        // parameter field has anything to decode.
+        let plain = !crate::mime::has_encoded_word_start(v) && v.is_ascii();
         let kind = FieldKind::of(f.name);
         if plain && kind != FieldKind::Parameters {
             continue;

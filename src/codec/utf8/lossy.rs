@@ -189,7 +189,7 @@ impl Utf8Decoder {
     }
 
     /// [`Self::run`] with the SIMD pass given; `codec::simd` instantiates it
-    /// inside its AVX2 function, as it does [`lossy_into`].
+    /// inside its AVX2 function, as it does [`lossy_blocks`].
     #[inline(always)]
     pub(crate) fn run_with<S: Sink>(
         &mut self,
@@ -341,7 +341,7 @@ pub fn decode_lossy(src: &[u8]) -> Cow<'_, str> {
     let (head, rest) = src.split_at(valid.min(src.len()));
     buf.extend_from_slice(head);
     if !crate::codec::simd::lossy_into(rest, &mut buf) {
-        lossy_into(rest, &mut buf, |_| 0);
+        lossy_into(rest, &mut buf);
     }
     Cow::Owned(owned_string(buf))
 }
@@ -357,32 +357,38 @@ fn owned_string(bytes: Vec<u8>) -> String {
 }
 
 /// Appends the lossy decoding of `src` (which starts on a character
-/// boundary) to `buf`: the valid runs between maximal subparts, one U+FFFD
-/// for each (as `str::Utf8Chunks` cuts them). `clean_prefix` is the SIMD
-/// pass; `codec::simd` instantiates this loop inside its AVX2 function so
-/// that the pass is inlined.
-#[inline(always)]
-pub(crate) fn lossy_into(src: &[u8], buf: &mut Vec<u8>, clean_prefix: impl Fn(&[u8]) -> usize) {
-    let mut rest = src;
-    while !rest.is_empty() {
-        let found = scan_with(rest, &clean_prefix);
-        let (ok, after) = rest.split_at(found.valid.min(rest.len()));
-        buf.extend_from_slice(ok);
-        if after.is_empty() {
+/// boundary) to `buf` with the scalar walker alone: the valid runs between
+/// maximal subparts, one U+FFFD for each (as `str::Utf8Chunks` cuts them).
+/// Where the CPU has no AVX2, and for what [`lossy_blocks`] leaves after
+/// its last whole block.
+pub(crate) fn lossy_into(src: &[u8], buf: &mut Vec<u8>) {
+    let mut at = 0;
+    while at < src.len() {
+        let rest = &src[at..];
+        let found = scan_with(rest, &|_| 0);
+        let valid = found.valid.min(rest.len());
+        buf.extend_from_slice(&rest[..valid]);
+        at += valid;
+        if at == src.len() {
             break;
         }
         buf.extend_from_slice(REPLACEMENT);
         // No error length: a well-formed prefix cut by the end.
-        let n = found.error_len.unwrap_or(after.len());
-        rest = after.get(n..).unwrap_or_default();
-        // Stray continuation octets: each a maximal subpart of its own.
-        while let [b, tail @ ..] = rest
-            && is_cont(*b)
-        {
-            buf.extend_from_slice(REPLACEMENT);
-            rest = tail;
-        }
+        at = (at + found.error_len.unwrap_or(src.len() - at)).min(src.len());
+        at = replace_strays(src, at, buf);
     }
+}
+
+/// Stray continuation octets at `at` (after a maximal subpart or a whole
+/// character): each a maximal subpart of its own, one U+FFFD each.
+/// Returns the offset after them.
+#[inline(always)]
+fn replace_strays(src: &[u8], mut at: usize, buf: &mut Vec<u8>) -> usize {
+    while src.get(at).is_some_and(|&b| is_cont(b)) {
+        buf.extend_from_slice(REPLACEMENT);
+        at += 1;
+    }
+    at
 }
 
 /// The lossy loop over whole 64-octet blocks, for a SIMD pass that flags
@@ -451,7 +457,7 @@ pub(crate) fn lossy_blocks(src: &[u8], buf: &mut Vec<u8>, mut flags: impl FnMut(
     // back), or the point repair reached.
     let from = lead_before(src, pos).max(trusted);
     put(buf, src, &mut copied, from);
-    lossy_into(src.get(from..).unwrap_or_default(), buf, |_| 0);
+    lossy_into(src.get(from..).unwrap_or_default(), buf);
 }
 
 /// The lanes of the block at `pos` that are at or after `trusted`.
@@ -501,7 +507,7 @@ fn fix(
     // The octet before, where the flags were exact (`i` is a character
     // boundary or inside a well-formed prefix cut at `i`).
     let before = if i > trusted { src.get(i - 1) } else { None };
-    let (start, mut end) = match (before, src.get(i)) {
+    let (start, end) = match (before, src.get(i)) {
         // A lead octet followed by one that cannot continue it: a maximal
         // subpart of one octet.
         (Some(&lead), Some(&b)) if lead >= 0xC0 && !is_cont(b) => (i - 1, i),
@@ -512,11 +518,7 @@ fn fix(
     };
     put(buf, src, copied, start);
     buf.extend_from_slice(REPLACEMENT);
-    // Stray continuation octets: each a maximal subpart of its own.
-    while src.get(end).is_some_and(|&b| is_cont(b)) {
-        buf.extend_from_slice(REPLACEMENT);
-        end += 1;
-    }
+    let end = replace_strays(src, end, buf);
     *copied = end;
     // Three ASCII octets after the error make the flags exact again.
     match src.get(end..end + 3) {
@@ -572,12 +574,7 @@ fn repair(
             Step::Invalid(n) => {
                 put(buf, src, copied, q);
                 buf.extend_from_slice(REPLACEMENT);
-                q += usize::from(n);
-                // Stray continuation octets: each a maximal subpart of its own.
-                while src.get(q).is_some_and(|&b| is_cont(b)) {
-                    buf.extend_from_slice(REPLACEMENT);
-                    q += 1;
-                }
+                q = replace_strays(src, q + usize::from(n), buf);
                 *copied = q;
                 target = target.max(q + 3);
             }

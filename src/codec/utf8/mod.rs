@@ -280,8 +280,9 @@ fn scan(src: &[u8]) -> Scan {
     scan_with(src, &super::simd::clean_prefix)
 }
 
-/// [`scan`] with the SIMD pass given (inlined into the AVX2 build of
-/// [`lossy_into`]).
+/// [`scan`] with the SIMD pass given: inlined into the AVX2 build of the
+/// streaming decoder's step (`Utf8Decoder::run_with`); `|_| 0` is the
+/// scalar walker alone ([`lossy_into`]).
 #[inline(always)]
 fn scan_with(src: &[u8], clean_prefix: &impl Fn(&[u8]) -> usize) -> Scan {
     let clean = clean_prefix(src);
@@ -530,7 +531,7 @@ mod tests {
             }
             let want = String::from_utf8_lossy(&broken);
             let mut scalar = Vec::new();
-            lossy_into(&broken, &mut scalar, |_| 0);
+            lossy_into(&broken, &mut scalar);
             assert_eq!(scalar, want.as_bytes(), "scalar, every {step}");
             assert_eq!(decode_lossy(&broken), want, "simd, every {step}");
         }
