@@ -295,14 +295,30 @@ pub(super) fn plausible(text: &str) -> bool {
 pub(super) fn implausible(text: &str) -> bool {
     let mut nonascii = 0usize;
     let mut bad = 0usize;
-    for c in text.chars().filter(|c| !c.is_ascii()) {
-        nonascii += 1;
-        let u = u32::from(c);
-        bad += usize::from(
-            (0x80..0xA0).contains(&u)
-                || (0xE000..0xF900).contains(&u)
-                || (0xFF61..0xFFA0).contains(&u),
-        );
+    // From one run of non-ASCII characters to the next: ASCII is skipped a
+    // block at a time (most of a labelled text is ASCII; walking its every
+    // character showed in profiles).
+    let mut rest = text;
+    while let Some(at) = find_nonascii(rest.as_bytes()) {
+        let mut chars = rest[at..].chars();
+        loop {
+            let before = chars.as_str();
+            match chars.next() {
+                Some(c) if !c.is_ascii() => {
+                    nonascii += 1;
+                    let u = u32::from(c);
+                    bad += usize::from(
+                        (0x80..0xA0).contains(&u)
+                            || (0xE000..0xF900).contains(&u)
+                            || (0xFF61..0xFFA0).contains(&u),
+                    );
+                }
+                _ => {
+                    rest = before;
+                    break;
+                }
+            }
+        }
     }
     bad >= 8 && bad * 2 >= nonascii
 }
@@ -376,6 +392,39 @@ mod tests {
             let mut bytes: Vec<u8> = parts.concat();
             bytes.extend_from_slice(&noise);
             prop_assert_eq!(utf8_majority(&bytes), utf8_majority_by_chunks(&bytes));
+        }
+    }
+
+    /// `implausible` by a walk of every character.
+    fn implausible_by_chars(text: &str) -> bool {
+        let nonascii = text.chars().filter(|c| !c.is_ascii()).count();
+        let bad = text
+            .chars()
+            .filter(|&c| {
+                let u = u32::from(c);
+                (0x80..0xA0).contains(&u)
+                    || (0xE000..0xF900).contains(&u)
+                    || (0xFF61..0xFFA0).contains(&u)
+            })
+            .count();
+        bad >= 8 && bad * 2 >= nonascii
+    }
+
+    proptest! {
+        #[test]
+        fn implausible_agrees_with_a_walk_of_every_character(
+            parts in proptest::collection::vec(
+                prop_oneof![
+                    Just("\u{85}"), Just("\u{9f}"), Just("\u{e000}"), Just("\u{f8ff}"),
+                    Just("ｶ"), Just("ﾟ"), Just("é"), Just("日本"), Just("🚀"),
+                    Just(" words in ascii "), Just("\n"), Just("x"),
+                    Just("a long enough run of plain ascii text to span whole blocks"),
+                ],
+                0..60,
+            ),
+        ) {
+            let text: String = parts.concat();
+            prop_assert_eq!(implausible(&text), implausible_by_chars(&text));
         }
     }
 

@@ -105,17 +105,21 @@ fn encode_words(s: &str, first_room: usize) -> Vec<String> {
     let mut start = 0;
     while start < s.len() {
         // Take as many whole characters as fit.
+        // The Q length grows by each character's own length (summing it
+        // again from `start` for every character was quadratic per word).
         let mut end = start;
+        let mut q = 0;
         for (k, c) in s[start..].char_indices() {
             let next = start + k + c.len_utf8();
             let len = if use_b {
                 b_len(next - start)
             } else {
-                q_len(&s[start..next])
+                q + q_len(&s[start + k..next])
             };
             if WORD_OVERHEAD + len > room && end > start {
                 break;
             }
+            q = len;
             end = next;
         }
         let mut w = String::with_capacity(room);
