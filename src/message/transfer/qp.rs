@@ -71,7 +71,11 @@ fn literal_run(s: &[u8]) -> usize {
         }
         n += 16;
     }
-    n + blocks.remainder().iter().take_while(|&&b| is_run(b)).count()
+    n + blocks
+        .remainder()
+        .iter()
+        .take_while(|&&b| is_run(b))
+        .count()
 }
 
 /// The longest encoded line, soft-break `=` included (RFC 2045 §6.7 rule 5).
