@@ -23,21 +23,9 @@ static HEX: [u8; 256] = {
     table
 };
 
-/// Octets the encoder writes as they are in the middle of a line: printable
-/// ASCII but `=`, and space and tab when more follows on the line.
-static RUN: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut b = 0x20;
-    while b < 0x7F {
-        table[b] = b != b'=' as usize;
-        b += 1;
-    }
-    table[b'\t' as usize] = true;
-    table
-};
-
-/// Whether `b` is in [`RUN`], computed (no table) so that [`literal_run`]
-/// vectorizes.
+/// Octets the encoder writes as they are in the middle of a line:
+/// printable ASCII but `=`, and space and tab when more follows on the
+/// line. Computed (no table) so that [`literal_run`] vectorizes.
 #[inline]
 fn is_run(b: u8) -> bool {
     (b.wrapping_sub(0x20) < 0x5F && b != b'=') | (b == b'\t')
@@ -54,7 +42,7 @@ fn starts_with_eol(s: &[u8], eol: &[u8]) -> bool {
     }
 }
 
-/// How many leading octets of `s` are in [`RUN`]. Sixteen at a time, each
+/// How many leading octets of `s` are [`is_run`]. Sixteen at a time, each
 /// block reduced to a bit mask (one compare and `pmovmskb` per block where
 /// the compiler vectorizes it): the per-octet table walk was most of the
 /// encoder's time in profiles of normalize.
@@ -279,6 +267,18 @@ mod tests {
         let bad = d.findings.first().map_or(0, |f| f.count);
         (d.bytes.into_owned(), bad)
     }
+
+    /// The literal octets as a table, the model of `is_run`.
+    static RUN: [bool; 256] = {
+        let mut table = [false; 256];
+        let mut b = 0x20;
+        while b < 0x7F {
+            table[b] = b != b'=' as usize;
+            b += 1;
+        }
+        table[b'\t' as usize] = true;
+        table
+    };
 
     #[test]
     fn literal_run_is_the_table_walk() {
