@@ -37,6 +37,7 @@ use crate::mime::{
     ContentDisposition, ContentType, DecodedText, Decoding, Field, ParamEncoding, Parameter,
     decode_unstructured_with, parse_address_list_with,
 };
+use std::sync::Arc;
 
 /// Where a message comes from: the input as the user named it and the
 /// message's 0-based position in it.
@@ -92,9 +93,9 @@ pub fn audit_parsed(
         },
         limits: opts.limits,
         base: Record {
-            input: ctx.input.to_string(),
+            input: Arc::from(ctx.input),
             index: ctx.index,
-            message_id: msg.message_id(),
+            message_id: msg.message_id().map(Arc::from),
             part: String::new(),
             location: "message".to_string(),
             label: None,

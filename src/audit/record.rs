@@ -1,15 +1,17 @@
 use crate::finding::{Finding, LabelStatus, Verdict};
 use serde::Serialize;
+use std::sync::Arc;
 
 /// One audited piece of labelled text (doc/architecture.md, "Audit records").
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Record {
-    /// The input as the user named it (file, mbox, Maildir, `-`).
-    pub input: String,
+    /// The input as the user named it (file, mbox, Maildir, `-`). Shared
+    /// by the records of a message (a clone is a count, not a copy).
+    pub input: Arc<str>,
     /// 0-based position of the message in its input.
     pub index: usize,
-    /// Message-ID without angle brackets.
-    pub message_id: Option<String>,
+    /// Message-ID without angle brackets, shared likewise.
+    pub message_id: Option<Arc<str>>,
     /// Part number ("1", "1.2"); empty for a message-level record.
     pub part: String,
     /// `body`, `header:Subject`, `param:filename`, `message` ...

@@ -4,6 +4,7 @@ use crate::finding::{FindingKind, Verdict};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io::{self, Write};
+use std::sync::Arc;
 
 const VERDICTS: [Verdict; 5] = [
     Verdict::Ok,
@@ -12,6 +13,13 @@ const VERDICTS: [Verdict; 5] = [
     Verdict::Invalid,
     Verdict::UnknownLabel,
 ];
+
+/// One of the worst messages: (verdict, findings, input, index,
+/// message_id); input and Message-ID shared with the records.
+pub type WorstMessage = (Verdict, usize, Arc<str>, usize, Option<Arc<str>>);
+
+/// A dangerous finding: (input, index, location, kind, note).
+pub type Alert = (Arc<str>, usize, String, FindingKind, Option<String>);
 
 /// Counts for one label (lower-cased as written; `(none)` when absent).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -40,11 +48,11 @@ pub struct Summary {
     /// Per finding kind: (records with it, total occurrences).
     pub findings: BTreeMap<FindingKind, (usize, usize)>,
     /// The worst messages: (verdict, findings, input, index, message_id).
-    pub worst: Vec<(Verdict, usize, String, usize, Option<String>)>,
+    pub worst: Vec<WorstMessage>,
     /// Dangerous findings (NUL, overlong or surrogate forms, path traversal
     /// attempts), in input order, the first 20: (input, index,
     /// location, kind, note).
-    pub alerts: Vec<(String, usize, String, FindingKind, Option<String>)>,
+    pub alerts: Vec<Alert>,
     /// All dangerous findings, including those not kept in `alerts`.
     pub alert_count: usize,
 }
@@ -305,7 +313,7 @@ mod tests {
         Record {
             input: "in.mbox".into(),
             index,
-            message_id: Some(format!("m{index}@x")),
+            message_id: Some(format!("m{index}@x").into()),
             part: "1".into(),
             location: "body".into(),
             label: label.map(String::from),

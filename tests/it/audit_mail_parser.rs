@@ -95,7 +95,7 @@ fn from_mail_parser_reports_what_mail_parser_hides() {
         index: 3,
     };
     let got = from_mail_parser(&parsed, &ctx, &AuditOptions::default());
-    assert!(got.iter().all(|r| r.input == "cesu8.eml" && r.index == 3));
+    assert!(got.iter().all(|r| &*r.input == "cesu8.eml" && r.index == 3));
     assert!(
         got.iter().any(|r| r
             .findings
