@@ -149,7 +149,15 @@ impl Auditor<'_, '_> {
     }
 
     fn part(&mut self, part: &Part<'_>) {
-        if part.headers_within_limit {
+        // The usual header section has nothing labelled in any field: one
+        // pass over the whole section tells (the test `field` makes first).
+        let start = part.range.start;
+        let head = self
+            .msg
+            .raw
+            .get(start..start + part.header.header_end)
+            .unwrap_or(self.msg.raw);
+        if part.headers_within_limit && crate::mime::may_need_decoding(head) {
             for field in &part.header.fields {
                 if field.has_name() {
                     self.field(part, field);
@@ -211,6 +219,10 @@ impl Auditor<'_, '_> {
     fn field(&mut self, part: &Part<'_>, field: &Field<'_>) {
         let location = || format!("header:{}", field.name_str());
         let value = field.value;
+        // No 8-bit octet, `=?` or `*`: nothing below can apply.
+        if !crate::mime::may_need_decoding(value) {
+            return;
+        }
         let has_words = memchr::memchr_iter(b'=', value).any(|i| value.get(i + 1) == Some(&b'?'));
         let eight_bit = !value.is_ascii();
         // Most fields hold nothing labelled: decide that before anything else.

@@ -180,6 +180,10 @@ impl<'a> Message<'a> {
 
     /// All parts, depth first, in message order (the root first).
     pub fn parts(&self) -> Vec<&Part<'a>> {
+        // A message of one part (most mail) needs no walk.
+        if matches!(self.root.kind, PartKind::Leaf) {
+            return vec![&self.root];
+        }
         let mut out = Vec::new();
         let mut stack = vec![&self.root];
         while let Some(p) = stack.pop() {

@@ -53,6 +53,12 @@ pub(super) fn join_sections(raw: Vec<RawParam<'_>>, opts: &DecodeOptions) -> Vec
     // A field has a few parameters: a look along the groups costs less
     // than the map, which is built only past a few dozen.
     const LINEAR: usize = 32;
+    // One parameter (`charset=...` alone, the usual case): its own group,
+    // without the group list.
+    if raw.len() == 1 {
+        let name = ascii_lower(raw[0].name);
+        return vec![build_param(name, raw, opts)];
+    }
     let mut groups: Vec<(String, Vec<RawParam<'_>>)> = Vec::with_capacity(raw.len());
     let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     let many = raw.len() > LINEAR;
