@@ -379,7 +379,8 @@ mod tests {
             v[77] = b;
             assert_eq!(has_controls(&v), !text, "{b:#04x}");
         }
-        // At lane and block ends, in the AVX2 build and the plain one.
+        // At lane and block ends, through `with_avx2` (the AVX2 path where
+        // the CPU has it) and through the plain scan.
         for at in [0, 15, 16, 31, 32, 63, 64, 511, 512, 513, 1023, 1029] {
             for b in [0x00, 0x08, 0x0B, 0x10, 0x1A, 0x1C, 0x1F] {
                 let mut v = vec![b'a'; 1030];

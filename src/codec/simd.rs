@@ -118,7 +118,8 @@ pub(super) fn decoder_run<S: Sink>(
 /// `f()` compiled for AVX2 where the CPU has it, else as it is: for plain
 /// safe loops the compiler vectorizes (a scan for control octets over every
 /// body), which then run 32 octets wide instead of SSE2's 16. `f` and what
-/// it calls must be `#[inline]` to be compiled into the AVX2 function.
+/// it calls should be `#[inline]` so that they are compiled into the AVX2
+/// function; otherwise they run as plain code (correct, only slower).
 pub(crate) fn with_avx2<R>(f: impl FnOnce() -> R) -> R {
     #[cfg(target_arch = "x86_64")]
     {

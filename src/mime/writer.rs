@@ -513,6 +513,7 @@ pub fn write_parameterized(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mime::encoded_word::decode_unstructured;
 
     #[test]
     fn ascii_stays_plain_and_folds() {
@@ -525,6 +526,48 @@ mod tests {
         let w = write_unstructured("Subject", long.trim_end(), &o);
         assert!(w.split("\r\n").all(|l| l.len() <= 76), "{w}");
         assert!(!w.contains("=?"));
+    }
+
+    /// `encode_words` fills every word but the last: one more character
+    /// would not have fit in 75 octets. An overcount of the encoded length
+    /// would still give short, decodable words; this catches it.
+    #[test]
+    fn encoded_words_are_filled_to_the_limit() {
+        let texts = [
+            "Grüße aus Köln, schöne Grüße! ".repeat(8),
+            "日本語のテキスト、とても長い件名です。".repeat(6),
+            "mixed ascii and 🚀 emoji with = and ? and _ signs ".repeat(5),
+            "é".repeat(200),
+            "ab".repeat(100),
+        ];
+        for text in &texts {
+            for first_room in [MAX_WORD, 40, 20] {
+                let words = encode_words(text, first_room);
+                let mut start = 0;
+                for (i, w) in words.iter().enumerate() {
+                    let room = if i == 0 {
+                        first_room.clamp(WORD_OVERHEAD + 4, MAX_WORD)
+                    } else {
+                        MAX_WORD
+                    };
+                    assert!(w.len() <= room, "{w} over {room}");
+                    let decoded = decode_unstructured(w.as_bytes()).text;
+                    assert!(text[start..].starts_with(&decoded), "{w} -> {decoded}");
+                    let end = start + decoded.len();
+                    if let Some(c) = text[end..].chars().next() {
+                        let more = &text[start..end + c.len_utf8()];
+                        let len = if w.starts_with("=?UTF-8?B?") {
+                            b_len(more.len())
+                        } else {
+                            q_len(more)
+                        };
+                        assert!(WORD_OVERHEAD + len > room, "{w} has room for {c:?}");
+                    }
+                    start = end;
+                }
+                assert_eq!(start, text.len(), "{text}");
+            }
+        }
     }
 
     #[test]
