@@ -134,7 +134,7 @@ pub fn run(args: &AuditArgs) -> CliResult {
         };
         let mut bar = Bar::new(progress, reader.size_hint_bytes());
         let work = |m: &RawMessage| audit_raw(&path, kind, m, &opts, format, args.max_message_size);
-        let result = pipeline::run_ordered(reader, &popts, work, |m, a: Audited| {
+        let result = pipeline::run_ordered(reader, &popts, work, |m, a: &Audited| {
             bar.advance(1, m.input_len);
             for n in &a.notes {
                 eprintln!("mailcharset: {}", mailcharset::audit::escape_controls(n));

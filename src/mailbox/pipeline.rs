@@ -129,9 +129,9 @@ const PER_MESSAGE: usize = 256;
 /// What a batch came to, handed from a worker (or the reader) to the
 /// writing thread.
 enum Piece<T> {
-    /// The messages with their results, and the input bytes they hold in
-    /// the window.
-    Done(Vec<(RawMessage, T)>, usize),
+    /// The messages with their results, the input bytes they hold in the
+    /// window, and the worker that computed them (its rayon index).
+    Done(Vec<(RawMessage, T)>, usize, usize),
     /// The reader stopped here.
     Failed(MailboxError),
     /// The work panicked; passed on to the caller.
@@ -159,7 +159,7 @@ impl Window {
     fn lock(&self) -> MutexGuard<'_, (usize, bool)> {
         // Nothing panics while holding the lock, and the counts stay
         // consistent if something did.
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+        lock(&self.state)
     }
 
     /// Waits until `n` bytes fit (or nothing is in flight); false if the
@@ -188,6 +188,12 @@ impl Window {
     }
 }
 
+/// Locks a mutex that no one holds across a panic (what it guards stays
+/// consistent if someone did).
+fn lock<X>(m: &Mutex<X>) -> MutexGuard<'_, X> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
 /// Stops the reader when the writing side leaves, by error or by panic.
 struct StopOnDrop<'a>(&'a Window);
 
@@ -198,7 +204,10 @@ impl Drop for StopOnDrop<'_> {
 }
 
 /// Runs `work` over every message of `reader` on `opts.jobs` threads and
-/// hands each message with its result to `sink` in input order.
+/// shows each message with its result to `sink` in input order. `sink`
+/// borrows them: they are freed afterwards by the threads that allocated
+/// them (the reader, the worker), which keeps the allocator's per-thread
+/// arenas uncontended.
 ///
 /// A reader thread cuts the input into small batches and hands each to the
 /// pool as soon as it is read, as long as the window (`opts.window_bytes`)
@@ -214,7 +223,7 @@ where
     I: Iterator<Item = Result<RawMessage, MailboxError>> + Send,
     T: Send,
     F: Fn(&RawMessage) -> T + Sync,
-    S: FnMut(RawMessage, T) -> Result<(), E>,
+    S: FnMut(&RawMessage, &T) -> Result<(), E>,
     E: From<MailboxError> + Send,
 {
     let pool = rayon::ThreadPoolBuilder::new()
@@ -233,19 +242,38 @@ where
     let window = Window::new(opts.window_bytes);
     let work = &work;
     let window = &window;
+    // What was written is freed by the thread that allocated it: messages
+    // by the reader (sent back on a channel), results by the worker that
+    // computed them (left here for its next batch). glibc's malloc frees
+    // another thread's memory under that thread's arena lock; freeing it
+    // all on the writing thread showed in profiles as lock contention and
+    // wake-ups (doc/bench-log.md, issue 18, fourth round).
+    let to_free: Vec<Mutex<Vec<T>>> = (0..pool.current_num_threads())
+        .map(|_| Mutex::new(Vec::new()))
+        .collect();
+    let to_free = &to_free;
     pool.in_place_scope(|s| {
         std::thread::scope(|ts| {
             let (tx, rx) = mpsc::channel::<(u64, Piece<T>)>();
+            let (written_tx, written_rx) = mpsc::channel::<Vec<RawMessage>>();
             ts.spawn(move || {
                 let seq = std::cell::Cell::new(0u64);
+                let free_written = || written_rx.try_iter().for_each(drop);
                 let hand_out = |batch: Batch, bytes: usize| -> bool {
-                    if !window.take(bytes) {
+                    free_written();
+                    let room = window.take(bytes);
+                    free_written();
+                    if !room {
                         return false;
                     }
                     let tx = tx.clone();
                     let n = seq.get();
                     seq.set(n + 1);
                     s.spawn(move |_| {
+                        let me = rayon::current_thread_index().unwrap_or(0);
+                        if let Some(mine) = to_free.get(me) {
+                            drop(std::mem::take(&mut *lock(mine)));
+                        }
                         let done = catch_unwind(AssertUnwindSafe(|| {
                             batch
                                 .into_iter()
@@ -256,7 +284,7 @@ where
                                 .collect::<Vec<_>>()
                         }));
                         let piece = match done {
-                            Ok(v) => Piece::Done(v, bytes),
+                            Ok(v) => Piece::Done(v, bytes, me),
                             Err(p) => Piece::Panicked(p),
                         };
                         // The writer is gone only if the run stopped.
@@ -314,9 +342,15 @@ where
                 while let Some(piece) = waiting.remove(&next) {
                     next += 1;
                     match piece {
-                        Piece::Done(results, bytes) => {
-                            for (m, t) in results {
+                        Piece::Done(results, bytes, me) => {
+                            for (m, t) in &results {
                                 sink(m, t)?;
+                            }
+                            let (messages, outs): (Vec<_>, Vec<_>) = results.into_iter().unzip();
+                            // The reader is gone only at the end of input.
+                            let _ = written_tx.send(messages);
+                            if let Some(theirs) = to_free.get(me) {
+                                lock(theirs).extend(outs);
                             }
                             window.give_back(bytes);
                         }
@@ -336,6 +370,11 @@ where
                         waiting.len()
                     )),
                 )));
+            }
+            // What the workers have not freed yet (no batch came after
+            // it) is freed on the pool too.
+            for theirs in to_free {
+                s.spawn(move |_| drop(std::mem::take(&mut *lock(theirs))));
             }
             Ok(())
         })
@@ -404,7 +443,7 @@ where
         reader,
         opts,
         work,
-        |m: RawMessage, (o, has_from): (Outcome, Option<bool>)| {
+        |m: &RawMessage, (o, has_from): &(Outcome, Option<bool>)| {
             stats.messages_in += 1;
             stats.bytes_in += m.input_len;
             if o.findings > 0 {
@@ -420,7 +459,7 @@ where
                     &m.bytes
                 }
             };
-            writer.write_prechecked(&m, out, has_from)?;
+            writer.write_prechecked(m, out, *has_from)?;
             stats.messages_out += 1;
             stats.bytes_out += out.len() as u64;
             bar.advance(1, m.input_len);

@@ -653,7 +653,7 @@ fn a_sink_error_stops_the_run_in_order() {
             std::thread::sleep(Duration::from_micros(((m.index * 7919) % 13) as u64 * 100));
             m.index
         },
-        |m, i| {
+        |m, &i| {
             assert_eq!(m.index, i);
             if i == 50 {
                 return Err(MailboxError::OutputExists {
@@ -697,7 +697,7 @@ fn the_window_bounds_the_read_ahead() {
         reader,
         &opts,
         |m: &RawMessage| m.index,
-        |m, i| {
+        |m, &i| {
             std::thread::sleep(Duration::from_micros(200));
             order.push(i);
             written.fetch_add(m.bytes.len(), SeqCst);
@@ -732,7 +732,7 @@ fn the_window_lets_a_large_message_through_and_a_sink_error_stops_the_reader() {
         reader,
         &opts,
         |m: &RawMessage| m.index,
-        |_, i| {
+        |_, &i| {
             order.push(i);
             Ok::<(), MailboxError>(())
         },
@@ -753,7 +753,7 @@ fn the_window_lets_a_large_message_through_and_a_sink_error_stops_the_reader() {
         reader,
         &opts,
         |m: &RawMessage| m.index,
-        |_, i| {
+        |_, &i| {
             if i == 50 {
                 // Time for an unbounded reader to read everything.
                 std::thread::sleep(Duration::from_millis(50));
@@ -804,7 +804,7 @@ mod props {
                     std::thread::sleep(Duration::from_micros(((m.index * 7919) % 5) as u64 * 50));
                     (m.index, m.bytes.len())
                 },
-                |m, (i, len)| {
+                |m, &(i, len)| {
                     prop_assert_eq!((m.index, m.bytes.len()), (i, len));
                     seen.push(i);
                     Ok::<(), TestCaseError>(())
@@ -813,4 +813,43 @@ mod props {
             prop_assert_eq!(seen, (0..n).collect::<Vec<_>>());
         }
     }
+}
+
+/// Results are freed on the pool, not by the thread that writes them
+/// (glibc's malloc frees another thread's memory under that thread's
+/// arena lock): during the run by the worker that computed them, at its
+/// next batch; at the end, what is left, by any worker.
+#[test]
+fn results_are_freed_on_the_workers() {
+    use std::sync::Mutex;
+    /// Notes the thread it is dropped on.
+    struct Result<'a>(&'a Mutex<Vec<Option<String>>>);
+    impl Drop for Result<'_> {
+        fn drop(&mut self) {
+            let name = std::thread::current().name().map(str::to_string);
+            self.0.lock().unwrap().push(name);
+        }
+    }
+    let dropped_on = Mutex::new(Vec::new());
+    let input = make_mbox(400);
+    let reader = MboxReader::new(&input[..], "input.mbox", FLAVOR);
+    let mut seen = 0;
+    pipeline::run_ordered(
+        reader,
+        &quiet(2, 2),
+        |_: &RawMessage| Result(&dropped_on),
+        |_, _| {
+            seen += 1;
+            Ok::<(), MailboxError>(())
+        },
+    )
+    .unwrap();
+    assert_eq!(seen, 400);
+    let names = dropped_on.into_inner().unwrap();
+    assert_eq!(names.len(), 400, "every result is dropped once");
+    let on_workers = names
+        .iter()
+        .filter(|n| n.as_deref().is_some_and(|n| n.starts_with("mailcharset-")))
+        .count();
+    assert_eq!(on_workers, 400, "{names:?}");
 }
