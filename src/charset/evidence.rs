@@ -183,19 +183,28 @@ pub(super) fn utf8_majority(bytes: &[u8]) -> bool {
 /// it), the octet is then looked for in its block.
 pub(super) fn find_nonascii(bytes: &[u8]) -> Option<usize> {
     const N: usize = 32;
-    let mut blocks = bytes.chunks_exact(N);
     let mut at = 0;
-    for block in blocks.by_ref() {
-        if block.iter().fold(0, |acc, &b| acc | b) >= 0x80 {
-            return block.iter().position(|b| !b.is_ascii()).map(|i| at + i);
+    for block in bytes.chunks_exact(N) {
+        if !is_ascii_block(block) {
+            break;
         }
         at += N;
     }
-    blocks
-        .remainder()
-        .iter()
-        .position(|b| !b.is_ascii())
-        .map(|i| at + i)
+    // The block with the octet, or the rest after the last whole block.
+    let rest = bytes.get(at..)?;
+    rest.iter().position(|b| !b.is_ascii()).map(|i| at + i)
+}
+
+/// Whether a block is ASCII: its 8-octet words ORed together, one test.
+/// Kept apart from the search for the octet itself, so that the compiler
+/// neither reads the block octet by octet nor keeps its octets around.
+#[inline(always)]
+fn is_ascii_block(block: &[u8]) -> bool {
+    let mut acc = 0u64;
+    for w in block.chunks_exact(8) {
+        acc |= u64::from_ne_bytes(w.try_into().unwrap_or([0; 8]));
+    }
+    acc & 0x8080_8080_8080_8080 == 0
 }
 
 /// Multi-octet characters of valid UTF-8.
