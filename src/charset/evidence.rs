@@ -182,6 +182,11 @@ pub(super) fn utf8_majority(bytes: &[u8]) -> bool {
 /// passed over with one branch-free test each (a body's ASCII is most of
 /// it), the octet is then looked for in its block.
 pub(super) fn find_nonascii(bytes: &[u8]) -> Option<usize> {
+    crate::codec::with_avx2(|| find_nonascii_in(bytes))
+}
+
+#[inline]
+fn find_nonascii_in(bytes: &[u8]) -> Option<usize> {
     const N: usize = 32;
     let mut at = 0;
     for block in bytes.chunks_exact(N) {
@@ -370,7 +375,9 @@ mod tests {
                 if at + 1 < len {
                     v[len - 1] = 0xFF;
                 }
+                // Through `with_avx2` (AVX2 where the CPU has it) and plain.
                 assert_eq!(find_nonascii(&v), Some(at), "{len} {at}");
+                assert_eq!(find_nonascii_in(&v), Some(at), "plain: {len} {at}");
             }
         }
     }
