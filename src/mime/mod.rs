@@ -202,8 +202,18 @@ fn may_need_decoding_in(bytes: &[u8]) -> bool {
         }
         i += N;
     }
-    let tail = &bytes[i.min(bytes.len())..];
-    (0..tail.len()).any(|k| hit(tail[k], tail.get(k + 1).copied().unwrap_or(0)))
+    // The rest (at most N octets: a field value is often all of it) as one
+    // more block, padded with NUL, which is no hit and completes none.
+    let tail = bytes.get(i..).unwrap_or_default();
+    let mut block = [0u8; N + 1];
+    if let Some(dst) = block.get_mut(..tail.len()) {
+        dst.copy_from_slice(tail);
+    }
+    let mut any = false;
+    for k in 0..N {
+        any |= hit(block[k], block[k + 1]);
+    }
+    any
 }
 
 /// ASCII octets as a String (every octet is a char).
