@@ -11,6 +11,7 @@ use super::progress::{Bar, Progress};
 use super::{MailboxError, MessageWriter, RawMessage};
 use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError, mpsc};
 
 /// What the per-message work decided.
@@ -188,6 +189,22 @@ impl Window {
     }
 }
 
+/// Results written but not yet freed by the worker that computed them, and
+/// the input bytes of their batches.
+struct Held<T> {
+    items: Vec<T>,
+    bytes: usize,
+}
+
+impl<T> Default for Held<T> {
+    fn default() -> Self {
+        Held {
+            items: Vec::new(),
+            bytes: 0,
+        }
+    }
+}
+
 /// Locks a mutex that no one holds across a panic (what it guards stays
 /// consistent if someone did).
 fn lock<X>(m: &Mutex<X>) -> MutexGuard<'_, X> {
@@ -247,18 +264,29 @@ where
     // computed them (left here for its next batch). glibc's malloc frees
     // another thread's memory under that thread's arena lock; freeing it
     // all on the writing thread showed in profiles as lock contention and
-    // wake-ups (doc/bench-log.md, issue 18, fourth round).
-    let to_free: Vec<Mutex<Vec<T>>> = (0..pool.current_num_threads())
-        .map(|_| Mutex::new(Vec::new()))
+    // wake-ups (doc/bench-log.md, issue 18, fourth round). The window has
+    // those bytes back already, so what waits for each thread is capped
+    // (`hold`, in input bytes); past it, and for a batch larger than it,
+    // the writing thread frees at once, as it did before.
+    let hold = (opts.window_bytes / 8).max(1);
+    let to_free: Vec<Mutex<Held<T>>> = (0..pool.current_num_threads())
+        .map(|_| Mutex::new(Held::default()))
         .collect();
     let to_free = &to_free;
+    let returned = AtomicUsize::new(0);
+    let returned = &returned;
     pool.in_place_scope(|s| {
         std::thread::scope(|ts| {
             let (tx, rx) = mpsc::channel::<(u64, Piece<T>)>();
-            let (written_tx, written_rx) = mpsc::channel::<Vec<RawMessage>>();
+            let (written_tx, written_rx) = mpsc::channel::<(Batch, usize)>();
             ts.spawn(move || {
                 let seq = std::cell::Cell::new(0u64);
-                let free_written = || written_rx.try_iter().for_each(drop);
+                let free_written = || {
+                    for (messages, bytes) in written_rx.try_iter() {
+                        drop(messages);
+                        returned.fetch_sub(bytes, Relaxed);
+                    }
+                };
                 let hand_out = |batch: Batch, bytes: usize| -> bool {
                     free_written();
                     let room = window.take(bytes);
@@ -271,10 +299,13 @@ where
                     seq.set(n + 1);
                     s.spawn(move |_| {
                         let me = rayon::current_thread_index().unwrap_or(0);
-                        if let Some(mine) = to_free.get(me) {
-                            drop(std::mem::take(&mut *lock(mine)));
-                        }
                         let done = catch_unwind(AssertUnwindSafe(|| {
+                            // A result that panics when dropped is this
+                            // batch's panic (and the lock is not held).
+                            if let Some(mine) = to_free.get(me) {
+                                let held = std::mem::take(&mut *lock(mine));
+                                drop(held);
+                            }
                             batch
                                 .into_iter()
                                 .map(|m| {
@@ -346,11 +377,26 @@ where
                             for (m, t) in &results {
                                 sink(m, t)?;
                             }
-                            let (messages, outs): (Vec<_>, Vec<_>) = results.into_iter().unzip();
-                            // The reader is gone only at the end of input.
-                            let _ = written_tx.send(messages);
+                            let (messages, outs): (Batch, Vec<T>) = results.into_iter().unzip();
+                            if returned.load(Relaxed) + bytes <= hold {
+                                returned.fetch_add(bytes, Relaxed);
+                                // The reader is gone only at the end of
+                                // input: then the messages are freed here.
+                                if written_tx.send((messages, bytes)).is_err() {
+                                    returned.fetch_sub(bytes, Relaxed);
+                                }
+                            } else {
+                                drop(messages);
+                            }
                             if let Some(theirs) = to_free.get(me) {
-                                lock(theirs).extend(outs);
+                                let mut held = lock(theirs);
+                                if held.bytes + bytes <= hold {
+                                    held.items.extend(outs);
+                                    held.bytes += bytes;
+                                } else {
+                                    drop(held);
+                                    drop(outs);
+                                }
                             }
                             window.give_back(bytes);
                         }
@@ -374,7 +420,10 @@ where
             // What the workers have not freed yet (no batch came after
             // it) is freed on the pool too.
             for theirs in to_free {
-                s.spawn(move |_| drop(std::mem::take(&mut *lock(theirs))));
+                s.spawn(move |_| {
+                    let held = std::mem::take(&mut *lock(theirs));
+                    drop(held);
+                });
             }
             Ok(())
         })

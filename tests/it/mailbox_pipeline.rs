@@ -853,3 +853,75 @@ fn results_are_freed_on_the_workers() {
         .count();
     assert_eq!(on_workers, 400, "{names:?}");
 }
+
+/// A result that panics when it is dropped (on the worker, which frees
+/// results at its next batch) is a panic of the run, passed on to the
+/// caller: not a batch that never comes back and a run that waits for it.
+#[test]
+fn a_panic_while_freeing_a_result_reaches_the_caller() {
+    struct Bomb(usize);
+    impl Drop for Bomb {
+        fn drop(&mut self) {
+            if self.0 == 25 && !std::thread::panicking() {
+                panic!("dropping result 25");
+            }
+        }
+    }
+    let (done_tx, done_rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let input = make_padded_mbox(400, 1024);
+        let reader = MboxReader::new(&input[..], "input.mbox", FLAVOR);
+        let opts = Options {
+            window_bytes: 64 << 10,
+            ..quiet(2, 2)
+        };
+        let got = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            pipeline::run_ordered(
+                reader,
+                &opts,
+                |m: &RawMessage| Bomb(m.index),
+                |_, _| Ok::<(), MailboxError>(()),
+            )
+        }));
+        let _ = done_tx.send(got.is_err());
+    });
+    let panicked = done_rx
+        .recv_timeout(Duration::from_secs(60))
+        .expect("the run ends (it hung waiting for a batch)");
+    assert!(panicked, "the panic reaches the caller");
+}
+
+/// A message larger than the window goes through alone, and its result is
+/// freed once written (not held for the worker's next batch): one result
+/// alive at a time.
+#[test]
+fn results_of_messages_larger_than_the_window_are_not_held() {
+    use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+    struct Counted<'a>(&'a AtomicUsize);
+    impl Drop for Counted<'_> {
+        fn drop(&mut self) {
+            self.0.fetch_sub(1, SeqCst);
+        }
+    }
+    let live = AtomicUsize::new(0);
+    let most = AtomicUsize::new(0);
+    let input = make_padded_mbox(8, 256 << 10);
+    let reader = MboxReader::new(&input[..], "input.mbox", FLAVOR);
+    let opts = Options {
+        window_bytes: 64 << 10,
+        ..quiet(2, 1)
+    };
+    pipeline::run_ordered(
+        reader,
+        &opts,
+        |_: &RawMessage| {
+            let n = live.fetch_add(1, SeqCst) + 1;
+            most.fetch_max(n, SeqCst);
+            Counted(&live)
+        },
+        |_, _| Ok::<(), MailboxError>(()),
+    )
+    .unwrap();
+    assert_eq!(live.load(SeqCst), 0);
+    assert_eq!(most.load(SeqCst), 1, "results alive at once");
+}
