@@ -190,7 +190,7 @@ fn find_nonascii_in(bytes: &[u8]) -> Option<usize> {
     const N: usize = 32;
     let mut at = 0;
     for block in bytes.chunks_exact(N) {
-        if !is_ascii_block(block) {
+        if !block.is_ascii() {
             break;
         }
         at += N;
@@ -198,18 +198,6 @@ fn find_nonascii_in(bytes: &[u8]) -> Option<usize> {
     // The block with the octet, or the rest after the last whole block.
     let rest = bytes.get(at..)?;
     rest.iter().position(|b| !b.is_ascii()).map(|i| at + i)
-}
-
-/// Whether a block is ASCII: its 8-octet words ORed together, one test.
-/// Kept apart from the search for the octet itself, so that the compiler
-/// neither reads the block octet by octet nor keeps its octets around.
-#[inline(always)]
-fn is_ascii_block(block: &[u8]) -> bool {
-    let mut acc = 0u64;
-    for w in block.chunks_exact(8) {
-        acc |= u64::from_ne_bytes(w.try_into().unwrap_or([0; 8]));
-    }
-    acc & 0x8080_8080_8080_8080 == 0
 }
 
 /// Multi-octet characters of valid UTF-8.

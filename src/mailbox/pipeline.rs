@@ -11,7 +11,6 @@ use super::progress::{Bar, Progress};
 use super::{MailboxError, MessageWriter, RawMessage};
 use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError, mpsc};
 
 /// What the per-message work decided.
@@ -189,19 +188,43 @@ impl Window {
     }
 }
 
-/// Results written but not yet freed by the worker that computed them, and
-/// the input bytes of their batches.
-struct Held<T> {
-    items: Vec<T>,
+/// What was written but waits to be freed by the thread that allocated it
+/// (the reader's messages, a worker's results), and the input bytes of
+/// their batches.
+struct Held<X> {
+    items: Vec<X>,
     bytes: usize,
 }
 
-impl<T> Default for Held<T> {
-    fn default() -> Self {
-        Held {
+impl<X> Held<X> {
+    fn new() -> Mutex<Self> {
+        Mutex::new(Held {
             items: Vec::new(),
             bytes: 0,
+        })
+    }
+
+    /// Leaves `items`, from a batch of `bytes` input bytes, for their
+    /// thread; past `cap` bytes waiting, the caller frees them at once.
+    fn leave(held: &Mutex<Self>, items: Vec<X>, bytes: usize, cap: usize) {
+        let mut h = lock(held);
+        if h.bytes + bytes <= cap {
+            h.items.extend(items);
+            h.bytes += bytes;
+        } else {
+            drop(h);
+            drop(items);
         }
+    }
+
+    /// Frees what waits, outside the lock.
+    fn free(held: &Mutex<Self>) {
+        let items = {
+            let mut h = lock(held);
+            h.bytes = 0;
+            std::mem::take(&mut h.items)
+        };
+        drop(items);
     }
 }
 
@@ -260,7 +283,7 @@ where
     let work = &work;
     let window = &window;
     // What was written is freed by the thread that allocated it: messages
-    // by the reader (sent back on a channel), results by the worker that
+    // by the reader (before it hands out a batch), results by the worker that
     // computed them (left here for its next batch). glibc's malloc frees
     // another thread's memory under that thread's arena lock; freeing it
     // all on the writing thread showed in profiles as lock contention and
@@ -270,27 +293,20 @@ where
     // the writing thread frees at once, as it did before.
     let hold = (opts.window_bytes / 8).max(1);
     let to_free: Vec<Mutex<Held<T>>> = (0..pool.current_num_threads())
-        .map(|_| Mutex::new(Held::default()))
+        .map(|_| Held::new())
         .collect();
     let to_free = &to_free;
-    let returned = AtomicUsize::new(0);
-    let returned = &returned;
+    let reader_held = Held::<RawMessage>::new();
+    let reader_held = &reader_held;
     pool.in_place_scope(|s| {
         std::thread::scope(|ts| {
             let (tx, rx) = mpsc::channel::<(u64, Piece<T>)>();
-            let (written_tx, written_rx) = mpsc::channel::<(Batch, usize)>();
             ts.spawn(move || {
                 let seq = std::cell::Cell::new(0u64);
-                let free_written = || {
-                    for (messages, bytes) in written_rx.try_iter() {
-                        drop(messages);
-                        returned.fetch_sub(bytes, Relaxed);
-                    }
-                };
                 let hand_out = |batch: Batch, bytes: usize| -> bool {
-                    free_written();
+                    Held::free(reader_held);
                     let room = window.take(bytes);
-                    free_written();
+                    Held::free(reader_held);
                     if !room {
                         return false;
                     }
@@ -303,8 +319,7 @@ where
                             // A result that panics when dropped is this
                             // batch's panic (and the lock is not held).
                             if let Some(mine) = to_free.get(me) {
-                                let held = std::mem::take(&mut *lock(mine));
-                                drop(held);
+                                Held::free(mine);
                             }
                             batch
                                 .into_iter()
@@ -378,25 +393,9 @@ where
                                 sink(m, t)?;
                             }
                             let (messages, outs): (Batch, Vec<T>) = results.into_iter().unzip();
-                            if returned.load(Relaxed) + bytes <= hold {
-                                returned.fetch_add(bytes, Relaxed);
-                                // The reader is gone only at the end of
-                                // input: then the messages are freed here.
-                                if written_tx.send((messages, bytes)).is_err() {
-                                    returned.fetch_sub(bytes, Relaxed);
-                                }
-                            } else {
-                                drop(messages);
-                            }
+                            Held::leave(reader_held, messages, bytes, hold);
                             if let Some(theirs) = to_free.get(me) {
-                                let mut held = lock(theirs);
-                                if held.bytes + bytes <= hold {
-                                    held.items.extend(outs);
-                                    held.bytes += bytes;
-                                } else {
-                                    drop(held);
-                                    drop(outs);
-                                }
+                                Held::leave(theirs, outs, bytes, hold);
                             }
                             window.give_back(bytes);
                         }
@@ -420,10 +419,7 @@ where
             // What the workers have not freed yet (no batch came after
             // it) is freed on the pool too.
             for theirs in to_free {
-                s.spawn(move |_| {
-                    let held = std::mem::take(&mut *lock(theirs));
-                    drop(held);
-                });
+                s.spawn(move |_| Held::free(theirs));
             }
             Ok(())
         })

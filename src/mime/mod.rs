@@ -188,16 +188,19 @@ pub(crate) fn may_need_decoding(bytes: &[u8]) -> bool {
 #[inline]
 fn may_need_decoding_in(bytes: &[u8]) -> bool {
     const N: usize = 32;
-    let hit = |a: u8, next: u8| (a >= 0x80) | (a == b'*') | ((a == b'=') & (next == b'?'));
-    let mut i = 0;
-    // Each block also reads the octet after it (the `?` of a `=?` that
-    // straddles two blocks).
-    while let Some(block) = bytes.get(i..i + N + 1) {
+    // One block of N octets and the octet after it (the `?` of a `=?` that
+    // straddles two blocks), branch-free.
+    let block_hits = |block: &[u8]| {
         let mut any = false;
         for k in 0..N {
-            any |= hit(block[k], block[k + 1]);
+            let (a, next) = (block[k], block[k + 1]);
+            any |= (a >= 0x80) | (a == b'*') | ((a == b'=') & (next == b'?'));
         }
-        if any {
+        any
+    };
+    let mut i = 0;
+    while let Some(block) = bytes.get(i..i + N + 1) {
+        if block_hits(block) {
             return true;
         }
         i += N;
@@ -209,11 +212,7 @@ fn may_need_decoding_in(bytes: &[u8]) -> bool {
     if let Some(dst) = block.get_mut(..tail.len()) {
         dst.copy_from_slice(tail);
     }
-    let mut any = false;
-    for k in 0..N {
-        any |= hit(block[k], block[k + 1]);
-    }
-    any
+    block_hits(&block)
 }
 
 /// ASCII octets as a String (every octet is a char).
