@@ -119,7 +119,26 @@ impl Default for Options {
     }
 }
 
-type Batch = Vec<RawMessage>;
+type Batch<U> = Vec<U>;
+
+/// What the reading thread hands a worker: a message, or a message with
+/// what the reading thread found out about it (see [`run_to_writer`]).
+pub(crate) trait Unit: Send {
+    /// The message.
+    fn message(&self) -> &RawMessage;
+}
+
+impl Unit for RawMessage {
+    fn message(&self) -> &RawMessage {
+        self
+    }
+}
+
+impl<P: Send> Unit for (RawMessage, P) {
+    fn message(&self) -> &RawMessage {
+        &self.0
+    }
+}
 
 /// What one message costs in the window beyond its bytes (the message's
 /// own fields, its result, the bookkeeping), so that many empty messages
@@ -128,10 +147,10 @@ const PER_MESSAGE: usize = 256;
 
 /// What a batch came to, handed from a worker (or the reader) to the
 /// writing thread.
-enum Piece<T> {
+enum Piece<U, T> {
     /// The messages with their results, the input bytes they hold in the
     /// window, and the worker that computed them (its rayon index).
-    Done(Vec<(RawMessage, T)>, usize, usize),
+    Done(Vec<(U, T)>, usize, usize),
     /// The reader stopped here.
     Failed(MailboxError),
     /// The work panicked; passed on to the caller.
@@ -258,12 +277,26 @@ impl Drop for StopOnDrop<'_> {
 /// Stops at the first reader or sink error and returns it; everything
 /// before a reader error is handed to `sink` first. A panic in `work` is
 /// passed on to the caller.
-pub fn run_ordered<I, T, F, S, E>(reader: I, opts: &Options, work: F, mut sink: S) -> Result<(), E>
+pub fn run_ordered<I, T, F, S, E>(reader: I, opts: &Options, work: F, sink: S) -> Result<(), E>
 where
     I: Iterator<Item = Result<RawMessage, MailboxError>> + Send,
     T: Send,
     F: Fn(&RawMessage) -> T + Sync,
     S: FnMut(&RawMessage, &T) -> Result<(), E>,
+    E: From<MailboxError> + Send,
+{
+    run_units(reader, opts, work, sink)
+}
+
+/// [`run_ordered`] over any [`Unit`]: the reader may pair each message with
+/// what it found out on the reading thread.
+fn run_units<I, U, T, F, S, E>(reader: I, opts: &Options, work: F, mut sink: S) -> Result<(), E>
+where
+    I: Iterator<Item = Result<U, MailboxError>> + Send,
+    U: Unit,
+    T: Send,
+    F: Fn(&U) -> T + Sync,
+    S: FnMut(&U, &T) -> Result<(), E>,
     E: From<MailboxError> + Send,
 {
     let pool = rayon::ThreadPoolBuilder::new()
@@ -296,14 +329,14 @@ where
         .map(|_| Held::new())
         .collect();
     let to_free = &to_free;
-    let reader_held = Held::<RawMessage>::new();
+    let reader_held = Held::<U>::new();
     let reader_held = &reader_held;
     pool.in_place_scope(|s| {
         std::thread::scope(|ts| {
-            let (tx, rx) = mpsc::channel::<(u64, Piece<T>)>();
+            let (tx, rx) = mpsc::channel::<(u64, Piece<U, T>)>();
             ts.spawn(move || {
                 let seq = std::cell::Cell::new(0u64);
-                let hand_out = |batch: Batch, bytes: usize| -> bool {
+                let hand_out = |batch: Batch<U>, bytes: usize| -> bool {
                     Held::free(reader_held);
                     let room = window.take(bytes);
                     Held::free(reader_held);
@@ -346,7 +379,7 @@ where
                     for item in reader {
                         match item {
                             Ok(m) => {
-                                bytes += m.bytes.len() + PER_MESSAGE;
+                                bytes += m.message().bytes.len() + PER_MESSAGE;
                                 batch.push(m);
                                 if bytes >= batch_bytes || batch.len() >= batch_messages {
                                     if !hand_out(std::mem::take(&mut batch), bytes) {
@@ -392,7 +425,7 @@ where
                             for (m, t) in &results {
                                 sink(m, t)?;
                             }
-                            let (messages, outs): (Batch, Vec<T>) = results.into_iter().unzip();
+                            let (messages, outs): (Batch<U>, Vec<T>) = results.into_iter().unzip();
                             Held::leave(reader_held, messages, bytes, hold);
                             if let Some(theirs) = to_free.get(me) {
                                 Held::leave(theirs, outs, bytes, hold);
@@ -475,36 +508,46 @@ where
 {
     let mut stats = RunStats::default();
     let mut bar = Bar::new(opts.progress, opts.total_bytes);
-    // An mbox output looks for `From ` in every message; done here, on the
-    // workers, rather than on the writing thread.
+    // An mbox output looks for `From ` in every message it writes (lines to
+    // quote). For a message written as it was read, the reading thread
+    // looks, beside the worker's critical path; a changed output is looked
+    // at on the worker that made it. Neither is the one writing thread.
     let mbox_out = matches!(writer.kind(), super::OutputKind::Mbox(_));
-    let work = |m: &RawMessage| {
+    let reader = reader.map(|r| {
+        r.map(|m| {
+            let has_from = mbox_out.then(|| super::mbox::contains_from(&m.bytes));
+            (m, has_from)
+        })
+    });
+    let work = |(m, _): &(RawMessage, Option<bool>)| {
         let o = work(m);
-        let has_from =
-            mbox_out.then(|| super::mbox::contains_from(o.output.as_deref().unwrap_or(&m.bytes)));
+        let has_from = match &o.output {
+            Some(b) if mbox_out => Some(super::mbox::contains_from(b)),
+            _ => None,
+        };
         (o, has_from)
     };
-    run_ordered(
+    run_units(
         reader,
         opts,
         work,
-        |m: &RawMessage, (o, has_from): &(Outcome, Option<bool>)| {
+        |(m, read_from): &(RawMessage, Option<bool>), (o, out_from): &(Outcome, Option<bool>)| {
             stats.messages_in += 1;
             stats.bytes_in += m.input_len;
             if o.findings > 0 {
                 stats.with_findings += 1;
             }
-            let out: &[u8] = match &o.output {
+            let (out, has_from): (&[u8], Option<bool>) = match &o.output {
                 Some(b) if *b != m.bytes => {
                     stats.changed += 1;
-                    b
+                    (b, *out_from)
                 }
                 _ => {
                     stats.unchanged += 1;
-                    &m.bytes
+                    (&m.bytes, *read_from)
                 }
             };
-            writer.write_prechecked(m, out, *has_from)?;
+            writer.write_prechecked(m, out, has_from)?;
             stats.messages_out += 1;
             stats.bytes_out += out.len() as u64;
             bar.advance(1, m.input_len);

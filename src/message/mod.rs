@@ -26,7 +26,9 @@ pub mod fields;
 pub mod transfer;
 
 use crate::finding::{Finding, FindingKind};
-use crate::mime::{ContentType, HeaderBlock, TransferEncoding, parse_header_block};
+use crate::mime::{
+    ContentType, HeaderBlock, TransferEncoding, parse_header_block, parse_header_block_sized,
+};
 use std::borrow::Cow;
 use std::ops::Range;
 
@@ -293,7 +295,8 @@ impl<'a> Ctx<'a, '_> {
     fn part(&mut self, range: Range<usize>, id: String, depth: usize, protected: bool) -> Part<'a> {
         self.parts += 1;
         let bytes = &self.raw[range.clone()];
-        let header = parse_header_block(bytes);
+        // A message's own header has tens of fields, a body part's a few.
+        let header = parse_header_block_sized(bytes, if depth == 0 { 48 } else { 8 });
         let mut findings: Vec<Finding> = header
             .findings
             .iter()
