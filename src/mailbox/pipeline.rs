@@ -522,7 +522,7 @@ where
     let work = |(m, _): &(RawMessage, Option<bool>)| {
         let o = work(m);
         let has_from = match &o.output {
-            Some(b) if mbox_out => Some(super::mbox::contains_from(b)),
+            Some(b) if mbox_out && *b != m.bytes => Some(super::mbox::contains_from(b)),
             _ => None,
         };
         (o, has_from)

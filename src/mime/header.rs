@@ -244,14 +244,14 @@ fn field_head(i: &[u8]) -> PResult<'_, &[u8]> {
 /// `malformed` finding. A header section that runs to the end of the input
 /// (no empty line) has `separator == None` and `body_offset == input.len()`.
 pub fn parse_header_block(input: &[u8]) -> HeaderBlock<'_> {
-    parse_header_block_sized(input, 8)
+    parse_header_block_sized(input, 24)
 }
 
 /// [`parse_header_block`] with room for `fields` fields before the vector
-/// grows. The vector is the one large allocation of a header block: a
-/// message's header has 20 to 40 fields (each growth is a realloc that
-/// copies them), a body part's two or three (a small vector stays in the
-/// allocator's per-thread cache).
+/// grows (24 there). The vector is the one large allocation of a header
+/// block: a message's header has 20 to 40 fields (each growth is a realloc
+/// that copies them), a body part's two or three (a small vector stays in
+/// the allocator's per-thread cache).
 pub(crate) fn parse_header_block_sized(input: &[u8], fields: usize) -> HeaderBlock<'_> {
     let mut fields = Vec::with_capacity(fields);
     let mut rest = input;

@@ -171,6 +171,62 @@ fn identity_run_reproduces_the_input() {
     assert_eq!(std::fs::read(&out).unwrap(), input);
 }
 
+/// Work whose output has `From ` lines where the input had none, or none
+/// where it had some (as a decoded `=46rom` would), or the input's own
+/// bytes returned as a new vector: the output is quoted by what is
+/// written, never by what was read.
+fn from_maker(m: &RawMessage) -> Outcome {
+    let text = String::from_utf8_lossy(&m.bytes);
+    match m.index % 3 {
+        0 => Outcome::changed(text.replace("\nXrom ", "\nFrom ").into_bytes()),
+        1 => Outcome::changed(text.replace("\nFrom ", "\nXrom ").into_bytes()),
+        _ => Outcome::changed(m.bytes.clone()),
+    }
+}
+
+#[test]
+fn from_lines_are_quoted_as_the_output_has_them() {
+    let mut input = Vec::new();
+    for i in 0..30 {
+        input.extend_from_slice(
+            format!("From s{i}@example.org Thu Jan  1 00:00:00 1970\n").as_bytes(),
+        );
+        input.extend_from_slice(format!("Subject: {i}\n\nXrom a body line\n").as_bytes());
+        if i % 2 == 0 {
+            input.extend_from_slice(b">From a quoted line\n");
+        }
+        input.extend_from_slice(b"\n");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.mbox");
+    let expected = dir.path().join("expected.mbox");
+    let mut w =
+        MessageWriter::create(&expected, OutputKind::Mbox(FLAVOR), WriteMode::Replace).unwrap();
+    for m in MboxReader::new(&input[..], "input.mbox", FLAVOR) {
+        let m = m.unwrap();
+        let o = from_maker(&m);
+        w.write(&m, o.output.as_deref().unwrap_or(&m.bytes))
+            .unwrap();
+    }
+    w.finish().unwrap();
+    let expected = std::fs::read(expected).unwrap();
+    assert!(
+        expected.windows(12).any(|w| w == b"\n>From a bod"),
+        "made From lines are quoted"
+    );
+    for jobs in [1, 3] {
+        let reader = MboxReader::new(&input[..], "input.mbox", FLAVOR);
+        let writer =
+            MessageWriter::create(&out, OutputKind::Mbox(FLAVOR), WriteMode::Replace).unwrap();
+        pipeline::run(reader, writer, &quiet(jobs, 4), from_maker).unwrap();
+        assert_eq!(std::fs::read(&out).unwrap(), expected, "jobs {jobs}");
+        let back: Vec<Vec<u8>> = MboxReader::new(&expected[..], "x", FLAVOR)
+            .map(|m| m.unwrap().bytes)
+            .collect();
+        assert_eq!(back.len(), 30, "every message splits where it should");
+    }
+}
+
 #[test]
 fn a_reader_error_leaves_no_output() {
     let input = make_mbox(30);
