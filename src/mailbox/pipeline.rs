@@ -119,8 +119,6 @@ impl Default for Options {
     }
 }
 
-type Batch<U> = Vec<U>;
-
 /// What the reading thread hands a worker: a message, or a message with
 /// what the reading thread found out about it (see [`run_to_writer`]).
 pub(crate) trait Unit: Send {
@@ -336,7 +334,7 @@ where
             let (tx, rx) = mpsc::channel::<(u64, Piece<U, T>)>();
             ts.spawn(move || {
                 let seq = std::cell::Cell::new(0u64);
-                let hand_out = |batch: Batch<U>, bytes: usize| -> bool {
+                let hand_out = |batch: Vec<U>, bytes: usize| -> bool {
                     Held::free(reader_held);
                     let room = window.take(bytes);
                     Held::free(reader_held);
@@ -425,7 +423,7 @@ where
                             for (m, t) in &results {
                                 sink(m, t)?;
                             }
-                            let (messages, outs): (Batch<U>, Vec<T>) = results.into_iter().unzip();
+                            let (messages, outs): (Vec<U>, Vec<T>) = results.into_iter().unzip();
                             Held::leave(reader_held, messages, bytes, hold);
                             if let Some(theirs) = to_free.get(me) {
                                 Held::leave(theirs, outs, bytes, hold);
@@ -519,10 +517,16 @@ where
             (m, has_from)
         })
     });
+    // The worker also settles whether the message changed: an output equal
+    // to the input is dropped there (its thread), and the writing thread
+    // compares nothing.
     let work = |(m, _): &(RawMessage, Option<bool>)| {
-        let o = work(m);
+        let mut o = work(m);
+        if o.output.as_ref().is_some_and(|b| *b == m.bytes) {
+            o.output = None;
+        }
         let has_from = match &o.output {
-            Some(b) if mbox_out && *b != m.bytes => Some(super::mbox::contains_from(b)),
+            Some(b) if mbox_out => Some(super::mbox::contains_from(b)),
             _ => None,
         };
         (o, has_from)
@@ -538,11 +542,11 @@ where
                 stats.with_findings += 1;
             }
             let (out, has_from): (&[u8], Option<bool>) = match &o.output {
-                Some(b) if *b != m.bytes => {
+                Some(b) => {
                     stats.changed += 1;
                     (b, *out_from)
                 }
-                _ => {
+                None => {
                     stats.unchanged += 1;
                     (&m.bytes, *read_from)
                 }
