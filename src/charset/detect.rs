@@ -156,7 +156,7 @@ impl Tld {
 pub(super) fn guess(bytes: &[u8], tld: Option<Tld>, allow_utf8: bool) -> &'static Charset {
     let sample = &bytes[..bytes.len().min(256 * 1024)];
     let mut det = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Allow);
-    det.feed(sample, true);
+    det.feed(&detector_input(sample), true);
     let tld = tld.as_ref().map(Tld::as_bytes);
     let enc = det.guess(
         tld,
@@ -167,6 +167,45 @@ pub(super) fn guess(bytes: &[u8], tld: Option<Tld>, allow_utf8: bool) -> &'stati
         },
     );
     Charset::for_encoding(enc)
+}
+
+/// What chardetng is given of `sample`: the text without the lines of
+/// ASCII octets that come after the first line end following a non-ASCII
+/// octet. chardetng's guess is the same either way (for every hint, UTF-8
+/// allowed or not), and those lines are most of a mostly-ASCII text (a
+/// patch with an accented name): in chardetng 1.0 a line end puts every
+/// candidate still in the running back into one state, and from that state
+/// ASCII octets score nothing, count nothing `guess` reads and disqualify
+/// no candidate, up to the next line end, which leaves the same state.
+/// doc/charset-decision.md ("Detection input") has the reading of each
+/// candidate; `dropped_ascii_lines_change_no_guess` checks it.
+pub(super) fn detector_input(sample: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    use std::borrow::Cow;
+    let Some(first) = super::evidence::find_nonascii(sample) else {
+        return Cow::Borrowed(sample);
+    };
+    let Some(nl) = memchr::memchr(b'\n', &sample[first..]) else {
+        return Cow::Borrowed(sample);
+    };
+    let mut at = first + nl + 1;
+    let mut out: Option<Vec<u8>> = None;
+    let mut copied = 0;
+    while let Some(i) = memchr::memchr(b'\n', &sample[at..]) {
+        let end = at + i + 1;
+        if sample[at..end].is_ascii() {
+            out.get_or_insert_with(Vec::new)
+                .extend_from_slice(&sample[copied..at]);
+            copied = end;
+        }
+        at = end;
+    }
+    match out {
+        None => Cow::Borrowed(sample),
+        Some(mut v) => {
+            v.extend_from_slice(&sample[copied..]);
+            Cow::Owned(v)
+        }
+    }
 }
 
 /// The heuristic confidence of a guess (chardetng gives no score): 0.99
@@ -359,6 +398,178 @@ pub(super) fn nul_shaped(bytes: &[u8]) -> Option<&'static Charset> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// chardetng's guess over all of `bytes` and over what
+    /// [`detector_input`] keeps of it, under every hint given here.
+    fn same_guesses(bytes: &[u8]) -> Result<(), TestCaseError> {
+        const TLDS: &[Option<&[u8]>] = &[
+            None,
+            Some(b"com"),
+            Some(b"jp"),
+            Some(b"cn"),
+            Some(b"tw"),
+            Some(b"hk"),
+            Some(b"kr"),
+            Some(b"ru"),
+            Some(b"ua"),
+            Some(b"gr"),
+            Some(b"il"),
+            Some(b"eg"),
+            Some(b"th"),
+            Some(b"vn"),
+            Some(b"tr"),
+            Some(b"pl"),
+            Some(b"cz"),
+            Some(b"lt"),
+            Some(b"ee"),
+            Some(b"is"),
+            Some(b"fr"),
+            Some(b"es"),
+        ];
+        let fed = |input: &[u8]| {
+            let mut det = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Allow);
+            det.feed(input, true);
+            det
+        };
+        let kept = detector_input(bytes);
+        let (all, part) = (fed(bytes), fed(&kept));
+        for tld in TLDS {
+            for utf8 in [
+                chardetng::Utf8Detection::Allow,
+                chardetng::Utf8Detection::Deny,
+            ] {
+                prop_assert_eq!(
+                    all.guess(*tld, utf8),
+                    part.guess(*tld, utf8),
+                    "hint {:?}, kept {:?}",
+                    tld.map(String::from_utf8_lossy),
+                    String::from_utf8_lossy(&kept)
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Lines of text in many scripts, and ASCII lines of the shapes
+    /// chardetng's candidates look at (capitals, digits, Roman numerals,
+    /// `N`, `M`, `n.`, spaces, CR, controls).
+    const TEXTS: &[&str] = &[
+        "Ça va très bien, où est l'été? Mª José vive en el 3º piso, Nº 5, n.º1",
+        "Größe Übermaß Straße ÄÖÜ äöü © 2020 ª º",
+        "Zażółć gęślą jaźń, Wrocław ŁÓDŹ",
+        "Příliš žluťoučký kůň úpěl ďábelské ódy",
+        "Iğdır şehri, ĞÜŞİÖÇ ğüşıöç",
+        "Tiếng Việt có dấu, Hà Nội",
+        "Съешь же ещё этих мягких французских булок, да выпей чаю. ЁЖИК",
+        "Ξεσκεπάζω την ψυχοφθόρα βδελυγμία ΑΒΓΔ",
+        "עטלף אבק נס דרך מזגן שהתפוצץ כי חם",
+        "نص حكيم له سر قاطع وذو شأن عظيم",
+        "เป็นมนุษย์สุดประเสริฐเลิศคุณค่า",
+        "いろはにほへと ちりぬるを カタカナ 漢字",
+        "中文简体字 我们的 谢谢",
+        "繁體中文 這是 謝謝",
+        "한국어 텍스트 안녕하세요",
+    ];
+
+    const ENCODINGS: &[&encoding_rs::Encoding] = &[
+        encoding_rs::UTF_8,
+        encoding_rs::WINDOWS_1250,
+        encoding_rs::WINDOWS_1251,
+        encoding_rs::WINDOWS_1252,
+        encoding_rs::WINDOWS_1253,
+        encoding_rs::WINDOWS_1254,
+        encoding_rs::WINDOWS_1255,
+        encoding_rs::WINDOWS_1256,
+        encoding_rs::WINDOWS_1257,
+        encoding_rs::WINDOWS_1258,
+        encoding_rs::WINDOWS_874,
+        encoding_rs::ISO_8859_2,
+        encoding_rs::ISO_8859_5,
+        encoding_rs::ISO_8859_7,
+        encoding_rs::ISO_8859_8,
+        encoding_rs::KOI8_R,
+        encoding_rs::KOI8_U,
+        encoding_rs::IBM866,
+        encoding_rs::X_MAC_CYRILLIC,
+        encoding_rs::SHIFT_JIS,
+        encoding_rs::EUC_JP,
+        encoding_rs::EUC_KR,
+        encoding_rs::GBK,
+        encoding_rs::BIG5,
+        encoding_rs::ISO_2022_JP,
+    ];
+
+    const ASCII_LINES: &[&str] = &[
+        "",
+        " ",
+        "\t",
+        "\r",
+        "Hello World, this is PLAIN ascii TEXT.",
+        "ALL CAPS LINE",
+        "lower case words only",
+        "I V X 3 N M D S n. Nº",
+        "a\rb",
+        "x\x0cy\x01z\x7f",
+        "0123456789 +-*/ .,;:!? ~{ }~ +ADw-",
+        "--",
+        "> quoted reply Line",
+    ];
+
+    fn line() -> impl Strategy<Value = Vec<u8>> {
+        prop_oneof![
+            // A text line in one charset (what it cannot encode, as NCRs).
+            (0..TEXTS.len(), 0..ENCODINGS.len(), 0..4usize).prop_map(|(t, e, cut)| {
+                let (b, _, _) = ENCODINGS[e].encode(TEXTS[t]);
+                // Sometimes a piece of it: a word, or a cut character.
+                let b = b.into_owned();
+                let n = b.len();
+                b[..n - (n / 4) * cut.min(1)].to_vec()
+            }),
+            (0..ASCII_LINES.len()).prop_map(|a| ASCII_LINES[a].as_bytes().to_vec()),
+            (0..ASCII_LINES.len()).prop_map(|a| ASCII_LINES[a].as_bytes().to_vec()),
+            // Octets of any kind but LF.
+            prop::collection::vec(any::<u8>().prop_filter("LF", |b| *b != b'\n'), 0..12),
+        ]
+    }
+
+    #[test]
+    fn detector_input_drops_whole_ascii_lines_after_the_first_8bit_line() {
+        let kept = |b: &[u8]| detector_input(b).into_owned();
+        // Lines before the first 8-bit octet's line end stay (chardetng
+        // skips that prefix itself), and so does an unterminated last line.
+        assert_eq!(
+            kept(b"ascii\n\xe9t\xe9\nplain\r\nmore\n\xe9\nend"),
+            b"ascii\n\xe9t\xe9\n\xe9\nend"
+        );
+        assert_eq!(kept(b"a \xe9 N\no\n"), b"a \xe9 N\n");
+        // A line with an 8-bit octet stays whole (`n.\xba1` is an ordinal).
+        assert_eq!(kept(b"\xe9\nn.\xba1\n"), b"\xe9\nn.\xba1\n");
+        assert!(matches!(
+            detector_input(b"no line end after \xe9 here"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        assert!(matches!(
+            detector_input(b"ascii only\n"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+    }
+
+    proptest! {
+        #[test]
+        fn dropped_ascii_lines_change_no_guess(
+            lines in prop::collection::vec(line(), 1..24),
+            crlf in any::<bool>(),
+            last_newline in any::<bool>(),
+        ) {
+            let eol: &[u8] = if crlf { b"\r\n" } else { b"\n" };
+            let mut text = lines.join(eol);
+            if last_newline {
+                text.extend_from_slice(eol);
+            }
+            same_guesses(&text)?;
+        }
+    }
 
     #[test]
     fn tld_from_addresses() {
