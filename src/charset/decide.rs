@@ -30,7 +30,11 @@
 //! | no label, unknown, `unknown-8bit`, unsupported | — | (unknown label: `unknown-label`) | ASCII; UTF-8 if valid or mostly so; else chardetng with the top-level domain, windows-1252 for Latin script unless the text says otherwise |
 //! | `us-ascii` with 8-bit octets | the label cannot explain them | `mislabeled` when they decode cleanly | as unlabelled |
 //! | bodies only: NUL, C0 controls other than TAB LF FF CR ESC SO SI at 1% of the octets or more (a final SUB and trailing NULs are allowed), or an archive/image/PDF magic number | binary | `suspicious`, finding `binary-in-text` | kept byte for byte ([`Decoded::binary`]) |
-//! | bodies only: NULs in every other (or 3 of 4) octets under an ASCII-compatible or no label | UTF-16/32 without BOM | as for a label that lies | UTF-16 (byte-order guess) or UTF-32; binary when that does not decode cleanly |
+//! | bodies only: NULs in every other (or 3 of 4) octets under an ASCII-compatible, 7-bit or no label | UTF-16/32 without BOM | as for a label that lies | UTF-16 (byte-order guess) or UTF-32; binary when that does not decode cleanly |
+//! | 7-bit label (ISO-2022-JP, -JP-2, -KR, HZ, UTF-7) | as for an ASCII-compatible label: every 8-bit octet is an error, escape lines are what it explains; one valid UTF-8 character is a candidate | as above | as above |
+//! | bodies under UTF-16/32: a magic number; U+0000 inside, C0/C1 controls at 1% of the characters, or 4+ decoding errors at 1% ([`wide_binary`]) | binary | `suspicious`, `binary-in-text` | kept byte for byte |
+//! | UTF-16/32 label, no NUL octet, ASCII white space | the label explains nothing | `mislabeled` if valid UTF-8 (ASCII too) or a candidate reads plausibly | UTF-8 / the candidate's; else the label's |
+//! | ISO-2022-JP escapes in 7-bit text under us-ascii, no label, unknown, `unknown-8bit` | ASCII cannot explain them | `mislabeled` (us-ascii), else as the label's case | ISO-2022-JP when chardetng says so and the reading is clean, 4+ characters, plausible, in words |
 //!
 //! "Plausible" ([`plausible`]): at most a quarter of the non-ASCII
 //! characters are C1 controls, private use, half-width katakana or U+FFFD;
@@ -42,7 +46,8 @@
 //! these thresholds.
 
 use super::detect::{
-    binary, confidence, guess, has_controls, has_magic, is_latin, latin_preference, nul_shaped,
+    binary, confidence, guess, has_controls, has_magic, is_latin, latin_preference, magic,
+    nul_shaped, wide_binary,
 };
 use super::dispatch::{c1_check, decode_with, unicode11};
 use super::evidence::{
@@ -71,10 +76,17 @@ fn candidate<'a>(
     label_cs: &'static Charset,
     opts: &DecodeOptions,
 ) -> Option<(Detected, Cow<'a, str>)> {
+    // Under a 7-bit or UTF-16/32 label no 8-bit octet is the label's (the
+    // caller has seen four or more): one UTF-8 character is enough.
+    let utf8_min = if label_cs.is_seven_bit() || label_cs.is_wide() {
+        1
+    } else {
+        UTF8_OVERRIDE
+    };
     if !label_cs.is_utf8()
         && !label_cs.is_unicode11_utf8()
         && let Ok(s) = simdutf8::basic::from_utf8(bytes)
-        && multi_octet_chars(s) >= UTF8_OVERRIDE
+        && multi_octet_chars(s) >= utf8_min
     {
         return Some((
             Detected {
@@ -158,20 +170,16 @@ pub(super) fn body_checks<'a>(bytes: &'a [u8], d: &mut Decoded<'a>, out: &mut Ou
         }
     }
     if let Some(why) = binary(bytes) {
-        d.findings.push(
-            Finding::new(FindingKind::BinaryInText, 0, 1)
-                .with_note(format!("{why}: kept byte for byte")),
-        );
-        d.binary = true;
-        d.text = String::from_utf8_lossy(bytes);
-        d.used = None;
+        keep_binary(bytes, why, d);
         return true;
     }
     false
 }
 
 /// Decodes under an ASCII-compatible, supported label (UTF-8,
-/// UNICODE-1-1-UTF-8, ISO 8859, Windows, CJK ...).
+/// UNICODE-1-1-UTF-8, ISO 8859, Windows, CJK ...) or a 7-bit one
+/// (ISO-2022-JP, -JP-2, -KR, HZ-GB-2312, UTF-7), whose every 8-bit octet is
+/// an error the label cannot explain.
 pub(super) fn labelled<'a>(
     bytes: &'a [u8],
     cs: &'static Charset,
@@ -217,7 +225,7 @@ pub(super) fn labelled<'a>(
         && valid_utf8.is_none()
         && !ascii
         && opts.detect
-        && cs.encoding().is_some_and(|e| e.is_single_byte())
+        && (cs.encoding().is_some_and(|e| e.is_single_byte()) || cs.is_seven_bit())
         && utf8_majority(bytes)
     {
         let ev8 = evidence(bytes, Charset::UTF_8);
@@ -430,6 +438,108 @@ fn first_nonascii(bytes: &[u8]) -> usize {
     find_nonascii(bytes).unwrap_or(0)
 }
 
+/// Decodes under a UTF-16 or UTF-32 label. Bodies are binary when they
+/// start with a magic number or their reading is not text
+/// ([`wide_binary`]). Octets without a single NUL cannot be UTF-16/32 text
+/// of the kind mail holds: its every character below U+0100 (line end,
+/// space, digit, ASCII punctuation) has a NUL octet. With ASCII white space
+/// among them (what the label reads as none), the label explains nothing:
+/// valid UTF-8 (ASCII included) is read as such, else a candidate that
+/// decodes every octet plausibly (four or more 8-bit octets), else the
+/// label's reading stays. A byte order mark keeps the label.
+pub(super) fn wide<'a>(
+    bytes: &'a [u8],
+    cs: &'static Charset,
+    opts: &DecodeOptions,
+    d: &mut Decoded<'a>,
+    out: &mut Outcome,
+) {
+    if opts.body
+        && let Some(what) = magic(bytes)
+    {
+        keep_binary(bytes, what, d);
+        return;
+    }
+    let bom = bytes.starts_with(b"\xFF\xFE") || bytes.starts_with(b"\xFE\xFF");
+    if opts.detect
+        && !bom
+        && memchr::memchr(0, bytes).is_none()
+        && memchr::memchr3(b'\n', b' ', b'\t', bytes).is_some()
+    {
+        // Octets of an ASCII-compatible text: the octet rules for binary.
+        if opts.body
+            && let Some(why) = binary(bytes)
+        {
+            keep_binary(bytes, why, d);
+            return;
+        }
+        if let Ok(s) = simdutf8::basic::from_utf8(bytes) {
+            let to = if s.is_ascii() {
+                Charset::US_ASCII
+            } else {
+                Charset::UTF_8
+            };
+            mislabel(d, bytes, cs, to, Cow::Borrowed(s), 0.99);
+            out.mislabeled = true;
+            return;
+        }
+        let nonascii = bytes.iter().filter(|b| !b.is_ascii()).count();
+        if nonascii >= MIN_EVIDENCE
+            && let Some((det, t)) = candidate(bytes, cs, opts)
+        {
+            mislabel(d, bytes, cs, det.charset, t, det.confidence);
+            out.mislabeled = true;
+            return;
+        }
+    }
+    let (text, report, used) = decode_with(bytes, cs);
+    if opts.body
+        && let Some(why) = wide_binary(&text, report.replacements)
+    {
+        keep_binary(bytes, why, d);
+        return;
+    }
+    add_report(d, &report);
+    d.text = text;
+    d.used = Some(used);
+}
+
+/// Marks a body as binary: kept byte for byte.
+fn keep_binary<'a>(bytes: &'a [u8], why: &str, d: &mut Decoded<'a>) {
+    d.findings.push(
+        Finding::new(FindingKind::BinaryInText, 0, 1)
+            .with_note(format!("{why}: kept byte for byte")),
+    );
+    d.binary = true;
+    d.text = String::from_utf8_lossy(bytes);
+    d.used = None;
+}
+
+/// ISO-2022-JP in 7-bit text a label reads as ASCII (`us-ascii`, none,
+/// unknown, `unknown-8bit`): RFC 1468 text sent without its label, as
+/// Japanese mail was before MIME. ASCII cannot explain its escape
+/// sequences; the text is read as ISO-2022-JP when chardetng says so (it
+/// does only for text without 8-bit octets) and the reading is clean,
+/// four or more non-ASCII characters, plausible and in words. Returns the
+/// offset of the first escape, the text and the charset.
+pub(super) fn iso2022jp_in_ascii<'a>(
+    bytes: &'a [u8],
+    opts: &DecodeOptions,
+) -> Option<(usize, Cow<'a, str>, &'static Charset)> {
+    let at = memchr::memmem::find(bytes, b"\x1b$")?;
+    if !opts.detect {
+        return None;
+    }
+    let g = guess(bytes, opts.tld, false);
+    if g.decoder_name() != Some("ISO-2022-JP") {
+        return None;
+    }
+    let (text, report, used) = decode_with(bytes, g);
+    let n = text.chars().filter(|c| !c.is_ascii()).count();
+    (report.is_clean() && n >= MIN_EVIDENCE && plausible(&text) && words(&text))
+        .then_some((at, text, used))
+}
+
 /// CJK multi-octet charsets (whose clean readings may still be nonsense).
 fn is_multibyte(cs: &'static Charset) -> bool {
     matches!(
@@ -451,6 +561,20 @@ pub(super) fn unlabelled<'a>(
     let Some(first8) = find_nonascii(bytes) else {
         d.text = ascii(bytes);
         d.used = Some(Charset::US_ASCII);
+        if let Some((_, text, jp)) = iso2022jp_in_ascii(bytes, opts) {
+            if missing {
+                d.findings.push(
+                    Finding::new(FindingKind::MissingLabel, 0, 1)
+                        .with_note(format!("unlabelled {} text", jp.name)),
+                );
+            }
+            d.text = text;
+            d.used = Some(jp);
+            d.detected = Some(Detected {
+                charset: jp,
+                confidence: 0.9,
+            });
+        }
         return;
     };
     let count8 = bytes.iter().filter(|b| !b.is_ascii()).count();

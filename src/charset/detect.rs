@@ -309,13 +309,17 @@ pub(super) fn has_magic(bytes: &[u8]) -> bool {
         .any(|(magic, _)| bytes.starts_with(magic) && (magic.len() >= 4 || bytes.len() > 16))
 }
 
-/// The bytes of a body that is not text: why, if so.
-pub(super) fn binary(bytes: &[u8]) -> Option<&'static str> {
-    if let Some(what) = MAGIC
+/// What file a body's magic number says it is, if any.
+pub(super) fn magic(bytes: &[u8]) -> Option<&'static str> {
+    MAGIC
         .iter()
         .find(|(magic, _)| bytes.starts_with(magic) && (magic.len() >= 4 || bytes.len() > 16))
         .map(|m| m.1)
-    {
+}
+
+/// The bytes of a body that is not text: why, if so.
+pub(super) fn binary(bytes: &[u8]) -> Option<&'static str> {
+    if let Some(what) = magic(bytes) {
         return Some(what);
     }
     if !has_controls(bytes) {
@@ -339,6 +343,32 @@ pub(super) fn binary(bytes: &[u8]) -> Option<&'static str> {
         .filter(|&&b| matches!(b, 0x01..=0x08 | 0x0B | 0x10..=0x1A | 0x1C..=0x1F))
         .count();
     (controls > 0 && controls * 100 >= body.len()).then_some("control characters")
+}
+
+/// A body read as UTF-16 or UTF-32 that is not text: why, if so. The
+/// octet rules of [`binary`] on characters (a UTF-16/32 text has NUL octets
+/// by nature, not U+0000): U+0000 inside the text (trailing ones are
+/// padding), C0 controls other than TAB LF FF CR ESC SO SI or C1 controls
+/// at 1% of the characters or more; and decoding errors (unpaired
+/// surrogates, values beyond U+10FFFF, a cut last unit), four or more and
+/// at least 1% of the characters: fewer are damage to a text, random octets
+/// make one in every 30 or so UTF-16 units and nearly every UTF-32 one.
+pub(super) fn wide_binary(text: &str, errors: usize) -> Option<&'static str> {
+    let body = text.trim_end_matches(|c: char| c == '\0' || c == '\u{1A}' || c.is_whitespace());
+    if body.contains('\0') {
+        return Some("U+0000 characters");
+    }
+    let chars = body.chars().count();
+    let controls = body
+        .chars()
+        .filter(|&c| {
+            matches!(u32::from(c), 0x01..=0x08 | 0x0B | 0x10..=0x1A | 0x1C..=0x1F | 0x80..=0x9F)
+        })
+        .count();
+    if controls > 0 && controls * 100 >= chars {
+        return Some("control characters");
+    }
+    (errors >= 4 && errors * 100 >= chars).then_some("ill-formed units")
 }
 
 /// Whether `bytes` holds NUL or a C0 control a text does not (00..08, 0B,
@@ -615,6 +645,24 @@ mod tests {
         assert_eq!(binary(b"bell\x07"), Some("control characters"));
         let oops = [b"Process \x19EUR".as_slice(), &[b'x'; 200]].concat();
         assert_eq!(binary(&oops), None);
+    }
+
+    #[test]
+    fn wide_binary_is_told_by_characters() {
+        assert_eq!(wide_binary("text\u{0}more", 0), Some("U+0000 characters"));
+        assert_eq!(wide_binary("text padded\n\u{0}\u{0}", 0), None);
+        assert_eq!(wide_binary("a\u{85}b", 0), Some("control characters"));
+        let text = "日本語のテキストです。".repeat(30);
+        assert_eq!(wide_binary(&text, 3), None);
+        assert_eq!(wide_binary(&text, 4), Some("ill-formed units"));
+        assert_eq!(wide_binary(&"日本語".repeat(200), 4), None);
+    }
+
+    #[test]
+    fn every_label_that_is_not_ascii_compatible_is_7bit_or_wide() {
+        for cs in Charset::all().filter(|c| c.is_supported() && !c.is_ascii_compatible()) {
+            assert!(cs.is_seven_bit() != cs.is_wide(), "{}", cs.name());
+        }
     }
 
     #[test]

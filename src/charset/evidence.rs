@@ -99,14 +99,16 @@ pub(super) fn same_word(c: char, neighbour: Option<char>) -> bool {
             ))
 }
 
-/// Counts the evidence for `cs` (an ASCII-compatible charset) over `bytes`.
+/// Counts the evidence for `cs` (an ASCII-compatible or 7-bit charset) over
+/// `bytes`.
 pub(super) fn evidence(bytes: &[u8], cs: &'static Charset) -> Evidence {
     let mut ev = Evidence::default();
     let utf8_family = cs.is_utf8() || cs.is_unicode11_utf8();
     for r in lines(bytes) {
         let line = &bytes[r.clone()];
         let nonascii = line.iter().filter(|b| !b.is_ascii()).count();
-        if nonascii == 0 {
+        // A 7-bit charset's characters are in ASCII octets.
+        if nonascii == 0 && !cs.is_seven_bit() {
             continue;
         }
         ev.nonascii += nonascii;

@@ -30,7 +30,6 @@ pub use label::{labels, resolve};
 
 use crate::codec::utf8::DecodeReport;
 use crate::finding::{Finding, FindingKind, LabelStatus, Verdict};
-use dispatch::decode_with;
 use encoding_rs::Encoding;
 use std::borrow::Cow;
 use std::fmt;
@@ -212,6 +211,27 @@ impl Charset {
         match &self.kind {
             Kind::Utf8 | Kind::Unicode11Utf8 | Kind::Ascii | Kind::Detect => true,
             Kind::Superset(e) | Kind::Legacy(e) => e.is_ascii_compatible(),
+            _ => false,
+        }
+    }
+
+    /// A 7-bit form that is not ASCII-compatible (ISO-2022-JP, ISO-2022-JP-2,
+    /// ISO-2022-KR, HZ-GB-2312, UTF-7): ASCII octets are ASCII outside its
+    /// escapes, and an octet >= 0x80 is never its text. Its texts get the
+    /// decision of ASCII-compatible labels (doc/charset-decision.md).
+    pub(crate) fn is_seven_bit(&self) -> bool {
+        match &self.kind {
+            Kind::Utf7 | Kind::Iso2022Kr | Kind::Hz | Kind::Iso2022Jp2 => true,
+            Kind::Legacy(e) => *e == encoding_rs::ISO_2022_JP,
+            _ => false,
+        }
+    }
+    /// UTF-16 or UTF-32 (any byte order): every character below U+0100 has
+    /// a NUL octet.
+    pub(crate) fn is_wide(&self) -> bool {
+        match &self.kind {
+            Kind::Utf16 | Kind::Utf32 | Kind::Utf32Be | Kind::Utf32Le => true,
+            Kind::Legacy(e) => *e == encoding_rs::UTF_16BE || *e == encoding_rs::UTF_16LE,
             _ => false,
         }
     }
@@ -407,8 +427,12 @@ fn decode_resolved<'a>(
         d.findings
             .push(Finding::new(FindingKind::UnknownLabel, 0, 1));
     }
-    let ascii_compatible = resolution.charset.is_none_or(Charset::is_ascii_compatible);
-    if opts.body && ascii_compatible && decide::body_checks(bytes, &mut d, &mut out) {
+    // Binary and BOM-less UTF-16/32 bodies: under a label that reads ASCII
+    // as ASCII or a 7-bit one (UTF-16/32 labels: `decide::wide`).
+    let checked = resolution
+        .charset
+        .is_none_or(|c| c.is_ascii_compatible() || c.is_seven_bit());
+    if opts.body && checked && decide::body_checks(bytes, &mut d, &mut out) {
         d.verdict = decide::verdict(&d, &out);
         return d;
     }
@@ -421,18 +445,41 @@ fn decode_resolved<'a>(
         ),
         Some(cs) => match &cs.kind {
             Kind::Detect => {
+                let note = format!("the label names no charset ({})", cs.name);
                 if !bytes.is_ascii() {
-                    d.findings.push(
-                        Finding::new(FindingKind::MissingLabel, 0, 1)
-                            .with_note(format!("the label names no charset ({})", cs.name)),
-                    );
+                    d.findings
+                        .push(Finding::new(FindingKind::MissingLabel, 0, 1).with_note(note));
+                    decide::unlabelled(bytes, opts, &mut d, false);
+                } else {
+                    decide::unlabelled(bytes, opts, &mut d, false);
+                    if d.detected.is_some() {
+                        // ISO-2022-JP escapes in 7-bit text.
+                        d.findings
+                            .push(Finding::new(FindingKind::MissingLabel, 0, 1).with_note(note));
+                    }
                 }
-                decide::unlabelled(bytes, opts, &mut d, false);
             }
             Kind::Ascii => {
                 if bytes.is_ascii() {
                     d.text = ascii(bytes);
                     d.used = Some(cs);
+                    // ISO-2022-JP escapes: US-ASCII has no such text.
+                    if let Some((at, text, jp)) = decide::iso2022jp_in_ascii(bytes, opts) {
+                        d.findings
+                            .push(
+                                Finding::new(FindingKind::Mislabeled, at, 1).with_note(format!(
+                                    "labelled {}, the escape sequences are {}",
+                                    cs.name, jp.name
+                                )),
+                            );
+                        d.text = text;
+                        d.used = Some(jp);
+                        d.detected = Some(Detected {
+                            charset: jp,
+                            confidence: 0.9,
+                        });
+                        out.mislabeled = true;
+                    }
                 } else {
                     // 8-bit octets: the label cannot be right.
                     decide::unlabelled(bytes, opts, &mut d, false);
@@ -457,16 +504,14 @@ fn decode_resolved<'a>(
                     decide::unlabelled(bytes, opts, &mut d, false);
                 }
             }
-            _ if cs.is_ascii_compatible() => decide::labelled(bytes, cs, opts, &mut d, &mut out),
-            _ => {
-                // UTF-16/32, UTF-7, ISO-2022-KR, HZ, ISO-2022-JP-2: their
-                // own decoder, no second guess (their octets often
-                // "validate" as something else).
-                let (text, report, used) = decode_with(bytes, cs);
-                add_report(&mut d, &report);
-                d.text = text;
-                d.used = Some(used);
+            // The 7-bit forms (ISO-2022-JP, -JP-2, -KR, HZ, UTF-7) are
+            // ASCII outside their escapes: the same decision (8-bit octets
+            // are what the label cannot explain).
+            _ if cs.is_ascii_compatible() || cs.is_seven_bit() => {
+                decide::labelled(bytes, cs, opts, &mut d, &mut out);
             }
+            // UTF-16/32: binary and NUL-less (ASCII-compatible) texts.
+            _ => decide::wide(bytes, cs, opts, &mut d, &mut out),
         },
     }
     if d.replacements > 0 {

@@ -63,7 +63,10 @@ pub(super) fn text_part(
         && d.verdict != Verdict::Mislabeled
         && d.verdict != Verdict::UnknownLabel
         && !unreadable_label
-        && ((ascii && label_cs.map_or(label.is_none(), Charset::is_ascii_compatible))
+        && ((ascii
+            && label_cs.map_or(label.is_none(), Charset::is_ascii_compatible)
+            // Not ISO-2022-JP found in 7-bit text (doc/charset-decision.md).
+            && used.is_none_or(Charset::is_ascii_compatible))
             || (label_cs.is_some_and(Charset::is_utf8)
                 && used.is_some_and(Charset::is_utf8)
                 // Not a repaired text (CESU-8): that one is written.

@@ -1039,3 +1039,302 @@ fn normalize_and_audit_agree_on_every_text() {
     }
     assert!(paired >= 40, "{paired} pieces of text compared");
 }
+
+// --- Labels that are not ASCII-compatible: the 7-bit forms (ISO-2022-JP,
+// ISO-2022-JP-2, ISO-2022-KR, HZ-GB-2312, UTF-7) and UTF-16/32. ---
+
+/// Every supported label whose decoder does not read ASCII as ASCII, by
+/// its canonical name, and whether it is UTF-16 or UTF-32.
+fn labels_not_ascii_compatible() -> Vec<(&'static str, bool)> {
+    let v: Vec<(&'static str, bool)> = charset::Charset::all()
+        .filter(|c| c.is_supported() && !c.is_ascii_compatible())
+        .map(|c| {
+            let wide = ["UTF-16", "UTF-32", "ISO-10646-UCS"]
+                .iter()
+                .any(|p| c.name().starts_with(p));
+            (c.name(), wide)
+        })
+        .collect();
+    // The 7-bit ones and the wide ones, all of them.
+    for name in [
+        "ISO-2022-JP",
+        "ISO-2022-JP-2",
+        "ISO-2022-KR",
+        "HZ-GB-2312",
+        "UTF-7",
+        "UTF-16",
+        "UTF-16LE",
+        "UTF-16BE",
+        "UTF-32",
+        "UTF-32LE",
+        "UTF-32BE",
+    ] {
+        assert!(v.iter().any(|(n, _)| *n == name), "{name} in {v:?}");
+    }
+    v
+}
+
+const MAGICS: &[&[u8]] = &[
+    b"%PDF-1.4\n",
+    b"PK\x03\x04\x14\x00",
+    b"\x89PNG\r\n\x1a\n",
+    b"\xff\xd8\xff\xe0\x00\x10JFIF\x00",
+    b"GIF89a",
+    b"\x1f\x8b\x08\x00",
+    b"\x7fELF\x02\x01\x01",
+];
+
+fn binary_message(label: &str, content: &[u8]) -> Vec<u8> {
+    [
+        format!(
+            "From: a@example.com\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; \
+             charset={label}\r\nContent-Transfer-Encoding: binary\r\n\r\n"
+        )
+        .into_bytes(),
+        content.to_vec(),
+    ]
+    .concat()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// Binary content (a magic number; a run of NULs, as executables and
+    /// office files have; under the 7-bit labels also a single NUL, as in
+    /// `binary_under_a_text_label_is_kept_byte_for_byte`) under every label
+    /// that is not ASCII-compatible: kept byte for byte, `binary-in-text`.
+    #[test]
+    fn binary_under_every_label_not_ascii_compatible_is_kept_byte_for_byte(
+        which in any::<prop::sample::Index>(),
+        kind in 0..3usize,
+        magic in any::<prop::sample::Index>(),
+        content in prop::collection::vec(any::<u8>(), 13..400),
+        at in any::<prop::sample::Index>(),
+    ) {
+        let labels = labels_not_ascii_compatible();
+        let (label, wide) = labels[which.index(labels.len())];
+        let mut content = content;
+        let at = at.index(content.len());
+        match kind {
+            0 => content.splice(0..0, MAGICS[magic.index(MAGICS.len())].iter().copied()).for_each(drop),
+            1 => content.splice(at..at, [0u8; 8]).for_each(drop),
+            _ => {
+                // A single NUL is the mark of binary only where a text has
+                // no NUL octet (not UTF-16/32).
+                prop_assume!(!wide);
+                content[at] = 0;
+            }
+        }
+        content.push(0xFF);
+        let d = charset::decode(&content, Some(label.as_bytes()), &body_opts());
+        prop_assert!(d.binary, "{} kind {}: {:?}", label, kind, d.findings);
+        prop_assert!(d.findings.iter().any(|f| f.kind == FindingKind::BinaryInText));
+        let msg = binary_message(label, &content);
+        let n = normalize::normalize(&msg, &Options::default()).expect("never fails by default");
+        prop_assert_eq!(&*n.bytes, &msg[..], "{} kind {}", label, kind);
+    }
+
+    /// Text in an ASCII-compatible charset under a 7-bit label (8-bit
+    /// octets it cannot have) or under UTF-16/32 (no NUL octet, which its
+    /// every line end and space would have): `mislabeled`, and the text
+    /// recovered. Shift_JIS and EUC-JP under ISO-2022-JP are a common lie
+    /// in Japanese mail.
+    #[test]
+    fn text_a_7bit_or_wide_label_cannot_be_is_seen_and_recovered(
+        which in 0..14usize,
+        ru in text_strategy(RUSSIAN),
+        fr in text_strategy(FRENCH),
+        ja in text_strategy(JAPANESE),
+        zh in text_strategy(CHINESE),
+        ko in text_strategy(KOREAN),
+    ) {
+        let (lines, enc, label) = match which {
+            0 => (ja.clone(), encoding_rs::SHIFT_JIS, "iso-2022-jp"),
+            1 => (ja.clone(), encoding_rs::EUC_JP, "iso-2022-jp"),
+            2 => (ja.clone(), encoding_rs::UTF_8, "iso-2022-jp"),
+            3 => (ja.clone(), encoding_rs::SHIFT_JIS, "iso-2022-jp-2"),
+            4 => (fr.clone(), encoding_rs::UTF_8, "utf-7"),
+            5 => (fr.clone(), encoding_rs::WINDOWS_1252, "utf-7"),
+            6 => (ko.clone(), encoding_rs::EUC_KR, "iso-2022-kr"),
+            7 => (ru.clone(), encoding_rs::UTF_8, "iso-2022-kr"),
+            8 => (zh.clone(), encoding_rs::GBK, "hz-gb-2312"),
+            9 => (ja.clone(), encoding_rs::UTF_8, "utf-16"),
+            10 => (ru, encoding_rs::UTF_8, "utf-16le"),
+            11 => (ja, encoding_rs::SHIFT_JIS, "utf-16be"),
+            12 => (fr, encoding_rs::UTF_8, "utf-32"),
+            _ => (zh, encoding_rs::UTF_8, "unicode-1-1-utf-7"),
+        };
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        let bytes = encode(&text, enc);
+        // As in `a_label_that_cannot_decode_the_text_is_seen_and_the_text_recovered`.
+        let eight = bytes.iter().filter(|b| !b.is_ascii()).count();
+        prop_assume!(eight >= 4 && (enc.is_single_byte() || enc == encoding_rs::UTF_8 || eight >= 40));
+        let d = charset::decode(&bytes, Some(label.as_bytes()), &body_opts());
+        prop_assert_eq!(d.verdict, Verdict::Mislabeled, "{} under {}: {:?}", enc.name(), label, d.findings);
+        prop_assert!(d.findings.iter().any(|f| f.kind == FindingKind::Mislabeled));
+        prop_assert_eq!(&*d.text, text.as_str(), "{} under {}", enc.name(), label);
+    }
+}
+
+/// The reviewer's reproducer: a PDF attachment as text/plain under
+/// ISO-2022-JP, UTF-7 and UTF-16 was decoded (U+FFFD, or UTF-16 CJK with
+/// verdict ok).
+#[test]
+fn regression_pdf_under_iso_2022_jp_utf_7_and_utf_16_is_kept() {
+    let pdf: &[u8] =
+        b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog >>\nendobj\nxref\n0 1\n\
+        0000000000 65535 f \ntrailer\n<< /Root 1 0 R >>\n%%EOF\n";
+    for label in [
+        "iso-2022-jp",
+        "utf-7",
+        "utf-16",
+        "utf-16le",
+        "utf-32",
+        "hz-gb-2312",
+    ] {
+        let msg = message(&format!("text/plain; charset={label}"), pdf);
+        assert_eq!(filtered(&msg), msg, "{label}");
+        let (_, verdict, findings) = audit_body(&msg);
+        assert_eq!(verdict, "suspicious", "{label}");
+        assert_eq!(findings, ["binary-in-text"], "{label}");
+    }
+}
+
+/// Shift_JIS, EUC-JP and UTF-8 labelled ISO-2022-JP (and UTF-8 labelled
+/// UTF-7): every 8-bit octet was replaced with U+FFFD, `detected: null`.
+/// The same in a Subject encoded-word.
+#[test]
+fn regression_japanese_and_utf8_under_a_7bit_label_are_recovered() {
+    let ja = "会議の件について、明日の午後三時からでお願いします。\n資料は添付のとおりです。\n";
+    let de = "Grüße aus München! Die Straße ist übermäßig groß, aber schön.\n";
+    for (text, enc, label, read_as) in [
+        (ja, encoding_rs::SHIFT_JIS, "iso-2022-jp", "Shift_JIS"),
+        (ja, encoding_rs::EUC_JP, "iso-2022-jp", "EUC-JP"),
+        (ja, encoding_rs::UTF_8, "iso-2022-jp", "UTF-8"),
+        (de, encoding_rs::UTF_8, "utf-7", "UTF-8"),
+    ] {
+        let msg = message(&format!("text/plain; charset={label}"), &encode(text, enc));
+        let (_, verdict, findings) = audit_body(&msg);
+        assert_eq!(
+            verdict, "mislabeled",
+            "{read_as} under {label}: {findings:?}"
+        );
+        let out = filtered(&msg);
+        assert_eq!(body_text(&out), text, "{read_as} under {label}");
+        let bytes = encode(text, enc);
+        let d = charset::decode(&bytes, Some(label.as_bytes()), &body_opts());
+        assert_eq!(d.detected.map(|x| x.charset.name()), Some(read_as));
+    }
+    // A short Shift_JIS line (9 octets): "予定です。"
+    let short = "予定です。\n";
+    let sjis = encode(short, encoding_rs::SHIFT_JIS);
+    let d = charset::decode(&sjis, Some(b"iso-2022-jp"), &body_opts());
+    assert_eq!((d.verdict, &*d.text), (Verdict::Mislabeled, short));
+    // A Subject encoded-word in Shift_JIS labelled ISO-2022-JP.
+    let subject = "会議の資料について";
+    let b64 = {
+        use base64::Engine;
+        base64::engine::general_purpose::STANDARD.encode(encode(subject, encoding_rs::SHIFT_JIS))
+    };
+    let msg = format!(
+        "From: a@example.co.jp\nSubject: =?iso-2022-jp?B?{b64}?=\nMessage-ID: <j@example.co.jp>\n\nbody\n"
+    );
+    let out = filtered(msg.as_bytes());
+    let m = mailcharset::message::Message::parse(&out);
+    let s = m.parts()[0].header.get("subject").expect("Subject");
+    assert_eq!(
+        mailcharset::mime::decode_unstructured(s.value).text,
+        subject
+    );
+    let (_, a) = run(&["audit", "--format", "jsonl", "-"], msg.as_bytes());
+    let a = String::from_utf8(a).expect("utf-8");
+    let rec = a
+        .lines()
+        .find(|l| l.contains("header:Subject"))
+        .expect("record");
+    assert!(rec.contains("\"verdict\":\"mislabeled\""), "{rec}");
+    assert!(rec.contains("Shift_JIS"), "{rec}");
+}
+
+/// Damage stays damage under ISO-2022-JP: a broken escape sequence (7-bit),
+/// two stray 8-bit octets, and a windows-1252 signature line (six 8-bit
+/// octets) keep ISO-2022-JP and every other line.
+#[test]
+fn regression_damaged_iso_2022_jp_keeps_its_label() {
+    let ja = "日本語のテキストです。よろしくお願いします。\n";
+    let good = encode(&ja.repeat(3), encoding_rs::ISO_2022_JP);
+    let broken = {
+        let mut l = encode(ja, encoding_rs::ISO_2022_JP);
+        l.remove(2); // ESC $ B -> ESC $
+        l
+    };
+    let sig = encode(
+        "Signature: José Müller, Café crème à Zürich\n",
+        encoding_rs::WINDOWS_1252,
+    );
+    for (what, body) in [
+        ("broken escape", [good.as_slice(), &broken].concat()),
+        ("stray octets", [good.as_slice(), b"x\xff\x80y\n"].concat()),
+        ("latin-1 line", [good.as_slice(), &sig].concat()),
+    ] {
+        let d = charset::decode(&body, Some(b"iso-2022-jp"), &body_opts());
+        assert_eq!(d.used.map(|c| c.name()), Some("ISO-2022-JP"), "{what}");
+        assert_eq!(d.verdict, Verdict::Invalid, "{what}: {:?}", d.findings);
+        assert!(d.text.starts_with(&ja.repeat(3)), "{what}: {}", d.text);
+    }
+}
+
+/// ASCII and UTF-8 text labelled UTF-16 (no NUL octet: none of its line
+/// ends or spaces is UTF-16) was read as CJK mojibake with verdict ok.
+#[test]
+fn regression_ascii_and_utf8_under_utf_16_are_read_as_such() {
+    for text in [
+        "Hello, this is plain text.\nSecond line.\n",
+        "Grüße aus München, schön.\n",
+    ] {
+        for label in ["utf-16", "utf-16le", "utf-16be", "utf-32"] {
+            let msg = message(&format!("text/plain; charset={label}"), text.as_bytes());
+            let (_, verdict, _) = audit_body(&msg);
+            assert_eq!(verdict, "mislabeled", "{label}");
+            let out = filtered(&msg);
+            assert_eq!(body_text(&out), text, "{label}");
+            assert!(String::from_utf8_lossy(&out).contains("charset=utf-8"));
+        }
+    }
+    // Real UTF-16 (NULs in it) stays.
+    let text = "Hello, UTF-16 text.\n";
+    let le: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+    let d = charset::decode(&le, Some(b"utf-16"), &body_opts());
+    assert_eq!((d.verdict, &*d.text), (Verdict::Ok, text));
+}
+
+/// ISO-2022-JP (escapes on every line, 7-bit) under x-unknown was relabelled
+/// utf-8 with the escapes left in the text; under us-ascii or no label it
+/// was read as ASCII. RFC 1468 text is ISO-2022-JP whatever the label
+/// says: ASCII cannot explain its escape sequences.
+#[test]
+fn regression_iso_2022_jp_under_an_ascii_reading_label_is_read_as_such() {
+    let ja =
+        "皆様、こんにちは。\n明日の会議は午後三時から始まります。\nよろしくお願いいたします。\n";
+    let body = encode(ja, encoding_rs::ISO_2022_JP);
+    for (ct, verdict) in [
+        ("text/plain; charset=x-unknown", "suspicious"),
+        ("text/plain; charset=unknown-8bit", "suspicious"),
+        ("text/plain; charset=us-ascii", "mislabeled"),
+        ("text/plain", "suspicious"),
+        ("text/plain; charset=bogus", "unknown-label"),
+    ] {
+        let msg = message(ct, &body);
+        let (_, v, findings) = audit_body(&msg);
+        assert_eq!(v, verdict, "{ct}: {findings:?}");
+        let out = filtered(&msg);
+        assert_eq!(body_text(&out), ja, "{ct}");
+        assert!(
+            String::from_utf8_lossy(&out).contains("charset=utf-8"),
+            "{ct}"
+        );
+    }
+    // An ANSI colour escape is not ISO-2022-JP: ASCII stays as it is.
+    let msg = message("text/plain; charset=us-ascii", b"\x1b[31mred\x1b[0m text\n");
+    assert_eq!(filtered(&msg), msg);
+}
