@@ -185,3 +185,266 @@ fn body_text(msg: &[u8]) -> String {
     let m = mailcharset::message::Message::parse(msg);
     String::from_utf8(m.root.decoded_body(&m).0.into_owned()).unwrap()
 }
+
+/// The audit records of a message.
+fn audit(raw: &[u8]) -> Vec<mailcharset::audit::Record> {
+    use mailcharset::audit::{self, AuditOptions, MessageContext};
+    let ctx = MessageContext {
+        input: "t.eml",
+        index: 0,
+    };
+    audit::audit_message(raw, &ctx, &AuditOptions::default())
+}
+
+/// The body of the first text part, transfer decoding undone, and its
+/// Content-Type as written.
+fn text_part(msg: &[u8]) -> (Vec<u8>, String) {
+    let m = mailcharset::message::Message::parse(msg);
+    let p = m
+        .parts()
+        .into_iter()
+        .find(|p| p.is_text())
+        .expect("a text part");
+    let ct = p
+        .header
+        .get("content-type")
+        .map(|f| String::from_utf8_lossy(f.value).trim().to_string())
+        .unwrap_or_default();
+    (p.decoded_body(&m).0.into_owned(), ct)
+}
+
+/// An HTML part whose Content-Type has no charset but whose markup declares
+/// one (`<meta charset>`, `<meta http-equiv>`) used to be decided as
+/// unlabelled (a short Czech text "detected" as windows-1252), and
+/// normalize then rewrote the meta to utf-8: the one true label was gone
+/// and the text was mojibake. The markup's declaration is now the label
+/// (WHATWG prescan), decided like any label; the Content-Type's charset,
+/// when there is one, still wins.
+#[test]
+fn regression_html_meta_is_the_label_when_content_type_has_none() {
+    let cz = "Děkuji, Łódź.";
+    let latin2 = encoding_rs::ISO_8859_2.encode(cz).0.into_owned();
+    let message = |ct: &str, head: &str| {
+        [
+            format!(
+                "From: jan@example.cz\nSubject: diky\nMIME-Version: 1.0\nContent-Type: {ct}\n\
+                 Content-Transfer-Encoding: 8bit\n\n<html><head>{head}</head><body><p>"
+            )
+            .as_bytes(),
+            &latin2,
+            b"</p></body></html>\n",
+        ]
+        .concat()
+    };
+    for head in [
+        "<meta charset=\"iso-8859-2\">",
+        "<META HTTP-EQUIV=\"Content-Type\" CONTENT=\"text/html; charset=ISO-8859-2\">",
+        "<!-- <meta charset=koi8-r> --><title>x</title><meta charset=latin2>",
+    ] {
+        let raw = message("text/html", head);
+        let out = norm(&raw);
+        let (body, ct) = text_part(&out);
+        let body = String::from_utf8(body).expect("UTF-8 out");
+        assert!(body.contains(&format!("<p>{cz}</p>")), "{head}: {body}");
+        assert_eq!(ct, "text/html; charset=utf-8");
+        assert!(!body.contains("8859") && !body.contains("latin2"), "{body}");
+        // The audit reads the same label, with the same verdict.
+        let rec = audit(&raw)
+            .into_iter()
+            .find(|r| r.location == "body")
+            .expect("a body record");
+        assert_eq!(rec.charset.as_deref(), Some("ISO-8859-2"), "{head}");
+        assert_eq!(rec.verdict.as_str(), "ok", "{head}: {:?}", rec.findings);
+        let n = normalize::normalize(&raw, &Options::default()).unwrap();
+        let entry = &n.report.parts[0];
+        assert_eq!(
+            (entry.label.as_deref(), entry.charset, entry.verdict),
+            (rec.label.as_deref(), Some("ISO-8859-2"), rec.verdict)
+        );
+    }
+    // The transport label wins over the markup (WHATWG): windows-1250
+    // octets labelled so in Content-Type, with a stale iso-8859-2 meta.
+    let cp1250 = encoding_rs::WINDOWS_1250
+        .encode("Šťastný Łódź, žluťoučký kůň.")
+        .0;
+    let raw = [
+        b"Content-Type: text/html; charset=windows-1250\nContent-Transfer-Encoding: 8bit\n\n<meta charset=iso-8859-2><p>".as_slice(),
+        &cp1250,
+        b"</p>\n",
+    ]
+    .concat();
+    let (body, _) = text_part(&norm(&raw));
+    assert_eq!(
+        String::from_utf8(body).unwrap(),
+        "<meta charset=utf-8><p>Šťastný Łódź, žluťoučký kůň.</p>\n"
+    );
+    // A meta that lies is caught by the evidence like any label: UTF-8
+    // under <meta charset=iso-8859-2> stays the UTF-8 it is.
+    let utf8 = "<meta charset=iso-8859-2><p>Děkuji, Łódź, žluťoučký kůň.</p>\n";
+    let raw = format!("Content-Type: text/html\nContent-Transfer-Encoding: 8bit\n\n{utf8}");
+    let (body, ct) = text_part(&norm(raw.as_bytes()));
+    assert_eq!(
+        String::from_utf8(body).unwrap(),
+        utf8.replace("iso-8859-2", "utf-8")
+    );
+    assert_eq!(ct, "text/html; charset=utf-8");
+    let rec = audit(raw.as_bytes())
+        .into_iter()
+        .find(|r| r.location == "body")
+        .unwrap();
+    assert_eq!(
+        (rec.label.as_deref(), rec.verdict.as_str()),
+        (Some("iso-8859-2"), "mislabeled")
+    );
+    // text/plain has no markup to declare anything: still unlabelled.
+    let raw = [
+        b"Content-Type: text/plain\n\n<meta charset=iso-8859-2>".as_slice(),
+        &latin2,
+        b"\n",
+    ]
+    .concat();
+    let rec = audit(&raw)
+        .into_iter()
+        .find(|r| r.location == "body")
+        .unwrap();
+    assert_eq!(rec.label, None);
+}
+
+/// Generated cases of the regression above: short HTML texts in
+/// single-byte charsets labelled only by their markup (encoding_rs, given
+/// the label, is the oracle for the text).
+mod generated {
+    use super::{audit, norm, text_part};
+    use mailcharset::normalize::{self, Options};
+    use proptest::prelude::*;
+
+    /// (labels for it, words of a language it encodes)
+    const HTML_SETS: &[(&[&str], &[&str])] = &[
+        (
+            &["iso-8859-2", "windows-1250", "latin2", "ISO_8859-2"],
+            &[
+                "Děkuji",
+                "Łódź",
+                "žluťoučký",
+                "kůň",
+                "příští",
+                "týden",
+                "zażółć",
+                "gęślą",
+                "jaźń",
+                "schůzka",
+                "ve",
+                "středu",
+                "Kraków",
+                "dziękuję",
+            ],
+        ),
+        (
+            &["koi8-r", "windows-1251", "iso-8859-5", "KOI8-U", "cp1251"],
+            &[
+                "Привет",
+                "всем",
+                "друзья",
+                "встреча",
+                "завтра",
+                "в",
+                "три",
+                "часа",
+                "спасибо",
+                "письмо",
+                "ещё",
+            ],
+        ),
+        (
+            &["iso-8859-7", "windows-1253"],
+            &[
+                "Καλημέρα",
+                "σας",
+                "ευχαριστώ",
+                "πολύ",
+                "αύριο",
+                "συνάντηση",
+                "στις",
+            ],
+        ),
+        (
+            &["windows-1252", "iso-8859-15", "latin1", "iso-8859-1"],
+            &[
+                "Grüße", "aus", "Köln", "été", "déjà", "très", "bien", "Straße", "façade", "niño",
+                "mañana",
+            ],
+        ),
+        (
+            &["iso-8859-9", "windows-1254"],
+            &[
+                "Teşekkürler",
+                "yarın",
+                "görüşürüz",
+                "çok",
+                "güzel",
+                "İstanbul",
+            ],
+        ),
+    ];
+
+    fn meta(form: usize, label: &str) -> String {
+        match form {
+            0 => format!("<meta charset=\"{label}\">"),
+            1 => format!("<meta charset={label} />"),
+            2 => {
+                format!("<meta http-equiv=\"Content-Type\" content=\"text/html; charset={label}\">")
+            }
+            _ => format!(
+                "<!-- <meta charset=utf-8> --><title>t</title>\
+                 <META CONTENT='text/html;charset={label}' HTTP-EQUIV=content-type>"
+            ),
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// Text in a single-byte charset, labelled only by its `<meta>`:
+        /// normalize writes exactly what encoding_rs reads under that label,
+        /// and audit and normalize name the same charset and verdict.
+        #[test]
+        fn html_labelled_only_by_its_meta_reads_as_encoding_rs_reads_it(
+            set in 0..HTML_SETS.len(),
+            label_at in any::<prop::sample::Index>(),
+            words in proptest::collection::vec(any::<prop::sample::Index>(), 1..6),
+            form in 0usize..4,
+        ) {
+            let (labels, vocab) = HTML_SETS[set];
+            let label = labels[label_at.index(labels.len())];
+            let enc = encoding_rs::Encoding::for_label(label.as_bytes()).expect("a WHATWG label");
+            let text: Vec<&str> = words.iter().map(|i| vocab[i.index(vocab.len())]).collect();
+            let text = text.join(" ");
+            let (octets, _, unmappable) = enc.encode(&text);
+            prop_assume!(!unmappable);
+            let head = meta(form, label);
+            let raw = [
+                format!("From: a@example.org\nMIME-Version: 1.0\nContent-Type: text/html\n\
+                         Content-Transfer-Encoding: 8bit\n\n<html><head>{head}</head><body>").as_bytes(),
+                &octets,
+                b"</body></html>\n",
+            ].concat();
+            // What a browser reads under the meta's label.
+            let expect = enc.decode_without_bom_handling(&octets).0.into_owned();
+            let out = norm(&raw);
+            let (body, ct) = text_part(&out);
+            let body = String::from_utf8(body).expect("UTF-8");
+            prop_assert!(body.contains(&format!("<body>{expect}</body>")), "{} {}", label, body);
+            if !text.is_ascii() {
+                prop_assert_eq!(ct, "text/html; charset=utf-8");
+                prop_assert!(!body.to_ascii_lowercase().contains(&label.to_ascii_lowercase()), "{}", body);
+            }
+            let rec = audit(&raw).into_iter().find(|r| r.location == "body").expect("body");
+            let n = normalize::normalize(&raw, &Options::default()).unwrap();
+            let entry = &n.report.parts[0];
+            prop_assert_eq!(rec.label.as_deref(), Some(label));
+            prop_assert_eq!(rec.verdict.as_str(), "ok");
+            prop_assert_eq!(rec.verdict, entry.verdict);
+            prop_assert_eq!(rec.label.as_deref(), entry.label.as_deref());
+        }
+    }
+}
