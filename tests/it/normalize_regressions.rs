@@ -310,11 +310,98 @@ fn regression_html_meta_is_the_label_when_content_type_has_none() {
     assert_eq!(rec.label, None);
 }
 
-/// Generated cases of the regression above: short HTML texts in
+/// An encoded-word whose label lies (`=?iso-8859-1?B?` over UTF-8 octets)
+/// was read as UTF-8 by the decision (audit: `mislabeled`), but normalize
+/// left the field alone and did not report it, because the header rule
+/// "rewritten when decoding involved a charset other than UTF-8" looked at
+/// the charset read, not at the label: readers kept showing mojibake. The
+/// same for an RFC 2231 value and a display name, and for a us-ascii label.
+#[test]
+fn regression_utf8_under_a_lying_header_label_is_rewritten() {
+    use base64::Engine as _;
+    let ru = "Привет всем друзья";
+    let b64 = base64::engine::general_purpose::STANDARD.encode(ru);
+    let pct: String = ru.bytes().map(|b| format!("%{b:02X}")).collect();
+    for label in ["iso-8859-1", "us-ascii", "koi8-r"] {
+        let raw = format!(
+            "From: =?{label}?B?{b64}?= <ivan@example.ru>\nSubject: =?{label}?B?{b64}?=\n\
+             MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=b\n\n--b\n\
+             Content-Type: text/plain; charset=us-ascii\n\nhello\n--b\n\
+             Content-Type: application/octet-stream\n\
+             Content-Disposition: attachment; filename*={label}''{pct}.txt\n\
+             Content-Transfer-Encoding: base64\n\nAAEC\n--b--\n"
+        );
+        let records = audit(raw.as_bytes());
+        let n = normalize::normalize(raw.as_bytes(), &Options::default()).unwrap();
+        for loc in ["header:Subject", "header:From", "param:filename"] {
+            let rec = records.iter().find(|r| r.location == loc).expect(loc);
+            assert_eq!(rec.verdict.as_str(), "mislabeled", "{label} {loc}");
+            let entry = n
+                .report
+                .parts
+                .iter()
+                .find(|p| p.location == loc)
+                .unwrap_or_else(|| panic!("{label} {loc} not in the report"));
+            assert_eq!(entry.verdict, rec.verdict, "{label} {loc}");
+            assert_eq!(entry.action.as_str(), "converted");
+            assert_eq!(entry.charset, Some("UTF-8"));
+        }
+        let out = norm(raw.as_bytes());
+        let text = String::from_utf8(out.clone()).unwrap();
+        assert!(
+            text.contains(&format!("Subject: =?UTF-8?B?{b64}?=\n")),
+            "{label}: {text}"
+        );
+        let m = mailcharset::message::Message::parse(&out);
+        let from = m.root.header.get("from").unwrap();
+        let from = mailcharset::mime::parse_address_list(from.value);
+        assert_eq!(
+            from.mailboxes[0]
+                .display_name
+                .as_ref()
+                .map(|d| d.text.as_str()),
+            Some(ru)
+        );
+        let cd = m.parts()[2].header.get("content-disposition").unwrap();
+        let cd = mailcharset::mime::ContentDisposition::parse(cd.value);
+        assert_eq!(cd.params[0].value, format!("{ru}.txt"));
+        assert_eq!(cd.params[0].charset.as_deref(), Some(&b"utf-8"[..]));
+        // Nothing is left for the audit to call a lie.
+        assert!(
+            audit(&out).iter().all(|r| r.verdict.as_str() == "ok"),
+            "{:?}",
+            audit(&out)
+        );
+        // Raw UTF-8 with --headers utf8.
+        let utf8 = Options {
+            headers: normalize::HeaderMode::Utf8,
+            ..Options::default()
+        };
+        let raw8 = normalize::normalize(raw.as_bytes(), &utf8).unwrap();
+        let text = String::from_utf8(raw8.bytes.to_vec()).unwrap();
+        assert!(text.contains(&format!("Subject: {ru}\n")), "{text}");
+        let again = normalize::normalize(&raw8.bytes, &utf8).unwrap();
+        assert!(matches!(again.bytes, Cow::Borrowed(_)), "not idempotent");
+    }
+    // Raw 8-bit UTF-8 is RFC 6532 text: unchanged by both modes, and the
+    // audit calls it UTF-8 too.
+    let raw = format!("Subject: {ru}\n\nhello\n");
+    assert_eq!(norm(raw.as_bytes()), raw.as_bytes());
+    let rec = audit(raw.as_bytes());
+    assert_eq!(
+        rec[0].detected.as_ref().map(|d| d.charset.as_str()),
+        Some("UTF-8")
+    );
+}
+
+/// Generated cases of the two regressions above: short HTML texts in
 /// single-byte charsets labelled only by their markup (encoding_rs, given
-/// the label, is the oracle for the text).
+/// the label, is the oracle for the text), and UTF-8 under lying labels in
+/// encoded-words, display names and RFC 2231 values (the audit's verdict is
+/// the oracle for what normalize must do).
 mod generated {
     use super::{audit, norm, text_part};
+    use base64::Engine as _;
     use mailcharset::normalize::{self, Options};
     use proptest::prelude::*;
 
@@ -401,6 +488,41 @@ mod generated {
         }
     }
 
+    fn lying_word(label: &str, text: &str, q: bool) -> String {
+        if q {
+            let enc: String = text
+                .bytes()
+                .map(|b| match b {
+                    b' ' => "_".to_string(),
+                    b if b.is_ascii_alphanumeric() => char::from(b).to_string(),
+                    b => format!("={b:02X}"),
+                })
+                .collect();
+            format!("=?{label}?Q?{enc}?=")
+        } else {
+            let b64 = base64::engine::general_purpose::STANDARD.encode(text);
+            format!("=?{label}?B?{b64}?=")
+        }
+    }
+
+    /// UTF-8 texts of three or more multi-octet characters.
+    const HEADER_TEXTS: &[&[&str]] = &[
+        &["Привет", "всем", "друзья", "встреча", "завтра"],
+        &["Καλημέρα", "σας", "ευχαριστώ", "πολύ"],
+        &["会議", "は", "明日", "です", "資料"],
+        &["Grüße", "aus", "Köln", "été", "déjà", "très"],
+        &["Děkuji", "žluťoučký", "kůň", "Łódź"],
+    ];
+    const LIES: &[&str] = &[
+        "iso-8859-1",
+        "ISO-8859-15",
+        "windows-1252",
+        "us-ascii",
+        "iso-8859-2",
+        "koi8-r",
+        "windows-1251",
+    ];
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(200))]
 
@@ -445,6 +567,70 @@ mod generated {
             prop_assert_eq!(rec.verdict.as_str(), "ok");
             prop_assert_eq!(rec.verdict, entry.verdict);
             prop_assert_eq!(rec.label.as_deref(), entry.label.as_deref());
+        }
+
+        /// UTF-8 under a lying label in an encoded-word (B or Q), a display
+        /// name or an RFC 2231 value: the audit says `mislabeled` (three or
+        /// more multi-octet characters are UTF-8's), and normalize then
+        /// rewrites and reports the field, which reads back as the text and
+        /// which a second audit finds nothing wrong with.
+        #[test]
+        fn utf8_under_lying_header_labels_is_rewritten_as_audit_says(
+            set in 0..HEADER_TEXTS.len(),
+            words in proptest::collection::vec(any::<prop::sample::Index>(), 2..5),
+            lie in 0..LIES.len(),
+            q in any::<bool>(),
+            utf8_mode in any::<bool>(),
+        ) {
+            let vocab = HEADER_TEXTS[set];
+            let text: Vec<&str> = words.iter().map(|i| vocab[i.index(vocab.len())]).collect();
+            let text = text.join(" ");
+            prop_assume!(!text.is_ascii());
+            let label = LIES[lie];
+            let word = lying_word(label, &text, q);
+            let pct: String = text.bytes().map(|b| format!("%{b:02X}")).collect();
+            let raw = format!(
+                "From: {word} <a@example.org>\nSubject: {word}\nMIME-Version: 1.0\n\
+                 Content-Type: application/octet-stream\n\
+                 Content-Disposition: attachment; filename*={label}''{pct}\n\
+                 Content-Transfer-Encoding: base64\n\nAAEC\n"
+            );
+            let opts = Options {
+                headers: if utf8_mode { normalize::HeaderMode::Utf8 } else { normalize::HeaderMode::Encoded },
+                ..Options::default()
+            };
+            let records = audit(raw.as_bytes());
+            let n = normalize::normalize(raw.as_bytes(), &opts).unwrap();
+            let again = normalize::normalize(&n.bytes, &opts).unwrap();
+            prop_assert!(matches!(again.bytes, std::borrow::Cow::Borrowed(_)), "not idempotent");
+            // Three or more multi-octet characters: UTF-8 by the decision's
+            // rule. Fewer: a single-byte label is kept (`suspicious`), and
+            // normalize reads the field as the audit does.
+            let utf8 = text.chars().filter(|c| !c.is_ascii()).count() >= 3;
+            for loc in ["header:Subject", "header:From", "param:filename"] {
+                let rec = records.iter().find(|r| r.location == loc).expect("a record");
+                let entry = n.report.parts.iter().find(|p| p.location == loc);
+                prop_assert!(entry.is_some(), "{} not reported: {}", loc, raw);
+                let entry = entry.unwrap();
+                prop_assert_eq!(entry.verdict, rec.verdict);
+                prop_assert_eq!(entry.action.as_str(), "converted");
+                if utf8 {
+                    prop_assert_eq!(rec.verdict.as_str(), "mislabeled", "{} {}", loc, raw);
+                }
+                if rec.verdict.as_str() == "mislabeled" {
+                    prop_assert_eq!(entry.charset, rec.detected.as_ref().map(|d| d.charset.as_str()));
+                }
+            }
+            prop_assume!(utf8);
+            // No label left to lie (raw UTF-8 in `--headers utf8` is
+            // reported as raw-8bit-header, RFC 6532 text).
+            let after = audit(&n.bytes);
+            prop_assert!(
+                after.iter().all(|r| r.verdict.as_str() == "ok"
+                    || (utf8_mode && r.label.is_none() && r.detected.as_ref().is_some_and(|d| d.charset == "UTF-8")
+                        && r.findings.iter().all(|f| f.kind.as_str() == "raw-8bit-header"))),
+                "{:?}", after
+            );
         }
     }
 }
