@@ -5,7 +5,7 @@
 //!
 //! | source | location | label |
 //! |---|---|---|
-//! | every text/* leaf body | `body` | the `charset` parameter as written, or null |
+//! | every text/* leaf body | `body` | the `charset` parameter as written, or null; text/html without one: its markup's declaration ([`crate::message::body_label`]) |
 //! | the `charset` parameter of any other part (multipart, application/*, message/*) | `param:charset` | as written; the label is checked, the content is not decoded |
 //! | each *run* of adjacent encoded-words of one charset (decoded as one octet string, so a character split across words survives) in unstructured fields, display names, comments and group names | `header:<Field-Name as written>` | the run's label |
 //! | each RFC 2231 parameter with a charset, and each RFC 2047 run inside a parameter value | `param:<name>` | as written |
@@ -32,7 +32,7 @@ use super::record::{DetectedRecord, Record, Source, escape_label};
 use crate::charset::{self, DecodeOptions, Decoded, Unicode11Policy};
 use crate::finding::{Finding, FindingKind, LabelStatus, Verdict};
 use crate::message::fields::FieldKind;
-use crate::message::{Limits, Message, Part};
+use crate::message::{LabelSource, Limits, Message, Part};
 use crate::mime::{
     ContentDisposition, ContentType, DecodedText, Decoding, Field, ParamEncoding, Parameter,
     decode_unstructured_with, parse_address_list_with,
@@ -186,14 +186,20 @@ impl Auditor<'_, '_> {
 
     /// A text/* leaf: its body decoded under its label.
     fn body(&mut self, part: &Part<'_>, ct: &ContentType) {
-        let label = ct.charset();
         let (bytes, _transfer_findings) = part.decoded_body(self.msg);
+        // The Content-Type's charset, or an HTML part's own declaration.
+        let (label, source) = match crate::message::body_label(ct, &bytes) {
+            Some((l, LabelSource::ContentType)) => (Some(l), Source::Body),
+            Some((l, LabelSource::HtmlMeta)) => (Some(l), Source::HtmlMeta),
+            Some((l, LabelSource::HtmlBom)) => (Some(l), Source::HtmlBom),
+            None => (None, Source::Body),
+        };
         let body = DecodeOptions {
             body: true,
             ..self.dopts
         };
         let d = charset::decode(&bytes, label, &body);
-        let mut r = self.record(part, "body".into(), Source::Body);
+        let mut r = self.record(part, "body".into(), source);
         fill_decoded(&mut r, label, &d);
         let extra = refine(&bytes, &d, None);
         finish(&mut r, extra);

@@ -44,6 +44,12 @@ pub enum Source {
     /// A `charset` parameter of a Content-Type (location `body`, or
     /// `param:charset` for a part that is not text).
     Body,
+    /// A text/html body without a `charset` parameter: the label its
+    /// first declaring `<meta>` names (location `body`).
+    HtmlMeta,
+    /// A text/html body without a `charset` parameter: the charset its
+    /// byte order mark names (location `body`).
+    HtmlBom,
     /// A run of RFC 2047 encoded-words (in a header field or a parameter).
     EncodedWord,
     /// An RFC 2231 parameter value (`name*=charset'lang'...`).

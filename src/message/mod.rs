@@ -289,6 +289,55 @@ impl<'a> Part<'a> {
     }
 }
 
+/// Where the charset label of a text body comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LabelSource {
+    /// The `charset` parameter of the part's Content-Type.
+    ContentType,
+    /// text/html without a `charset` parameter: the byte order mark.
+    HtmlBom,
+    /// text/html without a `charset` parameter: the first `<meta>` that
+    /// declares a charset in the first 1024 octets (WHATWG prescan).
+    HtmlMeta,
+}
+
+/// The charset label of a text body (`body` after transfer decoding) and
+/// where it comes from; None when it has none. The Content-Type's `charset`
+/// parameter when there is one, whatever the markup says (the transport
+/// label wins, as in WHATWG's encoding sniffing, and is decided on its own
+/// evidence); for text/html without one, the document's own declaration
+/// ([`crate::mime::html_charset`]: a byte order mark, else the `<meta>`
+/// prescan). Normalize and audit both take a body's label from here, and
+/// hand it to the charset decision like any label: a `<meta>` that lies is
+/// caught by the evidence as a Content-Type that lies is.
+///
+/// ```
+/// use mailcharset::message::{LabelSource, body_label};
+/// use mailcharset::mime::ContentType;
+/// let html = b"<html><head><meta charset=\"iso-8859-2\"></head>";
+/// let bare = ContentType::parse(b"text/html");
+/// assert_eq!(body_label(&bare, html), Some((&b"iso-8859-2"[..], LabelSource::HtmlMeta)));
+/// let labelled = ContentType::parse(b"text/html; charset=utf-8");
+/// assert_eq!(body_label(&labelled, html), Some((&b"utf-8"[..], LabelSource::ContentType)));
+/// let plain = ContentType::parse(b"text/plain");
+/// assert_eq!(body_label(&plain, html), None);
+/// ```
+pub fn body_label<'s>(ct: &'s ContentType, body: &'s [u8]) -> Option<(&'s [u8], LabelSource)> {
+    if let Some(label) = ct.charset() {
+        return Some((label, LabelSource::ContentType));
+    }
+    if ct.media_type != "text" || ct.subtype != "html" {
+        return None;
+    }
+    match crate::mime::html_charset(body)? {
+        crate::mime::HtmlCharset::Bom(name) => Some((name.as_bytes(), LabelSource::HtmlBom)),
+        crate::mime::HtmlCharset::Meta { range, instead } => Some((
+            instead.map_or_else(|| body.get(range).unwrap_or_default(), str::as_bytes),
+            LabelSource::HtmlMeta,
+        )),
+    }
+}
+
 /// Room for header fields in a message's own header (30 on average in the
 /// linux-mips archive): most never grow the vector, a realloc that copies
 /// the fields.

@@ -53,6 +53,7 @@
 mod address;
 pub(crate) mod encoded_word;
 mod header;
+mod html;
 pub(crate) mod lexer;
 mod params;
 mod writer;
@@ -67,6 +68,7 @@ pub use encoded_word::{
 };
 pub(crate) use header::parse_header_block_sized;
 pub use header::{Field, HeaderBlock, LineEnding, MAX_LINE, parse_header_block};
+pub use html::{HtmlCharset, html_charset};
 pub use params::{ContentDisposition, ContentType, ParamEncoding, Parameter, TransferEncoding};
 pub use writer::{
     HeaderMode, WriteOptions, encode_phrase, write_address_list, write_parameter,

@@ -20,12 +20,13 @@ pub(super) fn text_part(
     rewritten: &mut Vec<usize>,
 ) -> Result<(), NormalizeError> {
     let ct = &part.content_type;
-    let label = ct.charset();
     // A transfer coding we do not know: the body is opaque (RFC 2045 6.4).
     if let crate::mime::TransferEncoding::Other(_) = part.transfer_encoding {
         return Ok(());
     }
     let (decoded, transfer_findings) = part.decoded_body(msg);
+    // The Content-Type's charset, or an HTML part's own declaration.
+    let label = crate::message::body_label(ct, &decoded).map(|(l, _)| l);
     let body = charset::DecodeOptions {
         body: true,
         ..ctx.dopts

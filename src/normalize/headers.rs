@@ -2,10 +2,13 @@
 //! a legacy charset rewritten as UTF-8.
 //!
 //! A field is rewritten only when its decoding involved a charset other
-//! than UTF-8 or US-ASCII (UNICODE-1-1-UTF-8 included), raw 8-bit octets
-//! that are not UTF-8, or — in [`HeaderMode::Utf8`] — UTF-8 encoded-words
-//! that can be written raw. A field holding a malformed encoded-word is
-//! kept as written. So a normalized message has nothing left to rewrite.
+//! than UTF-8 or US-ASCII (UNICODE-1-1-UTF-8 included), UTF-8 read through
+//! a label that is not UTF-8 (a lie the decision saw through:
+//! `=?iso-8859-1?B?...?=` or `=?us-ascii?...` over UTF-8 octets, the audit's
+//! `mislabeled`), raw 8-bit octets that are not UTF-8, or — in
+//! [`HeaderMode::Utf8`] — UTF-8 encoded-words that can be written raw. A
+//! field holding a malformed encoded-word is kept as written. So a
+//! normalized message has nothing left to rewrite.
 
 use super::{Action, Ctx, Edit, NormalizeError, OnError, PartReport, label_text};
 use crate::finding::{Finding, FindingKind, Verdict};
@@ -56,7 +59,12 @@ impl Assess {
                     .findings
                     .iter()
                     .any(|f| f.kind == FindingKind::SurrogatePair);
-                if (mode == HeaderMode::Utf8 && dec.label.is_some()) || repaired {
+                // UTF-8 read through a label that is not UTF-8 (the
+                // decision's `mislabeled`: UTF-8 octets under iso-8859-1 or
+                // us-ascii): a reader that follows the label shows
+                // mojibake, so the field is written with a true label.
+                let relabel = dec.resolution.charset.is_some_and(|c| !c.is_utf8());
+                if (mode == HeaderMode::Utf8 && dec.label.is_some()) || repaired || relabel {
                     self.convert = true;
                 }
             }

@@ -15,7 +15,8 @@
 //!   charset layer and written as UTF-8 with `charset=utf-8`, in 7bit when
 //!   it is ASCII, else quoted-printable or base64 ([`transfer::choose_encoding`]),
 //!   or 8bit with [`Options::eight_bit`]; an HTML part's `<meta>` charset is
-//!   rewritten to match;
+//!   rewritten to match (text/html without a `charset` parameter is read
+//!   under its markup's declaration, [`crate::message::body_label`]);
 //! - header encoded-words, RFC 2231 parameters and raw 8-bit header text in
 //!   a legacy charset are rewritten as UTF-8 ([`HeaderMode`]);
 //! - text that cannot be decoded cleanly follows [`OnError`].

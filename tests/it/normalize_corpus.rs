@@ -23,10 +23,13 @@ fn lf(s: &str) -> String {
     s
 }
 
-/// The text of a text part under its own label, if it decodes cleanly.
+/// The text of a text part under its own label (the Content-Type's
+/// charset, or an HTML part's `<meta>`: `message::body_label`), if it
+/// decodes cleanly.
 fn clean_text(msg: &Message<'_>, p: &Part<'_>) -> Option<String> {
     let (bytes, _) = p.decoded_body(msg);
-    let d = charset::decode(&bytes, p.content_type.charset(), &DecodeOptions::default());
+    let label = mailcharset::message::body_label(&p.content_type, &bytes).map(|(l, _)| l);
+    let d = charset::decode(&bytes, label, &DecodeOptions::default());
     let clean = d.replacements == 0 && matches!(d.verdict, Verdict::Ok | Verdict::Suspicious);
     clean.then(|| d.text.into_owned())
 }

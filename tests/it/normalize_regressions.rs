@@ -185,3 +185,452 @@ fn body_text(msg: &[u8]) -> String {
     let m = mailcharset::message::Message::parse(msg);
     String::from_utf8(m.root.decoded_body(&m).0.into_owned()).unwrap()
 }
+
+/// The audit records of a message.
+fn audit(raw: &[u8]) -> Vec<mailcharset::audit::Record> {
+    use mailcharset::audit::{self, AuditOptions, MessageContext};
+    let ctx = MessageContext {
+        input: "t.eml",
+        index: 0,
+    };
+    audit::audit_message(raw, &ctx, &AuditOptions::default())
+}
+
+/// The body of the first text part, transfer decoding undone, and its
+/// Content-Type as written.
+fn text_part(msg: &[u8]) -> (Vec<u8>, String) {
+    let m = mailcharset::message::Message::parse(msg);
+    let p = m
+        .parts()
+        .into_iter()
+        .find(|p| p.is_text())
+        .expect("a text part");
+    let ct = p
+        .header
+        .get("content-type")
+        .map(|f| String::from_utf8_lossy(f.value).trim().to_string())
+        .unwrap_or_default();
+    (p.decoded_body(&m).0.into_owned(), ct)
+}
+
+/// An HTML part whose Content-Type has no charset but whose markup declares
+/// one (`<meta charset>`, `<meta http-equiv>`) used to be decided as
+/// unlabelled (a short Czech text "detected" as windows-1252), and
+/// normalize then rewrote the meta to utf-8: the one true label was gone
+/// and the text was mojibake. The markup's declaration is now the label
+/// (WHATWG prescan), decided like any label; the Content-Type's charset,
+/// when there is one, still wins.
+#[test]
+fn regression_html_meta_is_the_label_when_content_type_has_none() {
+    let cz = "Děkuji, Łódź.";
+    let latin2 = encoding_rs::ISO_8859_2.encode(cz).0.into_owned();
+    let message = |ct: &str, head: &str| {
+        [
+            format!(
+                "From: jan@example.cz\nSubject: diky\nMIME-Version: 1.0\nContent-Type: {ct}\n\
+                 Content-Transfer-Encoding: 8bit\n\n<html><head>{head}</head><body><p>"
+            )
+            .as_bytes(),
+            &latin2,
+            b"</p></body></html>\n",
+        ]
+        .concat()
+    };
+    for head in [
+        "<meta charset=\"iso-8859-2\">",
+        "<META HTTP-EQUIV=\"Content-Type\" CONTENT=\"text/html; charset=ISO-8859-2\">",
+        "<!-- <meta charset=koi8-r> --><title>x</title><meta charset=latin2>",
+    ] {
+        let raw = message("text/html", head);
+        let out = norm(&raw);
+        let (body, ct) = text_part(&out);
+        let body = String::from_utf8(body).expect("UTF-8 out");
+        assert!(body.contains(&format!("<p>{cz}</p>")), "{head}: {body}");
+        assert_eq!(ct, "text/html; charset=utf-8");
+        assert!(!body.contains("8859") && !body.contains("latin2"), "{body}");
+        // The audit reads the same label, with the same verdict.
+        let rec = audit(&raw)
+            .into_iter()
+            .find(|r| r.location == "body")
+            .expect("a body record");
+        assert_eq!(rec.charset.as_deref(), Some("ISO-8859-2"), "{head}");
+        assert_eq!(rec.verdict.as_str(), "ok", "{head}: {:?}", rec.findings);
+        let n = normalize::normalize(&raw, &Options::default()).unwrap();
+        let entry = &n.report.parts[0];
+        assert_eq!(
+            (entry.label.as_deref(), entry.charset, entry.verdict),
+            (rec.label.as_deref(), Some("ISO-8859-2"), rec.verdict)
+        );
+    }
+    // The transport label wins over the markup (WHATWG): windows-1250
+    // octets labelled so in Content-Type, with a stale iso-8859-2 meta.
+    let cp1250 = encoding_rs::WINDOWS_1250
+        .encode("Šťastný Łódź, žluťoučký kůň.")
+        .0;
+    let raw = [
+        b"Content-Type: text/html; charset=windows-1250\nContent-Transfer-Encoding: 8bit\n\n<meta charset=iso-8859-2><p>".as_slice(),
+        &cp1250,
+        b"</p>\n",
+    ]
+    .concat();
+    let (body, _) = text_part(&norm(&raw));
+    assert_eq!(
+        String::from_utf8(body).unwrap(),
+        "<meta charset=utf-8><p>Šťastný Łódź, žluťoučký kůň.</p>\n"
+    );
+    // A meta that lies is caught by the evidence like any label: UTF-8
+    // under <meta charset=iso-8859-2> stays the UTF-8 it is.
+    let utf8 = "<meta charset=iso-8859-2><p>Děkuji, Łódź, žluťoučký kůň.</p>\n";
+    let raw = format!("Content-Type: text/html\nContent-Transfer-Encoding: 8bit\n\n{utf8}");
+    let (body, ct) = text_part(&norm(raw.as_bytes()));
+    assert_eq!(
+        String::from_utf8(body).unwrap(),
+        utf8.replace("iso-8859-2", "utf-8")
+    );
+    assert_eq!(ct, "text/html; charset=utf-8");
+    let rec = audit(raw.as_bytes())
+        .into_iter()
+        .find(|r| r.location == "body")
+        .unwrap();
+    assert_eq!(
+        (rec.label.as_deref(), rec.verdict.as_str()),
+        (Some("iso-8859-2"), "mislabeled")
+    );
+    // text/plain has no markup to declare anything: still unlabelled.
+    let raw = [
+        b"Content-Type: text/plain\n\n<meta charset=iso-8859-2>".as_slice(),
+        &latin2,
+        b"\n",
+    ]
+    .concat();
+    let rec = audit(&raw)
+        .into_iter()
+        .find(|r| r.location == "body")
+        .unwrap();
+    assert_eq!(rec.label, None);
+}
+
+/// An encoded-word whose label lies (`=?iso-8859-1?B?` over UTF-8 octets)
+/// was read as UTF-8 by the decision (audit: `mislabeled`), but normalize
+/// left the field alone and did not report it, because the header rule
+/// "rewritten when decoding involved a charset other than UTF-8" looked at
+/// the charset read, not at the label: readers kept showing mojibake. The
+/// same for an RFC 2231 value and a display name, and for a us-ascii label.
+#[test]
+fn regression_utf8_under_a_lying_header_label_is_rewritten() {
+    use base64::Engine as _;
+    let ru = "Привет всем друзья";
+    let b64 = base64::engine::general_purpose::STANDARD.encode(ru);
+    let pct: String = ru.bytes().map(|b| format!("%{b:02X}")).collect();
+    for label in ["iso-8859-1", "us-ascii", "koi8-r"] {
+        let raw = format!(
+            "From: =?{label}?B?{b64}?= <ivan@example.ru>\nSubject: =?{label}?B?{b64}?=\n\
+             MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=b\n\n--b\n\
+             Content-Type: text/plain; charset=us-ascii\n\nhello\n--b\n\
+             Content-Type: application/octet-stream\n\
+             Content-Disposition: attachment; filename*={label}''{pct}.txt\n\
+             Content-Transfer-Encoding: base64\n\nAAEC\n--b--\n"
+        );
+        let records = audit(raw.as_bytes());
+        let n = normalize::normalize(raw.as_bytes(), &Options::default()).unwrap();
+        for loc in ["header:Subject", "header:From", "param:filename"] {
+            let rec = records.iter().find(|r| r.location == loc).expect(loc);
+            assert_eq!(rec.verdict.as_str(), "mislabeled", "{label} {loc}");
+            let entry = n
+                .report
+                .parts
+                .iter()
+                .find(|p| p.location == loc)
+                .unwrap_or_else(|| panic!("{label} {loc} not in the report"));
+            assert_eq!(entry.verdict, rec.verdict, "{label} {loc}");
+            assert_eq!(entry.action.as_str(), "converted");
+            assert_eq!(entry.charset, Some("UTF-8"));
+        }
+        let out = norm(raw.as_bytes());
+        let text = String::from_utf8(out.clone()).unwrap();
+        assert!(
+            text.contains(&format!("Subject: =?UTF-8?B?{b64}?=\n")),
+            "{label}: {text}"
+        );
+        let m = mailcharset::message::Message::parse(&out);
+        let from = m.root.header.get("from").unwrap();
+        let from = mailcharset::mime::parse_address_list(from.value);
+        assert_eq!(
+            from.mailboxes[0]
+                .display_name
+                .as_ref()
+                .map(|d| d.text.as_str()),
+            Some(ru)
+        );
+        let cd = m.parts()[2].header.get("content-disposition").unwrap();
+        let cd = mailcharset::mime::ContentDisposition::parse(cd.value);
+        assert_eq!(cd.params[0].value, format!("{ru}.txt"));
+        assert_eq!(cd.params[0].charset.as_deref(), Some(&b"utf-8"[..]));
+        // Nothing is left for the audit to call a lie.
+        assert!(
+            audit(&out).iter().all(|r| r.verdict.as_str() == "ok"),
+            "{:?}",
+            audit(&out)
+        );
+        // Raw UTF-8 with --headers utf8.
+        let utf8 = Options {
+            headers: normalize::HeaderMode::Utf8,
+            ..Options::default()
+        };
+        let raw8 = normalize::normalize(raw.as_bytes(), &utf8).unwrap();
+        let text = String::from_utf8(raw8.bytes.to_vec()).unwrap();
+        assert!(text.contains(&format!("Subject: {ru}\n")), "{text}");
+        let again = normalize::normalize(&raw8.bytes, &utf8).unwrap();
+        assert!(matches!(again.bytes, Cow::Borrowed(_)), "not idempotent");
+    }
+    // Raw 8-bit UTF-8 is RFC 6532 text: unchanged by both modes, and the
+    // audit calls it UTF-8 too.
+    let raw = format!("Subject: {ru}\n\nhello\n");
+    assert_eq!(norm(raw.as_bytes()), raw.as_bytes());
+    let rec = audit(raw.as_bytes());
+    assert_eq!(
+        rec[0].detected.as_ref().map(|d| d.charset.as_str()),
+        Some("UTF-8")
+    );
+}
+
+/// Generated cases of the two regressions above: short HTML texts in
+/// single-byte charsets labelled only by their markup (encoding_rs, given
+/// the label, is the oracle for the text), and UTF-8 under lying labels in
+/// encoded-words, display names and RFC 2231 values (the audit's verdict is
+/// the oracle for what normalize must do).
+mod generated {
+    use super::{audit, norm, text_part};
+    use base64::Engine as _;
+    use mailcharset::normalize::{self, Options};
+    use proptest::prelude::*;
+
+    /// (labels for it, words of a language it encodes)
+    const HTML_SETS: &[(&[&str], &[&str])] = &[
+        (
+            &["iso-8859-2", "windows-1250", "latin2", "ISO_8859-2"],
+            &[
+                "Děkuji",
+                "Łódź",
+                "žluťoučký",
+                "kůň",
+                "příští",
+                "týden",
+                "zażółć",
+                "gęślą",
+                "jaźń",
+                "schůzka",
+                "ve",
+                "středu",
+                "Kraków",
+                "dziękuję",
+            ],
+        ),
+        (
+            &["koi8-r", "windows-1251", "iso-8859-5", "KOI8-U", "cp1251"],
+            &[
+                "Привет",
+                "всем",
+                "друзья",
+                "встреча",
+                "завтра",
+                "в",
+                "три",
+                "часа",
+                "спасибо",
+                "письмо",
+                "ещё",
+            ],
+        ),
+        (
+            &["iso-8859-7", "windows-1253"],
+            &[
+                "Καλημέρα",
+                "σας",
+                "ευχαριστώ",
+                "πολύ",
+                "αύριο",
+                "συνάντηση",
+                "στις",
+            ],
+        ),
+        (
+            &["windows-1252", "iso-8859-15", "latin1", "iso-8859-1"],
+            &[
+                "Grüße", "aus", "Köln", "été", "déjà", "très", "bien", "Straße", "façade", "niño",
+                "mañana",
+            ],
+        ),
+        (
+            &["iso-8859-9", "windows-1254"],
+            &[
+                "Teşekkürler",
+                "yarın",
+                "görüşürüz",
+                "çok",
+                "güzel",
+                "İstanbul",
+            ],
+        ),
+    ];
+
+    fn meta(form: usize, label: &str) -> String {
+        match form {
+            0 => format!("<meta charset=\"{label}\">"),
+            1 => format!("<meta charset={label} />"),
+            2 => {
+                format!("<meta http-equiv=\"Content-Type\" content=\"text/html; charset={label}\">")
+            }
+            _ => format!(
+                "<!-- <meta charset=utf-8> --><title>t</title>\
+                 <META CONTENT='text/html;charset={label}' HTTP-EQUIV=content-type>"
+            ),
+        }
+    }
+
+    fn lying_word(label: &str, text: &str, q: bool) -> String {
+        if q {
+            let enc: String = text
+                .bytes()
+                .map(|b| match b {
+                    b' ' => "_".to_string(),
+                    b if b.is_ascii_alphanumeric() => char::from(b).to_string(),
+                    b => format!("={b:02X}"),
+                })
+                .collect();
+            format!("=?{label}?Q?{enc}?=")
+        } else {
+            let b64 = base64::engine::general_purpose::STANDARD.encode(text);
+            format!("=?{label}?B?{b64}?=")
+        }
+    }
+
+    /// UTF-8 texts of three or more multi-octet characters.
+    const HEADER_TEXTS: &[&[&str]] = &[
+        &["Привет", "всем", "друзья", "встреча", "завтра"],
+        &["Καλημέρα", "σας", "ευχαριστώ", "πολύ"],
+        &["会議", "は", "明日", "です", "資料"],
+        &["Grüße", "aus", "Köln", "été", "déjà", "très"],
+        &["Děkuji", "žluťoučký", "kůň", "Łódź"],
+    ];
+    const LIES: &[&str] = &[
+        "iso-8859-1",
+        "ISO-8859-15",
+        "windows-1252",
+        "us-ascii",
+        "iso-8859-2",
+        "koi8-r",
+        "windows-1251",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// Text in a single-byte charset, labelled only by its `<meta>`:
+        /// normalize writes exactly what encoding_rs reads under that label,
+        /// and audit and normalize name the same charset and verdict.
+        #[test]
+        fn html_labelled_only_by_its_meta_reads_as_encoding_rs_reads_it(
+            set in 0..HTML_SETS.len(),
+            label_at in any::<prop::sample::Index>(),
+            words in proptest::collection::vec(any::<prop::sample::Index>(), 1..6),
+            form in 0usize..4,
+        ) {
+            let (labels, vocab) = HTML_SETS[set];
+            let label = labels[label_at.index(labels.len())];
+            let enc = encoding_rs::Encoding::for_label(label.as_bytes()).expect("a WHATWG label");
+            let text: Vec<&str> = words.iter().map(|i| vocab[i.index(vocab.len())]).collect();
+            let text = text.join(" ");
+            let (octets, _, unmappable) = enc.encode(&text);
+            prop_assume!(!unmappable);
+            let head = meta(form, label);
+            let raw = [
+                format!("From: a@example.org\nMIME-Version: 1.0\nContent-Type: text/html\n\
+                         Content-Transfer-Encoding: 8bit\n\n<html><head>{head}</head><body>").as_bytes(),
+                &octets,
+                b"</body></html>\n",
+            ].concat();
+            // What a browser reads under the meta's label.
+            let expect = enc.decode_without_bom_handling(&octets).0.into_owned();
+            let out = norm(&raw);
+            let (body, ct) = text_part(&out);
+            let body = String::from_utf8(body).expect("UTF-8");
+            prop_assert!(body.contains(&format!("<body>{expect}</body>")), "{} {}", label, body);
+            if !text.is_ascii() {
+                prop_assert_eq!(ct, "text/html; charset=utf-8");
+                prop_assert!(!body.to_ascii_lowercase().contains(&label.to_ascii_lowercase()), "{}", body);
+            }
+            let rec = audit(&raw).into_iter().find(|r| r.location == "body").expect("body");
+            let n = normalize::normalize(&raw, &Options::default()).unwrap();
+            let entry = &n.report.parts[0];
+            prop_assert_eq!(rec.label.as_deref(), Some(label));
+            prop_assert_eq!(rec.verdict.as_str(), "ok");
+            prop_assert_eq!(rec.verdict, entry.verdict);
+            prop_assert_eq!(rec.label.as_deref(), entry.label.as_deref());
+        }
+
+        /// UTF-8 under a lying label in an encoded-word (B or Q), a display
+        /// name or an RFC 2231 value: the audit says `mislabeled` (three or
+        /// more multi-octet characters are UTF-8's), and normalize then
+        /// rewrites and reports the field, which reads back as the text and
+        /// which a second audit finds nothing wrong with.
+        #[test]
+        fn utf8_under_lying_header_labels_is_rewritten_as_audit_says(
+            set in 0..HEADER_TEXTS.len(),
+            words in proptest::collection::vec(any::<prop::sample::Index>(), 2..5),
+            lie in 0..LIES.len(),
+            q in any::<bool>(),
+            utf8_mode in any::<bool>(),
+        ) {
+            let vocab = HEADER_TEXTS[set];
+            let text: Vec<&str> = words.iter().map(|i| vocab[i.index(vocab.len())]).collect();
+            let text = text.join(" ");
+            prop_assume!(!text.is_ascii());
+            let label = LIES[lie];
+            let word = lying_word(label, &text, q);
+            let pct: String = text.bytes().map(|b| format!("%{b:02X}")).collect();
+            let raw = format!(
+                "From: {word} <a@example.org>\nSubject: {word}\nMIME-Version: 1.0\n\
+                 Content-Type: application/octet-stream\n\
+                 Content-Disposition: attachment; filename*={label}''{pct}\n\
+                 Content-Transfer-Encoding: base64\n\nAAEC\n"
+            );
+            let opts = Options {
+                headers: if utf8_mode { normalize::HeaderMode::Utf8 } else { normalize::HeaderMode::Encoded },
+                ..Options::default()
+            };
+            let records = audit(raw.as_bytes());
+            let n = normalize::normalize(raw.as_bytes(), &opts).unwrap();
+            let again = normalize::normalize(&n.bytes, &opts).unwrap();
+            prop_assert!(matches!(again.bytes, std::borrow::Cow::Borrowed(_)), "not idempotent");
+            // Three or more multi-octet characters: UTF-8 by the decision's
+            // rule. Fewer: a single-byte label is kept (`suspicious`), and
+            // normalize reads the field as the audit does.
+            let utf8 = text.chars().filter(|c| !c.is_ascii()).count() >= 3;
+            for loc in ["header:Subject", "header:From", "param:filename"] {
+                let rec = records.iter().find(|r| r.location == loc).expect("a record");
+                let entry = n.report.parts.iter().find(|p| p.location == loc);
+                prop_assert!(entry.is_some(), "{} not reported: {}", loc, raw);
+                let entry = entry.unwrap();
+                prop_assert_eq!(entry.verdict, rec.verdict);
+                prop_assert_eq!(entry.action.as_str(), "converted");
+                if utf8 {
+                    prop_assert_eq!(rec.verdict.as_str(), "mislabeled", "{} {}", loc, raw);
+                }
+                if rec.verdict.as_str() == "mislabeled" {
+                    prop_assert_eq!(entry.charset, rec.detected.as_ref().map(|d| d.charset.as_str()));
+                }
+            }
+            prop_assume!(utf8);
+            // No label left to lie (raw UTF-8 in `--headers utf8` is
+            // reported as raw-8bit-header, RFC 6532 text).
+            let after = audit(&n.bytes);
+            prop_assert!(
+                after.iter().all(|r| r.verdict.as_str() == "ok"
+                    || (utf8_mode && r.label.is_none() && r.detected.as_ref().is_some_and(|d| d.charset == "UTF-8")
+                        && r.findings.iter().all(|f| f.kind.as_str() == "raw-8bit-header"))),
+                "{:?}", after
+            );
+        }
+    }
+}
