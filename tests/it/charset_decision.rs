@@ -852,8 +852,8 @@ fn regression_utf16be_under_an_unknown_label_is_decoded_not_relabelled_as_is() {
 /// accented letters come two and three in a row, keep the label.
 #[test]
 fn regression_western_label_keeps_decoration_and_icelandic() {
-    let decoration = "Weekly news\n\u{b7}\u{b8}\u{b8}\u{b7}\u{b4}\u{af}`".repeat(1)
-        + &"\u{b7}\u{b8}\u{b8}\u{b7}\u{b4}\u{af}`".repeat(5)
+    let decoration = "Weekly news\n".to_string()
+        + &"\u{b7}\u{b8}\u{b8}\u{b7}\u{b4}\u{af}`".repeat(6)
         + "\nRead it on the web.\n";
     let icelandic = "\u{de}j\u{f3}\u{f0}\u{f3}lfur og \u{e6}\u{f0}arfugl \u{ed} \u{de}j\u{f3}\u{f0}minjasafni.\n";
     for text in [decoration.as_str(), icelandic] {
