@@ -549,14 +549,27 @@ pub(super) fn iso2022jp_in_ascii<'a>(
     opts: &DecodeOptions,
 ) -> Option<(usize, Cow<'a, str>, &'static Charset)> {
     let at = memchr::memmem::find(bytes, b"\x1b$")?;
-    if !opts.detect {
+    if !opts.detect || !bytes.is_ascii() {
         return None;
     }
-    let g = guess(bytes, opts.tld, false);
-    if g.decoder_name() != Some("ISO-2022-JP") {
+    // chardetng's guess on text without 8-bit octets, without running its
+    // 27 candidates: ISO-2022-JP exactly when its ISO-2022-JP decoder reads
+    // the sample (the first 256 KiB) from two octets before the first ESC
+    // without an error (chardetng 1.0 `EncodingDetector::feed` and
+    // `guess`). A clean reading of all of a text no longer than the sample
+    // implies that one: the octets before are ASCII, which leave the
+    // decoder as it starts.
+    let jp = encoding_rs::ISO_2022_JP;
+    let sample = &bytes[..bytes.len().min(super::detect::SAMPLE)];
+    let esc = memchr::memchr(0x1B, sample).unwrap_or(0);
+    if sample.len() < bytes.len()
+        && jp
+            .decode_without_bom_handling_and_without_replacement(&sample[esc.saturating_sub(2)..])
+            .is_none()
+    {
         return None;
     }
-    let (text, report, used) = decode_with(bytes, g);
+    let (text, report, used) = decode_with(bytes, Charset::for_encoding(jp));
     let n = text.chars().filter(|c| !c.is_ascii()).count();
     (report.is_clean() && n >= MIN_EVIDENCE && plausible(&text) && words(&text))
         .then_some((at, text, used))

@@ -152,9 +152,12 @@ impl Tld {
     }
 }
 
-/// A chardetng guess over (up to) the first 256 KiB.
+/// How much of a text chardetng is given.
+pub(super) const SAMPLE: usize = 256 * 1024;
+
+/// A chardetng guess over (up to) the first [`SAMPLE`] octets.
 pub(super) fn guess(bytes: &[u8], tld: Option<Tld>, allow_utf8: bool) -> &'static Charset {
-    let sample = &bytes[..bytes.len().min(256 * 1024)];
+    let sample = &bytes[..bytes.len().min(SAMPLE)];
     let mut det = chardetng::EncodingDetector::new(chardetng::Iso2022JpDetection::Allow);
     det.feed(&detector_input(sample), true);
     let tld = tld.as_ref().map(Tld::as_bytes);
@@ -428,6 +431,7 @@ pub(super) fn nul_shaped(bytes: &[u8]) -> Option<&'static Charset> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::charset::DecodeOptions;
     use proptest::prelude::*;
 
     /// chardetng's guess over all of `bytes` and over what
@@ -585,6 +589,41 @@ mod tests {
         ));
     }
 
+    /// 7-bit text with ISO-2022-JP in it, damaged: octets changed to other
+    /// 7-bit ones (SO, SI, ESC among them), escapes cut short.
+    fn seven_bit() -> impl Strategy<Value = Vec<u8>> {
+        let line = prop_oneof![
+            (0..TEXTS.len()).prop_map(|t| {
+                let (b, _, _) = encoding_rs::ISO_2022_JP.encode(TEXTS[t]);
+                b.into_owned()
+            }),
+            (0..ASCII_LINES.len()).prop_map(|a| ASCII_LINES[a].as_bytes().to_vec()),
+        ];
+        (
+            prop::collection::vec(line, 1..8),
+            prop::collection::vec((any::<prop::sample::Index>(), 0..0x80u8), 0..3),
+            any::<prop::sample::Index>(),
+            any::<bool>(),
+        )
+            .prop_map(|(lines, damage, cut, cut_it)| {
+                let mut text = lines.join(&b"\n"[..]);
+                for (at, b) in damage {
+                    if !text.is_empty() {
+                        let i = at.index(text.len());
+                        text[i] = if b % 3 == 0 {
+                            [0x0E, 0x0F, 0x1B][usize::from(b) % 3]
+                        } else {
+                            b
+                        };
+                    }
+                }
+                if cut_it && !text.is_empty() {
+                    text.truncate(cut.index(text.len()));
+                }
+                text
+            })
+    }
+
     proptest! {
         #[test]
         fn dropped_ascii_lines_change_no_guess(
@@ -598,6 +637,23 @@ mod tests {
                 text.extend_from_slice(eol);
             }
             same_guesses(&text)?;
+        }
+
+        /// `decide::iso2022jp_in_ascii` answers without chardetng what
+        /// chardetng's guess and a clean reading answered together.
+        #[test]
+        fn iso2022jp_without_chardetng_is_chardetngs_answer(text in seven_bit()) {
+            let opts = DecodeOptions::default();
+            let jp = Charset::for_encoding(encoding_rs::ISO_2022_JP);
+            let chardetng = memchr::memmem::find(&text, b"\x1b$").is_some() && guess(&text, None, false) == jp && {
+                let (t, report, _) = decode_with(&text, jp);
+                report.is_clean()
+                    && t.chars().filter(|c| !c.is_ascii()).count() >= 4
+                    && plausible(&t)
+                    && words(&t)
+            };
+            let ours = super::super::decide::iso2022jp_in_ascii(&text, &opts).is_some();
+            prop_assert_eq!(ours, chardetng, "{:?}", String::from_utf8_lossy(&text));
         }
     }
 

@@ -308,12 +308,23 @@ pub(super) fn western_mojibake(text: &str) -> bool {
     // rest (windows-1252's 80..9F, ISO-8859-15's eight) in a short list.
     let mut latin1 = 0u128;
     let mut other: Vec<char> = Vec::new();
-    let mut prev = ' ';
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if !c.is_ascii() {
+    // From one run of non-ASCII characters to the next (ASCII is skipped a
+    // block at a time); the ASCII octet before a run is its first
+    // character's neighbour.
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while let Some(i) = find_nonascii(&bytes[at..]) {
+        let start = at + i;
+        at = bytes.len();
+        let mut prev = start.checked_sub(1).map_or(' ', |p| char::from(bytes[p]));
+        let mut chars = text[start..].char_indices().peekable();
+        while let Some((j, c)) = chars.next() {
+            if c.is_ascii() {
+                at = start + j;
+                break;
+            }
             nonascii += 1;
-            let next = chars.peek().copied().unwrap_or(' ');
+            let next = chars.peek().map_or(' ', |&(_, n)| n);
             in_words += usize::from(
                 c.is_alphabetic() && (prev.is_ascii_alphabetic() || next.is_ascii_alphabetic()),
             );
@@ -322,8 +333,8 @@ pub(super) fn western_mojibake(text: &str) -> bool {
                 _ if !other.contains(&c) => other.push(c),
                 _ => {}
             }
+            prev = c;
         }
-        prev = c;
     }
     in_words * 2 < nonascii && latin1.count_ones() as usize + other.len() >= 8
 }
