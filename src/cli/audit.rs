@@ -3,10 +3,12 @@
 //!
 //! Each INPUT is detected (`mailbox::detect`): a message file, an mbox, a
 //! Maildir, a folder (recursively), or `-` for standard input (the default).
-//! In a folder, a file that is an mbox is read as one (its messages are
-//! numbered within it), and a file that does not start like a message (a
-//! header field or an mbox `From ` line) is skipped with a note on stderr,
-//! so `audit fixtures/` passes over `EXPECT.tsv`.
+//! In a folder or Maildir every file is one message, as `normalize` reads
+//! it (a leading mbox `From ` line is part of the message; an mbox inside a
+//! folder is not opened: give it as an input of its own), and a file that
+//! does not start like a message (a header field or a `From ` line) is
+//! skipped with a note on stderr, so `audit fixtures/` passes over
+//! `EXPECT.tsv`.
 //!
 //! Records are named by the file they come from (`folder/sub/x.eml`) and
 //! the message's 0-based position in that file (always 0 for a message
@@ -28,11 +30,11 @@ use mailcharset::mailbox::{
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-/// What one message of the reader turned into: the audited messages (more
-/// than one for an mbox found in a folder) and notes for stderr. The
-/// records are formatted on the worker that audited them (all formats but
-/// the table, which is the summary of the records), so that the writing
-/// thread only copies bytes.
+/// What one message of the reader turned into: the audited message (none
+/// for a file of a folder that does not start like a message) and notes
+/// for stderr. The records are formatted on the worker that audited them
+/// (all formats but the table, which is the summary of the records), so
+/// that the writing thread only copies bytes.
 struct Audited {
     format: Format,
     messages: Vec<Output>,
@@ -266,28 +268,9 @@ fn audit_raw(
     };
     let name = name.display().to_string();
     let in_folder = matches!(kind, InputKind::Folder | InputKind::Maildir);
+    // A file of a folder or Maildir is one message, as `normalize` reads
+    // it: a leading `From ` line is part of it, never a sign of an mbox.
     if in_folder {
-        if let InputKind::Mbox(flavor) = mailbox::sniff(&m.bytes) {
-            // An mbox inside a folder: its messages, numbered within it.
-            match mailbox::read_mbox_bytes(&m.bytes, flavor, Path::new(&name)) {
-                Ok(r) => {
-                    for item in r {
-                        match item {
-                            Ok(inner) => {
-                                let ctx = MessageContext {
-                                    input: &name,
-                                    index: inner.index,
-                                };
-                                out.push(audit_message(&inner.bytes, &ctx, opts));
-                            }
-                            Err(e) => out.notes.push(format!("{name}: {e}")),
-                        }
-                    }
-                }
-                Err(e) => out.notes.push(format!("{name}: {e}")),
-            }
-            return out;
-        }
         if !looks_like_message(&m.bytes) {
             out.notes
                 .push(format!("{name}: skipped, does not start like a message"));

@@ -328,7 +328,6 @@ fn one_input(
     let want_report = report.is_some();
     // Under --on-error fail, reading stops once a message failed.
     let reader = reader.take_while(|_| !stop.load(Ordering::Relaxed));
-    let in_folder = matches!(kind, InputKind::Folder | InputKind::Maildir);
     let fail = |m: &RawMessage, e: NormalizeError| {
         stop.store(true, Ordering::Relaxed);
         if let Ok(mut f) = failed.lock()
@@ -345,37 +344,9 @@ fn one_input(
             oversize.fetch_add(1, Ordering::Relaxed);
             return Outcome::unchanged();
         }
-        // An mbox file inside a folder or Maildir is normalized as an mbox,
-        // message by message, and written back in its own format.
-        if in_folder && let InputKind::Mbox(flavor) = mailbox::sniff(&m.bytes) {
-            let mut findings = 0;
-            let mut error = None;
-            let rewritten = mailbox::rewrite_mbox_bytes(&m.bytes, flavor, input, |inner| {
-                match normalize::normalize(&inner.bytes, opts) {
-                    Ok(n) => {
-                        findings += n.report.findings();
-                        match n.bytes {
-                            std::borrow::Cow::Owned(b) => Some(b),
-                            std::borrow::Cow::Borrowed(_) => None,
-                        }
-                    }
-                    Err(e) => {
-                        error.get_or_insert(e);
-                        None
-                    }
-                }
-            });
-            if let Some(e) = error {
-                fail(m, e);
-                return Outcome::unchanged();
-            }
-            return match rewritten {
-                Ok(Some(b)) => Outcome::changed(b),
-                // Unchanged, or unreadable as an mbox after all: kept as it is.
-                Ok(None) | Err(_) => Outcome::unchanged(),
-            }
-            .with_findings(findings);
-        }
+        // A file of a folder or Maildir is one message, whatever its first
+        // line: a leading `From ` line is an envelope line of the message,
+        // kept as it is, never a sign of an mbox to split (doc/mailbox.md).
         match normalize::normalize(&m.bytes, opts) {
             Ok(n) => {
                 if want_report {

@@ -340,8 +340,13 @@ fn in_place_equals_output_and_input_format_overrides_detection() {
     );
 }
 
+/// Every file of a folder is one message, whatever its first line: a
+/// leading `From ` line is an envelope line of that message (tools save
+/// single messages so), and reading the file as an mbox split such
+/// messages at a body line and unquoted `>From `. An mbox inside a folder
+/// is therefore not opened; given as an input of its own it is.
 #[test]
-fn an_mbox_inside_a_folder_is_normalized_as_an_mbox() {
+fn a_file_in_a_folder_is_one_message_even_when_it_starts_with_from() {
     let tmp = tempfile::tempdir().unwrap();
     let folder = tmp.path().join("in");
     std::fs::create_dir(&folder).unwrap();
@@ -350,15 +355,22 @@ fn an_mbox_inside_a_folder_is_normalized_as_an_mbox() {
     let single = std::fs::read(common::fixtures().join("messages/koi8r-base64.eml")).unwrap();
     std::fs::write(folder.join("one.eml"), &single).unwrap();
     let out = tmp.path().join("out");
+    let report = tmp.path().join("report.jsonl");
     let st = bin()
         .args(["normalize", "-q"])
         .arg(&folder)
         .arg("-o")
         .arg(&out)
+        .arg("--report")
+        .arg(&report)
         .status()
         .unwrap();
     assert!(st.success());
-    // The same as normalizing the mbox on its own ...
+    assert_eq!(std::fs::read(out.join("archive.mbox")).unwrap(), lib(&mbox));
+    assert_eq!(std::fs::read(out.join("one.eml")).unwrap(), lib(&single));
+    let lines = std::fs::read_to_string(&report).unwrap().lines().count();
+    assert_eq!(lines, 2, "one report line per file");
+    // Given as an input, the same file is an mbox of many messages.
     let direct = tmp.path().join("direct.mbox");
     let st = bin()
         .args(["normalize", "-q"])
@@ -368,14 +380,7 @@ fn an_mbox_inside_a_folder_is_normalized_as_an_mbox() {
         .status()
         .unwrap();
     assert!(st.success());
-    let got = std::fs::read(out.join("archive.mbox")).unwrap();
-    assert_eq!(got, std::fs::read(&direct).unwrap());
-    assert_eq!(
-        read_all(&out.join("archive.mbox")).len(),
-        fixture_files().len()
-    );
-    // ... and the single message as the library writes it.
-    assert_eq!(std::fs::read(out.join("one.eml")).unwrap(), lib(&single));
+    assert_eq!(read_all(&direct).len(), fixture_files().len());
 }
 
 /// Regression: outputs took the owner-only mode of their temporary file.

@@ -570,3 +570,102 @@ fn regression_small_things_seen_on_the_way() {
     );
     assert!(decoded.starts_with("café"), "{decoded:?}");
 }
+
+/// A message file as some tools save it (and 44 of the 207 files of
+/// SpamAssassin's `t/data` are): an mbox envelope line first, a `>From `
+/// line and a bare `From ` line in the body, and a line after a blank line
+/// that looks like a header.
+const ENVELOPED: &[u8] = b"From a@b Mon Jan  1 00:00:00 2001\n\
+From: a@b\nSubject: x\nContent-Type: text/plain; charset=iso-8859-1\n\n\
+Hello Jos\xe9\n>From the archive\nFrom the desk of Jos\xe9:\nRegards: Jos\xe9\n\n\
+bye Jos\xe9\n";
+
+fn lib_normalize(raw: &[u8]) -> Vec<u8> {
+    mailcharset::normalize::normalize(raw, &mailcharset::normalize::Options::default())
+        .expect("normalizes")
+        .bytes
+        .into_owned()
+}
+
+/// A Maildir with ENVELOPED in `cur/` and a plain message in `new/`, and a
+/// folder with the same two files.
+fn enveloped_inputs(dir: &Path) -> (PathBuf, PathBuf) {
+    let plain = std::fs::read(fixture("koi8r-base64.eml")).expect("read");
+    let md = dir.join("md");
+    for d in ["cur", "new", "tmp"] {
+        std::fs::create_dir_all(md.join(d)).expect("mkdir");
+    }
+    std::fs::write(md.join("cur/1.host:2,S"), ENVELOPED).expect("w");
+    std::fs::write(md.join("new/2.host"), &plain).expect("w");
+    let folder = dir.join("folder");
+    std::fs::create_dir_all(folder.join("sub")).expect("mkdir");
+    std::fs::write(folder.join("a.eml"), ENVELOPED).expect("w");
+    std::fs::write(folder.join("sub/b.eml"), &plain).expect("w");
+    (md, folder)
+}
+
+#[test]
+fn regression_a_maildir_or_folder_file_starting_with_from_is_one_message() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let (md, folder) = enveloped_inputs(dir.path());
+    let want = lib_normalize(ENVELOPED);
+    // The whole message, envelope line kept as it was, body not unquoted,
+    // not split at its `From ` line.
+    assert!(want.starts_with(b"From a@b Mon Jan  1 00:00:00 2001\n"));
+    let has = |hay: &[u8], needle: &[u8]| hay.windows(needle.len()).any(|w| w == needle);
+    assert!(has(&want, b"\n>From the archive\n"));
+    assert!(has(&want, b"\nbye Jos"));
+    for (input, file) in [(&md, "cur/1.host:2,S"), (&folder, "a.eml")] {
+        let out = dir.path().join("out");
+        let o = run(&[
+            os("normalize"),
+            os("-q"),
+            input.as_os_str(),
+            os("-o"),
+            out.as_os_str(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(
+            std::fs::read(out.join(file)).expect("written"),
+            want,
+            "{file}"
+        );
+        std::fs::remove_dir_all(&out).expect("rm");
+
+        // In place: the same bytes replace the file.
+        let copy = dir.path().join("copy");
+        let o = Command::new("cp")
+            .arg("-a")
+            .arg(input)
+            .arg(&copy)
+            .status()
+            .expect("cp");
+        assert!(o.success());
+        let o = run(&[
+            os("normalize"),
+            os("-q"),
+            os("--in-place"),
+            copy.as_os_str(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(std::fs::read(copy.join(file)).expect("there"), want);
+        std::fs::remove_dir_all(&copy).expect("rm");
+
+        // audit reads it the same way: one message, index 0, named by
+        // its file.
+        let o = run(&[os("audit"), os("--format"), os("jsonl"), input.as_os_str()]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let name = input.join(file).display().to_string();
+        let mut messages = std::collections::BTreeSet::new();
+        for line in String::from_utf8(o.stdout).expect("utf-8").lines() {
+            let r: serde_json::Value = serde_json::from_str(line).expect("json");
+            let index = r["index"].as_u64().expect("index");
+            messages.insert((r["input"].as_str().expect("input").to_string(), index));
+        }
+        assert_eq!(messages.len(), 2, "{messages:?}");
+        assert!(
+            messages.contains(&(name.clone(), 0)),
+            "{name}: {messages:?}"
+        );
+    }
+}
