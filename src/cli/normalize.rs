@@ -31,6 +31,23 @@ struct ReportLine<'a> {
     index: usize,
     #[serde(flatten)]
     report: &'a normalize::NormalizeReport,
+    /// Why the message was not normalized (larger than the size limit).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<&'a str>,
+}
+
+/// What the report says of a message larger than `--max-message-size`.
+const OVERSIZE_NOTE: &str = "larger than --max-message-size: passed through unchanged";
+
+/// The report line of a message passed through unchanged, not normalized.
+fn oversize_line(input: &str, index: usize) -> String {
+    serde_json::to_string(&ReportLine {
+        input,
+        index,
+        report: &normalize::NormalizeReport::default(),
+        note: Some(OVERSIZE_NOTE),
+    })
+    .unwrap_or_default()
 }
 
 pub fn run(args: &NormalizeArgs) -> CliResult {
@@ -271,6 +288,17 @@ fn one_input(
     let reader = match open_bounded(input, kind, args.max_message_size)? {
         Bounded::Reader(r) => r,
         Bounded::TooLarge { head, rest } => {
+            // Its report line first, as for any input.
+            if let Some(r) = report {
+                let report_name = r.path().display().to_string();
+                writeln!(r, "{}", oversize_line(&name, 0))
+                    .and_then(|()| r.flush())
+                    .map_err(|e| {
+                        CliError::io(&format!("report {report_name}"), e).with_note(format!(
+                            "{report_name} not written; the output for this input not replaced"
+                        ))
+                    })?;
+            }
             return pass_through(&name, input, output, args, head, rest);
         }
     };
@@ -342,6 +370,9 @@ fn one_input(
         // has it) but not decoded: it goes out as it came.
         if m.bytes.len() as u64 > args.max_message_size {
             oversize.fetch_add(1, Ordering::Relaxed);
+            if want_report && let Ok(mut l) = lines.lock() {
+                l.push((m.index, oversize_line(&name, m.index)));
+            }
             return Outcome::unchanged();
         }
         // A file of a folder or Maildir is one message, whatever its first
@@ -354,6 +385,7 @@ fn one_input(
                         input: &name,
                         index: m.index,
                         report: &n.report,
+                        note: None,
                     })
                     .unwrap_or_default();
                     if let Ok(mut l) = lines.lock() {

@@ -669,3 +669,63 @@ fn regression_a_maildir_or_folder_file_starting_with_from_is_one_message() {
         );
     }
 }
+
+#[test]
+fn regression_the_report_has_one_record_per_message() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let (md, folder) = enveloped_inputs(dir.path());
+    // Messages over --max-message-size pass through unchanged, and are
+    // reported so; a single message over it too.
+    let single = fixture("koi8r-base64.eml");
+    for (input, size, want) in [
+        (&md, "10M", [0, 1].as_slice()),
+        (&folder, "10M", &[0, 1]),
+        (&folder, "100", &[0, 1]),
+        (&single, "100", &[0]),
+    ] {
+        let out = dir.path().join("out");
+        let report = dir.path().join("report.jsonl");
+        let o = run(&[
+            os("normalize"),
+            input.as_os_str(),
+            os("--max-message-size"),
+            os(size),
+            os("-o"),
+            out.as_os_str(),
+            os("--report"),
+            report.as_os_str(),
+        ]);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{stderr}");
+        let n = want.len();
+        if size == "10M" {
+            assert!(
+                stderr.contains(&format!(": {n} messages in, {n} out")),
+                "{stderr}"
+            );
+        }
+        let text = std::fs::read_to_string(&report).expect("report");
+        let records: Vec<serde_json::Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("json"))
+            .collect();
+        let indexes: Vec<u64> = records
+            .iter()
+            .map(|r| r["index"].as_u64().expect("index"))
+            .collect();
+        assert_eq!(indexes, want, "{}: {text}", input.display());
+        if size == "100" {
+            assert!(
+                records.iter().all(|r| r["note"]
+                    .as_str()
+                    .is_some_and(|n| n.contains("max-message-size"))),
+                "{text}"
+            );
+        }
+        if out.is_dir() {
+            std::fs::remove_dir_all(&out).expect("rm");
+        } else {
+            std::fs::remove_file(&out).expect("rm");
+        }
+    }
+}
