@@ -241,15 +241,8 @@ impl Iterator for MaildirReader {
             };
             let index = self.index;
             self.index += 1;
-            let name = match name.into_string() {
-                Ok(n) => n,
-                Err(n) => {
-                    return Some(Err(MailboxError::Unrecognized {
-                        path: path.clone(),
-                        reason: format!("Maildir file name is not UTF-8: {}", n.to_string_lossy()),
-                    }));
-                }
-            };
+            // The name is kept as it is, UTF-8 or not: a message is never
+            // dropped for its name.
             return Some(Ok(RawMessage {
                 input_len: bytes.len() as u64,
                 bytes,

@@ -135,8 +135,9 @@ pub enum Origin {
         folder: std::ffi::OsString,
         /// `cur/` or `new/`.
         subdir: MaildirSubdir,
-        /// The file name, `:2,FLAGS` info included.
-        name: String,
+        /// The file name, `:2,FLAGS` info included, byte for byte (it
+        /// need not be UTF-8).
+        name: std::ffi::OsString,
     },
     /// A file in a folder (path relative to the folder) or a single file.
     File {
@@ -167,13 +168,17 @@ impl MaildirSubdir {
 }
 
 impl Origin {
-    /// The Maildir flags (the letters after `:2,`), if this is a Maildir
-    /// message with info.
+    /// The Maildir flags (the letters after the last `:2,`), if this is a
+    /// Maildir message with info. The name is looked at as bytes: a name
+    /// that is not UTF-8 has its flags too (None only when the flags
+    /// themselves are not UTF-8).
     pub fn maildir_flags(&self) -> Option<&str> {
-        match self {
-            Origin::Maildir { name, .. } => name.rsplit_once(":2,").map(|(_, f)| f),
-            _ => None,
-        }
+        let Origin::Maildir { name, .. } = self else {
+            return None;
+        };
+        let name = name.as_encoded_bytes();
+        let at = memchr::memmem::rfind(name, b":2,")?;
+        std::str::from_utf8(&name[at + 3..]).ok()
     }
 }
 

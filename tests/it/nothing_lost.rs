@@ -729,3 +729,59 @@ fn regression_the_report_has_one_record_per_message() {
         }
     }
 }
+
+#[test]
+fn regression_a_maildir_file_name_that_is_not_utf8_is_read_and_kept() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().expect("tmp");
+    let md = dir.path().join("md");
+    for d in ["cur", "new", "tmp"] {
+        std::fs::create_dir_all(md.join(d)).expect("mkdir");
+    }
+    let m = std::fs::read(fixture("koi8r-base64.eml")).expect("read");
+    let odd = std::ffi::OsStr::from_bytes(b"b\xe9.host:2,RS");
+    for name in [os("a"), odd, os("c")] {
+        std::fs::write(md.join("cur").join(name), &m).expect("w");
+    }
+    // The library reads it under its own name, flags and all.
+    let read: Vec<_> = MaildirReader::open(&md)
+        .expect("open")
+        .map(|r| r.expect("no error"))
+        .collect();
+    assert_eq!(read.len(), 3);
+    assert!(matches!(&read[1].origin,
+        mailbox::Origin::Maildir { name, .. } if name.as_os_str() == odd));
+    assert_eq!(read[1].origin.maildir_flags(), Some("RS"));
+
+    let want = lib_normalize(&m);
+    let out = dir.path().join("out");
+    let o = run(&[os("normalize"), md.as_os_str(), os("-o"), out.as_os_str()]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert!(stderr.contains("3 messages in, 3 out"), "{stderr}");
+    assert_eq!(
+        std::fs::read(out.join("cur").join(odd)).expect("kept"),
+        want
+    );
+
+    let o = run(&[os("audit"), os("--format"), os("jsonl"), md.as_os_str()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let inputs: std::collections::BTreeSet<String> = String::from_utf8(o.stdout)
+        .expect("utf-8")
+        .lines()
+        .map(|l| {
+            let r: serde_json::Value = serde_json::from_str(l).expect("json");
+            r["input"].as_str().expect("input").to_string()
+        })
+        .collect();
+    assert_eq!(inputs.len(), 3, "{inputs:?}");
+
+    let o = run(&[os("normalize"), os("-q"), os("--in-place"), md.as_os_str()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for name in [os("a"), odd, os("c")] {
+        assert_eq!(
+            std::fs::read(md.join("cur").join(name)).expect("there"),
+            want
+        );
+    }
+}
