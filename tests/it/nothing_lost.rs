@@ -785,3 +785,59 @@ fn regression_a_maildir_file_name_that_is_not_utf8_is_read_and_kept() {
         );
     }
 }
+
+/// Runs `mailcharset ARGS...` under `ulimit -f` (a file may not grow past a
+/// few KiB: writes past it fail with EFBIG, SIGXFSZ ignored), a stand-in for
+/// a full disk that needs neither root nor a small file system.
+fn run_with_file_size_limit(args: &[&std::ffi::OsStr]) -> Output {
+    Command::new("sh")
+        .arg("-c")
+        .arg("trap '' XFSZ; ulimit -f 8 || exit 99; exec \"$@\"")
+        .arg("sh")
+        .arg(bin())
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("sh runs")
+}
+
+#[test]
+fn regression_a_failed_in_place_run_removes_its_backup() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let input = mbox(dir.path());
+    let original = std::fs::read(&input).expect("read");
+    let o = run_with_file_size_limit(&[
+        os("normalize"),
+        os("-q"),
+        os("--in-place"),
+        input.as_os_str(),
+    ]);
+    assert_ne!(o.status.code(), Some(99), "ulimit -f not available");
+    assert_eq!(
+        o.status.code(),
+        Some(74),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(
+        std::fs::read(&input).expect("input"),
+        original,
+        "input untouched"
+    );
+    let bak = mailbox::backup_path(&input);
+    assert!(!bak.exists(), "the backup of an abandoned run is removed");
+    assert_eq!(
+        crate::common::temporaries(dir.path()),
+        Vec::<PathBuf>::new(),
+        "nor is a temporary left"
+    );
+    // The same run without the limit completes.
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        os("--in-place"),
+        input.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(!bak.exists());
+}
