@@ -7,7 +7,8 @@
 //! it (a leading mbox `From ` line is part of the message; an mbox inside a
 //! folder is not opened: give it as an input of its own), and a file that
 //! does not start like a message (a header field or a `From ` line) is
-//! skipped with a note on stderr, so `audit fixtures/` passes over
+//! skipped and listed with the other skipped files after the run (exit 66
+//! under `--strict-inputs`), so `audit fixtures/` passes over
 //! `EXPECT.tsv`.
 //!
 //! Records are named by the file they come from (`folder/sub/x.eml`) and
@@ -39,6 +40,8 @@ struct Audited {
     format: Format,
     messages: Vec<Output>,
     notes: Vec<String>,
+    /// The file was passed over (it does not start like a message).
+    skipped: Option<PathBuf>,
 }
 
 enum Output {
@@ -135,11 +138,18 @@ pub fn run(args: &AuditArgs) -> CliResult {
             ..pipeline::Options::default()
         };
         let mut bar = Bar::new(progress, reader.size_hint_bytes());
+        let mut not_messages = Vec::new();
         let work = |m: &RawMessage| audit_raw(&path, kind, m, &opts, format, args.max_message_size);
         let result = pipeline::run_ordered(reader, &popts, work, |m, a: &Audited| {
             bar.advance(1, m.input_len);
             for n in &a.notes {
                 eprintln!("mailcharset: {}", mailcharset::audit::escape_controls(n));
+            }
+            if let Some(p) = &a.skipped {
+                not_messages.push(mailbox::Skipped {
+                    path: p.clone(),
+                    reason: mailbox::SkipReason::NotAMessage,
+                });
             }
             for out in &a.messages {
                 let (worst, written) = match out {
@@ -167,11 +177,9 @@ pub fn run(args: &AuditArgs) -> CliResult {
         } else {
             path.display().to_string()
         };
-        skip_code = skip_code.max(super::report_skipped(
-            &name,
-            &skipped.list(),
-            args.strict_inputs,
-        ));
+        let mut skipped = skipped.list();
+        skipped.extend(not_messages);
+        skip_code = skip_code.max(super::report_skipped(&name, &skipped, args.strict_inputs));
     }
     let (_, sink) = writer
         .finish_output()
@@ -253,6 +261,7 @@ fn audit_raw(
         format,
         messages: Vec::new(),
         notes: Vec::new(),
+        skipped: None,
     };
     let name = match (&m.origin, kind) {
         (Origin::File { relative }, InputKind::Folder) => input.join(relative),
@@ -272,8 +281,8 @@ fn audit_raw(
     // it: a leading `From ` line is part of it, never a sign of an mbox.
     if in_folder {
         if !looks_like_message(&m.bytes) {
-            out.notes
-                .push(format!("{name}: skipped, does not start like a message"));
+            // Listed with the other skipped files after the run.
+            out.skipped = Some(PathBuf::from(name));
             return out;
         }
     }

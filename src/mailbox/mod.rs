@@ -204,6 +204,10 @@ pub enum SkipReason {
     LinkedDirectory,
     /// A file in a Maildir outside `cur/` and `new/` and not a folder's.
     NotInMaildir,
+    /// A file of a folder that does not start like a message (`audit`
+    /// passes over such files: neither a header field nor a `From ` line
+    /// first).
+    NotAMessage,
 }
 
 impl SkipReason {
@@ -214,6 +218,7 @@ impl SkipReason {
             SkipReason::DanglingLink => "a dangling symbolic link",
             SkipReason::LinkedDirectory => "a symbolic link to a directory, not followed",
             SkipReason::NotInMaildir => "in a Maildir but not in cur/ or new/",
+            SkipReason::NotAMessage => "does not start like a message",
         }
     }
 }

@@ -841,3 +841,30 @@ fn regression_a_failed_in_place_run_removes_its_backup() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(!bak.exists());
 }
+
+#[test]
+fn regression_audit_counts_files_that_do_not_start_like_a_message_as_skipped() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let folder = dir.path().join("folder");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    std::fs::copy(fixture("koi8r-base64.eml"), folder.join("a.eml")).expect("copy");
+    std::fs::write(folder.join("b.eml"), b"hello world, this is a note\n").expect("w");
+    let audit = |strict: bool| {
+        let mut args = vec![os("audit"), os("-q"), os("--format"), os("jsonl")];
+        if strict {
+            args.push(os("--strict-inputs"));
+        }
+        args.push(folder.as_os_str());
+        run(&args)
+    };
+    let o = audit(false);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("1 file(s) skipped")
+            && stderr.contains("b.eml (does not start like a message)"),
+        "{stderr}"
+    );
+    assert!(!o.stdout.is_empty(), "a.eml audited");
+    assert_eq!(audit(true).status.code(), Some(66));
+}
