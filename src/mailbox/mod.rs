@@ -204,6 +204,9 @@ pub enum SkipReason {
     LinkedDirectory,
     /// A file in a Maildir outside `cur/` and `new/` and not a folder's.
     NotInMaildir,
+    /// A symbolic link that loops (it points to nothing, as a dangling
+    /// link does).
+    LinkLoop,
     /// A file of a folder that does not start like a message (`audit`
     /// passes over such files: neither a header field nor a `From ` line
     /// first).
@@ -218,6 +221,7 @@ impl SkipReason {
             SkipReason::DanglingLink => "a dangling symbolic link",
             SkipReason::LinkedDirectory => "a symbolic link to a directory, not followed",
             SkipReason::NotInMaildir => "in a Maildir but not in cur/ or new/",
+            SkipReason::LinkLoop => "a symbolic link that loops",
             SkipReason::NotAMessage => "does not start like a message",
         }
     }

@@ -868,3 +868,59 @@ fn regression_audit_counts_files_that_do_not_start_like_a_message_as_skipped() {
     assert!(!o.stdout.is_empty(), "a.eml audited");
     assert_eq!(audit(true).status.code(), Some(66));
 }
+
+#[test]
+fn regression_a_symbolic_link_loop_is_skipped_like_a_dangling_link() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let folder = dir.path().join("folder");
+    let md = dir.path().join("md");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    for d in ["cur", "new", "tmp"] {
+        std::fs::create_dir_all(md.join(d)).expect("mkdir");
+    }
+    let m = std::fs::read(fixture("koi8r-base64.eml")).expect("read");
+    for (at, message) in [(folder.clone(), "m.eml"), (md.join("cur"), "1.host:2,S")] {
+        std::fs::write(at.join(message), &m).expect("w");
+        std::os::unix::fs::symlink("la", at.join("lb")).expect("ln");
+        std::os::unix::fs::symlink("lb", at.join("la")).expect("ln");
+        std::os::unix::fs::symlink("self", at.join("self")).expect("ln");
+    }
+    for (input, message) in [(&folder, "m.eml"), (&md, "cur/1.host:2,S")] {
+        let out = dir.path().join("out");
+        let o = run(&[
+            os("normalize"),
+            input.as_os_str(),
+            os("-o"),
+            out.as_os_str(),
+        ]);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{stderr}");
+        assert!(
+            stderr.contains("3 file(s) skipped") && stderr.contains("(a symbolic link that loops)"),
+            "{stderr}"
+        );
+        assert_eq!(
+            std::fs::read(out.join(message)).expect("written"),
+            lib_normalize(&m)
+        );
+        std::fs::remove_dir_all(&out).expect("rm");
+        let o = run(&[
+            os("audit"),
+            os("-q"),
+            os("--format"),
+            os("jsonl"),
+            input.as_os_str(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert!(!o.stdout.is_empty());
+        let o = run(&[
+            os("audit"),
+            os("-q"),
+            os("--strict-inputs"),
+            os("--format"),
+            os("jsonl"),
+            input.as_os_str(),
+        ]);
+        assert_eq!(o.status.code(), Some(66));
+    }
+}
