@@ -279,12 +279,11 @@ fn audit_raw(
     let in_folder = matches!(kind, InputKind::Folder | InputKind::Maildir);
     // A file of a folder or Maildir is one message, as `normalize` reads
     // it: a leading `From ` line is part of it, never a sign of an mbox.
-    if in_folder {
-        if !looks_like_message(&m.bytes) {
-            // Listed with the other skipped files after the run.
-            out.skipped = Some(PathBuf::from(name));
-            return out;
-        }
+    // One that does not start like a message is listed with the other
+    // skipped files after the run.
+    if in_folder && !looks_like_message(&m.bytes) {
+        out.skipped = Some(PathBuf::from(name));
+        return out;
     }
     let ctx = MessageContext {
         input: &name,
