@@ -3,9 +3,11 @@
 //!
 //! Each INPUT is detected (`mailbox::detect`): a message file, an mbox, a
 //! Maildir, a folder (recursively), or `-` for standard input (the default).
-//! In a folder or Maildir every file is one message, as `normalize` reads
-//! it (a leading mbox `From ` line is part of the message; an mbox inside a
-//! folder is not opened: give it as an input of its own), and a file that
+//! In a folder, a file that is clearly an mbox (its first line a `From `
+//! line, and a later one, after an empty line, an mbox envelope line) is
+//! read as one, its messages numbered within it, as `normalize` reads it;
+//! every other file of a folder or Maildir is one message (a leading
+//! `From ` line is part of it), and a file that
 //! does not start like a message (a header field or a `From ` line) is
 //! skipped and listed with the other skipped files after the run (exit 66
 //! under `--strict-inputs`), so `audit fixtures/` passes over
@@ -31,8 +33,9 @@ use mailcharset::mailbox::{
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-/// What one message of the reader turned into: the audited message (none
-/// for a file of a folder that does not start like a message) and notes
+/// What one message of the reader turned into: the audited messages (none
+/// for a file of a folder that does not start like a message, more than
+/// one for an mbox found in a folder) and notes
 /// for stderr. The records are formatted on the worker that audited them
 /// (all formats but the table, which is the summary of the records), so
 /// that the writing thread only copies bytes.
@@ -277,10 +280,37 @@ fn audit_raw(
     };
     let name = name.display().to_string();
     let in_folder = matches!(kind, InputKind::Folder | InputKind::Maildir);
-    // A file of a folder or Maildir is one message, as `normalize` reads
-    // it: a leading `From ` line is part of it, never a sign of an mbox.
-    // One that does not start like a message is listed with the other
-    // skipped files after the run.
+    // A file of a folder that is clearly an mbox (a later envelope line
+    // after an empty line), as `normalize` reads it: its messages, numbered
+    // within it, each under the size limit on its own.
+    if let Some(flavor) = super::folder_mbox(input, kind, m) {
+        match mailbox::read_mbox_bytes(&m.bytes, flavor, Path::new(&name)) {
+            Ok(r) => {
+                for item in r {
+                    match item {
+                        Ok(inner) => {
+                            let ctx = MessageContext {
+                                input: &name,
+                                index: inner.index,
+                            };
+                            if inner.bytes.len() as u64 > max {
+                                out.push(audit_oversize(&inner.bytes, &ctx, opts, max));
+                            } else {
+                                out.push(audit_message(&inner.bytes, &ctx, opts));
+                            }
+                        }
+                        Err(e) => out.notes.push(format!("{name}: {e}")),
+                    }
+                }
+            }
+            Err(e) => out.notes.push(format!("{name}: {e}")),
+        }
+        return out;
+    }
+    // Any other file of a folder or Maildir is one message, as `normalize`
+    // reads it: a leading `From ` line is part of it (a single message
+    // saved with its envelope line). One that does not start like a
+    // message is listed with the other skipped files after the run.
     if in_folder && !looks_like_message(&m.bytes) {
         out.skipped = Some(PathBuf::from(name));
         return out;

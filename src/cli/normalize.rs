@@ -366,6 +366,69 @@ fn one_input(
     };
     let oversize = std::sync::atomic::AtomicUsize::new(0);
     let work = |m: &RawMessage| -> Outcome {
+        // A file of a folder that is clearly an mbox (a later envelope line
+        // after an empty line) is normalized message by message (the size limit
+        // applies to each) and written back as an mbox; its report lines name the file and the message's
+        // place in it, as audit's records do.
+        if let Some(flavor) = super::folder_mbox(input, kind, m) {
+            let file = match &m.origin {
+                mailbox::Origin::File { relative } => input.join(relative),
+                _ => input.to_path_buf(),
+            };
+            let file_name = file.display().to_string();
+            let mut findings = 0;
+            let mut error = None;
+            let mut file_lines = Vec::new();
+            let rewritten = mailbox::rewrite_mbox_bytes(&m.bytes, flavor, &file, |inner| {
+                if error.is_some() {
+                    return None;
+                }
+                if inner.bytes.len() as u64 > args.max_message_size {
+                    oversize.fetch_add(1, Ordering::Relaxed);
+                    if want_report {
+                        file_lines.push(oversize_line(&file_name, inner.index));
+                    }
+                    return None;
+                }
+                match normalize::normalize(&inner.bytes, opts) {
+                    Ok(n) => {
+                        findings += n.report.findings();
+                        if want_report {
+                            file_lines.push(
+                                serde_json::to_string(&ReportLine {
+                                    input: &file_name,
+                                    index: inner.index,
+                                    report: &n.report,
+                                    note: None,
+                                })
+                                .unwrap_or_default(),
+                            );
+                        }
+                        match n.bytes {
+                            std::borrow::Cow::Owned(b) => Some(b),
+                            std::borrow::Cow::Borrowed(_) => None,
+                        }
+                    }
+                    Err(e) => {
+                        error.get_or_insert(e);
+                        None
+                    }
+                }
+            });
+            if let Some(e) = error {
+                fail(m, e);
+                return Outcome::unchanged();
+            }
+            if want_report && let Ok(mut l) = lines.lock() {
+                l.extend(file_lines.into_iter().map(|line| (m.index, line)));
+            }
+            return match rewritten {
+                Ok(Some(b)) => Outcome::changed(b),
+                // Unchanged, or unreadable as an mbox after all: kept as it is.
+                Ok(None) | Err(_) => Outcome::unchanged(),
+            }
+            .with_findings(findings);
+        }
         // A message of an archive larger than the limit is held (the reader
         // has it) but not decoded: it goes out as it came.
         if m.bytes.len() as u64 > args.max_message_size {
@@ -375,9 +438,10 @@ fn one_input(
             }
             return Outcome::unchanged();
         }
-        // A file of a folder or Maildir is one message, whatever its first
-        // line: a leading `From ` line is an envelope line of the message,
-        // kept as it is, never a sign of an mbox to split (doc/mailbox.md).
+        // Any other file of a folder or Maildir is one message, whatever its
+        // first line: a leading `From ` line is an envelope line of the
+        // message, kept as it is, never a sign of an mbox to split
+        // (doc/mailbox.md).
         match normalize::normalize(&m.bytes, opts) {
             Ok(n) => {
                 if want_report {

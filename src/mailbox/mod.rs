@@ -32,7 +32,7 @@ mod write;
 pub use dir::{FolderReader, MaildirReader, SingleReader};
 
 pub use atomic::{AtomicFile, WriteMode, backup_path, check_output, remove_stale_temporaries};
-pub use mbox::{MboxReader, quote_from_lines, unquote_from_lines};
+pub use mbox::{MboxReader, is_envelope_line, quote_from_lines, unquote_from_lines};
 pub use pipeline::{Options, Outcome, RunStats};
 pub use progress::{Bar, Progress};
 pub use write::{MessageWriter, OutputKind};
@@ -442,6 +442,20 @@ pub fn sniff(head: &[u8]) -> InputKind {
     InputKind::Mbox(MboxFlavor { format, crlf })
 }
 
+/// Decides whether a file of a plain folder (held whole) is read as an
+/// mbox, and of which flavor: only when it is clearly one, its first line a
+/// `From ` line (after an optional UTF-8 BOM) and a later line, preceded by
+/// an empty line, an envelope line ([`is_envelope_line`]). Otherwise it is
+/// one message, a leading `From ` line included (a single message saved
+/// with its envelope line; doc/mailbox.md, "Folders"). Files of a Maildir
+/// are always one message and are not asked about.
+pub fn sniff_folder_file(bytes: &[u8]) -> Option<MboxFlavor> {
+    match sniff(bytes) {
+        InputKind::Mbox(flavor) if mbox::has_later_envelope(bytes) => Some(flavor),
+        _ => None,
+    }
+}
+
 /// A reader of any input kind: an iterator of messages in input order.
 pub struct MessageReader {
     inner: Inner,
@@ -599,5 +613,77 @@ impl Iterator for MessageReader {
             Inner::Folder(r) => r.next(),
             Inner::Single(r) => r.next(),
         }
+    }
+}
+
+/// Reads an mbox held in memory (an mbox file found inside a folder, read
+/// there as one file). `name` names the file in errors. For the command
+/// line (feature `cli`).
+#[cfg(feature = "cli")]
+#[doc(hidden)]
+pub fn read_mbox_bytes(
+    bytes: &[u8],
+    flavor: MboxFlavor,
+    name: &Path,
+) -> Result<MessageReader, MailboxError> {
+    let src: Box<dyn io::Read + Send> = Box::new(io::Cursor::new(bytes.to_vec()));
+    MessageReader::from_reader(src, name.to_path_buf(), Some(flavor))
+}
+
+/// Rewrites an mbox held in memory (an mbox file found inside a folder)
+/// message by message, in its own format: `f` returns the new bytes of a
+/// message, or None to keep it. Returns None when nothing changed. `name`
+/// names the file in errors. For the command line (feature `cli`).
+#[cfg(feature = "cli")]
+#[doc(hidden)]
+pub fn rewrite_mbox_bytes(
+    bytes: &[u8],
+    flavor: MboxFlavor,
+    name: &Path,
+    mut f: impl FnMut(&RawMessage) -> Option<Vec<u8>>,
+) -> Result<Option<Vec<u8>>, MailboxError> {
+    let reader = read_mbox_bytes(bytes, flavor, name)?;
+    let out = std::sync::Arc::new(std::sync::Mutex::new(Vec::with_capacity(bytes.len())));
+    let mut writer = MessageWriter::to_stream(
+        Box::new(SharedBuf(out.clone())),
+        OutputKind::Mbox(flavor),
+        name.to_path_buf(),
+    )?;
+    let mut changed = false;
+    for m in reader {
+        let m = m?;
+        match f(&m) {
+            Some(new) if new != m.bytes => {
+                changed = true;
+                writer.write(&m, &new)?;
+            }
+            _ => writer.write(&m, &m.bytes)?,
+        }
+    }
+    writer.finish()?;
+    if !changed {
+        return Ok(None);
+    }
+    let out = out
+        .lock()
+        .map_err(|_| MailboxError::io(name, None, io::Error::other("buffer poisoned")))?;
+    Ok(Some(out.clone()))
+}
+
+/// A `Write` into a shared buffer (the stream writer needs `'static + Send`).
+#[cfg(feature = "cli")]
+struct SharedBuf(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+#[cfg(feature = "cli")]
+impl io::Write for SharedBuf {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0
+            .lock()
+            .map_err(|_| io::Error::other("buffer poisoned"))?
+            .extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
     }
 }

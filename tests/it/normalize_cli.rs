@@ -340,13 +340,12 @@ fn in_place_equals_output_and_input_format_overrides_detection() {
     );
 }
 
-/// Every file of a folder is one message, whatever its first line: a
-/// leading `From ` line is an envelope line of that message (tools save
-/// single messages so), and reading the file as an mbox split such
-/// messages at a body line and unquoted `>From `. An mbox inside a folder
-/// is therefore not opened; given as an input of its own it is.
+/// A file of a folder that is clearly an mbox (a later envelope line after
+/// an empty line) is normalized as an mbox, message by message, and
+/// written back as one: the same as normalizing it given as an input. A
+/// single message is the library's output for it.
 #[test]
-fn a_file_in_a_folder_is_one_message_even_when_it_starts_with_from() {
+fn an_mbox_inside_a_folder_is_normalized_as_an_mbox() {
     let tmp = tempfile::tempdir().unwrap();
     let folder = tmp.path().join("in");
     std::fs::create_dir(&folder).unwrap();
@@ -366,11 +365,7 @@ fn a_file_in_a_folder_is_one_message_even_when_it_starts_with_from() {
         .status()
         .unwrap();
     assert!(st.success());
-    assert_eq!(std::fs::read(out.join("archive.mbox")).unwrap(), lib(&mbox));
-    assert_eq!(std::fs::read(out.join("one.eml")).unwrap(), lib(&single));
-    let lines = std::fs::read_to_string(&report).unwrap().lines().count();
-    assert_eq!(lines, 2, "one report line per file");
-    // Given as an input, the same file is an mbox of many messages.
+    // The same as normalizing the mbox on its own ...
     let direct = tmp.path().join("direct.mbox");
     let st = bin()
         .args(["normalize", "-q"])
@@ -380,7 +375,25 @@ fn a_file_in_a_folder_is_one_message_even_when_it_starts_with_from() {
         .status()
         .unwrap();
     assert!(st.success());
-    assert_eq!(read_all(&direct).len(), fixture_files().len());
+    let got = std::fs::read(out.join("archive.mbox")).unwrap();
+    assert_eq!(got, std::fs::read(&direct).unwrap());
+    assert_ne!(got, lib(&mbox), "not normalized as one message");
+    assert_eq!(
+        read_all(&out.join("archive.mbox")).len(),
+        fixture_files().len()
+    );
+    // ... and the single message as the library writes it.
+    assert_eq!(std::fs::read(out.join("one.eml")).unwrap(), lib(&single));
+    // A report line for every message, those of the mbox named by it.
+    let text = std::fs::read_to_string(&report).unwrap();
+    assert_eq!(text.lines().count(), fixture_files().len() + 1, "{text}");
+    let in_mbox = folder.join("archive.mbox").display().to_string();
+    let last = fixture_files().len() - 1;
+    assert!(text.contains(&format!(
+        "{}:{},\"index\":{last}",
+        serde_json::to_string("input").unwrap(),
+        serde_json::to_string(&in_mbox).unwrap()
+    )));
 }
 
 /// Regression: outputs took the owner-only mode of their temporary file.

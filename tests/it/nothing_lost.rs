@@ -924,3 +924,93 @@ fn regression_a_symbolic_link_loop_is_skipped_like_a_dangling_link() {
         assert_eq!(o.status.code(), Some(66));
     }
 }
+
+/// An mbox of two messages as a mail reader keeps one in a folder of
+/// mailboxes (mutt's ~/Mail, Thunderbird's Local Folders): the second
+/// `From ` line, after an empty line, is an envelope line; the first
+/// message's body has a quoted `>From ` line.
+const TWO_MESSAGE_MBOX: &[u8] = b"From a@b.c Mon Jan  1 00:00:00 2001\n\
+From: a@b.c\nSubject: one\nContent-Type: text/plain; charset=iso-8859-1\n\n\
+Hello Jos\xe9\n>From the archive\n\n\
+From MAILER-DAEMON Fri Jul  8 12:08:34 2011 +0000\n\
+From: d@e.f\nSubject: two\nContent-Type: text/plain; charset=iso-8859-1\n\n\
+Adi\xf3s\n\n";
+
+#[test]
+fn regression_an_mbox_file_in_a_folder_is_read_as_an_mbox_a_single_message_is_not() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let (_, folder) = enveloped_inputs(dir.path());
+    std::fs::write(folder.join("box"), TWO_MESSAGE_MBOX).expect("w");
+    let flavor = mailbox::MboxFlavor {
+        format: mailbox::MboxFormat::Mboxo,
+        crlf: false,
+    };
+    let inner: Vec<Vec<u8>> = mailbox::MboxReader::new(TWO_MESSAGE_MBOX, "box", flavor)
+        .map(|m| m.expect("read").bytes)
+        .collect();
+    assert_eq!(inner.len(), 2);
+    let out = dir.path().join("out");
+    let report = dir.path().join("report.jsonl");
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        folder.as_os_str(),
+        os("-o"),
+        out.as_os_str(),
+        os("--report"),
+        report.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // The mbox: two messages, each normalized, written back as an mbox
+    // (envelope lines kept, `>From ` quoted again).
+    let got = std::fs::read(out.join("box")).expect("written");
+    let has = |hay: &[u8], needle: &[u8]| hay.windows(needle.len()).any(|w| w == needle);
+    assert!(got.starts_with(b"From a@b.c Mon Jan  1 00:00:00 2001\n"));
+    assert!(has(
+        &got,
+        b"\n\nFrom MAILER-DAEMON Fri Jul  8 12:08:34 2011 +0000\n"
+    ));
+    // Read as an mbox, the `>From ` line was unquoted (the normalized
+    // body quotes it its own way).
+    assert!(has(&inner[0], b"\nFrom the archive\n"));
+    let read: Vec<Vec<u8>> = mailbox::MboxReader::new(&got[..], "box", flavor)
+        .map(|m| m.expect("read").bytes)
+        .collect();
+    let want: Vec<Vec<u8>> = inner.iter().map(|m| lib_normalize(m)).collect();
+    assert_eq!(read, want);
+    // The single message with an envelope line: one message, nothing
+    // unquoted, not split.
+    let single = std::fs::read(out.join("a.eml")).expect("written");
+    assert_eq!(single, lib_normalize(ENVELOPED));
+    assert!(single.starts_with(b"From a@b Mon Jan  1 00:00:00 2001\nFrom: a@b\n"));
+    assert!(has(
+        &single,
+        b"\n>From the archive\n=46rom the desk of Jos=C3=A9:\n"
+    ));
+    assert!(has(&single, b"\nbye Jos=C3=A9\n"));
+    // One report line per message; audit counts the same messages.
+    let text = std::fs::read_to_string(&report).expect("report");
+    assert_eq!(text.lines().count(), 4, "{text}");
+    let box_name = folder.join("box").display().to_string();
+    let mut reported = std::collections::BTreeSet::new();
+    for line in text.lines() {
+        let r: serde_json::Value = serde_json::from_str(line).expect("json");
+        if r["input"] == box_name.as_str() {
+            reported.insert(r["index"].as_u64().expect("index"));
+        }
+    }
+    assert_eq!(reported, [0, 1].into(), "{text}");
+    let o = run(&[os("audit"), os("--format"), os("jsonl"), folder.as_os_str()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut messages = std::collections::BTreeSet::new();
+    for line in String::from_utf8(o.stdout).expect("utf-8").lines() {
+        let r: serde_json::Value = serde_json::from_str(line).expect("json");
+        let index = r["index"].as_u64().expect("index");
+        messages.insert((r["input"].as_str().expect("input").to_string(), index));
+    }
+    let a = folder.join("a.eml").display().to_string();
+    let b = folder.join("sub/b.eml").display().to_string();
+    let want: std::collections::BTreeSet<_> =
+        [(a, 0), (box_name.clone(), 0), (box_name, 1), (b, 0)].into();
+    assert_eq!(messages, want);
+}
