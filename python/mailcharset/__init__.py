@@ -131,9 +131,11 @@ class Message:
     audit`` gives its records (the path as given, joined with the file's
     place in a folder or Maildir).
 
-    Unlike ``mailcharset audit`` on a folder, :func:`read_path` does not
-    open an mbox found inside a folder, nor skip files that do not start
-    like a message: read such a file with :func:`read_mbox`."""
+    Unlike ``mailcharset audit`` on a folder, :func:`read_path` reads every
+    file of a folder as one message (an mbox inside a folder, which audit
+    and normalize read as an mbox when it is clearly one, is not opened:
+    read it with :func:`read_mbox`), and it does not skip files that do not
+    start like a message."""
 
     bytes: bytes
     index: int

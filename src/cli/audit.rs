@@ -3,10 +3,15 @@
 //!
 //! Each INPUT is detected (`mailbox::detect`): a message file, an mbox, a
 //! Maildir, a folder (recursively), or `-` for standard input (the default).
-//! In a folder, a file that is an mbox is read as one (its messages are
-//! numbered within it), and a file that does not start like a message (a
-//! header field or an mbox `From ` line) is skipped with a note on stderr,
-//! so `audit fixtures/` passes over `EXPECT.tsv`.
+//! In a folder, a file that is clearly an mbox (its first line a `From `
+//! line, and a later one, after an empty line, an mbox envelope line) is
+//! read as one, its messages numbered within it, as `normalize` reads it;
+//! every other file of a folder or Maildir is one message (a leading
+//! `From ` line is part of it), and a file that
+//! does not start like a message (a header field or a `From ` line) is
+//! skipped and listed with the other skipped files after the run (exit 66
+//! under `--strict-inputs`), so `audit fixtures/` passes over
+//! `EXPECT.tsv`.
 //!
 //! Records are named by the file they come from (`folder/sub/x.eml`) and
 //! the message's 0-based position in that file (always 0 for a message
@@ -28,15 +33,18 @@ use mailcharset::mailbox::{
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-/// What one message of the reader turned into: the audited messages (more
-/// than one for an mbox found in a folder) and notes for stderr. The
-/// records are formatted on the worker that audited them (all formats but
-/// the table, which is the summary of the records), so that the writing
-/// thread only copies bytes.
+/// What one message of the reader turned into: the audited messages (none
+/// for a file of a folder that does not start like a message, more than
+/// one for an mbox found in a folder) and notes
+/// for stderr. The records are formatted on the worker that audited them
+/// (all formats but the table, which is the summary of the records), so
+/// that the writing thread only copies bytes.
 struct Audited {
     format: Format,
     messages: Vec<Output>,
     notes: Vec<String>,
+    /// The file was passed over (it does not start like a message).
+    skipped: Option<PathBuf>,
 }
 
 enum Output {
@@ -133,11 +141,18 @@ pub fn run(args: &AuditArgs) -> CliResult {
             ..pipeline::Options::default()
         };
         let mut bar = Bar::new(progress, reader.size_hint_bytes());
+        let mut not_messages = Vec::new();
         let work = |m: &RawMessage| audit_raw(&path, kind, m, &opts, format, args.max_message_size);
         let result = pipeline::run_ordered(reader, &popts, work, |m, a: &Audited| {
             bar.advance(1, m.input_len);
             for n in &a.notes {
                 eprintln!("mailcharset: {}", mailcharset::audit::escape_controls(n));
+            }
+            if let Some(p) = &a.skipped {
+                not_messages.push(mailbox::Skipped {
+                    path: p.clone(),
+                    reason: mailbox::SkipReason::NotAMessage,
+                });
             }
             for out in &a.messages {
                 let (worst, written) = match out {
@@ -165,11 +180,9 @@ pub fn run(args: &AuditArgs) -> CliResult {
         } else {
             path.display().to_string()
         };
-        skip_code = skip_code.max(super::report_skipped(
-            &name,
-            &skipped.list(),
-            args.strict_inputs,
-        ));
+        let mut skipped = skipped.list();
+        skipped.extend(not_messages);
+        skip_code = skip_code.max(super::report_skipped(&name, &skipped, args.strict_inputs));
     }
     let (_, sink) = writer
         .finish_output()
@@ -251,6 +264,7 @@ fn audit_raw(
         format,
         messages: Vec::new(),
         notes: Vec::new(),
+        skipped: None,
     };
     let name = match (&m.origin, kind) {
         (Origin::File { relative }, InputKind::Folder) => input.join(relative),
@@ -266,33 +280,40 @@ fn audit_raw(
     };
     let name = name.display().to_string();
     let in_folder = matches!(kind, InputKind::Folder | InputKind::Maildir);
-    if in_folder {
-        if let InputKind::Mbox(flavor) = mailbox::sniff(&m.bytes) {
-            // An mbox inside a folder: its messages, numbered within it.
-            match mailbox::read_mbox_bytes(&m.bytes, flavor, Path::new(&name)) {
-                Ok(r) => {
-                    for item in r {
-                        match item {
-                            Ok(inner) => {
-                                let ctx = MessageContext {
-                                    input: &name,
-                                    index: inner.index,
-                                };
+    // A file of a folder that is clearly an mbox (a later envelope line
+    // after an empty line), as `normalize` reads it: its messages, numbered
+    // within it, each under the size limit on its own.
+    if let Some(flavor) = super::folder_mbox(input, kind, m) {
+        match mailbox::read_mbox_bytes(&m.bytes, flavor, Path::new(&name)) {
+            Ok(r) => {
+                for item in r {
+                    match item {
+                        Ok(inner) => {
+                            let ctx = MessageContext {
+                                input: &name,
+                                index: inner.index,
+                            };
+                            if inner.bytes.len() as u64 > max {
+                                out.push(audit_oversize(&inner.bytes, &ctx, opts, max));
+                            } else {
                                 out.push(audit_message(&inner.bytes, &ctx, opts));
                             }
-                            Err(e) => out.notes.push(format!("{name}: {e}")),
                         }
+                        Err(e) => out.notes.push(format!("{name}: {e}")),
                     }
                 }
-                Err(e) => out.notes.push(format!("{name}: {e}")),
             }
-            return out;
+            Err(e) => out.notes.push(format!("{name}: {e}")),
         }
-        if !looks_like_message(&m.bytes) {
-            out.notes
-                .push(format!("{name}: skipped, does not start like a message"));
-            return out;
-        }
+        return out;
+    }
+    // Any other file of a folder or Maildir is one message, as `normalize`
+    // reads it: a leading `From ` line is part of it (a single message
+    // saved with its envelope line). One that does not start like a
+    // message is listed with the other skipped files after the run.
+    if in_folder && !looks_like_message(&m.bytes) {
+        out.skipped = Some(PathBuf::from(name));
+        return out;
     }
     let ctx = MessageContext {
         input: &name,

@@ -297,6 +297,36 @@ fn parse_size(s: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("not a size: {s:?} (octets, or with K, M or G)"))
 }
 
+/// The mbox flavor of a file of a plain folder input that is clearly an
+/// mbox ([`mailcharset::mailbox::sniff_folder_file`]): `normalize` reads it
+/// and writes it back as an mbox, `audit` numbers its messages within it.
+/// None for anything else: every file of a Maildir, also of one inside the
+/// folder (under `cur/` or `new/` beside each other), and a single message
+/// that starts with its envelope line, is one message.
+pub(crate) fn folder_mbox(
+    input: &std::path::Path,
+    kind: mailcharset::mailbox::InputKind,
+    m: &mailcharset::mailbox::RawMessage,
+) -> Option<mailcharset::mailbox::MboxFlavor> {
+    use mailcharset::mailbox::{InputKind, Origin};
+    let (InputKind::Folder, Origin::File { relative }) = (kind, &m.origin) else {
+        return None;
+    };
+    let flavor = mailcharset::mailbox::sniff_folder_file(&m.bytes)?;
+    if let Some(parent) = relative.parent()
+        && matches!(
+            parent.file_name().and_then(|n| n.to_str()),
+            Some("cur" | "new")
+        )
+    {
+        let maildir = input.join(parent.parent().unwrap_or(parent));
+        if maildir.join("cur").is_dir() && maildir.join("new").is_dir() {
+            return None;
+        }
+    }
+    Some(flavor)
+}
+
 /// A stream of input octets.
 pub type Stream = Box<dyn io::Read + Send>;
 

@@ -31,6 +31,23 @@ struct ReportLine<'a> {
     index: usize,
     #[serde(flatten)]
     report: &'a normalize::NormalizeReport,
+    /// Why the message was not normalized (larger than the size limit).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<&'a str>,
+}
+
+/// What the report says of a message larger than `--max-message-size`.
+const OVERSIZE_NOTE: &str = "larger than --max-message-size: passed through unchanged";
+
+/// The report line of a message passed through unchanged, not normalized.
+fn oversize_line(input: &str, index: usize) -> String {
+    serde_json::to_string(&ReportLine {
+        input,
+        index,
+        report: &normalize::NormalizeReport::default(),
+        note: Some(OVERSIZE_NOTE),
+    })
+    .unwrap_or_default()
 }
 
 pub fn run(args: &NormalizeArgs) -> CliResult {
@@ -271,6 +288,17 @@ fn one_input(
     let reader = match open_bounded(input, kind, args.max_message_size)? {
         Bounded::Reader(r) => r,
         Bounded::TooLarge { head, rest } => {
+            // Its report line first, as for any input.
+            if let Some(r) = report {
+                let report_name = r.path().display().to_string();
+                writeln!(r, "{}", oversize_line(&name, 0))
+                    .and_then(|()| r.flush())
+                    .map_err(|e| {
+                        CliError::io(&format!("report {report_name}"), e).with_note(format!(
+                            "{report_name} not written; the output for this input not replaced"
+                        ))
+                    })?;
+            }
             return pass_through(&name, input, output, args, head, rest);
         }
     };
@@ -328,7 +356,6 @@ fn one_input(
     let want_report = report.is_some();
     // Under --on-error fail, reading stops once a message failed.
     let reader = reader.take_while(|_| !stop.load(Ordering::Relaxed));
-    let in_folder = matches!(kind, InputKind::Folder | InputKind::Maildir);
     let fail = |m: &RawMessage, e: NormalizeError| {
         stop.store(true, Ordering::Relaxed);
         if let Ok(mut f) = failed.lock()
@@ -339,21 +366,44 @@ fn one_input(
     };
     let oversize = std::sync::atomic::AtomicUsize::new(0);
     let work = |m: &RawMessage| -> Outcome {
-        // A message of an archive larger than the limit is held (the reader
-        // has it) but not decoded: it goes out as it came.
-        if m.bytes.len() as u64 > args.max_message_size {
-            oversize.fetch_add(1, Ordering::Relaxed);
-            return Outcome::unchanged();
-        }
-        // An mbox file inside a folder or Maildir is normalized as an mbox,
-        // message by message, and written back in its own format.
-        if in_folder && let InputKind::Mbox(flavor) = mailbox::sniff(&m.bytes) {
+        // A file of a folder that is clearly an mbox (a later envelope line
+        // after an empty line) is normalized message by message (the size limit
+        // applies to each) and written back as an mbox; its report lines name the file and the message's
+        // place in it, as audit's records do.
+        if let Some(flavor) = super::folder_mbox(input, kind, m) {
+            let file = match &m.origin {
+                mailbox::Origin::File { relative } => input.join(relative),
+                _ => input.to_path_buf(),
+            };
+            let file_name = file.display().to_string();
             let mut findings = 0;
             let mut error = None;
-            let rewritten = mailbox::rewrite_mbox_bytes(&m.bytes, flavor, input, |inner| {
+            let mut file_lines = Vec::new();
+            let rewritten = mailbox::rewrite_mbox_bytes(&m.bytes, flavor, &file, |inner| {
+                if error.is_some() {
+                    return None;
+                }
+                if inner.bytes.len() as u64 > args.max_message_size {
+                    oversize.fetch_add(1, Ordering::Relaxed);
+                    if want_report {
+                        file_lines.push(oversize_line(&file_name, inner.index));
+                    }
+                    return None;
+                }
                 match normalize::normalize(&inner.bytes, opts) {
                     Ok(n) => {
                         findings += n.report.findings();
+                        if want_report {
+                            file_lines.push(
+                                serde_json::to_string(&ReportLine {
+                                    input: &file_name,
+                                    index: inner.index,
+                                    report: &n.report,
+                                    note: None,
+                                })
+                                .unwrap_or_default(),
+                            );
+                        }
                         match n.bytes {
                             std::borrow::Cow::Owned(b) => Some(b),
                             std::borrow::Cow::Borrowed(_) => None,
@@ -369,6 +419,9 @@ fn one_input(
                 fail(m, e);
                 return Outcome::unchanged();
             }
+            if want_report && let Ok(mut l) = lines.lock() {
+                l.extend(file_lines.into_iter().map(|line| (m.index, line)));
+            }
             return match rewritten {
                 Ok(Some(b)) => Outcome::changed(b),
                 // Unchanged, or unreadable as an mbox after all: kept as it is.
@@ -376,6 +429,19 @@ fn one_input(
             }
             .with_findings(findings);
         }
+        // A message of an archive larger than the limit is held (the reader
+        // has it) but not decoded: it goes out as it came.
+        if m.bytes.len() as u64 > args.max_message_size {
+            oversize.fetch_add(1, Ordering::Relaxed);
+            if want_report && let Ok(mut l) = lines.lock() {
+                l.push((m.index, oversize_line(&name, m.index)));
+            }
+            return Outcome::unchanged();
+        }
+        // Any other file of a folder or Maildir is one message, whatever its
+        // first line: a leading `From ` line is an envelope line of the
+        // message, kept as it is, never a sign of an mbox to split
+        // (doc/mailbox.md).
         match normalize::normalize(&m.bytes, opts) {
             Ok(n) => {
                 if want_report {
@@ -383,6 +449,7 @@ fn one_input(
                         input: &name,
                         index: m.index,
                         report: &n.report,
+                        note: None,
                     })
                     .unwrap_or_default();
                     if let Ok(mut l) = lines.lock() {

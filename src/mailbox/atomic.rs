@@ -302,23 +302,40 @@ impl AtomicFile {
     }
 
     /// Flushes, syncs and renames the temporary over the destination; in
-    /// place, removes the backup afterwards.
+    /// place, removes the backup afterwards. When it fails before the
+    /// rename (a full disk on the last flush), the input is untouched: the
+    /// temporary goes, and so does the backup this run made.
     pub fn commit(mut self) -> Result<(), MailboxError> {
         let err = |e| MailboxError::io(&self.dest, None, e);
         let Some(w) = self.tmp.take() else {
             return Ok(());
         };
-        let tmp = match w.into_inner().map_err(|e| err(e.into_error()))? {
-            Target::Temp(t) => t,
-            // A device or pipe: written straight through, nothing to rename.
-            Target::Direct(_) => return Ok(()),
-        };
-        tmp.as_file().sync_all().map_err(err)?;
-        // Keep the original permissions when replacing a file.
-        if let Ok(meta) = std::fs::metadata(&self.dest) {
-            let _ = tmp.as_file().set_permissions(meta.permissions());
+        let renamed = (|| {
+            let tmp = match w.into_inner().map_err(|e| err(e.into_error()))? {
+                Target::Temp(t) => t,
+                // A device or pipe: written straight through, nothing to rename.
+                Target::Direct(_) => return Ok(false),
+            };
+            tmp.as_file().sync_all().map_err(err)?;
+            // Keep the original permissions when replacing a file.
+            if let Ok(meta) = std::fs::metadata(&self.dest) {
+                let _ = tmp.as_file().set_permissions(meta.permissions());
+            }
+            // On failure the temporary comes back in the error and is
+            // removed with it.
+            tmp.persist(&self.dest).map_err(|e| err(e.error))?;
+            Ok(true)
+        })();
+        match renamed {
+            Ok(true) => {}
+            Ok(false) => return Ok(()),
+            Err(e) => {
+                if let Some(bak) = self.backup.take() {
+                    let _ = std::fs::remove_file(bak);
+                }
+                return Err(e);
+            }
         }
-        tmp.persist(&self.dest).map_err(|e| err(e.error))?;
         sync_dir(parent_of(&self.dest)).map_err(err)?;
         if let Some(bak) = self.backup.take() {
             std::fs::remove_file(&bak).map_err(|e| MailboxError::io(&bak, None, e))?;
@@ -385,7 +402,13 @@ pub(super) fn make_backup(dest: &Path) -> Result<PathBuf, MailboxError> {
             .create_new(true)
             .open(&bak)
             .map_err(|e| MailboxError::io(&bak, None, e))?;
-        io::copy(&mut from, &mut to).map_err(|e| MailboxError::io(&bak, None, e))?;
+        if let Err(e) = io::copy(&mut from, &mut to).and_then(|_| to.sync_all()) {
+            // A partial copy (a full disk) is no backup, and a later run
+            // would take it for the user's and refuse: it goes.
+            drop(to);
+            let _ = std::fs::remove_file(&bak);
+            return Err(MailboxError::io(&bak, None, e));
+        }
     }
     Ok(bak)
 }

@@ -124,14 +124,14 @@ impl MaildirReader {
 }
 
 /// The metadata of an entry (a symbolic link followed), or None when it
-/// points nowhere or is gone (listed in `skipped`).
+/// points nowhere, loops, or is gone (listed in `skipped`).
 fn stat(
     ent: &std::fs::DirEntry,
     skipped: &SkipLog,
 ) -> Result<Option<std::fs::Metadata>, MailboxError> {
     match std::fs::metadata(ent.path()) {
         Ok(m) => Ok(Some(m)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound || link_loops(&ent.path()) => {
             skipped.push(ent.path(), gone(ent));
             Ok(None)
         }
@@ -139,14 +139,38 @@ fn stat(
     }
 }
 
-/// Why a directory entry could not be looked at: a link to nothing, or a
-/// file gone meanwhile.
+/// Why a directory entry could not be looked at: a link that loops, a link
+/// to nothing, or a file gone meanwhile.
 fn gone(ent: &std::fs::DirEntry) -> SkipReason {
-    if ent.file_type().is_ok_and(|t| t.is_symlink()) {
-        SkipReason::DanglingLink
-    } else {
+    if !ent.file_type().is_ok_and(|t| t.is_symlink()) {
         SkipReason::Vanished
+    } else if link_loops(&ent.path()) {
+        SkipReason::LinkLoop
+    } else {
+        SkipReason::DanglingLink
     }
+}
+
+/// Whether the symbolic link at `path` loops: following it link by link
+/// comes back to a link already seen, or goes on past 64 links (where the
+/// system gives up too). `ErrorKind::FilesystemLoop` is not stable yet, so
+/// the chain is followed here rather than the error's kind read.
+fn link_loops(path: &Path) -> bool {
+    let mut seen = std::collections::HashSet::new();
+    let mut at = path.to_path_buf();
+    for _ in 0..64 {
+        if !seen.insert(at.clone()) {
+            return true;
+        }
+        match std::fs::read_link(&at) {
+            // A relative target is relative to the link's directory; an
+            // absolute one replaces the path.
+            Ok(target) => at = at.parent().map_or(target.clone(), |d| d.join(&target)),
+            // Not a link (or unreadable): the chain ends there.
+            Err(_) => return false,
+        }
+    }
+    true
 }
 
 /// The folders of the Maildir at `root`: Maildir++ folders (`.Name` with a
@@ -241,15 +265,8 @@ impl Iterator for MaildirReader {
             };
             let index = self.index;
             self.index += 1;
-            let name = match name.into_string() {
-                Ok(n) => n,
-                Err(n) => {
-                    return Some(Err(MailboxError::Unrecognized {
-                        path: path.clone(),
-                        reason: format!("Maildir file name is not UTF-8: {}", n.to_string_lossy()),
-                    }));
-                }
-            };
+            // The name is kept as it is, UTF-8 or not: a message is never
+            // dropped for its name.
             return Some(Ok(RawMessage {
                 input_len: bytes.len() as u64,
                 bytes,

@@ -354,6 +354,64 @@ static FROM: LazyLock<memmem::Finder<'static>> = LazyLock::new(|| memmem::Finder
 static QUOTED_FROM: LazyLock<memmem::Finder<'static>> =
     LazyLock::new(|| memmem::Finder::new(b">From "));
 
+/// Whether `line` looks like an mbox envelope line: `From `, a sender
+/// without spaces, a space, then text that ends in a 4-digit year (19xx or
+/// 20xx) as a word of its own, optionally followed by a numeric (`+0000`)
+/// or alphabetic (`UTC`) time zone; the line ending is not looked at. So
+/// `From MAILER-DAEMON Fri Jul  8 12:08:34 2011` and
+/// `From a@b.c  Mon Jan 1 00:00:00 2001 +0000` are, `From the desk of
+/// José:` is not.
+pub fn is_envelope_line(line: &[u8]) -> bool {
+    let Some(rest) = line.strip_prefix(b"From ") else {
+        return false;
+    };
+    let sender_end = rest
+        .iter()
+        .position(|&b| b == b' ' || b == b'\t')
+        .unwrap_or(rest.len());
+    if sender_end == 0 || sender_end == rest.len() || rest[sender_end] != b' ' {
+        return false;
+    }
+    let mut words = rest[sender_end..]
+        .split(|&b| b == b' ' || b == b'\t')
+        .map(|w| w.trim_ascii_end())
+        .filter(|w| !w.is_empty())
+        .rev();
+    let is_year = |w: &[u8]| {
+        w.len() == 4
+            && (w.starts_with(b"19") || w.starts_with(b"20"))
+            && w.iter().all(u8::is_ascii_digit)
+    };
+    let is_zone = |w: &[u8]| {
+        (w.len() == 5 && (w[0] == b'+' || w[0] == b'-') && w[1..].iter().all(u8::is_ascii_digit))
+            || ((1..=5).contains(&w.len()) && w.iter().all(u8::is_ascii_alphabetic))
+    };
+    match words.next() {
+        Some(w) if is_year(w) => true,
+        Some(w) if is_zone(w) => words.next().is_some_and(is_year),
+        _ => false,
+    }
+}
+
+/// Whether an mbox file held whole (one found in a folder) is clearly an
+/// mbox: besides its first line, a line preceded by an empty line is an
+/// envelope line ([`is_envelope_line`]). A single message saved with its
+/// envelope line, whose body may have lines starting `From `, is not.
+pub(crate) fn has_later_envelope(bytes: &[u8]) -> bool {
+    let mut at = 0;
+    while let Some(i) = NL_FROM.find(&bytes[at..]) {
+        let start = at + i + 1;
+        let before = &bytes[..start];
+        let blank_before = before.ends_with(b"\n\n") || before.ends_with(b"\n\r\n");
+        let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |j| start + j);
+        if blank_before && is_envelope_line(&bytes[start..end]) {
+            return true;
+        }
+        at = start;
+    }
+    false
+}
+
 fn is_from_line(line: &[u8]) -> bool {
     line.starts_with(b"From ")
 }
@@ -557,6 +615,41 @@ mod tests {
             let lossy = unquote_from_lines(&text, MboxFormat::Mboxo).unwrap_or(text.clone());
             proptest::prop_assert_eq!(back, lossy);
         }
+    }
+
+    #[test]
+    fn envelope_lines() {
+        for yes in [
+            &b"From MAILER-DAEMON Fri Jul  8 12:08:34 2011"[..],
+            b"From a@b.c  Mon Jan 1 00:00:00 2001 +0000",
+            b"From a@b Mon Jan  1 00:00:00 2001\r",
+            b"From a@b Sat Jan  3 01:05:34 1996 PST",
+            b"From x Fri Jul  8 12:08:34 PDT 2011 ",
+        ] {
+            assert!(is_envelope_line(yes), "{}", String::from_utf8_lossy(yes));
+        }
+        for no in [
+            &b"From the desk of Jos\xe9:"[..],
+            b"From the archive",
+            b"From a@b",
+            b"From  a@b Mon Jan 1 00:00:00 2001",
+            b"From a@b Mon Jan 1 00:00:00 1899",
+            b"From a@b Mon Jan 1 00:00:00 12001",
+            b"From a@b Mon Jan 1 00:00:00 2001 +00",
+            b"From a@b Mon Jan 1 00:00:00 2001 UTC UTC",
+            b">From a@b Mon Jan 1 00:00:00 2001",
+        ] {
+            assert!(!is_envelope_line(no), "{}", String::from_utf8_lossy(no));
+        }
+        let one = b"From a@b Mon Jan  1 00:00:00 2001\nSubject: x\n\nHi\n>From the archive\nFrom the desk of Jos\xe9:\n\nFrom the desk\n";
+        assert!(!has_later_envelope(one));
+        let two = b"From a@b Mon Jan  1 00:00:00 2001\nSubject: x\n\nHi\n\nFrom c@d Tue Jan  2 00:00:00 2001\nSubject: y\n\n";
+        assert!(has_later_envelope(two));
+        let crlf = b"From a@b Mon Jan  1 00:00:00 2001\r\nSubject: x\r\n\r\nHi\r\n\r\nFrom c@d Tue Jan  2 00:00:00 2001\r\n";
+        assert!(has_later_envelope(crlf));
+        // An envelope-like line with no empty line before it does not count.
+        let glued = b"From a@b Mon Jan  1 00:00:00 2001\nSubject: x\n\nHi\nFrom c@d Tue Jan  2 00:00:00 2001\n";
+        assert!(!has_later_envelope(glued));
     }
 
     #[test]

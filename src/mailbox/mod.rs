@@ -32,7 +32,7 @@ mod write;
 pub use dir::{FolderReader, MaildirReader, SingleReader};
 
 pub use atomic::{AtomicFile, WriteMode, backup_path, check_output, remove_stale_temporaries};
-pub use mbox::{MboxReader, quote_from_lines, unquote_from_lines};
+pub use mbox::{MboxReader, is_envelope_line, quote_from_lines, unquote_from_lines};
 pub use pipeline::{Options, Outcome, RunStats};
 pub use progress::{Bar, Progress};
 pub use write::{MessageWriter, OutputKind};
@@ -135,8 +135,9 @@ pub enum Origin {
         folder: std::ffi::OsString,
         /// `cur/` or `new/`.
         subdir: MaildirSubdir,
-        /// The file name, `:2,FLAGS` info included.
-        name: String,
+        /// The file name, `:2,FLAGS` info included, byte for byte (it
+        /// need not be UTF-8).
+        name: std::ffi::OsString,
     },
     /// A file in a folder (path relative to the folder) or a single file.
     File {
@@ -167,13 +168,17 @@ impl MaildirSubdir {
 }
 
 impl Origin {
-    /// The Maildir flags (the letters after `:2,`), if this is a Maildir
-    /// message with info.
+    /// The Maildir flags (the letters after the last `:2,`), if this is a
+    /// Maildir message with info. The name is looked at as bytes: a name
+    /// that is not UTF-8 has its flags too (None only when the flags
+    /// themselves are not UTF-8).
     pub fn maildir_flags(&self) -> Option<&str> {
-        match self {
-            Origin::Maildir { name, .. } => name.rsplit_once(":2,").map(|(_, f)| f),
-            _ => None,
-        }
+        let Origin::Maildir { name, .. } = self else {
+            return None;
+        };
+        let name = name.as_encoded_bytes();
+        let at = memchr::memmem::rfind(name, b":2,")?;
+        std::str::from_utf8(&name[at + 3..]).ok()
     }
 }
 
@@ -199,6 +204,13 @@ pub enum SkipReason {
     LinkedDirectory,
     /// A file in a Maildir outside `cur/` and `new/` and not a folder's.
     NotInMaildir,
+    /// A symbolic link that loops (it points to nothing, as a dangling
+    /// link does).
+    LinkLoop,
+    /// A file of a folder that does not start like a message (`audit`
+    /// passes over such files: neither a header field nor a `From ` line
+    /// first).
+    NotAMessage,
 }
 
 impl SkipReason {
@@ -209,6 +221,8 @@ impl SkipReason {
             SkipReason::DanglingLink => "a dangling symbolic link",
             SkipReason::LinkedDirectory => "a symbolic link to a directory, not followed",
             SkipReason::NotInMaildir => "in a Maildir but not in cur/ or new/",
+            SkipReason::LinkLoop => "a symbolic link that loops",
+            SkipReason::NotAMessage => "does not start like a message",
         }
     }
 }
@@ -428,6 +442,20 @@ pub fn sniff(head: &[u8]) -> InputKind {
     InputKind::Mbox(MboxFlavor { format, crlf })
 }
 
+/// Decides whether a file of a plain folder (held whole) is read as an
+/// mbox, and of which flavor: only when it is clearly one, its first line a
+/// `From ` line (after an optional UTF-8 BOM) and a later line, preceded by
+/// an empty line, an envelope line ([`is_envelope_line`]). Otherwise it is
+/// one message, a leading `From ` line included (a single message saved
+/// with its envelope line; doc/mailbox.md, "Folders"). Files of a Maildir
+/// are always one message and are not asked about.
+pub fn sniff_folder_file(bytes: &[u8]) -> Option<MboxFlavor> {
+    match sniff(bytes) {
+        InputKind::Mbox(flavor) if mbox::has_later_envelope(bytes) => Some(flavor),
+        _ => None,
+    }
+}
+
 /// A reader of any input kind: an iterator of messages in input order.
 pub struct MessageReader {
     inner: Inner,
@@ -588,9 +616,9 @@ impl Iterator for MessageReader {
     }
 }
 
-/// Reads an mbox held in memory (an mbox file found inside a folder or a
-/// Maildir, read there as one file). `name` names the file in errors.
-/// For the command line (feature `cli`).
+/// Reads an mbox held in memory (an mbox file found inside a folder, read
+/// there as one file). `name` names the file in errors. For the command
+/// line (feature `cli`).
 #[cfg(feature = "cli")]
 #[doc(hidden)]
 pub fn read_mbox_bytes(
@@ -602,11 +630,10 @@ pub fn read_mbox_bytes(
     MessageReader::from_reader(src, name.to_path_buf(), Some(flavor))
 }
 
-/// Rewrites an mbox held in memory (an mbox file found inside a folder or a
-/// Maildir) message by message, in its own format: `f` returns the new
-/// bytes of a message, or None to keep it. Returns None when nothing
-/// changed. `name` names the file in errors. For the command line (feature
-/// `cli`).
+/// Rewrites an mbox held in memory (an mbox file found inside a folder)
+/// message by message, in its own format: `f` returns the new bytes of a
+/// message, or None to keep it. Returns None when nothing changed. `name`
+/// names the file in errors. For the command line (feature `cli`).
 #[cfg(feature = "cli")]
 #[doc(hidden)]
 pub fn rewrite_mbox_bytes(

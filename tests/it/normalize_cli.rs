@@ -340,6 +340,10 @@ fn in_place_equals_output_and_input_format_overrides_detection() {
     );
 }
 
+/// A file of a folder that is clearly an mbox (a later envelope line after
+/// an empty line) is normalized as an mbox, message by message, and
+/// written back as one: the same as normalizing it given as an input. A
+/// single message is the library's output for it.
 #[test]
 fn an_mbox_inside_a_folder_is_normalized_as_an_mbox() {
     let tmp = tempfile::tempdir().unwrap();
@@ -350,11 +354,14 @@ fn an_mbox_inside_a_folder_is_normalized_as_an_mbox() {
     let single = std::fs::read(common::fixtures().join("messages/koi8r-base64.eml")).unwrap();
     std::fs::write(folder.join("one.eml"), &single).unwrap();
     let out = tmp.path().join("out");
+    let report = tmp.path().join("report.jsonl");
     let st = bin()
         .args(["normalize", "-q"])
         .arg(&folder)
         .arg("-o")
         .arg(&out)
+        .arg("--report")
+        .arg(&report)
         .status()
         .unwrap();
     assert!(st.success());
@@ -370,12 +377,23 @@ fn an_mbox_inside_a_folder_is_normalized_as_an_mbox() {
     assert!(st.success());
     let got = std::fs::read(out.join("archive.mbox")).unwrap();
     assert_eq!(got, std::fs::read(&direct).unwrap());
+    assert_ne!(got, lib(&mbox), "not normalized as one message");
     assert_eq!(
         read_all(&out.join("archive.mbox")).len(),
         fixture_files().len()
     );
     // ... and the single message as the library writes it.
     assert_eq!(std::fs::read(out.join("one.eml")).unwrap(), lib(&single));
+    // A report line for every message, those of the mbox named by it.
+    let text = std::fs::read_to_string(&report).unwrap();
+    assert_eq!(text.lines().count(), fixture_files().len() + 1, "{text}");
+    let in_mbox = folder.join("archive.mbox").display().to_string();
+    let last = fixture_files().len() - 1;
+    assert!(text.contains(&format!(
+        "{}:{},\"index\":{last}",
+        serde_json::to_string("input").unwrap(),
+        serde_json::to_string(&in_mbox).unwrap()
+    )));
 }
 
 /// Regression: outputs took the owner-only mode of their temporary file.

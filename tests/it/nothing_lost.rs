@@ -570,3 +570,447 @@ fn regression_small_things_seen_on_the_way() {
     );
     assert!(decoded.starts_with("café"), "{decoded:?}");
 }
+
+/// A message file as some tools save it (and 44 of the 207 files of
+/// SpamAssassin's `t/data` are): an mbox envelope line first, a `>From `
+/// line and a bare `From ` line in the body, and a line after a blank line
+/// that looks like a header.
+const ENVELOPED: &[u8] = b"From a@b Mon Jan  1 00:00:00 2001\n\
+From: a@b\nSubject: x\nContent-Type: text/plain; charset=iso-8859-1\n\n\
+Hello Jos\xe9\n>From the archive\nFrom the desk of Jos\xe9:\nRegards: Jos\xe9\n\n\
+bye Jos\xe9\n";
+
+fn lib_normalize(raw: &[u8]) -> Vec<u8> {
+    mailcharset::normalize::normalize(raw, &mailcharset::normalize::Options::default())
+        .expect("normalizes")
+        .bytes
+        .into_owned()
+}
+
+/// A Maildir with ENVELOPED in `cur/` and a plain message in `new/`, and a
+/// folder with the same two files.
+fn enveloped_inputs(dir: &Path) -> (PathBuf, PathBuf) {
+    let plain = std::fs::read(fixture("koi8r-base64.eml")).expect("read");
+    let md = dir.join("md");
+    for d in ["cur", "new", "tmp"] {
+        std::fs::create_dir_all(md.join(d)).expect("mkdir");
+    }
+    std::fs::write(md.join("cur/1.host:2,S"), ENVELOPED).expect("w");
+    std::fs::write(md.join("new/2.host"), &plain).expect("w");
+    let folder = dir.join("folder");
+    std::fs::create_dir_all(folder.join("sub")).expect("mkdir");
+    std::fs::write(folder.join("a.eml"), ENVELOPED).expect("w");
+    std::fs::write(folder.join("sub/b.eml"), &plain).expect("w");
+    (md, folder)
+}
+
+#[test]
+fn regression_a_maildir_or_folder_file_starting_with_from_is_one_message() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let (md, folder) = enveloped_inputs(dir.path());
+    let want = lib_normalize(ENVELOPED);
+    // The whole message, envelope line kept as it was, body not unquoted,
+    // not split at its `From ` line.
+    assert!(want.starts_with(b"From a@b Mon Jan  1 00:00:00 2001\n"));
+    let has = |hay: &[u8], needle: &[u8]| hay.windows(needle.len()).any(|w| w == needle);
+    assert!(has(&want, b"\n>From the archive\n"));
+    assert!(has(&want, b"\nbye Jos"));
+    for (input, file) in [(&md, "cur/1.host:2,S"), (&folder, "a.eml")] {
+        let out = dir.path().join("out");
+        let o = run(&[
+            os("normalize"),
+            os("-q"),
+            input.as_os_str(),
+            os("-o"),
+            out.as_os_str(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(
+            std::fs::read(out.join(file)).expect("written"),
+            want,
+            "{file}"
+        );
+        std::fs::remove_dir_all(&out).expect("rm");
+
+        // In place: the same bytes replace the file.
+        let copy = dir.path().join("copy");
+        let o = Command::new("cp")
+            .arg("-a")
+            .arg(input)
+            .arg(&copy)
+            .status()
+            .expect("cp");
+        assert!(o.success());
+        let o = run(&[
+            os("normalize"),
+            os("-q"),
+            os("--in-place"),
+            copy.as_os_str(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(std::fs::read(copy.join(file)).expect("there"), want);
+        std::fs::remove_dir_all(&copy).expect("rm");
+
+        // audit reads it the same way: one message, index 0, named by
+        // its file.
+        let o = run(&[os("audit"), os("--format"), os("jsonl"), input.as_os_str()]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let name = input.join(file).display().to_string();
+        let mut messages = std::collections::BTreeSet::new();
+        for line in String::from_utf8(o.stdout).expect("utf-8").lines() {
+            let r: serde_json::Value = serde_json::from_str(line).expect("json");
+            let index = r["index"].as_u64().expect("index");
+            messages.insert((r["input"].as_str().expect("input").to_string(), index));
+        }
+        assert_eq!(messages.len(), 2, "{messages:?}");
+        assert!(
+            messages.contains(&(name.clone(), 0)),
+            "{name}: {messages:?}"
+        );
+    }
+}
+
+#[test]
+fn regression_the_report_has_one_record_per_message() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let (md, folder) = enveloped_inputs(dir.path());
+    // Messages over --max-message-size pass through unchanged, and are
+    // reported so; a single message over it too.
+    let single = fixture("koi8r-base64.eml");
+    for (input, size, want) in [
+        (&md, "10M", [0, 1].as_slice()),
+        (&folder, "10M", &[0, 1]),
+        (&folder, "100", &[0, 1]),
+        (&single, "100", &[0]),
+    ] {
+        let out = dir.path().join("out");
+        let report = dir.path().join("report.jsonl");
+        let o = run(&[
+            os("normalize"),
+            input.as_os_str(),
+            os("--max-message-size"),
+            os(size),
+            os("-o"),
+            out.as_os_str(),
+            os("--report"),
+            report.as_os_str(),
+        ]);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{stderr}");
+        let n = want.len();
+        if size == "10M" {
+            assert!(
+                stderr.contains(&format!(": {n} messages in, {n} out")),
+                "{stderr}"
+            );
+        }
+        let text = std::fs::read_to_string(&report).expect("report");
+        let records: Vec<serde_json::Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("json"))
+            .collect();
+        let indexes: Vec<u64> = records
+            .iter()
+            .map(|r| r["index"].as_u64().expect("index"))
+            .collect();
+        assert_eq!(indexes, want, "{}: {text}", input.display());
+        if size == "100" {
+            assert!(
+                records.iter().all(|r| r["note"]
+                    .as_str()
+                    .is_some_and(|n| n.contains("max-message-size"))),
+                "{text}"
+            );
+        }
+        if out.is_dir() {
+            std::fs::remove_dir_all(&out).expect("rm");
+        } else {
+            std::fs::remove_file(&out).expect("rm");
+        }
+    }
+}
+
+#[test]
+fn regression_a_maildir_file_name_that_is_not_utf8_is_read_and_kept() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().expect("tmp");
+    let md = dir.path().join("md");
+    for d in ["cur", "new", "tmp"] {
+        std::fs::create_dir_all(md.join(d)).expect("mkdir");
+    }
+    let m = std::fs::read(fixture("koi8r-base64.eml")).expect("read");
+    let odd = std::ffi::OsStr::from_bytes(b"b\xe9.host:2,RS");
+    for name in [os("a"), odd, os("c")] {
+        std::fs::write(md.join("cur").join(name), &m).expect("w");
+    }
+    // The library reads it under its own name, flags and all.
+    let read: Vec<_> = MaildirReader::open(&md)
+        .expect("open")
+        .map(|r| r.expect("no error"))
+        .collect();
+    assert_eq!(read.len(), 3);
+    assert!(matches!(&read[1].origin,
+        mailbox::Origin::Maildir { name, .. } if name.as_os_str() == odd));
+    assert_eq!(read[1].origin.maildir_flags(), Some("RS"));
+
+    let want = lib_normalize(&m);
+    let out = dir.path().join("out");
+    let o = run(&[os("normalize"), md.as_os_str(), os("-o"), out.as_os_str()]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert!(stderr.contains("3 messages in, 3 out"), "{stderr}");
+    assert_eq!(
+        std::fs::read(out.join("cur").join(odd)).expect("kept"),
+        want
+    );
+
+    let o = run(&[os("audit"), os("--format"), os("jsonl"), md.as_os_str()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let inputs: std::collections::BTreeSet<String> = String::from_utf8(o.stdout)
+        .expect("utf-8")
+        .lines()
+        .map(|l| {
+            let r: serde_json::Value = serde_json::from_str(l).expect("json");
+            r["input"].as_str().expect("input").to_string()
+        })
+        .collect();
+    assert_eq!(inputs.len(), 3, "{inputs:?}");
+
+    let o = run(&[os("normalize"), os("-q"), os("--in-place"), md.as_os_str()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for name in [os("a"), odd, os("c")] {
+        assert_eq!(
+            std::fs::read(md.join("cur").join(name)).expect("there"),
+            want
+        );
+    }
+}
+
+/// Runs `mailcharset ARGS...` under `ulimit -f` (a file may not grow past a
+/// few KiB: writes past it fail with EFBIG, SIGXFSZ ignored), a stand-in for
+/// a full disk that needs neither root nor a small file system.
+fn run_with_file_size_limit(args: &[&std::ffi::OsStr]) -> Output {
+    Command::new("sh")
+        .arg("-c")
+        .arg("trap '' XFSZ; ulimit -f 8 || exit 99; exec \"$@\"")
+        .arg("sh")
+        .arg(bin())
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("sh runs")
+}
+
+#[test]
+fn regression_a_failed_in_place_run_removes_its_backup() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let input = mbox(dir.path());
+    let original = std::fs::read(&input).expect("read");
+    let o = run_with_file_size_limit(&[
+        os("normalize"),
+        os("-q"),
+        os("--in-place"),
+        input.as_os_str(),
+    ]);
+    assert_ne!(o.status.code(), Some(99), "ulimit -f not available");
+    assert_eq!(
+        o.status.code(),
+        Some(74),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(
+        std::fs::read(&input).expect("input"),
+        original,
+        "input untouched"
+    );
+    let bak = mailbox::backup_path(&input);
+    assert!(!bak.exists(), "the backup of an abandoned run is removed");
+    assert_eq!(
+        crate::common::temporaries(dir.path()),
+        Vec::<PathBuf>::new(),
+        "nor is a temporary left"
+    );
+    // The same run without the limit completes.
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        os("--in-place"),
+        input.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(!bak.exists());
+}
+
+#[test]
+fn regression_audit_counts_files_that_do_not_start_like_a_message_as_skipped() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let folder = dir.path().join("folder");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    std::fs::copy(fixture("koi8r-base64.eml"), folder.join("a.eml")).expect("copy");
+    std::fs::write(folder.join("b.eml"), b"hello world, this is a note\n").expect("w");
+    let audit = |strict: bool| {
+        let mut args = vec![os("audit"), os("-q"), os("--format"), os("jsonl")];
+        if strict {
+            args.push(os("--strict-inputs"));
+        }
+        args.push(folder.as_os_str());
+        run(&args)
+    };
+    let o = audit(false);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("1 file(s) skipped")
+            && stderr.contains("b.eml (does not start like a message)"),
+        "{stderr}"
+    );
+    assert!(!o.stdout.is_empty(), "a.eml audited");
+    assert_eq!(audit(true).status.code(), Some(66));
+}
+
+#[test]
+fn regression_a_symbolic_link_loop_is_skipped_like_a_dangling_link() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let folder = dir.path().join("folder");
+    let md = dir.path().join("md");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    for d in ["cur", "new", "tmp"] {
+        std::fs::create_dir_all(md.join(d)).expect("mkdir");
+    }
+    let m = std::fs::read(fixture("koi8r-base64.eml")).expect("read");
+    for (at, message) in [(folder.clone(), "m.eml"), (md.join("cur"), "1.host:2,S")] {
+        std::fs::write(at.join(message), &m).expect("w");
+        std::os::unix::fs::symlink("la", at.join("lb")).expect("ln");
+        std::os::unix::fs::symlink("lb", at.join("la")).expect("ln");
+        std::os::unix::fs::symlink("self", at.join("self")).expect("ln");
+    }
+    for (input, message) in [(&folder, "m.eml"), (&md, "cur/1.host:2,S")] {
+        let out = dir.path().join("out");
+        let o = run(&[
+            os("normalize"),
+            input.as_os_str(),
+            os("-o"),
+            out.as_os_str(),
+        ]);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{stderr}");
+        assert!(
+            stderr.contains("3 file(s) skipped") && stderr.contains("(a symbolic link that loops)"),
+            "{stderr}"
+        );
+        assert_eq!(
+            std::fs::read(out.join(message)).expect("written"),
+            lib_normalize(&m)
+        );
+        std::fs::remove_dir_all(&out).expect("rm");
+        let o = run(&[
+            os("audit"),
+            os("-q"),
+            os("--format"),
+            os("jsonl"),
+            input.as_os_str(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert!(!o.stdout.is_empty());
+        let o = run(&[
+            os("audit"),
+            os("-q"),
+            os("--strict-inputs"),
+            os("--format"),
+            os("jsonl"),
+            input.as_os_str(),
+        ]);
+        assert_eq!(o.status.code(), Some(66));
+    }
+}
+
+/// An mbox of two messages as a mail reader keeps one in a folder of
+/// mailboxes (mutt's ~/Mail, Thunderbird's Local Folders): the second
+/// `From ` line, after an empty line, is an envelope line; the first
+/// message's body has a quoted `>From ` line.
+const TWO_MESSAGE_MBOX: &[u8] = b"From a@b.c Mon Jan  1 00:00:00 2001\n\
+From: a@b.c\nSubject: one\nContent-Type: text/plain; charset=iso-8859-1\n\n\
+Hello Jos\xe9\n>From the archive\n\n\
+From MAILER-DAEMON Fri Jul  8 12:08:34 2011 +0000\n\
+From: d@e.f\nSubject: two\nContent-Type: text/plain; charset=iso-8859-1\n\n\
+Adi\xf3s\n\n";
+
+#[test]
+fn regression_an_mbox_file_in_a_folder_is_read_as_an_mbox_a_single_message_is_not() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let (_, folder) = enveloped_inputs(dir.path());
+    std::fs::write(folder.join("box"), TWO_MESSAGE_MBOX).expect("w");
+    let flavor = mailbox::MboxFlavor {
+        format: mailbox::MboxFormat::Mboxo,
+        crlf: false,
+    };
+    let inner: Vec<Vec<u8>> = mailbox::MboxReader::new(TWO_MESSAGE_MBOX, "box", flavor)
+        .map(|m| m.expect("read").bytes)
+        .collect();
+    assert_eq!(inner.len(), 2);
+    let out = dir.path().join("out");
+    let report = dir.path().join("report.jsonl");
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        folder.as_os_str(),
+        os("-o"),
+        out.as_os_str(),
+        os("--report"),
+        report.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // The mbox: two messages, each normalized, written back as an mbox
+    // (envelope lines kept, `>From ` quoted again).
+    let got = std::fs::read(out.join("box")).expect("written");
+    let has = |hay: &[u8], needle: &[u8]| hay.windows(needle.len()).any(|w| w == needle);
+    assert!(got.starts_with(b"From a@b.c Mon Jan  1 00:00:00 2001\n"));
+    assert!(has(
+        &got,
+        b"\n\nFrom MAILER-DAEMON Fri Jul  8 12:08:34 2011 +0000\n"
+    ));
+    // Read as an mbox, the `>From ` line was unquoted (the normalized
+    // body quotes it its own way).
+    assert!(has(&inner[0], b"\nFrom the archive\n"));
+    let read: Vec<Vec<u8>> = mailbox::MboxReader::new(&got[..], "box", flavor)
+        .map(|m| m.expect("read").bytes)
+        .collect();
+    let want: Vec<Vec<u8>> = inner.iter().map(|m| lib_normalize(m)).collect();
+    assert_eq!(read, want);
+    // The single message with an envelope line: one message, nothing
+    // unquoted, not split.
+    let single = std::fs::read(out.join("a.eml")).expect("written");
+    assert_eq!(single, lib_normalize(ENVELOPED));
+    assert!(single.starts_with(b"From a@b Mon Jan  1 00:00:00 2001\nFrom: a@b\n"));
+    assert!(has(
+        &single,
+        b"\n>From the archive\n=46rom the desk of Jos=C3=A9:\n"
+    ));
+    assert!(has(&single, b"\nbye Jos=C3=A9\n"));
+    // One report line per message; audit counts the same messages.
+    let text = std::fs::read_to_string(&report).expect("report");
+    assert_eq!(text.lines().count(), 4, "{text}");
+    let box_name = folder.join("box").display().to_string();
+    let mut reported = std::collections::BTreeSet::new();
+    for line in text.lines() {
+        let r: serde_json::Value = serde_json::from_str(line).expect("json");
+        if r["input"] == box_name.as_str() {
+            reported.insert(r["index"].as_u64().expect("index"));
+        }
+    }
+    assert_eq!(reported, [0, 1].into(), "{text}");
+    let o = run(&[os("audit"), os("--format"), os("jsonl"), folder.as_os_str()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut messages = std::collections::BTreeSet::new();
+    for line in String::from_utf8(o.stdout).expect("utf-8").lines() {
+        let r: serde_json::Value = serde_json::from_str(line).expect("json");
+        let index = r["index"].as_u64().expect("index");
+        messages.insert((r["input"].as_str().expect("input").to_string(), index));
+    }
+    let a = folder.join("a.eml").display().to_string();
+    let b = folder.join("sub/b.eml").display().to_string();
+    let want: std::collections::BTreeSet<_> =
+        [(a, 0), (box_name.clone(), 0), (box_name, 1), (b, 0)].into();
+    assert_eq!(messages, want);
+}
