@@ -23,7 +23,6 @@
 //! | UTF-8 with damage under a single-byte label: 3+ UTF-8 letters in words, 8 per error | a damaged UTF-8 text | `invalid` (finding `mislabeled`) | UTF-8, U+FFFD at the damage |
 //! | valid UTF-8, 1–2 multi-octet characters, other label | too little to decide | `suspicious` (finding `mislabeled`, note "kept") | the label's |
 //! | a CJK label read mostly as half-width katakana, private use or C1 | implausible reading | `mislabeled` if a candidate reads plausibly | the candidate's |
-//! | a Western label (windows-1252, ISO-8859-1/-15) whose clean reading is not Western text: 8+ different non-ASCII characters, fewer than half of them letters beside an ASCII letter | another script read as Latin | `mislabeled` if a non-Latin candidate reads plausibly, in words | the candidate's |
 //! | errors, label explains the text: `clean >= 1` and (`errors <= 3` or `8 * errors <= clean`), or 4+ characters on lines the label decodes entirely (and `8 * errors` at most 8 times those), or (UTF-8) complete forms only a UTF-8 writer makes, accounting for the errors (at most six per form, plus three) | damaged | `invalid` (`truncated` when it ends inside a character) | the label's, U+FFFD at the damage only |
 //! | … and some damaged lines hold no character of the label but read cleanly in another charset | mixed | `invalid`, finding `mixed-charset` (that charset, first line) | the label's; with `repair_mixed`, those lines in that charset |
 //! | errors, label explains little, 4+ non-ASCII octets, a candidate (valid UTF-8 first, then chardetng with the sender's top-level domain) decodes all of it and reads plausibly, its letters in words | mislabeled | `mislabeled` | the candidate's |
@@ -53,7 +52,7 @@ use super::detect::{
 use super::dispatch::{c1_check, decode_with, unicode11};
 use super::evidence::{
     Evidence, evidence, find_nonascii, implausible, multi_octet_chars, plausible, utf8_majority,
-    utf8_writer_forms, western_mojibake, words,
+    utf8_writer_forms, words,
 };
 use super::{Charset, DecodeOptions, Decoded, Detected, Kind, add_report, ascii};
 use crate::codec::utf8::{self, DecodeReport};
@@ -262,27 +261,6 @@ pub(super) fn labelled<'a>(
             d.findings.push(
                 Finding::new(FindingKind::Mislabeled, first_nonascii(bytes), 1).with_note(format!(
                     "read as {}, the text is implausible; it reads as {}",
-                    cs.name, det.charset.name
-                )),
-            );
-            d.text = t;
-            d.used = Some(det.charset);
-            d.detected = Some(det);
-            out.mislabeled = true;
-            return;
-        }
-        // Another script's octets under a Western label, read as runs of
-        // accented letters: taken only when a candidate of another script
-        // reads them as words (between Latin charsets the label decides).
-        if opts.detect
-            && is_western(cs)
-            && western_mojibake(&text)
-            && let Some((det, t)) = candidate(bytes, cs, opts)
-            && !is_latin(det.charset)
-        {
-            d.findings.push(
-                Finding::new(FindingKind::Mislabeled, first_nonascii(bytes), 1).with_note(format!(
-                    "read as {}, the text is runs of accented letters; it reads as {}",
                     cs.name, det.charset.name
                 )),
             );
@@ -573,12 +551,6 @@ pub(super) fn iso2022jp_in_ascii<'a>(
     let n = text.chars().filter(|c| !c.is_ascii()).count();
     (report.is_clean() && n >= MIN_EVIDENCE && plausible(&text) && words(&text))
         .then_some((at, text, used))
-}
-
-/// The Western single-byte charsets (ISO-8859-1 and US-ASCII are read as
-/// windows-1252).
-fn is_western(cs: &'static Charset) -> bool {
-    matches!(cs.decoder_name(), Some("windows-1252" | "ISO-8859-15"))
 }
 
 /// CJK multi-octet charsets (whose clean readings may still be nonsense).

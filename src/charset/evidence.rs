@@ -293,52 +293,6 @@ pub(super) fn plausible(text: &str) -> bool {
     bad * 4 <= nonascii && letters * 2 >= nonascii && top * 5 >= letters * 4 && !latin_mojibake
 }
 
-/// Whether a clean reading under a Western label (windows-1252, ISO-8859-1,
-/// ISO-8859-15) is another script's octets read as Latin: eight or more
-/// different non-ASCII characters, fewer than half of them (counted with
-/// repeats) letters beside an ASCII letter. Western text puts its accented
-/// letters inside words of ASCII letters ("Größe", "ação", "réunion");
-/// KOI8-R Russian read as Latin is runs of them ("ðÒÉ×ÅÔ"), and the CJK
-/// charsets are symbols, C1 controls and letters beside them ("ÄãºÃ",
-/// "¤Î¥Æ", "³o¬O"). A line of decoration ("·¸¸·´¯`·.¸¸") repeats a few
-/// symbols.
-pub(super) fn western_mojibake(text: &str) -> bool {
-    let (mut nonascii, mut in_words) = (0usize, 0usize);
-    // What octets 80..FF read as: Latin-1 characters by their value, the
-    // rest (windows-1252's 80..9F, ISO-8859-15's eight) in a short list.
-    let mut latin1 = 0u128;
-    let mut other: Vec<char> = Vec::new();
-    // From one run of non-ASCII characters to the next (ASCII is skipped a
-    // block at a time); the ASCII octet before a run is its first
-    // character's neighbour.
-    let bytes = text.as_bytes();
-    let mut at = 0;
-    while let Some(i) = find_nonascii(&bytes[at..]) {
-        let start = at + i;
-        at = bytes.len();
-        let mut prev = start.checked_sub(1).map_or(' ', |p| char::from(bytes[p]));
-        let mut chars = text[start..].char_indices().peekable();
-        while let Some((j, c)) = chars.next() {
-            if c.is_ascii() {
-                at = start + j;
-                break;
-            }
-            nonascii += 1;
-            let next = chars.peek().map_or(' ', |&(_, n)| n);
-            in_words += usize::from(
-                c.is_alphabetic() && (prev.is_ascii_alphabetic() || next.is_ascii_alphabetic()),
-            );
-            match u32::from(c) {
-                u @ 0x80..=0xFF => latin1 |= 1 << (u - 0x80),
-                _ if !other.contains(&c) => other.push(c),
-                _ => {}
-            }
-            prev = c;
-        }
-    }
-    in_words * 2 < nonascii && latin1.count_ones() as usize + other.len() >= 8
-}
-
 /// Whether a clean reading is so implausible that the label is doubted: at
 /// least half of its non-ASCII characters (and eight or more) are C1
 /// controls, private use or half-width katakana.
