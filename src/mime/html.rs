@@ -33,7 +33,7 @@ pub enum HtmlCharset {
 }
 
 /// The charset `html` declares: a byte order mark, else the first `<meta>`
-/// label in the first [`PRESCAN_LIMIT`] octets that names a charset this
+/// label in the first 1024 octets that names a charset this
 /// crate knows (an unknown label, or one that names no charset such as
 /// `x-unknown`, is passed over, as WHATWG passes over labels it does not
 /// know).
