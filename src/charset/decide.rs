@@ -526,24 +526,32 @@ pub(super) fn iso2022jp_in_ascii<'a>(
     bytes: &'a [u8],
     opts: &DecodeOptions,
 ) -> Option<(usize, Cow<'a, str>, &'static Charset)> {
-    let at = memchr::memmem::find(bytes, b"\x1b$")?;
-    if !opts.detect || !bytes.is_ascii() {
+    if !opts.detect {
+        return None;
+    }
+    // Most texts have no ESC: one memchr, no searcher built, no second
+    // pass over the text.
+    let esc = memchr::memchr(0x1B, bytes)?;
+    let at = esc + memchr::memmem::find(&bytes[esc..], b"\x1b$")?;
+    if !bytes.is_ascii() {
         return None;
     }
     // chardetng's guess on text without 8-bit octets, without running its
-    // 27 candidates: ISO-2022-JP exactly when its ISO-2022-JP decoder reads
-    // the sample (the first 256 KiB) from two octets before the first ESC
-    // without an error (chardetng 1.0 `EncodingDetector::feed` and
-    // `guess`). A clean reading of all of a text no longer than the sample
-    // implies that one: the octets before are ASCII, which leave the
-    // decoder as it starts.
+    // 27 candidates: ISO-2022-JP exactly when the sample (the first 256
+    // KiB) has an ESC and its ISO-2022-JP decoder reads the sample from two
+    // octets before the first one without an error (chardetng 1.0
+    // `EncodingDetector::feed` and `guess`). A clean reading of all of a
+    // text no longer than the sample implies that: the octets before are
+    // ASCII, which leave the decoder as it starts.
     let jp = encoding_rs::ISO_2022_JP;
     let sample = &bytes[..bytes.len().min(super::detect::SAMPLE)];
-    let esc = memchr::memchr(0x1B, sample).unwrap_or(0);
     if sample.len() < bytes.len()
-        && jp
-            .decode_without_bom_handling_and_without_replacement(&sample[esc.saturating_sub(2)..])
-            .is_none()
+        && (esc >= sample.len()
+            || jp
+                .decode_without_bom_handling_and_without_replacement(
+                    &sample[esc.saturating_sub(2)..],
+                )
+                .is_none())
     {
         return None;
     }

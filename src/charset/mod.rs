@@ -445,18 +445,16 @@ fn decode_resolved<'a>(
         ),
         Some(cs) => match &cs.kind {
             Kind::Detect => {
-                let note = format!("the label names no charset ({})", cs.name);
-                if !bytes.is_ascii() {
-                    d.findings
-                        .push(Finding::new(FindingKind::MissingLabel, 0, 1).with_note(note));
-                    decide::unlabelled(bytes, opts, &mut d, false);
-                } else {
-                    decide::unlabelled(bytes, opts, &mut d, false);
-                    if d.detected.is_some() {
-                        // ISO-2022-JP escapes in 7-bit text.
-                        d.findings
-                            .push(Finding::new(FindingKind::MissingLabel, 0, 1).with_note(note));
-                    }
+                let at = d.findings.len();
+                decide::unlabelled(bytes, opts, &mut d, false);
+                // A charset was needed: 8-bit octets, or ISO-2022-JP escapes
+                // in 7-bit text.
+                if !bytes.is_ascii() || d.detected.is_some() {
+                    let note = format!("the label names no charset ({})", cs.name);
+                    d.findings.insert(
+                        at,
+                        Finding::new(FindingKind::MissingLabel, 0, 1).with_note(note),
+                    );
                 }
             }
             Kind::Ascii => {

@@ -234,7 +234,7 @@ fn attribute(b: &[u8], pos: &mut usize) -> Option<Attribute> {
 fn from_content(v: &[u8]) -> Option<Range<usize>> {
     let mut pos = 0;
     loop {
-        let at = find_ci(&v[pos..], b"charset")? + pos;
+        let at = super::find_ci(&v[pos..], b"charset")? + pos;
         let mut j = at + 7;
         while j < v.len() && is_space(v[j]) {
             j += 1;
@@ -287,11 +287,6 @@ fn label(b: &[u8], mut r: Range<usize>) -> Option<HtmlCharset> {
 
 fn find(hay: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
     memchr::memmem::find(hay.get(from..)?, needle).map(|i| i + from)
-}
-
-fn find_ci(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len())
-        .position(|w| w.eq_ignore_ascii_case(needle))
 }
 
 #[cfg(test)]

@@ -171,6 +171,29 @@ pub(crate) fn decode_raw(
     }
 }
 
+/// ASCII case-insensitive search.
+pub(crate) fn find_ci(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    if needle.is_empty() || hay.len() < needle.len() {
+        return None;
+    }
+    let first = needle[0];
+    let mut i = 0;
+    while i + needle.len() <= hay.len() {
+        let k = memchr::memchr2(
+            first.to_ascii_lowercase(),
+            first.to_ascii_uppercase(),
+            &hay[i..],
+        )?;
+        let at = i + k;
+        if at + needle.len() <= hay.len() && hay[at..at + needle.len()].eq_ignore_ascii_case(needle)
+        {
+            return Some(at);
+        }
+        i = at + 1;
+    }
+    None
+}
+
 /// Whether `bytes` holds `=?`, the start of an encoded-word: the test for
 /// "nothing to decode" on every field. Field values are short, so one
 /// `memchr` per `=` beats building a substring searcher per call.

@@ -3,6 +3,7 @@
 //! content="...; charset=...">` must say utf-8, or a browser would read the
 //! UTF-8 bytes in the old charset.
 
+use crate::mime::find_ci;
 use std::borrow::Cow;
 
 /// How far into the markup declarations are looked for. HTML requires the
@@ -90,29 +91,6 @@ pub fn rewrite_meta_charset(html: &str) -> Cow<'_, str> {
     }
     out.push_str(html.get(last..).unwrap_or(""));
     Cow::Owned(out)
-}
-
-/// ASCII case-insensitive search.
-fn find_ci(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    if needle.is_empty() || hay.len() < needle.len() {
-        return None;
-    }
-    let first = needle[0];
-    let mut i = 0;
-    while i + needle.len() <= hay.len() {
-        let k = memchr::memchr2(
-            first.to_ascii_lowercase(),
-            first.to_ascii_uppercase(),
-            &hay[i..],
-        )?;
-        let at = i + k;
-        if at + needle.len() <= hay.len() && hay[at..at + needle.len()].eq_ignore_ascii_case(needle)
-        {
-            return Some(at);
-        }
-        i = at + 1;
-    }
-    None
 }
 
 #[cfg(test)]
