@@ -76,7 +76,9 @@ impl AuditOptions {
 /// Never fails and never panics on input.
 pub fn audit_message(raw: &[u8], ctx: &MessageContext<'_>, opts: &AuditOptions) -> Vec<Record> {
     let msg = Message::parse_with(raw, &opts.limits);
-    audit_parsed(&msg, ctx, opts)
+    let records = audit_parsed(&msg, ctx, opts);
+    msg.recycle();
+    records
 }
 
 /// Audits a message already parsed with [`Message::parse`].

@@ -328,6 +328,7 @@ pub fn normalize<'a>(raw: &'a [u8], opts: &Options) -> Result<Normalized<'a>, No
         }
         normalize_part(&msg, part, &mut ctx)?;
     }
+    msg.recycle();
     let bytes = apply(raw, ctx.edits);
     ctx.report.changed = matches!(bytes, Cow::Owned(_));
     Ok(Normalized {
