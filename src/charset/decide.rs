@@ -33,7 +33,7 @@
 //! | bodies only: NULs in every other (or 3 of 4) octets under an ASCII-compatible, 7-bit or no label | UTF-16/32 without BOM | as for a label that lies | UTF-16 (byte-order guess) or UTF-32; binary when that does not decode cleanly |
 //! | 7-bit label (ISO-2022-JP, -JP-2, -KR, HZ, UTF-7) | as for an ASCII-compatible label: every 8-bit octet is an error, escape lines are what it explains; one valid UTF-8 character is a candidate | as above | as above |
 //! | bodies under UTF-16/32: a magic number; U+0000 inside, C0/C1 controls at 1% of the characters, or 4+ decoding errors at 1% ([`wide_binary`]) | binary | `suspicious`, `binary-in-text` | kept byte for byte |
-//! | UTF-16/32 label, no NUL octet, ASCII white space | the label explains nothing | `mislabeled` if valid UTF-8 (ASCII too) or a candidate reads plausibly | UTF-8 / the candidate's; else the label's |
+//! | UTF-16/32 label, no NUL octet, an LF octet | the label explains nothing | `mislabeled` if valid UTF-8 (ASCII too) or a candidate reads plausibly | UTF-8 / the candidate's; else the label's |
 //! | ISO-2022-JP escapes in 7-bit text under us-ascii, no label, unknown, `unknown-8bit` | ASCII cannot explain them | `mislabeled` (us-ascii), else as the label's case | ISO-2022-JP when chardetng says so and the reading is clean, 4+ characters, plausible, in words |
 //!
 //! "Plausible" ([`plausible`]): at most a quarter of the non-ASCII
@@ -442,8 +442,9 @@ fn first_nonascii(bytes: &[u8]) -> usize {
 /// start with a magic number or their reading is not text
 /// ([`wide_binary`]). Octets without a single NUL cannot be UTF-16/32 text
 /// of the kind mail holds: its every character below U+0100 (line end,
-/// space, digit, ASCII punctuation) has a NUL octet. With ASCII white space
-/// among them (what the label reads as none), the label explains nothing:
+/// space, digit, ASCII punctuation) has a NUL octet. With an LF octet
+/// among them (a line end, which the label reads as none), the label
+/// explains nothing:
 /// valid UTF-8 (ASCII included) is read as such, else a candidate that
 /// decodes every octet plausibly (four or more 8-bit octets), else the
 /// label's reading stays. A byte order mark keeps the label.
@@ -464,7 +465,11 @@ pub(super) fn wide<'a>(
     if opts.detect
         && !bom
         && memchr::memchr(0, bytes).is_none()
-        && memchr::memchr3(b'\n', b' ', b'\t', bytes).is_some()
+        // A line end, not any ASCII white space: a UTF-16 text of CJK
+        // characters alone has no NUL, and its characters' octets include
+        // 0x20 and 0x09 (张 U+5F20, 三 U+4E09, " U+201C); a header or a
+        // one-line text has no line end to tell it by.
+        && memchr::memchr(b'\n', bytes).is_some()
     {
         // Octets of an ASCII-compatible text: the octet rules for binary.
         if opts.body

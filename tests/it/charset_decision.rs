@@ -1383,6 +1383,34 @@ fn regression_ascii_and_utf8_under_utf_16_are_read_as_such() {
     assert_eq!((d.verdict, &*d.text), (Verdict::Ok, text));
 }
 
+/// UTF-16 text of CJK characters alone has no NUL octet, and its octets can
+/// be ASCII with a space or a tab (张三 is `5F 20 4E 09` in UTF-16BE): such
+/// a correctly labelled body or Subject was read as ASCII `_ N\t`,
+/// `mislabeled`.
+#[test]
+fn regression_utf_16_cjk_without_a_nul_octet_keeps_its_label() {
+    for text in ["张三", "\u{201c}你好\u{201d}", "张伟"] {
+        let be: Vec<u8> = text.encode_utf16().flat_map(u16::to_be_bytes).collect();
+        let le: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+        for (bytes, label) in [(&be, "utf-16be"), (&le, "utf-16le")] {
+            if !bytes.contains(&b' ') && !bytes.contains(&b'\t') {
+                continue;
+            }
+            assert!(!bytes.contains(&0), "{text} {label}");
+            for opts in [DecodeOptions::default(), body_opts()] {
+                let d = charset::decode(bytes, Some(label.as_bytes()), &opts);
+                assert_eq!(
+                    (d.verdict, &*d.text, d.binary),
+                    (Verdict::Ok, text, false),
+                    "{text} under {label}, body {}: {:?}",
+                    opts.body,
+                    d.findings
+                );
+            }
+        }
+    }
+}
+
 /// ISO-2022-JP (escapes on every line, 7-bit) under x-unknown was relabelled
 /// utf-8 with the escapes left in the text; under us-ascii or no label it
 /// was read as ASCII. RFC 1468 text is ISO-2022-JP whatever the label
