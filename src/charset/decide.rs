@@ -126,6 +126,14 @@ fn foreign_charset(
     for r in &ev.foreign {
         sample.extend_from_slice(&bytes[r.clone()]);
     }
+    // Under a 7-bit label no 8-bit octet is the label's: lines that are
+    // valid UTF-8 (a signature, a quoted reply) are UTF-8.
+    if label_cs.is_seven_bit()
+        && let Ok(s) = simdutf8::basic::from_utf8(&sample)
+        && multi_octet_chars(s) >= 1
+    {
+        return Some(Charset::UTF_8);
+    }
     let g = guess(&sample, opts.tld, false);
     if g.decoder_name() == label_cs.decoder_name() {
         return None;
@@ -199,8 +207,16 @@ pub(super) fn labelled<'a>(
         Some(s) if utf8_label => (Cow::Borrowed(s), DecodeReport::default(), cs),
         _ => decode_with(bytes, cs),
     };
+    // Under a 7-bit label the label's own text is ASCII octets, valid UTF-8
+    // by nature: UTF-8 octets beside lines it reads (Japanese in escape
+    // sequences and a UTF-8 signature) are a mixed text, whose label
+    // explains it, not a UTF-8 one to read the escapes of as ASCII.
+    let own_text = cs.is_seven_bit() && !ascii && evidence(bytes, cs).explained();
     // Valid UTF-8 under another label: a UTF-8 writer.
-    if !utf8_label && let Some(s) = valid_utf8 {
+    if !utf8_label
+        && !own_text
+        && let Some(s) = valid_utf8
+    {
         let n = multi_octet_chars(s);
         if n >= UTF8_OVERRIDE {
             mislabel(d, bytes, cs, Charset::UTF_8, Cow::Borrowed(s), 0.99);
@@ -224,6 +240,7 @@ pub(super) fn labelled<'a>(
     if !utf8_label
         && valid_utf8.is_none()
         && !ascii
+        && !own_text
         && opts.detect
         && (cs.encoding().is_some_and(|e| e.is_single_byte()) || cs.is_seven_bit())
         && utf8_majority(bytes)

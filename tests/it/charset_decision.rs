@@ -1359,6 +1359,59 @@ fn regression_damaged_iso_2022_jp_keeps_its_label() {
     }
 }
 
+/// The text of a 7-bit label is ASCII octets, valid UTF-8 by nature: a
+/// correctly labelled ISO-2022-JP (HZ, UTF-7) text with a UTF-8 signature of
+/// three or more multi-octet characters was read as UTF-8 whole, its
+/// Japanese turned into `$B$3$s...` (`mislabeled`); so was one with a
+/// damaged UTF-8 signature. The label stays, the signature is named
+/// (`mixed-charset`, UTF-8) and `--repair-mixed` reads it as UTF-8.
+#[test]
+fn regression_7bit_text_with_a_utf8_signature_keeps_its_label() {
+    let ja = "こんにちは、今日はいい天気ですね。\n明日の会議は十時からです。\n";
+    let jis = encode(ja, encoding_rs::ISO_2022_JP);
+    let zh = "你好，今天天气很好。明天的会议十点开始。\n";
+    let hz: &[u8] = b"~{Dc:C#,=qLlLlFx:\\:C!#CwLl5D;aRiJ.5c?*J<!#~}\n";
+    let ru = "Привет, как дела? Сегодня хорошая погода.\n";
+    let utf7: &[u8] = b"+BB8EQAQ4BDIENQRC, +BDoEMAQ6 +BDQENQQ7BDA? +BCEENQQzBD4ENAQ9BE8 \
+        +BEUEPgRABD4ESAQwBE8 +BD8EPgQzBD4ENAQw.\n";
+    let sig = "-- \nJosé Müller — Zürich\n";
+    let repaired = Options {
+        repair_mixed: true,
+        ..Options::default()
+    };
+    for (text, bytes, label) in [
+        (ja, &jis[..], "iso-2022-jp"),
+        (zh, hz, "hz-gb-2312"),
+        (ru, utf7, "utf-7"),
+    ] {
+        let body = [bytes, sig.as_bytes()].concat();
+        let d = charset::decode(&body, Some(label.as_bytes()), &body_opts());
+        assert_eq!(d.verdict, Verdict::Invalid, "{label}: {:?}", d.findings);
+        assert!(d.text.starts_with(text), "{label}: {}", d.text);
+        assert!(
+            d.findings
+                .iter()
+                .any(|f| f.kind == FindingKind::MixedCharset
+                    && f.note.as_deref().is_some_and(|n| n.contains("UTF-8"))),
+            "{label}: {:?}",
+            d.findings
+        );
+        let msg = message(&format!("text/plain; charset={label}"), &body);
+        let out = normalize::normalize(&msg, &repaired).expect("normalize");
+        assert_eq!(body_text(&out.bytes), format!("{text}{sig}"), "{label}");
+    }
+    // A damaged UTF-8 signature (UTF-8 letters in words, one stray octet).
+    let damaged = [
+        &jis[..],
+        "Grüße aus München! Die Straße ist übermäßig groß, schön.".as_bytes(),
+        b"\xff\n",
+    ]
+    .concat();
+    let d = charset::decode(&damaged, Some(b"iso-2022-jp"), &body_opts());
+    assert_eq!(d.used.map(|c| c.name()), Some("ISO-2022-JP"));
+    assert!(d.text.starts_with(ja), "{}", d.text);
+}
+
 /// ASCII and UTF-8 text labelled UTF-16 (no NUL octet: none of its line
 /// ends or spaces is UTF-16) was read as CJK mojibake with verdict ok.
 #[test]
