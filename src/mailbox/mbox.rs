@@ -355,12 +355,14 @@ static QUOTED_FROM: LazyLock<memmem::Finder<'static>> =
     LazyLock::new(|| memmem::Finder::new(b">From "));
 
 /// Whether `line` looks like an mbox envelope line: `From `, a sender
-/// without spaces, a space, then text that ends in a 4-digit year (19xx or
-/// 20xx) as a word of its own, optionally followed by a numeric (`+0000`)
-/// or alphabetic (`UTC`) time zone; the line ending is not looked at. So
-/// `From MAILER-DAEMON Fri Jul  8 12:08:34 2011` and
-/// `From a@b.c  Mon Jan 1 00:00:00 2001 +0000` are, `From the desk of
-/// José:` is not.
+/// without spaces, a space, then text that ends in a time of day (`12:08`,
+/// `12:08:34`) and a 4-digit year (19xx or 20xx) as words of their own, an
+/// alphabetic time zone (`PDT`) maybe between them, or a numeric (`+0000`)
+/// or alphabetic (`UTC`) one after the year; the line ending is not looked
+/// at. So `From MAILER-DAEMON Fri Jul  8 12:08:34 2011` and
+/// `From a@b.c  Mon Jan 1 00:00:00 2001 +0000` are; `From the desk of
+/// José:` and a body line such as `From January 2019 to March 2020` are
+/// not.
 pub fn is_envelope_line(line: &[u8]) -> bool {
     let Some(rest) = line.strip_prefix(b"From ") else {
         return false;
@@ -386,9 +388,27 @@ pub fn is_envelope_line(line: &[u8]) -> bool {
         (w.len() == 5 && (w[0] == b'+' || w[0] == b'-') && w[1..].iter().all(u8::is_ascii_digit))
             || ((1..=5).contains(&w.len()) && w.iter().all(u8::is_ascii_alphabetic))
     };
-    match words.next() {
+    // `12:08` or `12:08:34`.
+    let is_time = |w: &[u8]| {
+        let mut parts = w.split(|&b| b == b':');
+        let hour = parts.next().unwrap_or_default();
+        (1..=2).contains(&hour.len())
+            && hour.iter().all(u8::is_ascii_digit)
+            && (1..=2).contains(&parts.clone().count())
+            && parts.all(|p| p.len() == 2 && p.iter().all(u8::is_ascii_digit))
+    };
+    // The year (a zone after it passed over), then the time, maybe with
+    // an alphabetic zone between them.
+    let year = match words.next() {
         Some(w) if is_year(w) => true,
         Some(w) if is_zone(w) => words.next().is_some_and(is_year),
+        _ => false,
+    };
+    year && match words.next() {
+        Some(w) if is_time(w) => true,
+        Some(w) if w.iter().all(u8::is_ascii_alphabetic) && is_zone(w) => {
+            words.next().is_some_and(is_time)
+        }
         _ => false,
     }
 }
@@ -625,6 +645,7 @@ mod tests {
             b"From a@b Mon Jan  1 00:00:00 2001\r",
             b"From a@b Sat Jan  3 01:05:34 1996 PST",
             b"From x Fri Jul  8 12:08:34 PDT 2011 ",
+            b"From a@b Wed Dec  2 05:53 1992",
         ] {
             assert!(is_envelope_line(yes), "{}", String::from_utf8_lossy(yes));
         }
@@ -638,6 +659,12 @@ mod tests {
             b"From a@b Mon Jan 1 00:00:00 2001 +00",
             b"From a@b Mon Jan 1 00:00:00 2001 UTC UTC",
             b">From a@b Mon Jan 1 00:00:00 2001",
+            // A body line that ends in a year: no time of day before it.
+            b"From January 2019 to March 2020",
+            b"From here to 2020",
+            b"From a@b Mon Jan 1 2001",
+            b"From a@b Mon Jan 1 00:00:00:00 2001",
+            b"From a@b Mon Jan 1 123:00 2001",
         ] {
             assert!(!is_envelope_line(no), "{}", String::from_utf8_lossy(no));
         }
@@ -650,6 +677,9 @@ mod tests {
         // An envelope-like line with no empty line before it does not count.
         let glued = b"From a@b Mon Jan  1 00:00:00 2001\nSubject: x\n\nHi\nFrom c@d Tue Jan  2 00:00:00 2001\n";
         assert!(!has_later_envelope(glued));
+        // A paragraph of the body that starts `From` and ends in a year.
+        let cv = b"From a@b Mon Jan  1 00:00:00 2001\nSubject: CV\n\nWork:\n\nFrom January 2019 to March 2020\nat ACME.\n";
+        assert!(!has_later_envelope(cv));
     }
 
     #[test]

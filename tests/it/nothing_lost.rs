@@ -670,6 +670,40 @@ fn regression_a_maildir_or_folder_file_starting_with_from_is_one_message() {
     }
 }
 
+/// A single message saved with its envelope line, whose body has a
+/// paragraph `From January 2019 to March 2020` (a line ending in a year,
+/// after an empty line): the folder file was taken for an mbox and split
+/// there, its second half written back unconverted (Latin-1 under the
+/// first half's new `charset=utf-8`), audited as a second message.
+#[test]
+fn regression_a_body_line_ending_in_a_year_does_not_split_a_folder_file() {
+    let msg: &[u8] = b"From a@b Mon Jan  1 00:00:00 2001\n\
+From: a@b\nSubject: CV\nContent-Type: text/plain; charset=iso-8859-1\n\n\
+Work, Jos\xe9:\n\nFrom January 2019 to March 2020\nat ACME in Z\xfcrich.\n";
+    let dir = tempfile::tempdir().expect("tmp");
+    let folder = dir.path().join("folder");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    std::fs::write(folder.join("cv.eml"), msg).expect("w");
+    let out = dir.path().join("out");
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        folder.as_os_str(),
+        os("-o"),
+        out.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let written = std::fs::read(out.join("cv.eml")).expect("written");
+    assert_eq!(written, lib_normalize(msg));
+    assert!(String::from_utf8_lossy(&written).contains("Z=C3=BCrich"));
+    let o = run(&[os("audit"), os("--format"), os("jsonl"), folder.as_os_str()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for line in String::from_utf8(o.stdout).expect("utf-8").lines() {
+        let r: serde_json::Value = serde_json::from_str(line).expect("json");
+        assert_eq!(r["index"].as_u64(), Some(0), "{line}");
+    }
+}
+
 #[test]
 fn regression_the_report_has_one_record_per_message() {
     let dir = tempfile::tempdir().expect("tmp");
