@@ -203,7 +203,12 @@ fn attribute(b: &[u8], pos: &mut usize) -> Option<Attribute> {
     let q = *b.get(*pos)?;
     if q == b'"' || q == b'\'' {
         let v = *pos + 1;
-        let end = memchr::memchr(q, &b[v..])? + v;
+        // A quote that does not end before the input does ends the prescan
+        // (WHATWG: running out of bytes): what follows is inside the value.
+        let Some(end) = memchr::memchr(q, &b[v..]).map(|e| e + v) else {
+            *pos = b.len();
+            return None;
+        };
         *pos = end + 1;
         return Some(Attribute {
             name,
@@ -339,6 +344,9 @@ mod tests {
             // Cut off: nothing.
             (b"<meta charset=", None),
             (b"<meta charset=\"koi8-r", None),
+            // A quote that runs to the end: the rest is inside it.
+            (b"<meta name=\"x>\n<meta charset=koi8-r>", None),
+            (b"<a title='x>\n<meta charset=koi8-r>", None),
             (b"<meta", None),
             (b"", None),
         ] {
