@@ -166,11 +166,40 @@ fn link_loops(path: &Path) -> bool {
             // A relative target is relative to the link's directory; an
             // absolute one replaces the path.
             Ok(target) => at = at.parent().map_or(target.clone(), |d| d.join(&target)),
-            // Not a link (or unreadable): the chain ends there.
-            Err(_) => return false,
+            // Not a link (or unreadable): the chain ends there, unless a
+            // directory on the way to it loops (`a -> loop/x`).
+            Err(_) => return std::fs::metadata(&at).is_err_and(|e| is_eloop(&e)),
         }
     }
     true
+}
+
+/// Whether `e` is the system's "too many levels of symbolic links"
+/// (`ELOOP`; `ErrorKind::FilesystemLoop` is not stable yet).
+fn is_eloop(e: &std::io::Error) -> bool {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    const ELOOP: Option<i32> = Some(40);
+    #[cfg(any(
+        target_os = "macos",
+        target_os = "ios",
+        target_os = "freebsd",
+        target_os = "openbsd",
+        target_os = "netbsd",
+        target_os = "dragonfly"
+    ))]
+    const ELOOP: Option<i32> = Some(62);
+    #[cfg(not(any(
+        target_os = "linux",
+        target_os = "android",
+        target_os = "macos",
+        target_os = "ios",
+        target_os = "freebsd",
+        target_os = "openbsd",
+        target_os = "netbsd",
+        target_os = "dragonfly"
+    )))]
+    const ELOOP: Option<i32> = None;
+    ELOOP.is_some_and(|n| e.raw_os_error() == Some(n))
 }
 
 /// The folders of the Maildir at `root`: Maildir++ folders (`.Name` with a
