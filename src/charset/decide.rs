@@ -160,7 +160,10 @@ pub(super) fn body_checks<'a>(bytes: &'a [u8], d: &mut Decoded<'a>, out: &mut Ou
     }
     if let Some(cs) = nul_shaped(bytes) {
         let (text, report, used) = decode_with(bytes, cs);
-        if report.is_clean() {
+        // Clean is not enough: 16-bit samples (audio, a table of small
+        // integers) have the same NULs and decode cleanly, into U+0000 and
+        // C0/C1 controls no text has.
+        if report.is_clean() && wide_binary(&text, 0).is_none() {
             d.findings.push(
                 Finding::new(FindingKind::Mislabeled, 0, 1).with_note(format!(
                     "NULs in every other octet: {} without a BOM",

@@ -823,6 +823,41 @@ fn regression_binary_under_text_labels_is_kept_byte_for_byte() {
     }
 }
 
+/// 16-bit samples (a quiet sound, a table of small integers) have a NUL in
+/// every other octet, like BOM-less UTF-16, and decode cleanly as it, into
+/// U+0000 and C0/C1 controls: they were written out as UTF-16 "text".
+#[test]
+fn regression_16_bit_samples_under_text_labels_are_kept_byte_for_byte() {
+    let pcm: Vec<u8> = (0..2000)
+        .flat_map(|i| (((f64::from(i) * 0.07).sin() * 300.0) as i16).to_le_bytes())
+        .collect();
+    let table: Vec<u8> = (0..1000u16)
+        .flat_map(|i| (i.wrapping_mul(37) % 1000).to_le_bytes())
+        .collect();
+    let wav = [
+        b"RIFF\xe4\x0f\x00\x00WAVEfmt \x10\x00\x00\x00\x01\x00\x01\x00\x40\x1f\x00\x00\x80\x3e\x00\x00\x02\x00\x10\x00data\xa0\x0f\x00\x00".as_slice(),
+        &pcm,
+    ]
+    .concat();
+    for body in [&pcm, &table, &wav] {
+        for ct in [
+            "text/plain; charset=us-ascii",
+            "text/plain; charset=iso-8859-1",
+            "text/plain; charset=koi8-r",
+            "text/plain; charset=iso-2022-jp",
+            "text/plain",
+        ] {
+            let msg = message(ct, body);
+            assert_eq!(filtered(&msg), msg, "{ct}");
+            let (_, verdict, findings) = audit_body(&msg);
+            assert!(
+                findings.contains(&"binary-in-text".to_string()),
+                "{ct}: {verdict} {findings:?}"
+            );
+        }
+    }
+}
+
 #[test]
 fn regression_utf16be_under_an_unknown_label_is_decoded_not_relabelled_as_is() {
     let text = "Hello, this is UTF-16 text.\n";
