@@ -261,14 +261,14 @@ pub(super) fn latin_preference(bytes: &[u8], g: &'static Charset) -> &'static Ch
     if !report.is_clean() {
         return g;
     }
+    let (own, own_report, _) = decode_with(bytes, g);
     if is_latin(g) {
-        return if symbol_inside_word(&t) {
+        return if symbol_inside_word(&t, &own) {
             g
         } else {
             Charset::WINDOWS_1252
         };
     }
-    let (own, own_report, _) = decode_with(bytes, g);
     if own_report.is_clean() && words(&own) && plausible(&own) {
         g
     } else {
@@ -276,12 +276,22 @@ pub(super) fn latin_preference(bytes: &[u8], g: &'static Charset) -> &'static Ch
     }
 }
 
-/// Whether a Latin reading has a non-letter inside a word (`Wroc³aw`): the
-/// sign that the text is in another Latin charset.
-pub(super) fn symbol_inside_word(text: &str) -> bool {
+/// Whether the windows-1252 reading `text` has a non-letter inside a word
+/// where the guess's reading `guess` (a single-byte Latin charset: one
+/// character per octet, as `text`) has a letter (`Wroc³aw`, `Wrocław`):
+/// the sign that the text is in the other Latin charset. A non-letter both
+/// charsets read alike is no such sign: the apostrophe of `I’ll` (`92` in
+/// windows-1250 too) made an English text with a `£` Polish (`Ł40`).
+pub(super) fn symbol_inside_word(text: &str, guess: &str) -> bool {
     let chars: Vec<char> = text.chars().collect();
-    chars.windows(3).any(|w| {
-        !w[1].is_ascii() && !w[1].is_alphabetic() && w[0].is_alphabetic() && w[2].is_alphabetic()
+    let other: Vec<char> = guess.chars().collect();
+    let aligned = other.len() == chars.len();
+    chars.windows(3).enumerate().any(|(i, w)| {
+        !w[1].is_ascii()
+            && !w[1].is_alphabetic()
+            && w[0].is_alphabetic()
+            && w[2].is_alphabetic()
+            && (!aligned || other[i + 1].is_alphabetic())
     })
 }
 

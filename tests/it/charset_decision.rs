@@ -896,6 +896,22 @@ fn regression_unlabelled_spanish_is_windows_1252() {
     assert_eq!(body_text(&filtered(&msg)), text);
 }
 
+/// An apostrophe inside a word (`I’ll`, `0x92`) is the same character in
+/// windows-1250: it is no sign of a Central European text. chardetng's
+/// windows-1250 guess stood on it and made the pound sign `Ł`.
+#[test]
+fn regression_windows_1252_apostrophe_does_not_make_a_pound_sign_polish() {
+    let text = "I\u{2019}ll pay \u{a3}40 on Monday.\n";
+    for ct in ["text/plain; charset=us-ascii", "text/plain"] {
+        let msg = message(ct, &encode(text, encoding_rs::WINDOWS_1252));
+        assert_eq!(body_text(&filtered(&msg)), text, "{ct}");
+    }
+    // A letter windows-1252 reads as a symbol still says windows-1250.
+    let polish = "Spotkanie we Wroc\u{142}awiu, prosz\u{119} o odpowied\u{17a}.\n";
+    let msg = message("text/plain", &encode(polish, encoding_rs::WINDOWS_1250));
+    assert_eq!(body_text(&filtered(&msg)), polish);
+}
+
 #[test]
 fn regression_one_big5_character_in_utf8_keeps_utf8() {
     let text = "這是中文。Hello 日本語 text.\n".repeat(2);
