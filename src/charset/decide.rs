@@ -126,11 +126,13 @@ fn foreign_charset(
     for r in &ev.foreign {
         sample.extend_from_slice(&bytes[r.clone()]);
     }
-    // Under a 7-bit label no 8-bit octet is the label's: lines that are
-    // valid UTF-8 (a signature, a quoted reply) are UTF-8.
-    if label_cs.is_seven_bit()
+    // Lines a UTF-8 writer made: a signature or a quote pasted into a 7-bit
+    // text (none of its 8-bit octets is the label's) or, when they read as
+    // words, into a CJK one.
+    if !label_cs.is_utf8()
         && let Ok(s) = simdutf8::basic::from_utf8(&sample)
         && multi_octet_chars(s) >= 1
+        && (label_cs.is_seven_bit() || words(s))
     {
         return Some(Charset::UTF_8);
     }
@@ -213,7 +215,8 @@ pub(super) fn labelled<'a>(
     // Under a 7-bit label the label's own text is ASCII octets, valid UTF-8
     // by nature: UTF-8 octets beside lines it reads (Japanese in escape
     // sequences and a UTF-8 signature) are a mixed text, whose label
-    // explains it, not a UTF-8 one to read the escapes of as ASCII.
+    // explains it, not a UTF-8 one to read the escapes of as ASCII (they
+    // were shown as `$B2q5D(B`); the UTF-8 lines are `mixed-charset`.
     let own_text = cs.is_seven_bit() && !ascii && evidence(bytes, cs).explained();
     // Valid UTF-8 under another label: a UTF-8 writer.
     if !utf8_label

@@ -1463,6 +1463,44 @@ fn regression_7bit_text_with_a_utf8_signature_keeps_its_label() {
     assert!(d.text.starts_with(ja), "{}", d.text);
 }
 
+/// An ISO-2022-JP reply with the UTF-8 mail it answers quoted below it: the
+/// whole body is valid UTF-8 (ISO-2022-JP is 7-bit), and it was read as
+/// UTF-8, the reply shown as `$BED...(B` escapes. The label keeps its lines;
+/// the quote is `mixed-charset` (UTF-8), repaired with `--repair-mixed`.
+#[test]
+fn regression_iso_2022_jp_reply_quoting_utf8_keeps_its_lines() {
+    let reply =
+        "田中様、いつもお世話になっております。\n資料をお送りします。よろしくお願いいたします。\n";
+    let quote = "> 来週の木曜日午後二時から会議室でお待ちしております。\n";
+    let body = [
+        encode(reply, encoding_rs::ISO_2022_JP),
+        b"\nOn Monday someone wrote:\n".to_vec(),
+        quote.as_bytes().to_vec(),
+    ]
+    .concat();
+    let d = charset::decode(&body, Some(b"iso-2022-jp"), &body_opts());
+    assert_eq!(d.used.map(|c| c.name()), Some("ISO-2022-JP"));
+    assert_eq!(d.verdict, Verdict::Invalid, "{:?}", d.findings);
+    assert!(d.text.starts_with(reply), "{}", d.text);
+    let mixed = d
+        .findings
+        .iter()
+        .find(|f| f.kind == FindingKind::MixedCharset)
+        .expect("mixed-charset");
+    assert!(
+        mixed.note.as_deref().is_some_and(|n| n.contains("UTF-8")),
+        "{mixed:?}"
+    );
+    let msg = message("text/plain; charset=iso-2022-jp", &body);
+    let (code, out) = run(&["normalize", "--repair-mixed", "-"], &msg);
+    assert_eq!(code, 0);
+    let text = body_text(&out);
+    assert!(text.starts_with(reply) && text.ends_with(quote), "{text}");
+    // Without the reply's escapes the octets are UTF-8 text, as before.
+    let d = charset::decode(quote.as_bytes(), Some(b"iso-2022-jp"), &body_opts());
+    assert_eq!((d.verdict, &*d.text), (Verdict::Mislabeled, quote));
+}
+
 /// ASCII and UTF-8 text labelled UTF-16 (no NUL octet: none of its line
 /// ends or spaces is UTF-16) was read as CJK mojibake with verdict ok.
 #[test]
