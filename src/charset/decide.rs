@@ -21,6 +21,7 @@
 //! | decodes cleanly | — | `ok` (findings: `suspicious`) | the label's |
 //! | valid UTF-8, 3+ multi-octet characters, single-byte or CJK label | UTF-8 writers are the only source of such octets | `mislabeled` | UTF-8 |
 //! | UTF-8 with damage under a single-byte label: 3+ UTF-8 letters in words, 8 per error | a damaged UTF-8 text | `invalid` (finding `mislabeled`) | UTF-8, U+FFFD at the damage |
+//! | … and lines without a UTF-8 character the label reads as words, not shaped like damaged UTF-8 ([`labels_own_lines`]) | the label's own lines (a Latin-1 letter above a UTF-8 footer) | `invalid`, findings `mislabeled`, `mixed-charset` (the label) | UTF-8, those lines the label's |
 //! | valid UTF-8, 1–2 multi-octet characters, other label | too little to decide | `suspicious` (finding `mislabeled`, note "kept") | the label's |
 //! | a CJK label read mostly as half-width katakana, private use or C1 | implausible reading | `mislabeled` if a candidate reads plausibly | the candidate's |
 //! | errors, label explains the text: `clean >= 1` and (`errors <= 3` or `8 * errors <= clean`), or 4+ characters on lines the label decodes entirely (and `8 * errors` at most 8 times those), or (UTF-8) complete forms only a UTF-8 writer makes, accounting for the errors (at most six per form, plus three) | damaged | `invalid` (`truncated` when it ends inside a character) | the label's, U+FFFD at the damage only |
@@ -51,8 +52,8 @@ use super::detect::{
 };
 use super::dispatch::{c1_check, decode_with, unicode11};
 use super::evidence::{
-    Evidence, evidence, find_nonascii, implausible, multi_octet_chars, plausible, utf8_majority,
-    utf8_writer_forms, words,
+    Evidence, characters, evidence, find_nonascii, implausible, multi_octet_chars, plausible,
+    utf8_majority, utf8_writer_forms, words,
 };
 use super::{Charset, DecodeOptions, Decoded, Detected, Kind, add_report, ascii};
 use crate::codec::utf8::{self, DecodeReport};
@@ -253,7 +254,6 @@ pub(super) fn labelled<'a>(
     {
         let ev8 = evidence(bytes, Charset::UTF_8);
         if ev8.in_words >= 3 && ev8.errors * 8 <= ev8.in_words {
-            let (t, r8) = utf8::decode_lossy_with_report(bytes);
             d.findings.push(
                 Finding::new(FindingKind::Mislabeled, first_nonascii(bytes), 1).with_note(format!(
                     "labelled {}, the octets are UTF-8 ({} letters in words, {} errors)",
@@ -264,10 +264,31 @@ pub(super) fn labelled<'a>(
                 charset: Charset::UTF_8,
                 confidence: 0.9,
             });
-            add_report(d, &r8);
-            d.text = t;
             d.used = Some(Charset::UTF_8);
             out.mislabeled = true;
+            // Lines UTF-8 reads no character of that the label reads as
+            // letters in words are the label's own text (a Latin-1 letter
+            // above a UTF-8 signature): they keep its reading, named as
+            // `mixed-charset` lines, instead of U+FFFD for every accent.
+            let own = labels_own_lines(bytes, cs, &ev8.foreign);
+            if let Some(first) = own.first() {
+                let at = first.start + first_nonascii(&bytes[first.clone()]).min(first.len());
+                d.findings.push(
+                    Finding::new(FindingKind::MixedCharset, at, own.len()).with_note(format!(
+                        "{} line(s) in {}, the label's",
+                        own.len(),
+                        cs.name
+                    )),
+                );
+                let (t, r) = repair_mixed(bytes, Charset::UTF_8, cs, &own);
+                add_report(d, &r);
+                d.text = Cow::Owned(t);
+                out.mixed = true;
+            } else {
+                let (t, r8) = utf8::decode_lossy_with_report(bytes);
+                add_report(d, &r8);
+                d.text = t;
+            }
             return;
         }
     }
@@ -402,6 +423,43 @@ fn accept<'a>(
     if cs.is_unicode11_utf8() {
         out.mislabeled |= unicode11(d, bytes, opts.unicode11);
     }
+}
+
+/// Of `lines` (lines UTF-8 cannot read), those `cs` decodes without error
+/// into letters in words and that do not look like damaged UTF-8:
+///
+/// - no UTF-8 character on the line (read by the label, its every
+///   character would be mojibake);
+/// - no cut sequence (a lead octet followed by a continuation octet: a
+///   UTF-8 character that lost its last octet, or gained an octet);
+/// - more octets from 0xC0 up (the letters of every single-byte charset)
+///   than 0xC2 and 0xC3, the leads of UTF-8's Latin-1 letters, which are
+///   what is left of `é` or `ü` when its second octet was lost (`Ã`, or `Ă`
+///   under ISO-8859-2).
+///
+/// A line that looks damaged keeps the UTF-8 reading, U+FFFD at the damage.
+fn labels_own_lines(
+    bytes: &[u8],
+    cs: &'static Charset,
+    lines: &[Range<usize>],
+) -> Vec<Range<usize>> {
+    lines
+        .iter()
+        .filter(|r| {
+            let line = &bytes[(*r).clone()];
+            let latin1_leads = line.iter().filter(|&&b| b == 0xC2 || b == 0xC3).count();
+            let letters = line.iter().filter(|&&b| b >= 0xC0).count() - latin1_leads;
+            let cut = line
+                .windows(2)
+                .any(|w| (0xC2..=0xF4).contains(&w[0]) && (0x80..=0xBF).contains(&w[1]));
+            if letters <= latin1_leads || cut || line.utf8_chunks().any(|c| !c.valid().is_ascii()) {
+                return false;
+            }
+            let (text, report, _) = decode_with(line, cs);
+            report.is_clean() && characters(&text).1 >= 1
+        })
+        .cloned()
+        .collect()
 }
 
 /// Decodes the foreign lines with `other`, the rest with the label.

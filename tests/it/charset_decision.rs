@@ -1583,3 +1583,136 @@ fn regression_iso_2022_jp_under_an_ascii_reading_label_is_read_as_such() {
     let msg = message("text/plain; charset=us-ascii", b"\x1b[31mred\x1b[0m text\n");
     assert_eq!(filtered(&msg), msg);
 }
+
+/// A Latin-1 letter with a UTF-8 signature below it (a gateway's footer):
+/// the UTF-8 letters outnumber the label's accents, so the part is read as
+/// damaged UTF-8, and every accent of the letter was U+FFFD ("caf\u{FFFD}"),
+/// though the label reads those lines as words. Lines UTF-8 reads nothing
+/// of keep the label's reading (`mixed-charset`, the label named); a damaged
+/// UTF-8 line keeps U+FFFD at its damage, whatever the label reads there.
+#[test]
+fn regression_latin1_letter_with_a_utf8_signature_keeps_its_accents() {
+    let sig = "-- \nFrançois Lévesque — Directeur général\nSociété Générale, Québec\n\
+               Jürgen Müller, Düsseldorf, Königsallee, Straße 12, Ödön Ürgüp\n";
+    for (main, label) in [
+        ("Thanks, the café is fine for Tuesday.\n", "iso-8859-1"),
+        ("Price is £40, paid naïvely.\n", "windows-1252"),
+        (
+            "Let's meet at the café.\nBring the slides.\n",
+            "iso-8859-15",
+        ),
+    ] {
+        let (bytes, _, bad) = encoding_rs::WINDOWS_1252.encode(main);
+        assert!(!bad);
+        let body = [&bytes[..], sig.as_bytes()].concat();
+        let d = charset::decode(&body, Some(label.as_bytes()), &body_opts());
+        assert_eq!(
+            &*d.text,
+            format!("{main}{sig}"),
+            "{label}: {:?}",
+            d.findings
+        );
+        assert_eq!(d.replacements, 0);
+        assert_eq!(d.used.map(|c| c.name()), Some("UTF-8"));
+        assert_eq!(d.verdict, Verdict::Invalid);
+        let mixed = d
+            .findings
+            .iter()
+            .find(|f| f.kind == FindingKind::MixedCharset)
+            .expect("mixed-charset");
+        assert!(
+            mixed
+                .note
+                .as_deref()
+                .is_some_and(|n| n.contains("the label's"))
+        );
+        let msg = message(&format!("text/plain; charset={label}"), &body);
+        let (code, out) = run(&["normalize", "-"], &msg);
+        assert_eq!(code, 0);
+        assert_eq!(body_text(&out), format!("{main}{sig}"), "{label}");
+    }
+    // Damaged UTF-8 under a Latin-1 label: the line that lost its only
+    // UTF-8 character (a lead without its second octet, `Ã`; a second octet
+    // without its lead, `Ÿ`; a line with a UTF-8 character beside the
+    // damage) keeps U+FFFD there, not a Latin-1 reading of the line.
+    let good = "Schöne Grüße aus Köln, die Straße ist übermäßig groß.\n".repeat(2);
+    for (damaged, want) in [
+        (
+            &b"Bitte schick mir die \xc3berarbeitete Fassung.\n"[..],
+            "Bitte schick mir die \u{FFFD}berarbeitete Fassung.\n",
+        ),
+        (b"im gro\x9fen Saal.\n", "im gro\u{FFFD}en Saal.\n"),
+        (
+            b"ta r\xc3\xa9ponse tr\xe8s rapide.\n",
+            "ta réponse tr\u{FFFD}s rapide.\n",
+        ),
+        (
+            b"die \xc3\xe2\xbcberarbeitete Fassung.\n",
+            "die \u{FFFD}\u{FFFD}berarbeitete Fassung.\n",
+        ),
+    ] {
+        let body = [good.as_bytes(), damaged].concat();
+        // Under ISO-8859-2 the lost second octet leaves `Ă`, not `Ã`.
+        for label in ["iso-8859-1", "iso-8859-2"] {
+            let d = charset::decode(&body, Some(label.as_bytes()), &body_opts());
+            assert_eq!(&*d.text, format!("{good}{want}"), "{label}");
+            assert!(
+                !d.findings
+                    .iter()
+                    .any(|f| f.kind == FindingKind::MixedCharset)
+            );
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// The model behind `labels_own_lines`: a UTF-8 letter (German, French,
+    /// Polish, Russian sentences) damaged once or twice (an octet lost,
+    /// flipped, inserted, or stripped of its high bit) under a lying
+    /// single-byte label. When it is read as UTF-8, no line of it is taken
+    /// for the label's own text: a damaged line keeps U+FFFD at the damage.
+    #[test]
+    fn damaged_utf8_lines_are_not_taken_for_the_labels(
+        picks in proptest::collection::vec(0usize..8, 3..10),
+        damage in proptest::collection::vec((any::<prop::sample::Index>(), 0u8..4, any::<u8>()), 1..3),
+        label in prop::sample::select(vec!["iso-8859-1", "windows-1252", "iso-8859-2", "iso-8859-15", "windows-1251", "koi8-r"]),
+    ) {
+        const LINES: [&str; 8] = [
+            "Die Besprechung ist am Donnerstag um 14 Uhr im großen Saal.",
+            "Bitte schick mir die überarbeitete Fassung bis Freitag.",
+            "Schöne Grüße aus Köln, dein Jürgen",
+            "Je serai à la réunion de jeudi après-midi.",
+            "Le document est déjà envoyé à l'équipe de Genève.",
+            "Dziękuję za szybką odpowiedź, Łódź.",
+            "Привет, как дела? Сегодня хорошая погода.",
+            "Bonjour Marie, merci pour ta réponse très rapide.",
+        ];
+        let text: String = picks.iter().map(|&i| format!("{}\n", LINES[i])).collect();
+        let mut bytes = text.into_bytes();
+        for (at, op, v) in damage {
+            let high: Vec<usize> = (0..bytes.len()).filter(|&i| bytes[i] >= 0x80).collect();
+            if high.is_empty() {
+                break;
+            }
+            let i = high[at.index(high.len())];
+            match op {
+                0 => {
+                    bytes.remove(i);
+                }
+                1 => bytes[i] = v,
+                2 => bytes.insert(i, v | 0x80),
+                _ => bytes[i] &= 0x7F,
+            }
+        }
+        let d = charset::decode(&bytes, Some(label.as_bytes()), &body_opts());
+        if d.used.is_some_and(|c| c.name() == "UTF-8") {
+            let own = d.findings.iter().find(|f| {
+                f.kind == FindingKind::MixedCharset
+                    && f.note.as_deref().is_some_and(|n| n.contains("the label's"))
+            });
+            prop_assert!(own.is_none(), "{:?}: {:?}", own, String::from_utf8_lossy(&bytes));
+        }
+    }
+}
