@@ -352,13 +352,23 @@ where
                             if let Some(mine) = to_free.get(me) {
                                 Held::free(mine);
                             }
-                            batch
-                                .into_iter()
-                                .map(|m| {
-                                    let t = work(&m);
-                                    (m, t)
-                                })
-                                .collect::<Vec<_>>()
+                            // Each message's start is fetched into this
+                            // core's cache while the one before it is
+                            // worked on (`codec::simd::prefetch`).
+                            let prefetch = |u: &U| crate::codec::prefetch(&u.message().bytes);
+                            if let Some(first) = batch.first() {
+                                prefetch(first);
+                            }
+                            let mut done = Vec::with_capacity(batch.len());
+                            let mut it = batch.into_iter().peekable();
+                            while let Some(m) = it.next() {
+                                if let Some(next) = it.peek() {
+                                    prefetch(next);
+                                }
+                                let t = work(&m);
+                                done.push((m, t));
+                            }
+                            done
                         }));
                         let piece = match done {
                             Ok(v) => Piece::Done(v, bytes, me),
