@@ -1,6 +1,7 @@
 // `unsafe` is denied everywhere but in `codec::simd` (AVX2 error finding
-// for the lossy UTF-8 decoder, measured in BENCHMARKS.md), which allows it
-// and documents every block.
+// for the lossy UTF-8 decoder, measured in BENCHMARKS.md, and a cache
+// prefetch for the archive pipeline), which allows it and documents every
+// block.
 #![deny(unsafe_code)]
 #![warn(clippy::undocumented_unsafe_blocks)]
 #![warn(missing_docs)]
