@@ -1666,17 +1666,19 @@ fn regression_latin1_letter_with_a_utf8_signature_keeps_its_accents() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(512))]
+    #![proptest_config(ProptestConfig::with_cases(2048))]
 
     /// The model behind `labels_own_lines`: a UTF-8 letter (German, French,
-    /// Polish, Russian sentences) damaged once or twice (an octet lost,
-    /// flipped, inserted, or stripped of its high bit) under a lying
-    /// single-byte label. When it is read as UTF-8, no line of it is taken
-    /// for the label's own text: a damaged line keeps U+FFFD at the damage.
+    /// Polish, Russian sentences) damaged once (an octet lost, replaced,
+    /// inserted, or stripped of its high bit) under a lying single-byte
+    /// label. When it is read as UTF-8, no line of it is taken for the
+    /// label's own text: a damaged line keeps U+FFFD at the damage. (Two
+    /// damages on one character can leave a real Latin-1 letter, `C3 9F` →
+    /// `C0`: no rule tells that line from the label's.)
     #[test]
     fn damaged_utf8_lines_are_not_taken_for_the_labels(
         picks in proptest::collection::vec(0usize..8, 3..10),
-        damage in proptest::collection::vec((any::<prop::sample::Index>(), 0u8..4, any::<u8>()), 1..3),
+        damage in proptest::collection::vec((any::<prop::sample::Index>(), 0u8..4, any::<u8>()), 1..2),
         label in prop::sample::select(vec!["iso-8859-1", "windows-1252", "iso-8859-2", "iso-8859-15", "windows-1251", "koi8-r"]),
     ) {
         const LINES: [&str; 8] = [
