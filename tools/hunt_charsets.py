@@ -449,20 +449,23 @@ def wav(rng, n):
     return b'RIFF' + struct.pack('<I', 36 + len(pcm)) + b'WAVEfmt ' + struct.pack('<IHHIIHH', 16, 1, 1, 8000, 16000, 2, 16) + b'data' + struct.pack('<I', len(pcm)) + pcm
 
 
+# Blobs that are a magic number followed by random octets.
+MAGIC = {
+    'png': b'\x89PNG\r\n\x1a\n', 'zip': b'PK\x03\x04', 'pdf': b'%PDF-1.4\n',
+    'jpeg': b'\xff\xd8\xff\xe0', 'mp3': b'ID3\x03\x00\x00\x00\x00\x0f\x76',
+    'ogg': b'OggS\x00\x02', 'tiff': b'II*\x00\x08\x00\x00\x00', 'gz': b'\x1f\x8b\x08\x00',
+    'ole': b'\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1', 'sqlite': b'SQLite format 3\x00',
+    'woff': b'wOFF\x00\x01\x00\x00', 'ttf': b'\x00\x01\x00\x00\x00\x0c\x00\x80',
+    'ico': b'\x00\x00\x01\x00\x01\x00\x10\x10', 'mp4': b'\x00\x00\x00\x18ftypmp42',
+}
+
+
 def blob(rng):
     k = rng.choice(['random', 'png', 'zip', 'pdf', 'jpeg', 'wav', 'pcm', 'u16ints', 'bmp', 'mp3', 'ogg', 'tiff', 'gz', 'u16text_blob', 'ole', 'sqlite', 'woff', 'ttf', 'ico', 'webp', 'mp4', 'deflate'])
     n = rng.choice([40, 200, 2000, 20000])
     r = bytes(rng.randrange(256) for _ in range(n))
-    if k == 'random':
-        return k, r
-    if k == 'png':
-        return k, b'\x89PNG\r\n\x1a\n' + r
-    if k == 'zip':
-        return k, b'PK\x03\x04' + r
-    if k == 'pdf':
-        return k, b'%PDF-1.4\n' + r
-    if k == 'jpeg':
-        return k, b'\xff\xd8\xff\xe0' + r
+    if k in MAGIC:
+        return k, MAGIC[k] + r
     if k == 'wav':
         return k, wav(rng, n // 2)
     if k == 'pcm':
@@ -471,33 +474,13 @@ def blob(rng):
         return k, b''.join(struct.pack('<H', rng.randrange(0, 1000)) for _ in range(n // 2))
     if k == 'bmp':
         return k, b'BM' + struct.pack('<IHHI', 54 + n, 0, 0, 54) + r
-    if k == 'mp3':
-        return k, b'ID3\x03\x00\x00\x00\x00\x0f\x76' + r
-    if k == 'ogg':
-        return k, b'OggS\x00\x02' + r
-    if k == 'tiff':
-        return k, b'II*\x00\x08\x00\x00\x00' + r
-    if k == 'gz':
-        return k, b'\x1f\x8b\x08\x00' + r
     if k == 'u16text_blob':  # binary table of UTF-16 code units with counters
         return k, b''.join(struct.pack('<HH', 0x4E00 + rng.randrange(2000), i) for i in range(n // 4))
-    if k == 'ole':
-        return k, b'\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1' + r
-    if k == 'sqlite':
-        return k, b'SQLite format 3\x00' + r
-    if k == 'woff':
-        return k, b'wOFF\x00\x01\x00\x00' + r
-    if k == 'ttf':
-        return k, b'\x00\x01\x00\x00\x00\x0c\x00\x80' + r
-    if k == 'ico':
-        return k, b'\x00\x00\x01\x00\x01\x00\x10\x10' + r
     if k == 'webp':
         return k, b'RIFF' + struct.pack('<I', n) + b'WEBPVP8 ' + r
-    if k == 'mp4':
-        return k, b'\x00\x00\x00\x18ftypmp42' + r
     if k == 'deflate':
         return k, zlib.compress(r + bytes(rng.randrange(65, 70) for _ in range(n)))
-    return k, r
+    return k, r  # 'random'
 
 
 def case_binary(rng):

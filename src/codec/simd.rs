@@ -404,4 +404,4 @@ pub(crate) fn prefetch(bytes: &[u8]) {
 
 /// How much of the next message [`prefetch`] asks for: a message's header
 /// section, about.
-pub(crate) const PREFETCH: usize = 4096;
+const PREFETCH: usize = 4096;

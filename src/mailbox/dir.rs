@@ -175,31 +175,16 @@ fn link_loops(path: &Path) -> bool {
 }
 
 /// Whether `e` is the system's "too many levels of symbolic links"
-/// (`ELOOP`; `ErrorKind::FilesystemLoop` is not stable yet).
+/// (`ELOOP`; `ErrorKind::FilesystemLoop` is not stable yet). False where
+/// there is no such error number.
 fn is_eloop(e: &std::io::Error) -> bool {
-    #[cfg(any(target_os = "linux", target_os = "android"))]
-    const ELOOP: Option<i32> = Some(40);
-    #[cfg(any(
-        target_os = "macos",
-        target_os = "ios",
-        target_os = "freebsd",
-        target_os = "openbsd",
-        target_os = "netbsd",
-        target_os = "dragonfly"
-    ))]
-    const ELOOP: Option<i32> = Some(62);
-    #[cfg(not(any(
-        target_os = "linux",
-        target_os = "android",
-        target_os = "macos",
-        target_os = "ios",
-        target_os = "freebsd",
-        target_os = "openbsd",
-        target_os = "netbsd",
-        target_os = "dragonfly"
-    )))]
-    const ELOOP: Option<i32> = None;
-    ELOOP.is_some_and(|n| e.raw_os_error() == Some(n))
+    #[cfg(unix)]
+    return e.raw_os_error() == Some(libc::ELOOP);
+    #[cfg(not(unix))]
+    {
+        let _ = e;
+        false
+    }
 }
 
 /// The folders of the Maildir at `root`: Maildir++ folders (`.Name` with a

@@ -355,15 +355,11 @@ where
                             // Each message's start is fetched into this
                             // core's cache while the one before it is
                             // worked on (`codec::simd::prefetch`).
-                            let prefetch = |u: &U| crate::codec::prefetch(&u.message().bytes);
-                            if let Some(first) = batch.first() {
-                                prefetch(first);
-                            }
                             let mut done = Vec::with_capacity(batch.len());
                             let mut it = batch.into_iter().peekable();
                             while let Some(m) = it.next() {
                                 if let Some(next) = it.peek() {
-                                    prefetch(next);
+                                    crate::codec::prefetch(&next.message().bytes);
                                 }
                                 let t = work(&m);
                                 done.push((m, t));
