@@ -430,8 +430,10 @@ fn accept<'a>(
 ///
 /// - no UTF-8 character on the line (read by the label, its every
 ///   character would be mojibake);
-/// - no octet from 0xC0 up followed by a continuation octet (a UTF-8
-///   character cut short, or one whose lead octet was damaged: `F5 9F`);
+/// - no octet from 0xC0 up followed by a continuation octet or ending the
+///   line (a UTF-8 character cut short, by a lost octet or a line end, or
+///   one whose lead octet was damaged: `F5 9F`); a Latin-1 line ending in
+///   `é` keeps the UTF-8 reading too, the evidence being the same;
 /// - more octets from 0xC0 up (the letters of every single-byte charset)
 ///   than 0xC2 and 0xC3, the leads of UTF-8's Latin-1 letters, which are
 ///   what is left of `é` or `ü` when its second octet was lost (`Ã`, or `Ă`
@@ -451,7 +453,8 @@ fn labels_own_lines(
             let letters = line.iter().filter(|&&b| b >= 0xC0).count() - latin1_leads;
             let cut = line
                 .windows(2)
-                .any(|w| w[0] >= 0xC0 && (0x80..=0xBF).contains(&w[1]));
+                .any(|w| w[0] >= 0xC0 && matches!(w[1], 0x80..=0xBF | b'\n' | b'\r'))
+                || line.last().is_some_and(|&b| b >= 0xC0);
             if letters <= latin1_leads || cut || line.utf8_chunks().any(|c| !c.valid().is_ascii()) {
                 return false;
             }
