@@ -87,17 +87,18 @@ pub fn audit_parsed(
     ctx: &MessageContext<'_>,
     opts: &AuditOptions,
 ) -> Vec<Record> {
+    let top = msg.top_fields();
     let mut a = Auditor {
         msg,
         dopts: DecodeOptions {
-            tld: msg.tld_hint(),
+            tld: top.tld_hint(),
             ..opts.decode_options()
         },
         limits: opts.limits,
         base: Record {
             input: Arc::from(ctx.input),
             index: ctx.index,
-            message_id: msg.message_id().map(Arc::from),
+            message_id: top.message_id().map(Arc::from),
             part: String::new(),
             location: "message".to_string(),
             label: None,
@@ -106,7 +107,7 @@ pub fn audit_parsed(
             verdict: Verdict::Ok,
             detected: None,
             findings: Vec::new(),
-            year: msg.year(),
+            year: top.year(),
             source: Source::Message,
         },
         out: Vec::new(),

@@ -73,6 +73,12 @@ pub struct DetectedRecord {
 /// Escapes a label as written: valid UTF-8 is kept, every other byte becomes
 /// `\xHH`, and backslashes are doubled so the escape is unambiguous.
 pub(crate) fn escape_label(raw: &[u8]) -> String {
+    // Nearly every label is ASCII without a backslash: nothing to escape.
+    if let Ok(s) = std::str::from_utf8(raw)
+        && !s.contains('\\')
+    {
+        return s.to_owned();
+    }
     let mut out = String::with_capacity(raw.len());
     for chunk in raw.utf8_chunks() {
         for c in chunk.valid().chars() {

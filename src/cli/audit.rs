@@ -30,6 +30,7 @@ use mailcharset::mailbox::{
     self, AtomicFile, Bar, InputKind, MailboxError, MessageReader, Origin, Progress, RawMessage,
     WriteMode, pipeline,
 };
+use std::borrow::Cow;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
@@ -142,7 +143,19 @@ pub fn run(args: &AuditArgs) -> CliResult {
         };
         let mut bar = Bar::new(progress, reader.size_hint_bytes());
         let mut not_messages = Vec::new();
-        let work = |m: &RawMessage| audit_raw(&path, kind, m, &opts, format, args.max_message_size);
+        // The input's name, formatted once: every message of an mbox has it.
+        let input_name = path.display().to_string();
+        let work = |m: &RawMessage| {
+            audit_raw(
+                &path,
+                &input_name,
+                kind,
+                m,
+                &opts,
+                format,
+                args.max_message_size,
+            )
+        };
         let result = pipeline::run_ordered(reader, &popts, work, |m, a: &Audited| {
             bar.advance(1, m.input_len);
             for n in &a.notes {
@@ -254,6 +267,7 @@ fn mailbox_error(e: MailboxError) -> CliError {
 /// Audits one message of `input` (read as `kind`).
 fn audit_raw(
     input: &Path,
+    input_name: &str,
     kind: InputKind,
     m: &RawMessage,
     opts: &AuditOptions,
@@ -266,8 +280,10 @@ fn audit_raw(
         notes: Vec::new(),
         skipped: None,
     };
-    let name = match (&m.origin, kind) {
-        (Origin::File { relative }, InputKind::Folder) => input.join(relative),
+    let name: Cow<'_, str> = match (&m.origin, kind) {
+        (Origin::File { relative }, InputKind::Folder) => {
+            Cow::Owned(input.join(relative).display().to_string())
+        }
         (
             Origin::Maildir {
                 folder,
@@ -275,16 +291,22 @@ fn audit_raw(
                 name,
             },
             _,
-        ) => input.join(folder).join(subdir.as_str()).join(name),
-        _ => input.to_path_buf(),
+        ) => Cow::Owned(
+            input
+                .join(folder)
+                .join(subdir.as_str())
+                .join(name)
+                .display()
+                .to_string(),
+        ),
+        _ => Cow::Borrowed(input_name),
     };
-    let name = name.display().to_string();
     let in_folder = matches!(kind, InputKind::Folder | InputKind::Maildir);
     // A file of a folder that is clearly an mbox (a later envelope line
     // after an empty line), as `normalize` reads it: its messages, numbered
     // within it, each under the size limit on its own.
     if let Some(flavor) = super::folder_mbox(input, kind, m) {
-        match mailbox::read_mbox_bytes(&m.bytes, flavor, Path::new(&name)) {
+        match mailbox::read_mbox_bytes(&m.bytes, flavor, Path::new(name.as_ref())) {
             Ok(r) => {
                 for item in r {
                     match item {
@@ -312,7 +334,7 @@ fn audit_raw(
     // saved with its envelope line). One that does not start like a
     // message is listed with the other skipped files after the run.
     if in_folder && !looks_like_message(&m.bytes) {
-        out.skipped = Some(PathBuf::from(name));
+        out.skipped = Some(PathBuf::from(name.as_ref()));
         return out;
     }
     let ctx = MessageContext {

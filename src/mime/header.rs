@@ -69,7 +69,7 @@ impl<'a> Field<'a> {
 
     /// The name as text (lossy: a valid name is ASCII).
     pub fn name_str(&self) -> Cow<'a, str> {
-        String::from_utf8_lossy(self.name)
+        lexer::lossy(self.name)
     }
 
     /// The value unfolded (RFC 5322 2.2.3: line ends removed, the white

@@ -310,15 +310,16 @@ impl Ctx<'_> {
 /// input; fails only under [`OnError::Fail`].
 pub fn normalize<'a>(raw: &'a [u8], opts: &Options) -> Result<Normalized<'a>, NormalizeError> {
     let msg = Message::parse_with(raw, &opts.limits);
+    let top = msg.top_fields();
     let mut ctx = Ctx {
         opts,
         dopts: DecodeOptions {
-            tld: msg.tld_hint(),
+            tld: top.tld_hint(),
             ..opts.decode_options()
         },
         edits: Vec::new(),
         report: NormalizeReport {
-            message_id: msg.message_id(),
+            message_id: top.message_id(),
             ..NormalizeReport::default()
         },
     };

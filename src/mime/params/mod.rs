@@ -323,7 +323,7 @@ fn find_param<'p>(params: &'p [Parameter], name: &str) -> Option<&'p Parameter> 
 }
 
 fn ascii_lower(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).to_ascii_lowercase()
+    lexer::lossy(b).to_ascii_lowercase()
 }
 
 /// Lenient type token: anything but white space, `;`, `/`, `(` and `"`
