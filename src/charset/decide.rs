@@ -228,6 +228,7 @@ pub(super) fn labelled<'a>(
         if n >= UTF8_OVERRIDE {
             mislabel(d, bytes, cs, Charset::UTF_8, Cow::Borrowed(s), 0.99);
             out.mislabeled = true;
+            keep_escape_lines(bytes, cs, Charset::UTF_8, d, out);
             return;
         }
         if n > 0 && report.is_clean() {
@@ -270,7 +271,9 @@ pub(super) fn labelled<'a>(
             // letters in words are the label's own text (a Latin-1 letter
             // above a UTF-8 signature): they keep its reading, named as
             // `mixed-charset` lines, instead of U+FFFD for every accent.
-            let own = labels_own_lines(bytes, cs, &ev8.foreign);
+            let mut own = labels_own_lines(bytes, cs, &ev8.foreign);
+            own.extend(escape_lines(bytes, cs));
+            own.sort_by_key(|r| r.start);
             if let Some(first) = own.first() {
                 let at = first.start + first_nonascii(&bytes[first.clone()]).min(first.len());
                 d.findings.push(
@@ -364,10 +367,12 @@ pub(super) fn labelled<'a>(
                 cs.name, ev.errors, ev.clean, ev.in_words, det.charset.name
             )),
         );
+        let main = det.charset;
         d.text = t;
         d.used = Some(det.charset);
         d.detected = Some(det);
         out.mislabeled = true;
+        keep_escape_lines(bytes, cs, main, d, out);
         return;
     }
     // The label stays: damaged text, maybe with lines in another charset.
@@ -463,6 +468,67 @@ fn labels_own_lines(
         })
         .cloned()
         .collect()
+}
+
+/// Lines of text under an ISO-2022-JP (or -JP-2) label that hold its
+/// escape sequence for a two-octet set (`ESC $ B`, `ESC $ @` ...), are
+/// 7-bit, and that it decodes without error into non-ASCII characters:
+/// the label's own lines, whatever the rest of the text is. No other
+/// charset writes `ESC $`; read as UTF-8 or Shift_JIS the line shows as
+/// `$B$4ITL@(B` garbage. (RFC 1468 ends every line in ASCII, so each line
+/// decodes alone.) Empty for any other label: the escapes of HZ (`~{`)
+/// and UTF-7 (`+`) are printable text in other charsets.
+fn escape_lines(bytes: &[u8], cs: &'static Charset) -> Vec<Range<usize>> {
+    let jp = matches!(cs.kind, Kind::Iso2022Jp2)
+        || cs.encoding().is_some_and(|e| e == encoding_rs::ISO_2022_JP);
+    if !jp || memchr::memmem::find(bytes, b"\x1b$").is_none() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut at = 0;
+    let ends = memchr::memchr_iter(b'\n', bytes).map(|i| i + 1);
+    for end in ends.chain(std::iter::once(bytes.len())) {
+        let r = at..end;
+        at = end;
+        let line = &bytes[r.clone()];
+        if line.is_empty() || !line.is_ascii() || memchr::memmem::find(line, b"\x1b$").is_none() {
+            continue;
+        }
+        let (text, report, _) = decode_with(line, cs);
+        if report.is_clean() && characters(&text).0 >= 1 {
+            out.push(r);
+        }
+    }
+    out
+}
+
+/// After the label's text was read as `main` (its 8-bit octets are
+/// `main`'s): the lines in the label's escape sequences keep its reading
+/// ([`escape_lines`]), named as `mixed-charset` lines; the verdict becomes
+/// `invalid`, as for the label's lines in a UTF-8 text.
+fn keep_escape_lines(
+    bytes: &[u8],
+    cs: &'static Charset,
+    main: &'static Charset,
+    d: &mut Decoded<'_>,
+    out: &mut Outcome,
+) {
+    let own = escape_lines(bytes, cs);
+    let Some(first) = own.first() else {
+        return;
+    };
+    let at = first.start + memchr::memchr(0x1B, &bytes[first.clone()]).unwrap_or(0);
+    d.findings.push(
+        Finding::new(FindingKind::MixedCharset, at, own.len()).with_note(format!(
+            "{} line(s) in {}, the label's",
+            own.len(),
+            cs.name
+        )),
+    );
+    let (t, r) = repair_mixed(bytes, main, cs, &own);
+    add_report(d, &r);
+    d.text = Cow::Owned(t);
+    out.mixed = true;
 }
 
 /// Decodes the foreign lines with `other`, the rest with the label.

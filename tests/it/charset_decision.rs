@@ -1501,6 +1501,69 @@ fn regression_iso_2022_jp_reply_quoting_utf8_keeps_its_lines() {
     assert_eq!((d.verdict, &*d.text), (Verdict::Mislabeled, quote));
 }
 
+/// A short ISO-2022-JP reply over a long quote in UTF-8 or Shift_JIS (the
+/// label explains little of the octets): the body was read as UTF-8 or
+/// Shift_JIS whole, the reply shown as `$B$4ITL@(B` escapes. Lines in the
+/// label's escape sequences that it decodes cleanly keep its reading
+/// (`mixed-charset`, "the label's"), the rest is read as what it is.
+#[test]
+fn regression_short_iso_2022_jp_reply_over_a_long_quote_keeps_its_lines() {
+    let reply = "ご不明な点がございましたら、お気軽にご連絡ください。\n";
+    let quote_line = "> 来週の木曜日午後二時から会議室でお待ちしております。山田太郎\n";
+    let quote = format!("\nOn Monday someone wrote:\n{}", quote_line.repeat(8));
+    let jis = encode(reply, encoding_rs::ISO_2022_JP);
+    let damaged_utf8 = {
+        let mut q = quote.clone().into_bytes();
+        let at = q.len() / 2;
+        q[at] = 0xFF;
+        q
+    };
+    for (rest, rest_cs, damaged) in [
+        (quote.as_bytes().to_vec(), encoding_rs::UTF_8, false),
+        (
+            encode(&quote, encoding_rs::SHIFT_JIS),
+            encoding_rs::SHIFT_JIS,
+            false,
+        ),
+        (damaged_utf8, encoding_rs::UTF_8, true),
+    ] {
+        let name = rest_cs.name();
+        let body = [&jis[..], &rest[..]].concat();
+        let d = charset::decode(&body, Some(b"iso-2022-jp"), &body_opts());
+        assert_eq!(d.verdict, Verdict::Invalid, "{name}: {:?}", d.findings);
+        assert!(d.text.starts_with(reply), "{name}: {}", d.text);
+        let (want_rest, _, _) = rest_cs.decode(&rest);
+        assert_eq!(&d.text[reply.len()..], &*want_rest, "{name}");
+        let fffd = want_rest.matches('\u{FFFD}').count();
+        assert_eq!((d.replacements, fffd > 0), (fffd, damaged), "{name}");
+        let own = d
+            .findings
+            .iter()
+            .find(|f| f.kind == FindingKind::MixedCharset)
+            .expect("mixed-charset");
+        assert_eq!(own.count, 1, "{name}: {own:?}");
+        assert!(
+            own.note
+                .as_deref()
+                .is_some_and(|n| n.contains("ISO-2022-JP, the label's")),
+            "{name}: {own:?}"
+        );
+        let msg = message("text/plain; charset=iso-2022-jp", &body);
+        let (_, out) = run(&["normalize", "-"], &msg);
+        assert_eq!(body_text(&out), format!("{reply}{want_rest}"), "{name}");
+    }
+    // An ANSI colour escape (`ESC [`) in a UTF-8 text is no such line.
+    let ansi = [b"\x1b[1mbold\x1b[0m\n", quote.as_bytes()].concat();
+    let d = charset::decode(&ansi, Some(b"iso-2022-jp"), &body_opts());
+    assert!(
+        !d.findings
+            .iter()
+            .any(|f| f.kind == FindingKind::MixedCharset),
+        "{:?}",
+        d.findings
+    );
+}
+
 /// ASCII and UTF-8 text labelled UTF-16 (no NUL octet: none of its line
 /// ends or spaces is UTF-16) was read as CJK mojibake with verdict ok.
 #[test]
