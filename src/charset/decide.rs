@@ -296,6 +296,29 @@ pub(super) fn labelled<'a>(
         }
     }
     if report.is_clean() {
+        // ISO-2022-JP escapes in 7-bit text under a label that reads them
+        // as control characters (`=?utf-8?B?...?=` around ISO-2022-JP, a
+        // body labelled ISO-8859-1): as under US-ASCII, the text is
+        // ISO-2022-JP, and nothing of the label's reading is lost.
+        if ascii
+            && !cs.is_seven_bit()
+            && let Some((at, t, jp)) = iso2022jp_in_ascii(bytes, opts)
+        {
+            d.findings.push(
+                Finding::new(FindingKind::Mislabeled, at, 1).with_note(format!(
+                    "labelled {}, the escape sequences are {}",
+                    cs.name, jp.name
+                )),
+            );
+            d.text = t;
+            d.used = Some(jp);
+            d.detected = Some(Detected {
+                charset: jp,
+                confidence: 0.9,
+            });
+            out.mislabeled = true;
+            return;
+        }
         // A CJK label read as half-width katakana, private use or C1
         // controls: the octets are in another CJK charset.
         if !utf8_label

@@ -1631,6 +1631,11 @@ fn regression_iso_2022_jp_under_an_ascii_reading_label_is_read_as_such() {
         ("text/plain; charset=us-ascii", "mislabeled"),
         ("text/plain", "suspicious"),
         ("text/plain; charset=bogus", "unknown-label"),
+        // Labels that read the escapes as control characters too.
+        ("text/plain; charset=utf-8", "mislabeled"),
+        ("text/plain; charset=iso-8859-1", "mislabeled"),
+        ("text/plain; charset=windows-1252", "mislabeled"),
+        ("text/plain; charset=shift_jis", "mislabeled"),
     ] {
         let msg = message(ct, &body);
         let (_, v, findings) = audit_body(&msg);
@@ -1643,8 +1648,38 @@ fn regression_iso_2022_jp_under_an_ascii_reading_label_is_read_as_such() {
         );
     }
     // An ANSI colour escape is not ISO-2022-JP: ASCII stays as it is.
-    let msg = message("text/plain; charset=us-ascii", b"\x1b[31mred\x1b[0m text\n");
-    assert_eq!(filtered(&msg), msg);
+    for label in ["us-ascii", "utf-8", "iso-8859-1"] {
+        let msg = message(
+            &format!("text/plain; charset={label}"),
+            b"\x1b[31mred\x1b[0m text\n",
+        );
+        assert_eq!(filtered(&msg), msg, "{label}");
+    }
+    // ISO-2022-JP octets inside a word labelled UTF-8 (a mailer that
+    // labelled what it did not convert): the Subject was shown with its
+    // escapes; it is read as ISO-2022-JP and reported.
+    let subject = "よろしくお願いいたします。会議の件";
+    let b64 = {
+        use base64::Engine;
+        base64::engine::general_purpose::STANDARD.encode(encode(subject, encoding_rs::ISO_2022_JP))
+    };
+    let msg = format!(
+        "From: a@example.jp\nSubject: =?utf-8?B?{b64}?=\nMIME-Version: 1.0\n\
+         Content-Type: text/plain; charset=us-ascii\n\nhello\n"
+    );
+    let (code, out) = run(&["normalize", "--headers", "utf8", "-"], msg.as_bytes());
+    assert_eq!(code, 0);
+    let out = String::from_utf8(out).expect("utf-8 output");
+    assert!(out.contains(&format!("Subject: {subject}\n")), "{out}");
+    let (code, audit) = run(&["audit", "--format", "jsonl", "-"], msg.as_bytes());
+    assert_eq!(code, 0);
+    let audit = String::from_utf8_lossy(&audit);
+    assert!(
+        audit.lines().any(|l| l.contains("header:Subject")
+            && l.contains("\"verdict\":\"mislabeled\"")
+            && l.contains("ISO-2022-JP")),
+        "{audit}"
+    );
 }
 
 /// A Latin-1 letter with a UTF-8 signature below it (a gateway's footer):
