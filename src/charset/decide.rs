@@ -373,11 +373,18 @@ pub(super) fn labelled<'a>(
         0
     };
     let writer_forms = forms > 0 && ev.errors <= 6 * forms + 3;
-    if !ev.explained()
+    // Shift_JIS reads EUC-JP octets as half-width katakana, and lines of
+    // them count as read: such a reading explains nothing when, with
+    // errors beside it, they are most of what it read. Only EUC-JP is
+    // taken then: a permissive guess (GBK) also decodes a Shift_JIS reply
+    // over an EUC-JP quote, and would turn the reply into nonsense.
+    let halfwidth = ev.explained() && halfwidth_reading(cs, &text);
+    if (!ev.explained() || halfwidth)
         && !writer_forms
         && opts.detect
         && ev.nonascii >= MIN_EVIDENCE
         && let Some((det, t)) = candidate(bytes, cs, opts)
+        && (!halfwidth || det.charset.encoding() == Some(encoding_rs::EUC_JP))
         // UTF-8 letters inside words are real UTF-8: a single-byte charset
         // would turn them into mojibake (only multi-octet legacy charsets
         // pair up into such letters by chance, "谢谢" into "лл").
@@ -737,6 +744,23 @@ pub(super) fn iso2022jp_in_ascii<'a>(
     let n = text.chars().filter(|c| !c.is_ascii()).count();
     (report.is_clean() && n >= MIN_EVIDENCE && plausible(&text) && words(&text))
         .then_some((at, text, used))
+}
+
+/// A Shift_JIS reading that is mostly half-width katakana (U+FF61..U+FF9F):
+/// at least half of its non-ASCII characters, four or more. Mail was
+/// written in full-width kana (ISO-2022-JP has no half-width ones); octets
+/// of EUC-JP, EUC-KR or GBK read as Shift_JIS turn into runs of them
+/// (`ﾅﾄﾃ賚ﾍ｡｢` for 田中様、).
+fn halfwidth_reading(cs: &'static Charset, text: &str) -> bool {
+    if cs.encoding() != Some(encoding_rs::SHIFT_JIS) {
+        return false;
+    }
+    let (mut half, mut nonascii) = (0usize, 0usize);
+    for c in text.chars().filter(|c| !c.is_ascii()) {
+        nonascii += 1;
+        half += usize::from(('\u{FF61}'..='\u{FF9F}').contains(&c));
+    }
+    nonascii >= MIN_EVIDENCE && half * 2 >= nonascii
 }
 
 /// CJK multi-octet charsets (whose clean readings may still be nonsense).

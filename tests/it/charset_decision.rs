@@ -1564,6 +1564,59 @@ fn regression_short_iso_2022_jp_reply_over_a_long_quote_keeps_its_lines() {
     );
 }
 
+/// EUC-JP labelled Shift_JIS: Shift_JIS reads its octets as half-width
+/// katakana (`ﾅﾄﾃ賚ﾍ｡｢` for 田中様、) with errors here and there, and its
+/// lines of katakana counted as read, so the label stayed (`invalid`, the
+/// text unreadable). A reading that is mostly half-width katakana explains
+/// nothing: the text is read as EUC-JP when chardetng says so and EUC-JP
+/// decodes all of it. Real Shift_JIS in half-width katakana, damaged, and
+/// a Shift_JIS reply over an EUC-JP quote (which GBK decodes too) keep the
+/// label.
+#[test]
+fn regression_euc_jp_labelled_shift_jis_is_read_as_euc_jp() {
+    let ja = "田中様、いつもお世話になっております。\n先日の打ち合わせの件で、資料をお送りします。\n\
+              来週の木曜日午後二時から会議室でお待ちしております。\n";
+    for n in [1, 4] {
+        let text = ja.repeat(n);
+        let body = encode(&text, encoding_rs::EUC_JP);
+        let d = charset::decode(&body, Some(b"shift_jis"), &body_opts());
+        assert_eq!(d.verdict, Verdict::Mislabeled, "{n}: {:?}", d.findings);
+        assert_eq!(d.used.map(|c| c.name()), Some("EUC-JP"));
+        assert_eq!(&*d.text, text);
+        let msg = message("text/plain; charset=shift_jis", &body);
+        assert_eq!(body_text(&filtered(&msg)), text);
+    }
+    // Half-width katakana written as such, one octet damaged: the label's.
+    let hankaku = "ｺﾝﾆﾁﾊ ｵｹﾞﾝｷﾃﾞｽｶ｡ ｱｼﾀﾉ ｶｲｷﾞﾊ 10ｼﾞｶﾗﾃﾞｽ｡\nﾖﾛｼｸ ｵﾈｶﾞｲｼﾏｽ｡ ﾔﾏﾀﾞ ﾀﾛｳ\n".repeat(3);
+    let mut body = encode(&hankaku, encoding_rs::SHIFT_JIS);
+    let at = body.len() / 2;
+    body[at] = 0xFD;
+    let d = charset::decode(&body, Some(b"shift_jis"), &body_opts());
+    assert_eq!(
+        d.used.map(|c| c.name()),
+        Some("Shift_JIS"),
+        "{:?}",
+        d.findings
+    );
+    assert_eq!(d.replacements, 1);
+    // A Shift_JIS reply over a quoted EUC-JP mail: the reply stays
+    // Shift_JIS (GBK decodes both, as nonsense).
+    let reply = "ご確認ありがとうございます。\n";
+    let body = [
+        encode(reply, encoding_rs::SHIFT_JIS),
+        encode(&ja.repeat(2), encoding_rs::EUC_JP),
+    ]
+    .concat();
+    let d = charset::decode(&body, Some(b"shift_jis"), &body_opts());
+    assert_eq!(
+        d.used.map(|c| c.name()),
+        Some("Shift_JIS"),
+        "{:?}",
+        d.findings
+    );
+    assert!(d.text.starts_with(reply), "{}", d.text);
+}
+
 /// ASCII and UTF-8 text labelled UTF-16 (no NUL octet: none of its line
 /// ends or spaces is UTF-16) was read as CJK mojibake with verdict ok.
 #[test]
