@@ -313,17 +313,47 @@ const MAGIC: &[(&[u8], &str)] = &[
         "an OLE document (MS Office)",
     ),
     (b"\x7fELF", "an ELF executable"),
+    (b"SQLite format 3\x00", "an SQLite database"),
+    (b"OggS\x00", "Ogg media"),
+    (b"fLaC\x00\x00\x00\x22", "FLAC audio"),
+    (b"ID3\x02", "MP3 audio"),
+    (b"ID3\x03", "MP3 audio"),
+    (b"ID3\x04", "MP3 audio"),
+    (b"II*\x00", "a TIFF image"),
+    (b"MM\x00*", "a TIFF image"),
+    (b"wOFF\x00\x01\x00\x00", "a WOFF font"),
+    (b"wOFFOTTO", "a WOFF font"),
+    (b"wOF2\x00\x01\x00\x00", "a WOFF2 font"),
+    (b"wOF2OTTO", "a WOFF2 font"),
+    (b"\xfd7zXZ\x00", "xz data"),
+    (b"\x28\xb5\x2f\xfd", "zstd data"),
+    (b"MSCF\x00\x00\x00\x00", "a cabinet archive"),
+    (b"\xca\xfe\xba\xbe", "a Java class or Mach-O executable"),
+    (b"\xcf\xfa\xed\xfe", "a Mach-O executable"),
+    (b"\xce\xfa\xed\xfe", "a Mach-O executable"),
+];
+
+/// RIFF containers (`RIFF`, a length, then the form): WAV audio, AVI
+/// video, WebP images. `RIFF` alone could start a line of text.
+const RIFF_FORMS: &[(&[u8; 4], &str)] = &[
+    (b"WAVE", "WAV audio"),
+    (b"AVI ", "AVI video"),
+    (b"WEBP", "a WebP image"),
 ];
 
 /// Whether a body starts with the magic number of a file that is not text.
 pub(super) fn has_magic(bytes: &[u8]) -> bool {
-    MAGIC
-        .iter()
-        .any(|(magic, _)| bytes.starts_with(magic) && (magic.len() >= 4 || bytes.len() > 16))
+    magic(bytes).is_some()
 }
 
 /// What file a body's magic number says it is, if any.
 pub(super) fn magic(bytes: &[u8]) -> Option<&'static str> {
+    if bytes.starts_with(b"RIFF")
+        && let Some(form) = bytes.get(8..12)
+        && let Some((_, what)) = RIFF_FORMS.iter().find(|(f, _)| &f[..] == form)
+    {
+        return Some(what);
+    }
     MAGIC
         .iter()
         .find(|(magic, _)| bytes.starts_with(magic) && (magic.len() >= 4 || bytes.len() > 16))
@@ -381,7 +411,17 @@ pub(super) fn wide_binary(text: &str, errors: usize) -> Option<&'static str> {
     if controls > 0 && controls * 100 >= chars {
         return Some("control characters");
     }
-    (errors >= 4 && errors * 100 >= chars).then_some("ill-formed units")
+    if errors >= 4 && errors * 100 >= chars {
+        return Some("ill-formed units");
+    }
+    // Random octets read as UTF-16 are private use one unit in ten (U+E000
+    // ..U+F8FF) and an unpaired surrogate one in thirty; text has neither.
+    let private = body
+        .chars()
+        .filter(|&c| matches!(u32::from(c), 0xE000..=0xF8FF | 0xF0000..))
+        .count();
+    let junk = private + errors;
+    (junk >= 3 && junk * 10 >= chars).then_some("private-use characters and ill-formed units")
 }
 
 /// Whether `bytes` holds NUL or a C0 control a text does not (00..08, 0B,
@@ -749,6 +789,26 @@ mod tests {
         assert_eq!(wide_binary(&text, 3), None);
         assert_eq!(wide_binary(&text, 4), Some("ill-formed units"));
         assert_eq!(wide_binary(&"日本語".repeat(200), 4), None);
+        // Private use one character in ten (with errors): random octets.
+        let blob = "\u{E123}漢\u{FFFD}가\u{F00D}ꙮ\u{E800}ᚠ\u{F111}\u{4E00}".repeat(3);
+        assert!(wide_binary(&blob, 3).is_some());
+        // Text with a few private-use characters (a vendor's emoji, a
+        // user-defined character) is text.
+        let text = format!(
+            "{}\u{E63E}\u{E63F}",
+            "今日は晴れです。明日は雨でしょう。".repeat(2)
+        );
+        assert_eq!(wide_binary(&text, 0), None);
+        for text in [
+            "Привет, как дела? Сегодня хорошая погода.",
+            "Καλημέρα, τι κάνεις; Σήμερα έχει ωραίο καιρό.",
+            "שלום, מה שלומך? היום מזג האוויר יפה.",
+            "مرحبا، كيف حالك؟ الطقس جميل اليوم.",
+            "안녕하세요, 오늘 날씨가 좋네요.",
+            "สวัสดีครับ วันนี้อากาศดีมาก",
+        ] {
+            assert_eq!(wide_binary(text, 0), None, "{text}");
+        }
     }
 
     #[test]

@@ -823,6 +823,46 @@ fn regression_binary_under_text_labels_is_kept_byte_for_byte() {
     }
 }
 
+/// Short binary files under a UTF-16 label (a UTF-16 reading has no NUL
+/// to tell them by): an SQLite database or Ogg stream was written out as
+/// CJK "text" (magic numbers they lacked), random octets too (private use
+/// one unit in ten, unpaired surrogates). Kept byte for byte.
+#[test]
+fn regression_short_binary_under_utf_16_is_kept_byte_for_byte() {
+    // Octets of a fixed generator (xorshift), no NUL pair among them.
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    let random: Vec<u8> = (0..200)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8 | 1
+        })
+        .collect();
+    for (what, head) in [
+        ("sqlite", b"SQLite format 3\x00".as_slice()),
+        ("ogg", b"OggS\x00\x02"),
+        ("wav", b"RIFF\x24\x08\x00\x00WAVEfmt "),
+        ("random", b""),
+    ] {
+        let body = [head, &random[..40 + head.len() % 2]].concat();
+        let body = if what == "random" {
+            random.clone()
+        } else {
+            body
+        };
+        for label in ["utf-16", "utf-16le", "utf-16be"] {
+            let msg = message(&format!("text/plain; charset={label}"), &body);
+            assert_eq!(filtered(&msg), msg, "{what} {label}");
+            let (_, _, findings) = audit_body(&msg);
+            assert!(
+                findings.contains(&"binary-in-text".to_string()),
+                "{what} {label}: {findings:?}"
+            );
+        }
+    }
+}
+
 /// 16-bit samples (a quiet sound, a table of small integers) have a NUL in
 /// every other octet, like BOM-less UTF-16, and decode cleanly as it, into
 /// U+0000 and C0/C1 controls: they were written out as UTF-16 "text".
