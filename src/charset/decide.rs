@@ -320,13 +320,17 @@ pub(super) fn labelled<'a>(
             return;
         }
         // A CJK label read as half-width katakana, private use or C1
-        // controls: the octets are in another CJK charset.
+        // controls: the octets are in another CJK charset. Or a GB label
+        // whose every character sits in the rows EUC-KR keeps its Hangul
+        // in: Korean, when chardetng says EUC-KR.
+        let hangul_rows = !utf8_label && !ascii && opts.detect && only_hangul_rows(cs, bytes);
         if !utf8_label
             && !ascii
             && opts.detect
             && is_multibyte(cs)
-            && implausible(&text)
+            && (hangul_rows || implausible(&text))
             && let Some((det, t)) = candidate(bytes, cs, opts)
+            && (!hangul_rows || det.charset.encoding() == Some(encoding_rs::EUC_KR))
         {
             d.findings.push(
                 Finding::new(FindingKind::Mislabeled, first_nonascii(bytes), 1).with_note(format!(
@@ -761,6 +765,36 @@ fn halfwidth_reading(cs: &'static Charset, text: &str) -> bool {
         half += usize::from(('\u{FF61}'..='\u{FF9F}').contains(&c));
     }
     nonascii >= MIN_EVIDENCE && half * 2 >= nonascii
+}
+
+/// Octets under a GB label (GB2312, GBK, GB18030) whose two-octet
+/// characters from row 0xB0 up (the Hanzi of GB2312) are 24 or more and,
+/// for nineteen in twenty or more, in rows 0xB0..0xC8: the rows where
+/// EUC-KR (KS X 1001) has its Hangul syllables. GB2312 orders its common
+/// Hanzi by pinyin over rows 0xB0..0xD7, and Chinese text uses about half
+/// beyond 0xC8 (`是` CA C7, `我` CE D2, `中` D6 D0); Korean read as GBK
+/// decodes cleanly into Hanzi nonsense.
+fn only_hangul_rows(cs: &'static Charset, bytes: &[u8]) -> bool {
+    if !matches!(cs.decoder_name(), Some("GBK" | "gb18030")) {
+        return false;
+    }
+    let (mut hanzi, mut beyond) = (0usize, 0usize);
+    let mut i = 0;
+    while let Some(at) = find_nonascii(&bytes[i..]) {
+        let lead = bytes[i + at];
+        let Some(&trail) = bytes.get(i + at + 1) else {
+            break;
+        };
+        if (0xB0..=0xFE).contains(&lead) && (0xA1..=0xFE).contains(&trail) {
+            hanzi += 1;
+            beyond += usize::from(lead > 0xC8);
+        }
+        // A four-octet GB18030 sequence has a digit second; it moves on
+        // by two and its third octet is then seen as a lead, which is no
+        // Hanzi row pair with a digit after it.
+        i += at + 2;
+    }
+    hanzi >= 24 && beyond * 20 < hanzi
 }
 
 /// CJK multi-octet charsets (whose clean readings may still be nonsense).

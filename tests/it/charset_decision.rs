@@ -1657,6 +1657,39 @@ fn regression_euc_jp_labelled_shift_jis_is_read_as_euc_jp() {
     assert!(d.text.starts_with(reply), "{}", d.text);
 }
 
+/// Korean EUC-KR labelled GB2312 decodes cleanly into Hanzi nonsense, kept
+/// with verdict `ok`. Its characters all sit in rows 0xB0..0xC8 (EUC-KR's
+/// Hangul), where Chinese puts about half of its own: such a text is read
+/// as EUC-KR when chardetng says so. Chinese made of words from those rows
+/// alone (笔记本电脑) keeps its label: chardetng says GBK.
+#[test]
+fn regression_euc_kr_labelled_gb2312_is_read_as_euc_kr() {
+    let ko =
+        "안녕하세요, 오늘 회의는 오후 세 시에 시작합니다.\n자료를 보내 드리겠습니다. 감사합니다.\n";
+    let (bytes, _, bad) = encoding_rs::EUC_KR.encode(ko);
+    assert!(!bad);
+    for label in ["gb2312", "gbk", "gb18030"] {
+        let d = charset::decode(&bytes, Some(label.as_bytes()), &body_opts());
+        assert_eq!(d.verdict, Verdict::Mislabeled, "{label}: {:?}", d.findings);
+        assert_eq!(d.used.map(|c| c.name()), Some("EUC-KR"), "{label}");
+        assert_eq!(&*d.text, ko, "{label}");
+        let msg = message(&format!("text/plain; charset={label}"), &bytes);
+        assert_eq!(body_text(&filtered(&msg)), ko, "{label}");
+    }
+    // Too few characters to tell (fewer than 24): the label's.
+    let (short, _, _) = encoding_rs::EUC_KR.encode("안녕하세요, 감사합니다.\n");
+    let d = charset::decode(&short, Some(b"gb2312"), &body_opts());
+    assert_eq!(d.used.map(|c| c.name()), Some("GB2312"), "{:?}", d.findings);
+    for zh in [
+        "笔记本电脑，".repeat(12),
+        "我们是中国人。今天天气很好，明天的会议十点开始。".repeat(2),
+    ] {
+        let (gb, _, _) = encoding_rs::GBK.encode(&zh);
+        let d = charset::decode(&gb, Some(b"gb2312"), &body_opts());
+        assert_eq!((d.verdict, &*d.text), (Verdict::Ok, zh.as_str()));
+    }
+}
+
 /// ASCII and UTF-8 text labelled UTF-16 (no NUL octet: none of its line
 /// ends or spaces is UTF-16) was read as CJK mojibake with verdict ok.
 #[test]
