@@ -356,11 +356,14 @@ static QUOTED_FROM: LazyLock<memmem::Finder<'static>> =
 
 /// Whether `line` looks like an mbox envelope line: `From `, a sender
 /// without spaces, a space, then text that ends in a time of day (`12:08`,
-/// `12:08:34`) and a 4-digit year (19xx or 20xx) as words of their own, an
-/// alphabetic time zone (`PDT`) maybe between them, or a numeric (`+0000`)
-/// or alphabetic (`UTC`) one after the year; the line ending is not looked
-/// at. So `From MAILER-DAEMON Fri Jul  8 12:08:34 2011` and
-/// `From a@b.c  Mon Jan 1 00:00:00 2001 +0000` are; `From the desk of
+/// `12:08:34`) and a 4-digit year (19xx or 20xx) as words of their own: the
+/// time, maybe a time zone (`PDT`, or `+0000` as Gmail's Takeout writes
+/// it), the year, maybe a zone (`+0000`, `UTC`); or, an RFC 2822 date, the
+/// year, the time, maybe a zone. The line ending is not looked at. So
+/// `From MAILER-DAEMON Fri Jul  8 12:08:34 2011`,
+/// `From a@b.c  Mon Jan 1 00:00:00 2001 +0000`,
+/// `From 1583290388308606088@xxx Mon Nov 06 04:42:58 +0000 2017` and
+/// `From a@b Tue, 10 Mar 2009 12:00:00 +0000` are; `From the desk of
 /// José:` and a body line such as `From January 2019 to March 2020` are
 /// not.
 pub fn is_envelope_line(line: &[u8]) -> bool {
@@ -397,18 +400,20 @@ pub fn is_envelope_line(line: &[u8]) -> bool {
             && (1..=2).contains(&parts.clone().count())
             && parts.all(|p| p.len() == 2 && p.iter().all(u8::is_ascii_digit))
     };
-    // The year (a zone after it passed over), then the time, maybe with
-    // an alphabetic zone between them.
-    let year = match words.next() {
-        Some(w) if is_year(w) => true,
-        Some(w) if is_zone(w) => words.next().is_some_and(is_year),
-        _ => false,
-    };
-    year && match words.next() {
-        Some(w) if is_time(w) => true,
-        Some(w) if w.iter().all(u8::is_ascii_alphabetic) && is_zone(w) => {
-            words.next().is_some_and(is_time)
-        }
+    // From the end: a zone passed over, then the year and before it the
+    // time, maybe with a zone between them (asctime, Takeout); or the time
+    // and before it the year (an RFC 2822 date).
+    let mut last = words.next();
+    if last.is_some_and(|w| is_zone(w) && !is_year(w)) {
+        last = words.next();
+    }
+    match last {
+        Some(w) if is_year(w) => match words.next() {
+            Some(w) if is_time(w) => true,
+            Some(w) if is_zone(w) => words.next().is_some_and(is_time),
+            _ => false,
+        },
+        Some(w) if is_time(w) => words.next().is_some_and(is_year),
         _ => false,
     }
 }
@@ -646,6 +651,11 @@ mod tests {
             b"From a@b Sat Jan  3 01:05:34 1996 PST",
             b"From x Fri Jul  8 12:08:34 PDT 2011 ",
             b"From a@b Wed Dec  2 05:53 1992",
+            // Gmail's Takeout: a numeric zone between the time and the year.
+            b"From 1583290388308606088@xxx Mon Nov 06 04:42:58 +0000 2017",
+            // An RFC 2822 date.
+            b"From a@b Tue, 10 Mar 2009 12:00:00 +0000",
+            b"From a@b Tue, 10 Mar 2009 12:00:00",
         ] {
             assert!(is_envelope_line(yes), "{}", String::from_utf8_lossy(yes));
         }
@@ -665,6 +675,8 @@ mod tests {
             b"From a@b Mon Jan 1 2001",
             b"From a@b Mon Jan 1 00:00:00:00 2001",
             b"From a@b Mon Jan 1 123:00 2001",
+            b"From a@b Mon Jan 1 00:00:00 +0000 +0000 2001",
+            b"From 2019 to 10:30",
         ] {
             assert!(!is_envelope_line(no), "{}", String::from_utf8_lossy(no));
         }

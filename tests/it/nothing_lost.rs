@@ -1050,3 +1050,114 @@ fn regression_an_mbox_file_in_a_folder_is_read_as_an_mbox_a_single_message_is_no
         [(a, 0), (box_name.clone(), 0), (box_name, 1), (b, 0)].into();
     assert_eq!(messages, want);
 }
+
+// Found by tools/hunt_archives.py: archives as real writers make them,
+// each way in (a file, standard input, a pipe, a folder) giving the same
+// messages.
+
+/// Runs `mailcharset ARGS...` with `input` on its standard input.
+fn run_stdin(args: &[&std::ffi::OsStr], input: &[u8]) -> Output {
+    let mut child = Command::new(bin())
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let input = input.to_vec();
+    let feeder = std::thread::spawn(move || {
+        // The binary may stop reading early; what it wrote is checked.
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().expect("waits");
+    feeder.join().expect("fed");
+    out
+}
+
+/// The messages of an mbox (mboxo), with their `From ` lines.
+fn mbox_messages(bytes: &[u8]) -> Vec<(Vec<u8>, Vec<u8>)> {
+    let flavor = mailbox::MboxFlavor {
+        format: mailbox::MboxFormat::Mboxo,
+        crlf: false,
+    };
+    mailbox::MboxReader::new(bytes, "mbox", flavor)
+        .map(|m| {
+            let m = m.expect("read");
+            let mailbox::Origin::Mbox { from_line, .. } = m.origin else {
+                panic!("an mbox message");
+            };
+            (from_line, m.bytes)
+        })
+        .collect()
+}
+
+/// The (input, index) pairs of `audit --format jsonl ARGS...`.
+fn audited(args: &[&std::ffi::OsStr], stdin: &[u8]) -> std::collections::BTreeSet<(String, u64)> {
+    let mut all = vec![os("audit"), os("--format"), os("jsonl")];
+    all.extend_from_slice(args);
+    let o = run_stdin(&all, stdin);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8(o.stdout)
+        .expect("utf-8")
+        .lines()
+        .map(|line| {
+            let r: serde_json::Value = serde_json::from_str(line).expect("json");
+            (
+                r["input"].as_str().expect("input").to_string(),
+                r["index"].as_u64().expect("index"),
+            )
+        })
+        .collect()
+}
+
+const LATIN1: &[u8] = b"From: a@b.c\nSubject: one\n\
+Content-Type: text/plain; charset=iso-8859-1\n\nHello Jos\xe9\n";
+const KOI8R: &[u8] = b"From: d@e.f\nSubject: two\n\
+Content-Type: text/plain; charset=koi8-r\n\n\xf0\xd2\xc9\xd7\xc5\xd4\n";
+
+/// An mbox from Gmail's Takeout (`From 1583...@xxx Mon Nov 06 04:42:58
+/// +0000 2017`: the zone before the year) or with RFC 2822 dates in its
+/// envelope lines, kept in a folder (a Takeout's `Mail/`), was not taken
+/// for an mbox: its messages merged into one, the second's text decoded
+/// with the first's charset.
+#[test]
+fn regression_takeout_and_rfc2822_envelope_lines_make_a_folder_file_an_mbox() {
+    for (first, second) in [
+        (
+            "From 1583290388308606088@xxx Mon Nov 06 04:42:58 +0000 2017\n",
+            "From 1583290388308606089@xxx Tue Nov 07 05:01:00 +0000 2017\n",
+        ),
+        (
+            "From a@b.c Tue, 10 Mar 2009 12:00:00 +0000\n",
+            "From d@e.f Wed, 11 Mar 2009 08:30:00 +0100\n",
+        ),
+    ] {
+        let mut mbox = first.as_bytes().to_vec();
+        mbox.extend_from_slice(LATIN1);
+        mbox.extend_from_slice(b"\n");
+        mbox.extend_from_slice(second.as_bytes());
+        mbox.extend_from_slice(KOI8R);
+        mbox.extend_from_slice(b"\n");
+        let dir = tempfile::tempdir().expect("tmp");
+        let folder = dir.path().join("Mail");
+        std::fs::create_dir_all(&folder).expect("mkdir");
+        std::fs::write(folder.join("Inbox.mbox"), &mbox).expect("w");
+        let out = dir.path().join("out");
+        let o = run(&[
+            os("normalize"),
+            os("-q"),
+            folder.as_os_str(),
+            os("-o"),
+            out.as_os_str(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let msgs = mbox_messages(&std::fs::read(out.join("Inbox.mbox")).expect("written"));
+        assert_eq!(msgs.len(), 2, "{first}");
+        assert_eq!(msgs[0].0, first.as_bytes());
+        assert_eq!(msgs[1].0, second.as_bytes());
+        assert_eq!(msgs[0].1, lib_normalize(LATIN1));
+        assert_eq!(msgs[1].1, lib_normalize(KOI8R));
+        assert_eq!(audited(&[folder.as_os_str()], b"").len(), 2, "{first}");
+    }
+}
