@@ -237,10 +237,13 @@ fn open_stream(path: &Path, max: u64) -> Result<MessageReader, CliError> {
         .map_err(|e| CliError::io(&name.display().to_string(), e))?
     {
         // Larger than the limit: its head, and one octet more, is audited.
-        Err((head, _rest)) => Box::new(io::Cursor::new(head)) as Box<dyn io::Read + Send>,
+        Err((head, _rest)) => (
+            Box::new(io::Cursor::new(head)) as Box<dyn io::Read + Send>,
+            mailcharset::mailbox::InputKind::Eml,
+        ),
         Ok(r) => r,
     };
-    MessageReader::from_reader(replay, name, None).map_err(mailbox_error)
+    MessageReader::from_reader_as(replay.0, name, replay.1).map_err(mailbox_error)
 }
 
 fn mailbox_error(e: MailboxError) -> CliError {

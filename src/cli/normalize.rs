@@ -216,7 +216,7 @@ fn open_bounded(input: &Path, kind: InputKind, max: u64) -> Result<Bounded, CliE
                 .map_err(|e| CliError::io(&name.display().to_string(), e))?
             {
                 Err((head, rest)) => Ok(Bounded::TooLarge { head, rest }),
-                Ok(replay) => MessageReader::from_reader(replay, name, None)
+                Ok((replay, kind)) => MessageReader::from_reader_as(replay, name, kind)
                     .map(Bounded::Reader)
                     .map_err(|e| mailbox_err(&e)),
             }

@@ -1116,6 +1116,66 @@ Content-Type: text/plain; charset=iso-8859-1\n\nHello Jos\xe9\n";
 const KOI8R: &[u8] = b"From: d@e.f\nSubject: two\n\
 Content-Type: text/plain; charset=koi8-r\n\n\xf0\xd2\xc9\xd7\xc5\xd4\n";
 
+/// An mbox whose first `From ` line comes after blank lines (some writers
+/// leave them; mutt reads past them) was taken for one message, from a
+/// file, standard input or a folder: its messages merged, the second's
+/// KOI8-R text decoded as the first's Latin-1, its `From ` line written
+/// `=46rom`.
+#[test]
+fn regression_blank_lines_before_the_first_from_line_keep_an_mbox_an_mbox() {
+    let mut mbox = b"\n\nFrom a@b.c Mon Jan  1 00:00:00 2001\n".to_vec();
+    mbox.extend_from_slice(LATIN1);
+    mbox.extend_from_slice(b"\nFrom d@e.f Tue Jan  2 00:00:00 2001\n");
+    mbox.extend_from_slice(KOI8R);
+    mbox.extend_from_slice(b"\n");
+    let want = [lib_normalize(LATIN1), lib_normalize(KOI8R)];
+    let check = |got: &[u8], how: &str| {
+        let msgs = mbox_messages(got);
+        assert_eq!(msgs.len(), 2, "{how}: {}", String::from_utf8_lossy(got));
+        // The blank lines stay before the first `From ` line.
+        assert_eq!(
+            msgs[0].0, b"\n\nFrom a@b.c Mon Jan  1 00:00:00 2001\n",
+            "{how}"
+        );
+        assert_eq!(msgs[0].1, want[0], "{how}");
+        assert_eq!(msgs[1].1, want[1], "{how}");
+    };
+    let dir = tempfile::tempdir().expect("tmp");
+    let file = dir.path().join("in.mbox");
+    std::fs::write(&file, &mbox).expect("w");
+    let folder = dir.path().join("folder");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    std::fs::write(folder.join("box"), &mbox).expect("w");
+
+    let out = dir.path().join("out.mbox");
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        file.as_os_str(),
+        os("-o"),
+        out.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    check(&std::fs::read(&out).expect("written"), "file");
+    let o = run_stdin(&[os("normalize"), os("-q"), os("-")], &mbox);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    check(&o.stdout, "standard input");
+    let out = dir.path().join("out");
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        folder.as_os_str(),
+        os("-o"),
+        out.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    check(&std::fs::read(out.join("box")).expect("written"), "folder");
+
+    assert_eq!(audited(&[file.as_os_str()], b"").len(), 2);
+    assert_eq!(audited(&[os("-")], &mbox).len(), 2);
+    assert_eq!(audited(&[folder.as_os_str()], b"").len(), 2);
+}
+
 /// An mbox from Gmail's Takeout (`From 1583...@xxx Mon Nov 06 04:42:58
 /// +0000 2017`: the zone before the year) or with RFC 2822 dates in its
 /// envelope lines, kept in a folder (a Takeout's `Mail/`), was not taken
@@ -1160,4 +1220,82 @@ fn regression_takeout_and_rfc2822_envelope_lines_make_a_folder_file_an_mbox() {
         assert_eq!(msgs[1].1, lib_normalize(KOI8R));
         assert_eq!(audited(&[folder.as_os_str()], b"").len(), 2, "{first}");
     }
+}
+
+/// A single message saved with its envelope line (ENVELOPED: a body line
+/// `From the desk of José:`, a `>From ` line) given as a file, on
+/// standard input or through a pipe was read as an mbox and split at its
+/// body line, the second half written back with a made-up header block in
+/// the middle of the text; in a folder it was one message. Every way in
+/// now reads it as one message, also when it is larger than the 64 KiB
+/// a stream is first sniffed on; an mbox whose first message is that
+/// large is still an mbox.
+#[test]
+fn regression_a_message_with_an_envelope_line_is_one_message_every_way_in() {
+    let mut big = ENVELOPED.to_vec();
+    let at = big.windows(6).position(|w| w == b"Hello ").expect("body");
+    let filler = "Lorem ipsum dolor sit amet, consectetur adipiscing elit.\n".repeat(1500);
+    big.splice(at..at, filler.bytes());
+    assert!(big.len() > 80 << 10);
+    let dir = tempfile::tempdir().expect("tmp");
+    for (k, msg) in [ENVELOPED.to_vec(), big].iter().enumerate() {
+        let want = lib_normalize(msg);
+        let file = dir.path().join(format!("m{k}.eml"));
+        std::fs::write(&file, msg).expect("w");
+        let o = run(&[os("normalize"), os("-q"), file.as_os_str()]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(o.stdout, want, "file {k}");
+        let o = run_stdin(&[os("normalize"), os("-q"), os("-")], msg);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(o.stdout, want, "standard input {k}");
+        let (pipe, feeder) = fifo(dir.path(), &format!("pipe{k}"), msg.clone());
+        let o = run(&[os("normalize"), os("-q"), pipe.as_os_str()]);
+        feeder.join().expect("fed");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(o.stdout, want, "pipe {k}");
+        let folder = dir.path().join(format!("folder{k}"));
+        std::fs::create_dir_all(&folder).expect("mkdir");
+        std::fs::write(folder.join("m.eml"), msg).expect("w");
+        let out = dir.path().join(format!("out{k}"));
+        let report = dir.path().join(format!("report{k}"));
+        let o = run(&[
+            os("normalize"),
+            os("-q"),
+            folder.as_os_str(),
+            os("-o"),
+            out.as_os_str(),
+            os("--report"),
+            report.as_os_str(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(
+            std::fs::read(out.join("m.eml")).expect("written"),
+            want,
+            "folder {k}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&report)
+                .expect("report")
+                .lines()
+                .count(),
+            1
+        );
+        assert_eq!(audited(&[file.as_os_str()], b"").len(), 1, "file {k}");
+        assert_eq!(audited(&[os("-")], msg).len(), 1, "standard input {k}");
+    }
+    // An mbox whose first message is larger than the first 64 KiB.
+    let mut mbox = b"From a@b.c Mon Jan  1 00:00:00 2001\n".to_vec();
+    mbox.extend_from_slice(LATIN1);
+    mbox.extend_from_slice(filler.as_bytes());
+    mbox.extend_from_slice(b"\nFrom d@e.f Tue Jan  2 00:00:00 2001\n");
+    mbox.extend_from_slice(KOI8R);
+    let file = dir.path().join("big.mbox");
+    std::fs::write(&file, &mbox).expect("w");
+    let o = run(&[os("normalize"), os("-q"), file.as_os_str()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(mbox_messages(&o.stdout).len(), 2);
+    let o = run_stdin(&[os("normalize"), os("-q"), os("-")], &mbox);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(mbox_messages(&o.stdout).len(), 2);
+    assert_eq!(audited(&[os("-")], &mbox).len(), 2);
 }
