@@ -494,9 +494,9 @@ impl<R: Read> Read for Tee<'_, R> {
 ///
 /// The flavor: CRLF when the `From ` line ends in CR LF; Content-Length
 /// when the first message's header has a `Content-Length:` field; mboxrd
-/// when a line starting `>>From ` is seen (an mboxo writer never makes one
-/// by quoting, an mboxrd writer does for any quoted `>From `); mboxo
-/// otherwise.
+/// when a line starting `>>From `, `>>>From ` ... is seen (an mboxo writer
+/// never makes one by quoting, an mboxrd writer does for any quoted
+/// `>From `, `>>From ` ...); mboxo otherwise.
 pub fn sniff(head: &[u8]) -> InputKind {
     // A UTF-8 BOM and blank lines may come before the first `From ` line.
     let Some(at) = mbox::first_from_line(head) else {
@@ -509,7 +509,13 @@ pub fn sniff(head: &[u8]) -> InputKind {
     let header_end = mbox::header_end(after_from).unwrap_or(after_from.len());
     let format = if mbox::content_length(&after_from[..header_end]).is_some() {
         MboxFormat::ContentLength
-    } else if memchr::memmem::find(body, b"\n>>From ").is_some() {
+    } else if memchr::memmem::find_iter(body, b"\n>>").any(|i| {
+        // `>>From `, `>>>From ` ...: an mboxrd writer's quoting of a quoted
+        // line.
+        let rest = &body[i + 1..];
+        let n = rest.iter().take_while(|&&b| b == b'>').count();
+        rest[n..].starts_with(b"From ")
+    }) {
         MboxFormat::Mboxrd
     } else {
         MboxFormat::Mboxo
