@@ -1299,3 +1299,73 @@ fn regression_a_message_with_an_envelope_line_is_one_message_every_way_in() {
     assert_eq!(mbox_messages(&o.stdout).len(), 2);
     assert_eq!(audited(&[os("-")], &mbox).len(), 2);
 }
+
+/// Files that are not mail, kept in a mail folder or Maildir (notes, a
+/// configuration file): `audit` passed over them, `normalize` read each
+/// as a message with no header and rewrote it, inserting `MIME-Version`
+/// and `Content-Type` fields after its first paragraph and encoding the
+/// rest in base64, in the output and in place.
+#[test]
+fn regression_files_that_are_not_mail_are_kept_byte_for_byte() {
+    let notes: &[u8] = b"Caf\xe9 list\nsecond line\n\nK\xe4se und Br\xf6tchen\n";
+    let conf: &[u8] = b"# Gener\xe9\n\nx \xe9\n";
+    let dir = tempfile::tempdir().expect("tmp");
+    let folder = dir.path().join("Mail");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    std::fs::write(folder.join("notes.txt"), notes).expect("w");
+    std::fs::write(folder.join("a.conf"), conf).expect("w");
+    std::fs::write(folder.join("m.eml"), LATIN1).expect("w");
+    let md = dir.path().join("md");
+    for d in ["cur", "new", "tmp"] {
+        std::fs::create_dir_all(md.join(d)).expect("mkdir");
+    }
+    std::fs::write(md.join("cur/1.host:2,S"), notes).expect("w");
+    std::fs::write(md.join("new/2.host"), LATIN1).expect("w");
+    for (input, files) in [
+        (&folder, [("notes.txt", notes), ("a.conf", conf)].as_slice()),
+        (&md, [("cur/1.host:2,S", notes)].as_slice()),
+    ] {
+        let out = dir.path().join("out");
+        let report = dir.path().join("report");
+        let o = run(&[
+            os("normalize"),
+            os("-q"),
+            input.as_os_str(),
+            os("-o"),
+            out.as_os_str(),
+            os("--report"),
+            report.as_os_str(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        for (name, bytes) in files {
+            assert_eq!(
+                &std::fs::read(out.join(name)).expect("written"),
+                bytes,
+                "{name}"
+            );
+        }
+        // The mail beside them is normalized; one report line per file.
+        let report = std::fs::read_to_string(&report).expect("report");
+        assert_eq!(report.lines().count(), files.len() + 1, "{report}");
+        assert!(report.contains("does not start like a message"), "{report}");
+        std::fs::remove_dir_all(&out).expect("rm");
+        let o = run(&[
+            os("normalize"),
+            os("-q"),
+            os("--in-place"),
+            input.as_os_str(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        for (name, bytes) in files {
+            assert_eq!(
+                &std::fs::read(input.join(name)).expect("there"),
+                bytes,
+                "{name}"
+            );
+        }
+    }
+    assert_eq!(
+        std::fs::read(folder.join("m.eml")).expect("there"),
+        lib_normalize(LATIN1)
+    );
+}
