@@ -470,7 +470,8 @@ pub(crate) fn later_envelope<R: BufRead>(mut r: R) -> io::Result<bool> {
     let mut first_line = true;
     let mut past_first = false;
     let mut prev_blank = false;
-    // The line before was a `From ` line after an empty line.
+    // The line before was a `From ` line after an empty line, or an
+    // envelope line: a header field now starts a message.
     let mut after_from = false;
     loop {
         line.clear();

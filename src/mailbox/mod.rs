@@ -390,10 +390,10 @@ const SNIFF_LEN: usize = 64 * 1024;
 /// Decides what `path` is: `-` is [`InputKind::Stdin`]; a directory with
 /// `cur/` and `new/` is a Maildir, any other directory a folder; a file is an
 /// mbox when it starts with a `From ` line (after an optional UTF-8 BOM and
-/// blank lines), otherwise a single message. Anything that is not a regular
-/// file or a
-/// directory (a pipe such as `<(cat m.eml)` or `/dev/fd/N`, a named FIFO, a
-/// socket, a device) is a stream, [`InputKind::Stdin`]: it can be read only
+/// blank lines) and is clearly one (the rule of [`sniff_folder_file`], read
+/// to the end of the file if need be), otherwise a single message. Anything
+/// that is not a regular file or a directory (a pipe such as `<(cat m.eml)`
+/// or `/dev/fd/N`, a named FIFO, a socket, a device) is a stream, [`InputKind::Stdin`]: it can be read only
 /// once, so it is not read here; [`MessageReader::open`] sniffs it from the
 /// same stream as it reads.
 pub fn detect(path: &Path) -> Result<InputKind, MailboxError> {
@@ -420,7 +420,7 @@ pub fn detect(path: &Path) -> Result<InputKind, MailboxError> {
     }
     // A leading `From ` line alone does not make an mbox: a single message
     // saved with its envelope line is one too (doc/mailbox.md). Read on
-    // for a later envelope line after an empty line.
+    // for a later line that starts a message.
     if (head.len() as u64) < meta.len() {
         let found = std::fs::File::open(path)
             .and_then(|f| mbox::later_envelope(BufReader::with_capacity(256 * 1024, f)))
@@ -438,9 +438,8 @@ const STREAM_LOOKAHEAD: u64 = 64 * 1024 * 1024;
 
 /// Reads the first bytes of a stream and decides what it is, as [`detect`]
 /// does for a file: its first 64 KiB are [`sniff`]ed; when they start like
-/// an mbox, it is one only when it is clearly one (a later line, after an
-/// empty line, is an envelope line: [`sniff_folder_file`]), so the stream
-/// is read on, `cap` octets in all at most, until such a line shows (an
+/// an mbox, it is one only when it is clearly one (a later line starts a
+/// message: [`sniff_folder_file`]), so the stream is read on, `cap` octets in all at most, until such a line shows (an
 /// mbox) or the stream ends without one (one message, its envelope line
 /// included). A stream that reaches `cap` without one is read as an mbox.
 /// Returns what was read, to be replayed before the rest, and the kind.
@@ -490,7 +489,8 @@ impl<R: Read> Read for Tee<'_, R> {
 }
 
 /// Decides between an mbox flavor and a single message from the first bytes
-/// of a stream (see [`detect`]).
+/// of a stream: whether they start like an mbox, and its flavor ([`detect`]
+/// and [`sniff_reader`] then ask whether it is clearly one).
 ///
 /// The flavor: CRLF when the `From ` line ends in CR LF; Content-Length
 /// when the first message's header has a `Content-Length:` field; mboxrd
@@ -529,10 +529,9 @@ pub fn sniff(head: &[u8]) -> InputKind {
 /// line starts a message: after an empty line, an envelope line
 /// ([`is_envelope_line`]) or a `From ` line followed by a header field, or
 /// with no empty line before it, an envelope line followed by a header
-/// field. Otherwise it is
-/// one message, a leading `From ` line included (a single message saved
-/// with its envelope line; doc/mailbox.md, "Folders"). Files of a Maildir
-/// are always one message and are not asked about.
+/// field. Otherwise it is one message, a leading `From ` line included (a
+/// single message saved with its envelope line; doc/mailbox.md, "Folders").
+/// Files of a Maildir are always one message and are not asked about.
 pub fn sniff_folder_file(bytes: &[u8]) -> Option<MboxFlavor> {
     match sniff(bytes) {
         InputKind::Mbox(flavor) if mbox::has_later_envelope(bytes) => Some(flavor),
