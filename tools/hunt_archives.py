@@ -62,6 +62,7 @@ from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True  # no __pycache__ left in tools/
 import hunt_charsets as hc  # noqa: E402  (sentences, charsets, damage models)
 
 BOM = b'\xef\xbb\xbf'
