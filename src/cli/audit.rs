@@ -250,10 +250,13 @@ fn open_stream(path: &Path, max: u64) -> Result<MessageReader, CliError> {
         .map_err(|e| CliError::io(&name.display().to_string(), e))?
     {
         // Larger than the limit: its head, and one octet more, is audited.
-        Err((head, _rest)) => Box::new(io::Cursor::new(head)) as Box<dyn io::Read + Send>,
+        Err((head, _rest)) => (
+            Box::new(io::Cursor::new(head)) as Box<dyn io::Read + Send>,
+            mailcharset::mailbox::InputKind::Eml,
+        ),
         Ok(r) => r,
     };
-    MessageReader::from_reader(replay, name, None).map_err(mailbox_error)
+    MessageReader::from_reader_as(replay.0, name, replay.1).map_err(mailbox_error)
 }
 
 fn mailbox_error(e: MailboxError) -> CliError {
@@ -389,10 +392,15 @@ fn audit_oversize(
 }
 
 /// A file starts like a message when its first line is a header field
-/// (`name:` with a printable name, RFC 5322 2.2) or an mbox `From ` line.
+/// (`name:` with a printable name, RFC 5322 2.2) or an mbox `From ` line
+/// (after a UTF-8 BOM and blank lines, if any: doc/mailbox.md).
 pub(crate) fn looks_like_message(bytes: &[u8]) -> bool {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    if bytes.starts_with(b"From ") {
+    let blank = bytes
+        .iter()
+        .take_while(|&&b| b == b'\n' || b == b'\r')
+        .count();
+    if bytes[blank..].starts_with(b"From ") {
         return true;
     }
     let line_end = memchr::memchr(b'\n', bytes).unwrap_or(bytes.len());
@@ -414,6 +422,9 @@ mod tests {
     fn message_sniffing() {
         assert!(looks_like_message(b"Subject: x\n\nbody"));
         assert!(looks_like_message(b"From a@b Mon Jan  1 00:00:00 2001\n"));
+        assert!(looks_like_message(
+            b"\n\r\nFrom a@b Mon Jan  1 00:00:00 2001\n"
+        ));
         assert!(looks_like_message(b"Received : x\n"));
         assert!(!looks_like_message(b"# GENERATED\tx\n"));
         assert!(!looks_like_message(b"file\tlocation\tlabel\n"));

@@ -330,27 +330,37 @@ pub(crate) fn folder_mbox(
 /// A stream of input octets.
 pub type Stream = Box<dyn io::Read + Send>;
 
+/// A stream sniffed by [`sniff_stream`]: the stream to read (what was read
+/// ahead replayed) and what it is, or one message larger than the limit:
+/// its first octets and the rest.
+pub type Sniffed = Result<(Stream, mailcharset::mailbox::InputKind), (Vec<u8>, Stream)>;
+
 /// Opens a stream (standard input, a pipe) with the message size limit in
-/// mind: its first 64 KiB are sniffed; an mbox comes back whole (replayed
-/// head and the rest), read a message at a time as usual; one message is
-/// read up to `max`, and `Err((head, rest))` when it is larger. The stream
-/// is never read further than it has to be.
-pub fn sniff_stream(mut stream: Stream, max: u64) -> io::Result<Result<Stream, (Vec<u8>, Stream)>> {
-    let mut head = Vec::new();
-    io::Read::read_to_end(&mut io::Read::take(&mut stream, 64 << 10), &mut head)?;
-    let single = matches!(
-        mailcharset::mailbox::sniff(&head),
-        mailcharset::mailbox::InputKind::Eml
-    );
-    if single {
+/// mind: it is sniffed ([`mailcharset::mailbox::sniff_reader`]: its first
+/// 64 KiB, and when it starts with a `From ` line as far as it takes to
+/// tell an mbox from one message, `max` at most); an mbox comes back whole
+/// (replayed head and the rest), read a message at a time as usual; one
+/// message is read up to `max`, and `Err((head, rest))` when it is larger.
+/// The kind decided comes back with the stream. The stream is never read
+/// further than it has to be.
+pub fn sniff_stream(mut stream: Stream, max: u64) -> io::Result<Sniffed> {
+    use mailcharset::mailbox::InputKind;
+    // A stream that starts with a `From ` line is an mbox only when it is
+    // clearly one, as a file is: it is read on, up to `max`, for a later
+    // envelope line.
+    let (mut head, kind) = mailcharset::mailbox::sniff_reader(&mut stream, max)?;
+    if kind == InputKind::Eml {
         let (more_bytes, more) = read_capped(&mut stream, max.saturating_sub(head.len() as u64))?;
         head.extend_from_slice(&more_bytes);
         if more {
             return Ok(Err((head, stream)));
         }
-        return Ok(Ok(Box::new(io::Cursor::new(head))));
+        return Ok(Ok((Box::new(io::Cursor::new(head)), kind)));
     }
-    Ok(Ok(Box::new(io::Read::chain(io::Cursor::new(head), stream))))
+    Ok(Ok((
+        Box::new(io::Read::chain(io::Cursor::new(head), stream)),
+        kind,
+    )))
 }
 
 /// Reads at most `cap` octets of `r`: the octets, and whether more follow

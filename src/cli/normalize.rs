@@ -39,13 +39,22 @@ struct ReportLine<'a> {
 /// What the report says of a message larger than `--max-message-size`.
 const OVERSIZE_NOTE: &str = "larger than --max-message-size: passed through unchanged";
 
+/// What the report says of a file of a folder or Maildir that does not
+/// start like a message.
+const NOT_A_MESSAGE_NOTE: &str = "does not start like a message: kept as it is";
+
 /// The report line of a message passed through unchanged, not normalized.
 fn oversize_line(input: &str, index: usize) -> String {
+    note_line(input, index, OVERSIZE_NOTE)
+}
+
+/// The report line of a message kept as it is, and why.
+fn note_line(input: &str, index: usize, note: &str) -> String {
     serde_json::to_string(&ReportLine {
         input,
         index,
         report: &normalize::NormalizeReport::default(),
-        note: Some(OVERSIZE_NOTE),
+        note: Some(note),
     })
     .unwrap_or_default()
 }
@@ -216,7 +225,7 @@ fn open_bounded(input: &Path, kind: InputKind, max: u64) -> Result<Bounded, CliE
                 .map_err(|e| CliError::io(&name.display().to_string(), e))?
             {
                 Err((head, rest)) => Ok(Bounded::TooLarge { head, rest }),
-                Ok(replay) => MessageReader::from_reader(replay, name, None)
+                Ok((replay, kind)) => MessageReader::from_reader_as(replay, name, kind)
                     .map(Bounded::Reader)
                     .map_err(|e| mailbox_err(&e)),
             }
@@ -428,6 +437,18 @@ fn one_input(
                 Ok(None) | Err(_) => Outcome::unchanged(),
             }
             .with_findings(findings);
+        }
+        // A file of a folder or Maildir that does not start like a message
+        // (a photo, a PDF, notes kept beside the mail) is not mail: it goes
+        // out byte for byte, as audit passes over it. (Read as a message
+        // it had header fields inserted and its text re-encoded.)
+        if matches!(kind, InputKind::Folder | InputKind::Maildir)
+            && !super::audit::looks_like_message(&m.bytes)
+        {
+            if want_report && let Ok(mut l) = lines.lock() {
+                l.push((m.index, note_line(&name, m.index, NOT_A_MESSAGE_NOTE)));
+            }
+            return Outcome::unchanged();
         }
         // A message of an archive larger than the limit is held (the reader
         // has it) but not decoded: it goes out as it came.

@@ -193,10 +193,35 @@ impl<R: BufRead> MboxReader<R> {
         let mut buf = Vec::with_capacity(8 << 10);
         if !self.started {
             self.started = true;
-            if !self.read_line(&mut buf).map_err(|e| self.err(e))? {
+            // A UTF-8 BOM and blank lines before the first `From ` line
+            // (some writers leave them; mutt reads past them) stay with
+            // that line, as its `from_line`.
+            let mut line_start;
+            loop {
+                line_start = buf.len();
+                if !self.read_line(&mut buf).map_err(|e| self.err(e))? {
+                    break;
+                }
+                let line = &buf[line_start..];
+                let line = if line_start == 0 {
+                    line.strip_prefix(BOM).unwrap_or(line)
+                } else {
+                    line
+                };
+                if !is_blank(line) {
+                    break;
+                }
+            }
+            if buf.is_empty() {
                 return Ok(None);
             }
-            if is_from_line(buf.strip_prefix(BOM).unwrap_or(&buf)) {
+            let last = &buf[line_start..];
+            let last = if line_start == 0 {
+                last.strip_prefix(BOM).unwrap_or(last)
+            } else {
+                last
+            };
+            if is_from_line(last) {
                 self.pending = Some((std::mem::take(&mut buf), 0));
             }
         }
@@ -356,11 +381,14 @@ static QUOTED_FROM: LazyLock<memmem::Finder<'static>> =
 
 /// Whether `line` looks like an mbox envelope line: `From `, a sender
 /// without spaces, a space, then text that ends in a time of day (`12:08`,
-/// `12:08:34`) and a 4-digit year (19xx or 20xx) as words of their own, an
-/// alphabetic time zone (`PDT`) maybe between them, or a numeric (`+0000`)
-/// or alphabetic (`UTC`) one after the year; the line ending is not looked
-/// at. So `From MAILER-DAEMON Fri Jul  8 12:08:34 2011` and
-/// `From a@b.c  Mon Jan 1 00:00:00 2001 +0000` are; `From the desk of
+/// `12:08:34`) and a 4-digit year (19xx or 20xx) as words of their own: the
+/// time, maybe a time zone (`PDT`, or `+0000` as Gmail's Takeout writes
+/// it), the year, maybe a zone (`+0000`, `UTC`); or, an RFC 2822 date, the
+/// year, the time, maybe a zone. The line ending is not looked at. So
+/// `From MAILER-DAEMON Fri Jul  8 12:08:34 2011`,
+/// `From a@b.c  Mon Jan 1 00:00:00 2001 +0000`,
+/// `From 1583290388308606088@xxx Mon Nov 06 04:42:58 +0000 2017` and
+/// `From a@b Tue, 10 Mar 2009 12:00:00 +0000` are; `From the desk of
 /// José:` and a body line such as `From January 2019 to March 2020` are
 /// not.
 pub fn is_envelope_line(line: &[u8]) -> bool {
@@ -397,39 +425,137 @@ pub fn is_envelope_line(line: &[u8]) -> bool {
             && (1..=2).contains(&parts.clone().count())
             && parts.all(|p| p.len() == 2 && p.iter().all(u8::is_ascii_digit))
     };
-    // The year (a zone after it passed over), then the time, maybe with
-    // an alphabetic zone between them.
-    let year = match words.next() {
-        Some(w) if is_year(w) => true,
-        Some(w) if is_zone(w) => words.next().is_some_and(is_year),
-        _ => false,
-    };
-    year && match words.next() {
-        Some(w) if is_time(w) => true,
-        Some(w) if w.iter().all(u8::is_ascii_alphabetic) && is_zone(w) => {
-            words.next().is_some_and(is_time)
-        }
+    // From the end: a zone passed over, then the year and before it the
+    // time, maybe with a zone between them (asctime, Takeout); or the time
+    // and before it the year (an RFC 2822 date).
+    let mut last = words.next();
+    if last.is_some_and(|w| is_zone(w) && !is_year(w)) {
+        last = words.next();
+    }
+    match last {
+        Some(w) if is_year(w) => match words.next() {
+            Some(w) if is_time(w) => true,
+            Some(w) if is_zone(w) => words.next().is_some_and(is_time),
+            _ => false,
+        },
+        Some(w) if is_time(w) => words.next().is_some_and(is_year),
         _ => false,
     }
 }
 
 /// Whether an mbox file held whole (one found in a folder) is clearly an
 /// mbox: besides its first line, a line preceded by an empty line is an
-/// envelope line ([`is_envelope_line`]). A single message saved with its
-/// envelope line, whose body may have lines starting `From `, is not.
+/// envelope line ([`is_envelope_line`]), or a `From ` line followed by a
+/// header field (`Name: value`: an mbox whose envelope lines have no
+/// date), or an envelope line with no empty line before it followed by a
+/// header field (a writer that leaves no empty line between messages). A
+/// single message saved with its envelope line, whose body may have lines
+/// starting `From `, is not.
 pub(crate) fn has_later_envelope(bytes: &[u8]) -> bool {
-    let mut at = 0;
-    while let Some(i) = NL_FROM.find(&bytes[at..]) {
-        let start = at + i + 1;
-        let before = &bytes[..start];
-        let blank_before = before.ends_with(b"\n\n") || before.ends_with(b"\n\r\n");
-        let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |j| start + j);
-        if blank_before && is_envelope_line(&bytes[start..end]) {
-            return true;
+    // Reading from memory cannot fail.
+    later_envelope(bytes).unwrap_or(false)
+}
+
+/// How much of a line [`later_envelope`] looks at: an envelope line is
+/// short, and a long line (base64, a body without line ends) costs no
+/// memory.
+const ENVELOPE_LINE_MAX: usize = 1024;
+
+/// [`has_later_envelope`] for a stream: reads `r` from its start (an
+/// optional UTF-8 BOM, blank lines, the first `From ` line) until such a
+/// line, or its end. False when `r` does not start like an mbox. Memory:
+/// the reader's buffer and one line's first KiB.
+pub(crate) fn later_envelope<R: BufRead>(mut r: R) -> io::Result<bool> {
+    let mut line = Vec::with_capacity(256);
+    let mut first_line = true;
+    let mut past_first = false;
+    let mut prev_blank = false;
+    // The line before was a `From ` line after an empty line, or an
+    // envelope line: a header field now starts a message.
+    let mut after_from = false;
+    loop {
+        line.clear();
+        if read_line_head(&mut r, &mut line, ENVELOPE_LINE_MAX)? == 0 {
+            return Ok(false);
         }
-        at = start;
+        let mut l = &line[..];
+        if first_line {
+            l = l.strip_prefix(BOM).unwrap_or(l);
+            first_line = false;
+        }
+        let blank = is_blank(l);
+        if !past_first {
+            if blank {
+                continue;
+            }
+            if !is_from_line(l) {
+                return Ok(false);
+            }
+            past_first = true;
+            continue;
+        }
+        if after_from && is_header_field(l) {
+            return Ok(true);
+        }
+        let envelope = is_from_line(l) && is_envelope_line(l.strip_suffix(b"\n").unwrap_or(l));
+        if prev_blank && envelope {
+            return Ok(true);
+        }
+        // A `From ` line after an empty line, or an envelope line right
+        // after the text before it (a writer that leaves no empty line),
+        // starts a message when a header field follows.
+        after_from = is_from_line(l) && (prev_blank || envelope);
+        prev_blank = blank;
     }
-    false
+}
+
+/// Whether `line` starts like a header field: a name of printable ASCII
+/// octets other than `:`, then `:`.
+fn is_header_field(line: &[u8]) -> bool {
+    let name = line.iter().take_while(|&&b| b != b':').count();
+    name > 0 && name < line.len() && line[..name].iter().all(|b| (0x21..=0x7e).contains(b))
+}
+
+/// Reads one line of `r` (through LF, or to the end), appending at most
+/// `cap` octets of it to `out`; returns how many octets it took up.
+fn read_line_head<R: BufRead>(r: &mut R, out: &mut Vec<u8>, cap: usize) -> io::Result<usize> {
+    let mut total = 0;
+    loop {
+        let avail = r.fill_buf()?;
+        if avail.is_empty() {
+            return Ok(total);
+        }
+        let (take, done) = match memchr::memchr(b'\n', avail) {
+            Some(i) => (i + 1, true),
+            None => (avail.len(), false),
+        };
+        let room = cap.saturating_sub(out.len());
+        out.extend_from_slice(&avail[..take.min(room)]);
+        r.consume(take);
+        total += take;
+        if done {
+            return Ok(total);
+        }
+    }
+}
+
+/// Where the first `From ` line starts when `bytes` begins like an mbox:
+/// with it, after an optional UTF-8 BOM and blank lines.
+pub(crate) fn first_from_line(bytes: &[u8]) -> Option<usize> {
+    let mut at = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
+    loop {
+        let rest = &bytes[at..];
+        if rest.starts_with(b"From ") {
+            return Some(at);
+        }
+        if rest.starts_with(b"\n") {
+            at += 1;
+        } else if rest.starts_with(b"\r\n") {
+            at += 2;
+        } else {
+            return None;
+        }
+    }
 }
 
 fn is_from_line(line: &[u8]) -> bool {
@@ -646,6 +772,11 @@ mod tests {
             b"From a@b Sat Jan  3 01:05:34 1996 PST",
             b"From x Fri Jul  8 12:08:34 PDT 2011 ",
             b"From a@b Wed Dec  2 05:53 1992",
+            // Gmail's Takeout: a numeric zone between the time and the year.
+            b"From 1583290388308606088@xxx Mon Nov 06 04:42:58 +0000 2017",
+            // An RFC 2822 date.
+            b"From a@b Tue, 10 Mar 2009 12:00:00 +0000",
+            b"From a@b Tue, 10 Mar 2009 12:00:00",
         ] {
             assert!(is_envelope_line(yes), "{}", String::from_utf8_lossy(yes));
         }
@@ -665,6 +796,8 @@ mod tests {
             b"From a@b Mon Jan 1 2001",
             b"From a@b Mon Jan 1 00:00:00:00 2001",
             b"From a@b Mon Jan 1 123:00 2001",
+            b"From a@b Mon Jan 1 00:00:00 +0000 +0000 2001",
+            b"From 2019 to 10:30",
         ] {
             assert!(!is_envelope_line(no), "{}", String::from_utf8_lossy(no));
         }
@@ -672,10 +805,23 @@ mod tests {
         assert!(!has_later_envelope(one));
         let two = b"From a@b Mon Jan  1 00:00:00 2001\nSubject: x\n\nHi\n\nFrom c@d Tue Jan  2 00:00:00 2001\nSubject: y\n\n";
         assert!(has_later_envelope(two));
+        // Envelope lines without a date: each is followed by a header.
+        let undated = b"From a@b\nSubject: x\n\nHi\n\nFrom c@d\nSubject: y\n\n";
+        assert!(has_later_envelope(undated));
+        // Blank lines before the first `From ` line; a paragraph `From `
+        // followed by text.
+        let lead = b"\n\nFrom a@b Mon Jan  1 00:00:00 2001\nSubject: x\n\nHi\n\nFrom the desk\nof Jos\xe9: hi\n";
+        assert!(!has_later_envelope(lead));
         let crlf = b"From a@b Mon Jan  1 00:00:00 2001\r\nSubject: x\r\n\r\nHi\r\n\r\nFrom c@d Tue Jan  2 00:00:00 2001\r\n";
         assert!(has_later_envelope(crlf));
-        // An envelope-like line with no empty line before it does not count.
+        // An envelope-like line with no empty line before it does not count
+        // on its own; followed by a header field, it does.
         let glued = b"From a@b Mon Jan  1 00:00:00 2001\nSubject: x\n\nHi\nFrom c@d Tue Jan  2 00:00:00 2001\n";
+        assert!(!has_later_envelope(glued));
+        let glued = b"From a@b Mon Jan  1 00:00:00 2001\nSubject: x\n\nHi\nFrom c@d Tue Jan  2 00:00:00 2001\nSubject: y\n\n";
+        assert!(has_later_envelope(glued));
+        let glued =
+            b"From a@b Mon Jan  1 00:00:00 2001\nSubject: x\n\nHi\nFrom the desk\nSubject: y\n\n";
         assert!(!has_later_envelope(glued));
         // A paragraph of the body that starts `From` and ends in a year.
         let cv = b"From a@b Mon Jan  1 00:00:00 2001\nSubject: CV\n\nWork:\n\nFrom January 2019 to March 2020\nat ACME.\n";

@@ -117,7 +117,7 @@ pub enum Origin {
     Mbox {
         /// The `From ` line exactly as read, line ending included (empty for
         /// bytes before the first `From ` line of a file; a leading UTF-8 BOM
-        /// is kept here too).
+        /// and blank lines before the first `From ` line are kept here too).
         from_line: Vec<u8>,
         /// The byte offset of the `From ` line in the input.
         offset: u64,
@@ -389,10 +389,11 @@ const SNIFF_LEN: usize = 64 * 1024;
 
 /// Decides what `path` is: `-` is [`InputKind::Stdin`]; a directory with
 /// `cur/` and `new/` is a Maildir, any other directory a folder; a file is an
-/// mbox when it starts with a `From ` line (after an optional UTF-8 BOM),
-/// otherwise a single message. Anything that is not a regular file or a
-/// directory (a pipe such as `<(cat m.eml)` or `/dev/fd/N`, a named FIFO, a
-/// socket, a device) is a stream, [`InputKind::Stdin`]: it can be read only
+/// mbox when it starts with a `From ` line (after an optional UTF-8 BOM and
+/// blank lines) and is clearly one (the rule of [`sniff_folder_file`], read
+/// to the end of the file if need be), otherwise a single message. Anything
+/// that is not a regular file or a directory (a pipe such as `<(cat m.eml)`
+/// or `/dev/fd/N`, a named FIFO, a socket, a device) is a stream, [`InputKind::Stdin`]: it can be read only
 /// once, so it is not read here; [`MessageReader::open`] sniffs it from the
 /// same stream as it reads.
 pub fn detect(path: &Path) -> Result<InputKind, MailboxError> {
@@ -413,28 +414,108 @@ pub fn detect(path: &Path) -> Result<InputKind, MailboxError> {
     std::fs::File::open(path)
         .and_then(|f| f.take(SNIFF_LEN as u64).read_to_end(&mut head))
         .map_err(|e| MailboxError::io(path, Some(0), e))?;
-    Ok(sniff(&head))
+    let kind = sniff(&head);
+    if !matches!(kind, InputKind::Mbox(_)) || mbox::has_later_envelope(&head) {
+        return Ok(kind);
+    }
+    // A leading `From ` line alone does not make an mbox: a single message
+    // saved with its envelope line is one too (doc/mailbox.md). Read on
+    // for a later line that starts a message.
+    if (head.len() as u64) < meta.len() {
+        let found = std::fs::File::open(path)
+            .and_then(|f| mbox::later_envelope(BufReader::with_capacity(256 * 1024, f)))
+            .map_err(|e| MailboxError::io(path, None, e))?;
+        if found {
+            return Ok(kind);
+        }
+    }
+    Ok(InputKind::Eml)
+}
+
+/// How far a stream that starts like an mbox is read ahead, past its first
+/// 64 KiB, for a later envelope line ([`sniff_reader`]).
+const STREAM_LOOKAHEAD: u64 = 64 * 1024 * 1024;
+
+/// Reads the first bytes of a stream and decides what it is, as [`detect`]
+/// does for a file: its first 64 KiB are [`sniff`]ed; when they start like
+/// an mbox, it is one only when it is clearly one (a later line starts a
+/// message: [`sniff_folder_file`]), so the stream is read on, `cap` octets in all at most, until such a line shows (an
+/// mbox) or the stream ends without one (one message, its envelope line
+/// included). A stream that reaches `cap` without one is read as an mbox.
+/// Returns what was read, to be replayed before the rest, and the kind.
+pub fn sniff_reader(r: &mut dyn Read, cap: u64) -> io::Result<(Vec<u8>, InputKind)> {
+    let mut head = Vec::new();
+    r.take(SNIFF_LEN as u64).read_to_end(&mut head)?;
+    let kind = sniff(&head);
+    if !matches!(kind, InputKind::Mbox(_)) || mbox::has_later_envelope(&head) {
+        return Ok((head, kind));
+    }
+    if head.len() < SNIFF_LEN {
+        return Ok((head, InputKind::Eml));
+    }
+    let budget = cap.saturating_sub(head.len() as u64);
+    let mut more = Vec::new();
+    let found = {
+        let tee = Tee {
+            inner: r.take(budget),
+            copy: &mut more,
+        };
+        mbox::later_envelope(BufReader::new(io::Cursor::new(&head[..]).chain(tee)))?
+    };
+    let ended = (more.len() as u64) < budget;
+    head.extend_from_slice(&more);
+    Ok((
+        head,
+        if found || !ended {
+            kind
+        } else {
+            InputKind::Eml
+        },
+    ))
+}
+
+/// A reader that keeps a copy of what it reads.
+struct Tee<'a, R> {
+    inner: R,
+    copy: &'a mut Vec<u8>,
+}
+
+impl<R: Read> Read for Tee<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.copy.extend_from_slice(&buf[..n]);
+        Ok(n)
+    }
 }
 
 /// Decides between an mbox flavor and a single message from the first bytes
-/// of a stream (see [`detect`]).
+/// of a stream: whether they start like an mbox, and its flavor ([`detect`]
+/// and [`sniff_reader`] then ask whether it is clearly one).
 ///
-/// The flavor: CRLF when the first line ends in CR LF; Content-Length when
-/// the first message's header has a `Content-Length:` field; mboxrd when a
-/// line starting `>>From ` is seen (an mboxo writer never makes one by
-/// quoting, an mboxrd writer does for any quoted `>From `); mboxo otherwise.
+/// The flavor: CRLF when the `From ` line ends in CR LF; Content-Length
+/// when the first message's header has a `Content-Length:` field; mboxrd
+/// when a line starting `>>From `, `>>>From ` ... is seen (an mboxo writer
+/// never makes one by quoting, an mboxrd writer does for any quoted
+/// `>From `, `>>From ` ...); mboxo otherwise.
 pub fn sniff(head: &[u8]) -> InputKind {
-    let body = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
-    if !body.starts_with(b"From ") {
+    // A UTF-8 BOM and blank lines may come before the first `From ` line.
+    let Some(at) = mbox::first_from_line(head) else {
         return InputKind::Eml;
-    }
+    };
+    let body = &head[at..];
     let first_eol = memchr::memchr(b'\n', body);
     let crlf = first_eol.is_some_and(|i| i > 0 && body[i - 1] == b'\r');
     let after_from = first_eol.map_or(&body[..0], |i| &body[i + 1..]);
     let header_end = mbox::header_end(after_from).unwrap_or(after_from.len());
     let format = if mbox::content_length(&after_from[..header_end]).is_some() {
         MboxFormat::ContentLength
-    } else if memchr::memmem::find(body, b"\n>>From ").is_some() {
+    } else if memchr::memmem::find_iter(body, b"\n>>").any(|i| {
+        // `>>From `, `>>>From ` ...: an mboxrd writer's quoting of a quoted
+        // line.
+        let rest = &body[i + 1..];
+        let n = rest.iter().take_while(|&&b| b == b'>').count();
+        rest[n..].starts_with(b"From ")
+    }) {
         MboxFormat::Mboxrd
     } else {
         MboxFormat::Mboxo
@@ -444,11 +525,13 @@ pub fn sniff(head: &[u8]) -> InputKind {
 
 /// Decides whether a file of a plain folder (held whole) is read as an
 /// mbox, and of which flavor: only when it is clearly one, its first line a
-/// `From ` line (after an optional UTF-8 BOM) and a later line, preceded by
-/// an empty line, an envelope line ([`is_envelope_line`]). Otherwise it is
-/// one message, a leading `From ` line included (a single message saved
-/// with its envelope line; doc/mailbox.md, "Folders"). Files of a Maildir
-/// are always one message and are not asked about.
+/// `From ` line (after an optional UTF-8 BOM and blank lines) and a later
+/// line starts a message: after an empty line, an envelope line
+/// ([`is_envelope_line`]) or a `From ` line followed by a header field, or
+/// with no empty line before it, an envelope line followed by a header
+/// field. Otherwise it is one message, a leading `From ` line included (a
+/// single message saved with its envelope line; doc/mailbox.md, "Folders").
+/// Files of a Maildir are always one message and are not asked about.
 pub fn sniff_folder_file(bytes: &[u8]) -> Option<MboxFlavor> {
     match sniff(bytes) {
         InputKind::Mbox(flavor) if mbox::has_later_envelope(bytes) => Some(flavor),
@@ -550,26 +633,38 @@ impl MessageReader {
         Self::open(path, detect(path)?)
     }
 
-    /// Reads a stream (standard input, a pipe): sniffs its first 64 KiB
-    /// (read ahead, then replayed) and reads it as an mbox or as one
-    /// message. `flavor` forces an mbox flavor.
+    /// Reads a stream (standard input, a pipe): sniffs its first 64 KiB,
+    /// and as much more as [`sniff_reader`] needs (read ahead, then
+    /// replayed), and reads it as an mbox or as one message. `flavor`
+    /// forces an mbox flavor.
     pub fn from_reader(
         r: Box<dyn Read + Send>,
         name: PathBuf,
         flavor: Option<MboxFlavor>,
     ) -> Result<Self, MailboxError> {
+        Self::from_reader_as(r, name, flavor.map_or(InputKind::Stdin, InputKind::Mbox))
+    }
+
+    /// [`MessageReader::from_reader`] with the kind decided already (by
+    /// [`sniff_reader`] on what `r` replays): an mbox flavor, or
+    /// [`InputKind::Eml`] for one message; [`InputKind::Stdin`] (or a
+    /// directory kind) sniffs.
+    pub fn from_reader_as(
+        r: Box<dyn Read + Send>,
+        name: PathBuf,
+        kind: InputKind,
+    ) -> Result<Self, MailboxError> {
         let mut r = r;
         let mut head = Vec::new();
-        let kind = match flavor {
-            Some(f) => InputKind::Mbox(f),
-            None => {
-                // One read from a pipe may return only a few bytes: read
-                // until SNIFF_LEN or EOF so the decision sees enough.
-                (&mut r)
-                    .take(SNIFF_LEN as u64)
-                    .read_to_end(&mut head)
-                    .map_err(|e| MailboxError::io(&name, Some(head.len() as u64), e))?;
-                sniff(&head)
+        let kind = match kind {
+            InputKind::Mbox(_) | InputKind::Eml => kind,
+            _ => {
+                // One read from a pipe may return only a few bytes:
+                // sniff_reader reads until it has enough or EOF.
+                let (h, k) = sniff_reader(&mut r, STREAM_LOOKAHEAD)
+                    .map_err(|e| MailboxError::io(&name, None, e))?;
+                head = h;
+                k
             }
         };
         let replay: Box<dyn Read + Send> = Box::new(io::Cursor::new(head).chain(r));

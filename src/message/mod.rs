@@ -20,7 +20,8 @@
 //!   leaf with a `limit-reached` finding;
 //! - message/rfc822 with a base64 or quoted-printable transfer coding (not
 //!   allowed by RFC 2046 5.2.1, seen in real mail) is kept as a leaf;
-//! - a leading mbox `From ` line is skipped as an envelope, kept verbatim.
+//! - a leading mbox `From ` line (after a BOM and blank lines, if any) is
+//!   skipped as an envelope, kept verbatim.
 
 pub mod fields;
 pub mod transfer;
@@ -658,12 +659,28 @@ fn find_delimiters(raw: &[u8], body: Range<usize>, boundary: &[u8]) -> Vec<Delim
     out
 }
 
-/// A leading mbox `From ` line, if the message starts with one.
+/// A leading mbox `From ` line, if the message starts with one; a UTF-8
+/// BOM and blank lines before it go with it (an mbox reader keeps them
+/// with its first `From ` line too: doc/mailbox.md).
 fn envelope_line(raw: &[u8]) -> Option<Range<usize>> {
-    if !raw.starts_with(b"From ") {
-        return None;
+    let mut at = if raw.starts_with(b"\xEF\xBB\xBF") {
+        3
+    } else {
+        0
+    };
+    loop {
+        let rest = &raw[at..];
+        if rest.starts_with(b"From ") {
+            break;
+        } else if rest.starts_with(b"\n") {
+            at += 1;
+        } else if rest.starts_with(b"\r\n") {
+            at += 2;
+        } else {
+            return None;
+        }
     }
-    let end = memchr::memchr(b'\n', raw).map_or(raw.len(), |i| i + 1);
+    let end = memchr::memchr(b'\n', &raw[at..]).map_or(raw.len(), |i| at + i + 1);
     Some(0..end)
 }
 

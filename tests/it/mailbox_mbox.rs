@@ -74,6 +74,24 @@ fn fixtures_are_detected_as_their_variant() {
     }
 }
 
+/// An mboxrd writer quotes `>>From ` as `>>>From `: a file whose only
+/// quoted lines are such was sniffed as mboxo, its `>>>From ` lines not
+/// unquoted, and a converted text written quoted-printable or base64 kept
+/// one `>` too many (found by tools/hunt_archives.py).
+#[test]
+fn regression_mboxrd_is_told_by_any_doubly_quoted_from_line() {
+    let head = b"From a@b Mon Jan  1 00:00:00 2001\nSubject: x\n\nHi\n>>>From the old archive\n";
+    assert_eq!(
+        mailbox::sniff(head),
+        InputKind::Mbox(flavor(MboxFormat::Mboxrd, false))
+    );
+    let head = b"From a@b Mon Jan  1 00:00:00 2001\nSubject: x\n\nHi\n>From the archive\n>>Fro\n";
+    assert_eq!(
+        mailbox::sniff(head),
+        InputKind::Mbox(flavor(MboxFormat::Mboxo, false))
+    );
+}
+
 #[test]
 fn every_fixture_round_trips_byte_for_byte() {
     for name in [

@@ -1050,3 +1050,322 @@ fn regression_an_mbox_file_in_a_folder_is_read_as_an_mbox_a_single_message_is_no
         [(a, 0), (box_name.clone(), 0), (box_name, 1), (b, 0)].into();
     assert_eq!(messages, want);
 }
+
+// Found by tools/hunt_archives.py: archives as real writers make them,
+// each way in (a file, standard input, a pipe, a folder) giving the same
+// messages.
+
+/// Runs `mailcharset ARGS...` with `input` on its standard input.
+fn run_stdin(args: &[&std::ffi::OsStr], input: &[u8]) -> Output {
+    let mut child = Command::new(bin())
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let input = input.to_vec();
+    let feeder = std::thread::spawn(move || {
+        // The binary may stop reading early; what it wrote is checked.
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().expect("waits");
+    feeder.join().expect("fed");
+    out
+}
+
+/// The messages of an mbox (mboxo), with their `From ` lines.
+fn mbox_messages(bytes: &[u8]) -> Vec<(Vec<u8>, Vec<u8>)> {
+    let flavor = mailbox::MboxFlavor {
+        format: mailbox::MboxFormat::Mboxo,
+        crlf: false,
+    };
+    mailbox::MboxReader::new(bytes, "mbox", flavor)
+        .map(|m| {
+            let m = m.expect("read");
+            let mailbox::Origin::Mbox { from_line, .. } = m.origin else {
+                panic!("an mbox message");
+            };
+            (from_line, m.bytes)
+        })
+        .collect()
+}
+
+/// The (input, index) pairs of `audit --format jsonl ARGS...`.
+fn audited(args: &[&std::ffi::OsStr], stdin: &[u8]) -> std::collections::BTreeSet<(String, u64)> {
+    let mut all = vec![os("audit"), os("--format"), os("jsonl")];
+    all.extend_from_slice(args);
+    let o = run_stdin(&all, stdin);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8(o.stdout)
+        .expect("utf-8")
+        .lines()
+        .map(|line| {
+            let r: serde_json::Value = serde_json::from_str(line).expect("json");
+            (
+                r["input"].as_str().expect("input").to_string(),
+                r["index"].as_u64().expect("index"),
+            )
+        })
+        .collect()
+}
+
+const LATIN1: &[u8] = b"From: a@b.c\nSubject: one\n\
+Content-Type: text/plain; charset=iso-8859-1\n\nHello Jos\xe9\n";
+const KOI8R: &[u8] = b"From: d@e.f\nSubject: two\n\
+Content-Type: text/plain; charset=koi8-r\n\n\xf0\xd2\xc9\xd7\xc5\xd4\n";
+
+/// An mbox whose first `From ` line comes after blank lines (some writers
+/// leave them; mutt reads past them) was taken for one message, from a
+/// file, standard input or a folder: its messages merged, the second's
+/// KOI8-R text decoded as the first's Latin-1, its `From ` line written
+/// `=46rom`.
+#[test]
+fn regression_blank_lines_before_the_first_from_line_keep_an_mbox_an_mbox() {
+    let mut mbox = b"\n\nFrom a@b.c Mon Jan  1 00:00:00 2001\n".to_vec();
+    mbox.extend_from_slice(LATIN1);
+    mbox.extend_from_slice(b"\nFrom d@e.f Tue Jan  2 00:00:00 2001\n");
+    mbox.extend_from_slice(KOI8R);
+    mbox.extend_from_slice(b"\n");
+    let want = [lib_normalize(LATIN1), lib_normalize(KOI8R)];
+    let check = |got: &[u8], how: &str| {
+        let msgs = mbox_messages(got);
+        assert_eq!(msgs.len(), 2, "{how}: {}", String::from_utf8_lossy(got));
+        // The blank lines stay before the first `From ` line.
+        assert_eq!(
+            msgs[0].0, b"\n\nFrom a@b.c Mon Jan  1 00:00:00 2001\n",
+            "{how}"
+        );
+        assert_eq!(msgs[0].1, want[0], "{how}");
+        assert_eq!(msgs[1].1, want[1], "{how}");
+    };
+    let dir = tempfile::tempdir().expect("tmp");
+    let file = dir.path().join("in.mbox");
+    std::fs::write(&file, &mbox).expect("w");
+    let folder = dir.path().join("folder");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    std::fs::write(folder.join("box"), &mbox).expect("w");
+
+    let out = dir.path().join("out.mbox");
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        file.as_os_str(),
+        os("-o"),
+        out.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    check(&std::fs::read(&out).expect("written"), "file");
+    let o = run_stdin(&[os("normalize"), os("-q"), os("-")], &mbox);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    check(&o.stdout, "standard input");
+    let out = dir.path().join("out");
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        folder.as_os_str(),
+        os("-o"),
+        out.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    check(&std::fs::read(out.join("box")).expect("written"), "folder");
+
+    assert_eq!(audited(&[file.as_os_str()], b"").len(), 2);
+    assert_eq!(audited(&[os("-")], &mbox).len(), 2);
+    assert_eq!(audited(&[folder.as_os_str()], b"").len(), 2);
+}
+
+/// An mbox from Gmail's Takeout (`From 1583...@xxx Mon Nov 06 04:42:58
+/// +0000 2017`: the zone before the year) or with RFC 2822 dates in its
+/// envelope lines, kept in a folder (a Takeout's `Mail/`), was not taken
+/// for an mbox: its messages merged into one, the second's text decoded
+/// with the first's charset.
+#[test]
+fn regression_takeout_and_rfc2822_envelope_lines_make_a_folder_file_an_mbox() {
+    for (first, second) in [
+        (
+            "From 1583290388308606088@xxx Mon Nov 06 04:42:58 +0000 2017\n",
+            "From 1583290388308606089@xxx Tue Nov 07 05:01:00 +0000 2017\n",
+        ),
+        (
+            "From a@b.c Tue, 10 Mar 2009 12:00:00 +0000\n",
+            "From d@e.f Wed, 11 Mar 2009 08:30:00 +0100\n",
+        ),
+    ] {
+        let mut mbox = first.as_bytes().to_vec();
+        mbox.extend_from_slice(LATIN1);
+        mbox.extend_from_slice(b"\n");
+        mbox.extend_from_slice(second.as_bytes());
+        mbox.extend_from_slice(KOI8R);
+        mbox.extend_from_slice(b"\n");
+        let dir = tempfile::tempdir().expect("tmp");
+        let folder = dir.path().join("Mail");
+        std::fs::create_dir_all(&folder).expect("mkdir");
+        std::fs::write(folder.join("Inbox.mbox"), &mbox).expect("w");
+        let out = dir.path().join("out");
+        let o = run(&[
+            os("normalize"),
+            os("-q"),
+            folder.as_os_str(),
+            os("-o"),
+            out.as_os_str(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let msgs = mbox_messages(&std::fs::read(out.join("Inbox.mbox")).expect("written"));
+        assert_eq!(msgs.len(), 2, "{first}");
+        assert_eq!(msgs[0].0, first.as_bytes());
+        assert_eq!(msgs[1].0, second.as_bytes());
+        assert_eq!(msgs[0].1, lib_normalize(LATIN1));
+        assert_eq!(msgs[1].1, lib_normalize(KOI8R));
+        assert_eq!(audited(&[folder.as_os_str()], b"").len(), 2, "{first}");
+    }
+}
+
+/// A single message saved with its envelope line (ENVELOPED: a body line
+/// `From the desk of José:`, a `>From ` line) given as a file, on
+/// standard input or through a pipe was read as an mbox and split at its
+/// body line, the second half written back with a made-up header block in
+/// the middle of the text; in a folder it was one message. Every way in
+/// now reads it as one message, also when it is larger than the 64 KiB
+/// a stream is first sniffed on; an mbox whose first message is that
+/// large is still an mbox.
+#[test]
+fn regression_a_message_with_an_envelope_line_is_one_message_every_way_in() {
+    let mut big = ENVELOPED.to_vec();
+    let at = big.windows(6).position(|w| w == b"Hello ").expect("body");
+    let filler = "Lorem ipsum dolor sit amet, consectetur adipiscing elit.\n".repeat(1500);
+    big.splice(at..at, filler.bytes());
+    assert!(big.len() > 80 << 10);
+    let dir = tempfile::tempdir().expect("tmp");
+    for (k, msg) in [ENVELOPED.to_vec(), big].iter().enumerate() {
+        let want = lib_normalize(msg);
+        let file = dir.path().join(format!("m{k}.eml"));
+        std::fs::write(&file, msg).expect("w");
+        let o = run(&[os("normalize"), os("-q"), file.as_os_str()]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(o.stdout, want, "file {k}");
+        let o = run_stdin(&[os("normalize"), os("-q"), os("-")], msg);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(o.stdout, want, "standard input {k}");
+        let (pipe, feeder) = fifo(dir.path(), &format!("pipe{k}"), msg.clone());
+        let o = run(&[os("normalize"), os("-q"), pipe.as_os_str()]);
+        feeder.join().expect("fed");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(o.stdout, want, "pipe {k}");
+        let folder = dir.path().join(format!("folder{k}"));
+        std::fs::create_dir_all(&folder).expect("mkdir");
+        std::fs::write(folder.join("m.eml"), msg).expect("w");
+        let out = dir.path().join(format!("out{k}"));
+        let report = dir.path().join(format!("report{k}"));
+        let o = run(&[
+            os("normalize"),
+            os("-q"),
+            folder.as_os_str(),
+            os("-o"),
+            out.as_os_str(),
+            os("--report"),
+            report.as_os_str(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(
+            std::fs::read(out.join("m.eml")).expect("written"),
+            want,
+            "folder {k}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&report)
+                .expect("report")
+                .lines()
+                .count(),
+            1
+        );
+        assert_eq!(audited(&[file.as_os_str()], b"").len(), 1, "file {k}");
+        assert_eq!(audited(&[os("-")], msg).len(), 1, "standard input {k}");
+    }
+    // An mbox whose first message is larger than the first 64 KiB.
+    let mut mbox = b"From a@b.c Mon Jan  1 00:00:00 2001\n".to_vec();
+    mbox.extend_from_slice(LATIN1);
+    mbox.extend_from_slice(filler.as_bytes());
+    mbox.extend_from_slice(b"\nFrom d@e.f Tue Jan  2 00:00:00 2001\n");
+    mbox.extend_from_slice(KOI8R);
+    let file = dir.path().join("big.mbox");
+    std::fs::write(&file, &mbox).expect("w");
+    let o = run(&[os("normalize"), os("-q"), file.as_os_str()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(mbox_messages(&o.stdout).len(), 2);
+    let o = run_stdin(&[os("normalize"), os("-q"), os("-")], &mbox);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(mbox_messages(&o.stdout).len(), 2);
+    assert_eq!(audited(&[os("-")], &mbox).len(), 2);
+}
+
+/// Files that are not mail, kept in a mail folder or Maildir (notes, a
+/// configuration file): `audit` passed over them, `normalize` read each
+/// as a message with no header and rewrote it, inserting `MIME-Version`
+/// and `Content-Type` fields after its first paragraph and encoding the
+/// rest in base64, in the output and in place.
+#[test]
+fn regression_files_that_are_not_mail_are_kept_byte_for_byte() {
+    let notes: &[u8] = b"Caf\xe9 list\nsecond line\n\nK\xe4se und Br\xf6tchen\n";
+    let conf: &[u8] = b"# Gener\xe9\n\nx \xe9\n";
+    let dir = tempfile::tempdir().expect("tmp");
+    let folder = dir.path().join("Mail");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    std::fs::write(folder.join("notes.txt"), notes).expect("w");
+    std::fs::write(folder.join("a.conf"), conf).expect("w");
+    std::fs::write(folder.join("m.eml"), LATIN1).expect("w");
+    let md = dir.path().join("md");
+    for d in ["cur", "new", "tmp"] {
+        std::fs::create_dir_all(md.join(d)).expect("mkdir");
+    }
+    std::fs::write(md.join("cur/1.host:2,S"), notes).expect("w");
+    std::fs::write(md.join("new/2.host"), LATIN1).expect("w");
+    for (input, files) in [
+        (&folder, [("notes.txt", notes), ("a.conf", conf)].as_slice()),
+        (&md, [("cur/1.host:2,S", notes)].as_slice()),
+    ] {
+        let out = dir.path().join("out");
+        let report = dir.path().join("report");
+        let o = run(&[
+            os("normalize"),
+            os("-q"),
+            input.as_os_str(),
+            os("-o"),
+            out.as_os_str(),
+            os("--report"),
+            report.as_os_str(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        for (name, bytes) in files {
+            assert_eq!(
+                &std::fs::read(out.join(name)).expect("written"),
+                bytes,
+                "{name}"
+            );
+        }
+        // The mail beside them is normalized; one report line per file.
+        let report = std::fs::read_to_string(&report).expect("report");
+        assert_eq!(report.lines().count(), files.len() + 1, "{report}");
+        assert!(report.contains("does not start like a message"), "{report}");
+        std::fs::remove_dir_all(&out).expect("rm");
+        let o = run(&[
+            os("normalize"),
+            os("-q"),
+            os("--in-place"),
+            input.as_os_str(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        for (name, bytes) in files {
+            assert_eq!(
+                &std::fs::read(input.join(name)).expect("there"),
+                bytes,
+                "{name}"
+            );
+        }
+    }
+    assert_eq!(
+        std::fs::read(folder.join("m.eml")).expect("there"),
+        lib_normalize(LATIN1)
+    );
+}
