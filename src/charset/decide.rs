@@ -24,6 +24,7 @@
 //! | … and lines without a UTF-8 character the label reads as words, not shaped like damaged UTF-8 ([`labels_own_lines`]) | the label's own lines (a Latin-1 letter above a UTF-8 footer) | `invalid`, findings `mislabeled`, `mixed-charset` (the label) | UTF-8, those lines the label's |
 //! | valid UTF-8, 1–2 multi-octet characters, other label | too little to decide | `suspicious` (finding `mislabeled`, note "kept") | the label's |
 //! | a CJK label read mostly as half-width katakana, private use or C1 | implausible reading | `mislabeled` if a candidate reads plausibly | the candidate's |
+//! | a Latin label (not windows-1258) read cleanly into runs of 3+ non-ASCII characters: 3+ runs, 32+ characters in them, at least half as many runs as words with a non-ASCII character ([`nonascii_runs`]) | another script read as Latin (`Ïðèâåò`, `ÇÑ±¹¾î`) | `mislabeled` if a candidate reads plausibly, in a script other than Latin, its Cyrillic or Greek case natural (`Case::natural`); windows-1251 or x-mac-cyrillic by their capitals | the candidate's |
 //! | errors, label explains the text: `clean >= 1` and (`errors <= 3` or `8 * errors <= clean`), or 4+ characters on lines the label decodes entirely (and `8 * errors` at most 8 times those), or (UTF-8) complete forms only a UTF-8 writer makes, accounting for the errors (at most six per form, plus three) | damaged | `invalid` (`truncated` when it ends inside a character) | the label's, U+FFFD at the damage only |
 //! | … and some damaged lines hold no character of the label but read cleanly in another charset | mixed | `invalid`, finding `mixed-charset` (that charset, first line) | the label's; with `repair_mixed`, those lines in that charset |
 //! | errors, label explains little, 4+ non-ASCII octets, a candidate (valid UTF-8 first, then chardetng with the sender's top-level domain) decodes all of it and reads plausibly, its letters in words | mislabeled | `mislabeled` | the candidate's |
@@ -52,8 +53,8 @@ use super::detect::{
 };
 use super::dispatch::{c1_check, decode_with, unicode11};
 use super::evidence::{
-    Evidence, characters, evidence, find_nonascii, implausible, multi_octet_chars, plausible,
-    utf8_majority, utf8_writer_forms, words,
+    Evidence, case_of, characters, evidence, find_nonascii, implausible, multi_octet_chars,
+    non_latin, nonascii_runs, plausible, utf8_majority, utf8_writer_forms, words,
 };
 use super::{Charset, DecodeOptions, Decoded, Detected, Kind, add_report, ascii};
 use crate::codec::utf8::{self, DecodeReport};
@@ -68,6 +69,14 @@ const UTF8_OVERRIDE: usize = 3;
 /// Non-ASCII octets below which detection never overrides a label (one to
 /// three octets are no evidence: damage looks the same).
 const MIN_EVIDENCE: usize = 4;
+
+/// Runs of three or more non-ASCII characters a Latin label's reading must
+/// hold before the label is doubted ([`nonascii_runs`]): three or more,
+/// of 32 or more characters in all, and half as many as its words with a
+/// non-ASCII character or more. Fewer are thin evidence: a list of letters
+/// (`ÄÖÜ äöü`, `ÉÈÊË`, `úžší`) has that shape too.
+const LATIN_RUNS: usize = 3;
+const LATIN_RUN_CHARS: usize = 32;
 
 /// A candidate charset for text its label does not explain: valid UTF-8
 /// first, then chardetng's guess (with the top-level domain). It must
@@ -336,6 +345,34 @@ pub(super) fn labelled<'a>(
                 Finding::new(FindingKind::Mislabeled, first_nonascii(bytes), 1).with_note(format!(
                     "read as {}, the text is implausible; it reads as {}",
                     cs.name, det.charset.name
+                )),
+            );
+            d.text = t;
+            d.used = Some(det.charset);
+            d.detected = Some(det);
+            out.mislabeled = true;
+            return;
+        }
+        // A Latin label whose reading is words of non-ASCII characters
+        // from end to end (`Ïðèâåò`, `ÇÑ±¹¾î`): text in another script,
+        // which reads as such.
+        if !ascii
+            && opts.detect
+            && latin_label(cs)
+            && let Some(shape) = nonascii_runs(&text, LATIN_RUNS)
+            && shape.chars >= LATIN_RUN_CHARS
+            && shape.runs * 2 >= shape.accented
+            && let Some((det, t)) = candidate(bytes, cs, opts)
+            && non_latin(&t)
+            && let Some((det, t)) = mac_cyrillic(bytes, det, t)
+            && case_of(&t).natural()
+        {
+            d.findings.push(
+                Finding::new(FindingKind::Mislabeled, first_nonascii(bytes), 1).with_note(format!(
+                    "read as {}, the text is words of non-ASCII characters ({} runs of 3 or \
+                     more, {} characters, in {} words with non-ASCII characters); it reads \
+                     as {}",
+                    cs.name, shape.runs, shape.chars, shape.accented, det.charset.name
                 )),
             );
             d.text = t;
@@ -795,6 +832,72 @@ fn only_hangul_rows(cs: &'static Charset, bytes: &[u8]) -> bool {
         i += at + 2;
     }
     hanzi >= 24 && beyond * 20 < hanzi
+}
+
+/// chardetng does not guess x-mac-cyrillic: it takes its text for
+/// windows-1251, whose reading is the same but for the capitals (0x80 to
+/// 0x9F: symbols, Serbian letters and a C1 control in windows-1251,
+/// `‘пасибо`, `Џетрович`) and `я` (0xDF, `Я`: `пЯтницы`); a windows-1251
+/// text read as x-mac-cyrillic loses its capitals (`ѕривет`) and `я`
+/// (`€`). The reading with more letters in words and capitalised words,
+/// less three for each word whose case is turned over, is the text; when the two differ and score alike, they cannot be
+/// told apart (None: the label stays).
+fn mac_cyrillic<'a>(
+    bytes: &'a [u8],
+    det: Detected,
+    t: Cow<'a, str>,
+) -> Option<(Detected, Cow<'a, str>)> {
+    if det.charset.decoder_name() != Some("windows-1251") {
+        return Some((det, t));
+    }
+    let mac = Charset::for_encoding(encoding_rs::X_MAC_CYRILLIC);
+    let (m, report, used) = decode_with(bytes, mac);
+    if !report.is_clean() || m == t {
+        return Some((det, t));
+    }
+    // Letters in words and capitalised words, less three for each word
+    // whose case is turned over (a word is some six letters; a `«` read as
+    // `З` makes one letter).
+    let score = |s: &str| {
+        let k = case_of(s);
+        (characters(s).1 + k.capitalised) as isize - 3 * k.inverted as isize
+    };
+    match score(&m).cmp(&score(&t)) {
+        std::cmp::Ordering::Less => Some((det, t)),
+        std::cmp::Ordering::Greater => Some((
+            Detected {
+                charset: used,
+                confidence: det.confidence,
+            },
+            m,
+        )),
+        std::cmp::Ordering::Equal => None,
+    }
+}
+
+/// Latin-script single-byte labels, whose text keeps an ASCII letter in
+/// nearly every word. Not windows-1258: Vietnamese writes a tone as a
+/// combining mark after its letter, and `ư`, `ơ`, `đ` are non-ASCII too, so
+/// its words are runs of non-ASCII characters as they are (`ườ`).
+fn latin_label(cs: &'static Charset) -> bool {
+    matches!(
+        cs.decoder_name(),
+        Some(
+            "windows-1250"
+                | "windows-1252"
+                | "windows-1254"
+                | "windows-1257"
+                | "ISO-8859-2"
+                | "ISO-8859-3"
+                | "ISO-8859-4"
+                | "ISO-8859-10"
+                | "ISO-8859-13"
+                | "ISO-8859-14"
+                | "ISO-8859-15"
+                | "ISO-8859-16"
+                | "macintosh"
+        )
+    )
 }
 
 /// CJK multi-octet charsets (whose clean readings may still be nonsense).

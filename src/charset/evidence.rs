@@ -327,6 +327,170 @@ pub(super) fn implausible(text: &str) -> bool {
     bad >= 8 && bad * 2 >= nonascii
 }
 
+/// The shape of a Latin label's reading: `runs` of three or more adjacent
+/// non-ASCII characters (white space ends a run) with a letter among them,
+/// against `accented` words (maximal runs of characters other than ASCII
+/// non-letters and white space) that hold a non-ASCII character.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Runs {
+    pub runs: usize,
+    /// Characters in those runs.
+    pub chars: usize,
+    pub accented: usize,
+}
+
+/// [`Runs`] of `text`, when it has at least `min` runs (else None, after a
+/// walk of its non-ASCII characters only: ASCII is skipped a block at a
+/// time, as most of a labelled text is ASCII and most Latin texts have no
+/// such run at all).
+///
+/// Latin-script text keeps an ASCII letter next to nearly every accented
+/// one (`Größe`, `Þjóðólfur`, `úžší` is a rare exception); text in another
+/// script read under a Latin label is non-ASCII from end to end of every
+/// word (`Ïðèâåò`, `ÇÑ±¹¾î`, `‚±‚ñ‚É‚¿‚Í`).
+pub(super) fn nonascii_runs(text: &str, min: usize) -> Option<Runs> {
+    let mut runs = 0usize;
+    let mut chars_in = 0usize;
+    let mut rest = text;
+    while let Some(at) = find_nonascii(rest.as_bytes()) {
+        let mut chars = rest[at..].chars();
+        let mut len = 0usize;
+        let mut letter = false;
+        loop {
+            let before = chars.as_str();
+            match chars.next() {
+                Some(c) if !c.is_ascii() && !c.is_whitespace() => {
+                    len += 1;
+                    letter |= c.is_alphabetic();
+                }
+                Some(c) if !c.is_ascii() => {
+                    // Non-ASCII white space (a no-break space) ends a run.
+                    if len >= 3 && letter {
+                        runs += 1;
+                        chars_in += len;
+                    }
+                    len = 0;
+                    letter = false;
+                }
+                _ => {
+                    rest = before;
+                    break;
+                }
+            }
+        }
+        if len >= 3 && letter {
+            runs += 1;
+            chars_in += len;
+        }
+    }
+    if runs < min {
+        return None;
+    }
+    let mut accented = 0usize;
+    let mut in_word = false;
+    let mut has_nonascii = false;
+    for c in text.chars() {
+        if (c.is_ascii() && !c.is_ascii_alphabetic()) || c.is_whitespace() {
+            accented += usize::from(in_word && has_nonascii);
+            in_word = false;
+            has_nonascii = false;
+        } else {
+            in_word = true;
+            has_nonascii |= !c.is_ascii();
+        }
+    }
+    accented += usize::from(in_word && has_nonascii);
+    Some(Runs {
+        runs,
+        chars: chars_in,
+        accented,
+    })
+}
+
+/// Whether more of the non-ASCII letters of `text` are in one writing
+/// system other than Latin (Japanese and Korean counted as in
+/// [`plausible`]) than are Latin.
+pub(super) fn non_latin(text: &str) -> bool {
+    let mut by = [0usize; 10];
+    for c in text.chars() {
+        if !c.is_ascii() && c.is_alphabetic() {
+            by[script(c) as usize] += 1;
+        }
+    }
+    let s = |x: Script| by[x as usize];
+    let top = [
+        s(Script::Greek),
+        s(Script::Cyrillic),
+        s(Script::Hebrew),
+        s(Script::Arabic),
+        s(Script::Thai),
+        s(Script::Han) + s(Script::Kana),
+        s(Script::Hangul) + s(Script::Han),
+    ]
+    .into_iter()
+    .max()
+    .unwrap_or(0);
+    top > s(Script::Latin)
+}
+
+/// The case of a text's Cyrillic and Greek letters: `words` of two or more
+/// letters with such a letter, of those the `inverted` ones, with a
+/// lowercase letter before an uppercase one, and the `upper` and `lower`
+/// such letters. Real text has few inverted words (`МосГорТранс`) and more
+/// lowercase letters than capitals (but when it shouts); text in one
+/// Cyrillic charset read in another has its case turned over: inverted
+/// capitalised words (`пРИВЕТ` for KOI8-R `Привет` under windows-1251),
+/// the rest in capitals.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Case {
+    pub words: usize,
+    pub inverted: usize,
+    /// Words of a capital and lowercase letters (`Привет`).
+    pub capitalised: usize,
+    pub upper: usize,
+    pub lower: usize,
+}
+
+impl Case {
+    /// Whether the case looks like text's: more lowercase letters than
+    /// capitals, and fewer than one word in 32 inverted.
+    pub fn natural(&self) -> bool {
+        self.upper <= self.lower && self.inverted * 32 < self.words.max(1)
+    }
+}
+
+pub(super) fn case_of(text: &str) -> Case {
+    let mut k = Case::default();
+    let (mut len, mut cased, mut lower, mut turned) = (0usize, false, false, false);
+    let (mut first_upper, mut upper_after) = (false, false);
+    for c in text.chars().chain(std::iter::once(' ')) {
+        if c.is_alphabetic() {
+            if len == 0 {
+                first_upper = c.is_uppercase();
+            } else {
+                upper_after |= c.is_uppercase();
+            }
+            len += 1;
+            if matches!(script(c), Script::Cyrillic | Script::Greek) {
+                cased = true;
+                k.upper += usize::from(c.is_uppercase());
+                k.lower += usize::from(c.is_lowercase());
+            }
+            turned |= lower && c.is_uppercase();
+            lower |= c.is_lowercase();
+            continue;
+        }
+        if len >= 2 && cased {
+            k.words += 1;
+            k.inverted += usize::from(turned);
+            k.capitalised += usize::from(first_upper && !upper_after);
+        }
+        (len, cased, lower, turned) = (0, false, false, false);
+        (first_upper, upper_after) = (false, false);
+    }
+    k
+}
+
 /// Whether most non-ASCII characters of `text` are letters next to another
 /// letter (a word), not a lone octet of damage.
 pub(super) fn words(text: &str) -> bool {

@@ -1942,3 +1942,352 @@ proptest! {
         }
     }
 }
+
+// --- Text in another script under a Latin label (doc/charset-decision.md,
+// "A Latin label reading another script"). ---
+
+/// Words of Latin-script languages as their writers use them, the hardest
+/// for the rule among them: Icelandic, Hungarian, Czech, Turkish with
+/// adjacent accents (`Þjóðólfur`, `úžší`, `çığ`), short words of one
+/// accented letter, names, all-caps words, and symbols (a price list).
+const LATIN_WORDS: &[&str] = &[
+    "Þjóðólfur",
+    "æðarfugl",
+    "þú",
+    "ég",
+    "Ísland",
+    "Reykjavík",
+    "őrült",
+    "Győr",
+    "tűz",
+    "ő",
+    "Ő",
+    "úžší",
+    "řeč",
+    "čtvrť",
+    "žluťoučký",
+    "kůň",
+    "Dvořák",
+    "Šťastný",
+    "çığ",
+    "ağaç",
+    "İstanbul",
+    "Iğdır",
+    "Çağrı",
+    "Işık",
+    "à",
+    "é",
+    "ó",
+    "ü",
+    "ô",
+    "è",
+    "ñ",
+    "Ñuñoa",
+    "Müller",
+    "Núñez",
+    "Ødegård",
+    "Ærø",
+    "Åsa",
+    "Łódź",
+    "ÄÖÜ",
+    "äöü",
+    "ß",
+    "ÉÈÊË",
+    "ÀÂÄ",
+    "£5",
+    "£10",
+    "25°",
+    "±2",
+    "½",
+    "€45",
+    "©",
+    "§4",
+    "«",
+    "»",
+    "—",
+    "…",
+    "•",
+    "Größe",
+    "naïve",
+    "Noël",
+    "smørrebrød",
+    "blåbærsyltetøj",
+    "informação",
+    "ações",
+    "¿Qué",
+    "tal?",
+    "the",
+    "meeting",
+    "at",
+    "3pm",
+    "OK",
+    "--",
+    "2024",
+    "x",
+];
+
+/// Vietnamese as windows-1258 writes it: a tone as a combining mark after
+/// its letter (`Việt` is `Vi`, `ê`, U+0323, `t`).
+const VIETNAMESE_1258: &[&str] = &[
+    "Vi\u{ea}\u{323}t",
+    "Nam",
+    "ng\u{1b0}\u{1a1}\u{300}i",
+    "\u{111}\u{1b0}\u{1a1}\u{323}c",
+    "ti\u{ea}\u{301}ng",
+    "ca\u{309}m",
+    "\u{1a1}n",
+    "xin",
+    "ch\u{e0}o",
+    "Ha\u{300}",
+    "N\u{f4}\u{323}i",
+    "\u{1b0}\u{1a1}\u{301}t",
+    "\u{1a1}\u{309}",
+    "\u{111}\u{e2}u",
+];
+
+/// A Latin label and its encoding (ISO-8859-1 is written as windows-1252,
+/// as it is decoded).
+const LATIN_LABELS: &[(&str, &str)] = &[
+    ("iso-8859-1", "windows-1252"),
+    ("windows-1252", "windows-1252"),
+    ("iso-8859-15", "iso-8859-15"),
+    ("iso-8859-2", "iso-8859-2"),
+    ("windows-1250", "windows-1250"),
+    ("iso-8859-9", "windows-1254"),
+    ("windows-1254", "windows-1254"),
+    ("iso-8859-16", "iso-8859-16"),
+    ("iso-8859-13", "iso-8859-13"),
+    ("iso-8859-10", "iso-8859-10"),
+    ("macintosh", "macintosh"),
+    ("windows-1258", "windows-1258"),
+];
+
+/// Senders' top-level domains (chardetng's hint), from non-Latin regions
+/// too: a correct Latin-1 text from a `.ru` address is not Russian.
+const TLDS: &[&str] = &[
+    "", "com", "de", "cz", "tr", "vn", "ru", "gr", "jp", "kr", "cn", "th",
+];
+
+/// The rule's own measure, as a test sees it: runs of three or more
+/// non-ASCII characters (white space ends one) with a letter, their
+/// characters, and the words (runs of characters other than ASCII
+/// non-letters and white space) holding a non-ASCII character.
+fn runs_of(text: &str) -> (usize, usize, usize) {
+    let (mut runs, mut chars, mut len, mut letter) = (0, 0, 0, false);
+    for c in text.chars().chain(std::iter::once(' ')) {
+        if !c.is_ascii() && !c.is_whitespace() {
+            len += 1;
+            letter |= c.is_alphabetic();
+            continue;
+        }
+        if len >= 3 && letter {
+            runs += 1;
+            chars += len;
+        }
+        (len, letter) = (0, false);
+    }
+    let words = text
+        .split(|c: char| (c.is_ascii() && !c.is_ascii_alphabetic()) || c.is_whitespace())
+        .filter(|w| !w.is_ascii())
+        .count();
+    (runs, chars, words)
+}
+
+fn tld(i: usize) -> Option<charset::Tld> {
+    charset::Tld::from_domain(format!("example.{}", TLDS[i % TLDS.len()]).as_bytes())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Correctly labelled Latin-script text keeps its label, whatever its
+    /// words (adjacent accents, lists of letters, symbols, capitals), the
+    /// sender's domain, and one or two damaged octets (replaced by, or a
+    /// stray, 8-bit octet).
+    #[test]
+    fn latin_text_under_its_latin_label_never_flips(
+        which in 0..LATIN_LABELS.len(),
+        words in prop::collection::vec((0..LATIN_WORDS.len(), 0..VIETNAMESE_1258.len()), 1..60),
+        seps in prop::collection::vec(prop::sample::select(vec![" ", " ", " ", "\n", ", ", ". "]), 60),
+        caps in any::<bool>(),
+        tld_at in 0..TLDS.len(),
+        damage in prop::collection::vec((any::<prop::sample::Index>(), any::<bool>(), 0x80u8..=0xFF), 0..3),
+    ) {
+        let (label, enc_name) = LATIN_LABELS[which];
+        let enc = Encoding::for_label(enc_name.as_bytes()).expect("a known encoding");
+        let vietnamese = label == "windows-1258";
+        let mut text = String::new();
+        for (k, &(w, v)) in words.iter().enumerate() {
+            let word = if vietnamese { VIETNAMESE_1258[v] } else { LATIN_WORDS[w] };
+            let word = if caps { word.to_uppercase() } else { word.to_string() };
+            // Words the charset cannot write are left out.
+            if enc.encode(&word).2 {
+                continue;
+            }
+            text.push_str(&word);
+            text.push_str(seps[k]);
+        }
+        text.push('\n');
+        let mut bytes = encode(&text, enc);
+        let damaged = !damage.is_empty();
+        for (at, replace, v) in damage {
+            let i = at.index(bytes.len());
+            if replace { bytes[i] = v } else { bytes.insert(i, v) }
+        }
+        let opts = DecodeOptions { tld: tld(tld_at), ..body_opts() };
+        let d = charset::decode(&bytes, Some(label.as_bytes()), &opts);
+        // (A `mislabeled` finding may note a text that is also valid UTF-8
+        // by one or two characters, the label kept.)
+        prop_assert!(
+            d.verdict != Verdict::Mislabeled,
+            "{} {:?}: {:?}", label, String::from_utf8_lossy(&bytes), d.findings
+        );
+        prop_assert_eq!(
+            d.used.and_then(|c| c.decoder_name()),
+            charset::Charset::for_label(label.as_bytes()).and_then(|c| c.decoder_name())
+        );
+        if !damaged {
+            prop_assert_eq!(&*d.text, text.as_str());
+        }
+    }
+
+    /// Text in another script under a Latin label is seen and recovered
+    /// when its Latin reading has the shape the rule asks for (three or
+    /// more runs of non-ASCII characters, 32 characters in them, half its
+    /// words with non-ASCII characters or more) and chardetng, which
+    /// names the candidate, knows the charset (it takes x-mac-cyrillic for
+    /// windows-1251, which the rule then tells apart; a few repeated
+    /// words, `Привет этих французских`, it may take for another).
+    #[test]
+    fn another_script_under_a_latin_label_is_seen_and_recovered(
+        which in 0..9usize,
+        label in prop::sample::select(vec!["iso-8859-1", "windows-1252", "iso-8859-15", "iso-8859-2"]),
+        ru in text_strategy(RUSSIAN),
+        el in text_strategy(GREEK),
+        ko in text_strategy(KOREAN),
+        ja in text_strategy(JAPANESE),
+    ) {
+        let (lines, enc) = match which {
+            0 => (ru.clone(), encoding_rs::WINDOWS_1251),
+            1 => (ru.clone(), encoding_rs::KOI8_R),
+            2 => (ru.clone(), encoding_rs::ISO_8859_5),
+            3 => (ru, encoding_rs::X_MAC_CYRILLIC),
+            4 => (el.clone(), encoding_rs::WINDOWS_1253),
+            5 => (el, encoding_rs::ISO_8859_7),
+            6 => (ko, encoding_rs::EUC_KR),
+            7 => (ja.clone(), encoding_rs::SHIFT_JIS),
+            _ => (ja, encoding_rs::EUC_JP),
+        };
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        let bytes = encode(&text, enc);
+        let label_enc = Encoding::for_label(label.as_bytes()).expect("a known encoding");
+        let (reading, _) = label_enc.decode_without_bom_handling(&bytes);
+        let (runs, chars, words) = runs_of(&reading);
+        prop_assume!(runs >= 3 && chars >= 32 && runs * 2 >= words);
+        let guess = charset::detect(&bytes).charset.encoding();
+        let mac = enc == encoding_rs::X_MAC_CYRILLIC && guess == Some(encoding_rs::WINDOWS_1251);
+        prop_assume!(mac || guess.is_some_and(|g| g.decode_without_bom_handling(&bytes).0 == text));
+        lie_is_seen_and_text_recovered(&lines, enc, label)?;
+    }
+}
+
+/// The cases of the lie that decodes cleanly under its label: Korean,
+/// Russian, Thai, Greek, Japanese and Arabic text sent under the Latin
+/// label of an old client, through the library and the command line.
+#[test]
+fn regression_another_script_under_a_latin_label_is_read_as_itself() {
+    let ko = "회의는 목요일 오후 두 시에 서울 사무실에서 열립니다.\n수정된 계약서를 금요일까지 보내 주시기 바랍니다.\n";
+    let ru =
+        "Спасибо за быстрый ответ, договор я получил.\nВстреча будет в четверг в два часа дня.\n";
+    let th = "สวัสดีครับ ขอบคุณที่ตอบกลับมาเร็ว\nการประชุมจะมีขึ้นในวันพฤหัสบดีที่กรุงเทพฯ\n";
+    let el = "Η συνάντηση θα γίνει την Πέμπτη στην Αθήνα.\nΠαρακαλώ στείλτε μου το έγγραφο.\n";
+    let ja = "先日の打ち合わせの件で、資料をお送りします。\nご不明な点がございましたら、お気軽にご連絡ください。\n";
+    let ar = "سيكون الاجتماع يوم الخميس في القاهرة.\nالرجاء إرسال التقرير قبل يوم الجمعة.\n";
+    let mac = "Здравствуйте, Иван Петрович! Прошу прислать исправленную версию до пятницы.\n";
+    let cases: &[(&str, &'static Encoding, &str, &str)] = &[
+        (ko, encoding_rs::EUC_KR, "iso-8859-1", "EUC-KR"),
+        (
+            ru,
+            encoding_rs::WINDOWS_1251,
+            "windows-1252",
+            "windows-1251",
+        ),
+        // chardetng names KOI8-U, which reads Russian as KOI8-R does.
+        (ru, encoding_rs::KOI8_R, "iso-8859-15", "KOI8-U"),
+        (th, encoding_rs::WINDOWS_874, "iso-8859-1", "windows-874"),
+        (el, encoding_rs::WINDOWS_1253, "iso-8859-1", "windows-1253"),
+        (ja, encoding_rs::SHIFT_JIS, "iso-8859-1", "Shift_JIS"),
+        (ar, encoding_rs::WINDOWS_1256, "iso-8859-2", "windows-1256"),
+        // chardetng takes x-mac-cyrillic for windows-1251; its capitals
+        // and `я` tell them apart.
+        (
+            mac,
+            encoding_rs::X_MAC_CYRILLIC,
+            "iso-8859-1",
+            "x-mac-cyrillic",
+        ),
+    ];
+    for &(text, enc, label, name) in cases {
+        let bytes = encode(text, enc);
+        let d = charset::decode(&bytes, Some(label.as_bytes()), &body_opts());
+        assert_eq!(
+            d.verdict,
+            Verdict::Mislabeled,
+            "{name} under {label}: {:?}",
+            d.findings
+        );
+        assert_eq!(d.used.map(|c| c.name()), Some(name), "{name} under {label}");
+        assert_eq!(&*d.text, text, "{name} under {label}");
+        let msg = message(&format!("text/plain; charset={label}"), &bytes);
+        let (_, verdict, findings) = audit_body(&msg);
+        assert_eq!(verdict, "mislabeled", "{name} under {label}: {findings:?}");
+        assert_eq!(body_text(&filtered(&msg)), text, "{name} under {label}");
+    }
+}
+
+/// Thin evidence keeps the label: a list of letters has the shape of
+/// another script's words (four runs, 13 characters: `ДЦЬ дць ЙИКЛ АВД`
+/// in windows-1251), Vietnamese under windows-1258 is runs of non-ASCII
+/// characters by nature, one Korean name is one run.
+#[test]
+fn regression_latin_text_shaped_like_another_script_keeps_its_label() {
+    let cases: &[(&str, &'static Encoding, &str)] = &[
+        (
+            "Umlaute: ÄÖÜ äöü, Akzente: ÉÈÊË ÀÂÄ\n",
+            encoding_rs::WINDOWS_1252,
+            "iso-8859-1",
+        ),
+        (
+            "Vi\u{ea}\u{323}t Nam, ng\u{1b0}\u{1a1}\u{300}i \u{111}\u{1b0}\u{1a1}\u{323}c \u{1b0}\u{1a1}\u{301}t\n",
+            encoding_rs::WINDOWS_1258,
+            "windows-1258",
+        ),
+        (
+            "Þjóðólfur æðarfugl ÞÓRÐARDÓTTIR, úžší çığ\n",
+            encoding_rs::WINDOWS_1252,
+            "windows-1252",
+        ),
+        (
+            "Price list: £5, £10, 25°, ±2, ½, ¼ — «€45» …\n",
+            encoding_rs::WINDOWS_1252,
+            "iso-8859-1",
+        ),
+    ];
+    for &(text, enc, label) in cases {
+        // Not every character of every line is in every charset: those
+        // that are not are left out, as a writer would have to.
+        let text: String = text
+            .chars()
+            .filter(|c| !enc.encode(&c.to_string()).2)
+            .collect();
+        let bytes = encode(&text, enc);
+        let d = charset::decode(&bytes, Some(label.as_bytes()), &body_opts());
+        assert_ne!(d.verdict, Verdict::Mislabeled, "{label}: {:?}", d.findings);
+        assert_eq!(&*d.text, text.as_str(), "{label}");
+    }
+    // One Korean name under ISO-8859-15 (seen in the linux-mips archive):
+    // one run, too little to override the label.
+    let name = encode("김한성\n", encoding_rs::EUC_KR);
+    let d = charset::decode(&name, Some(b"iso-8859-15"), &body_opts());
+    assert_ne!(d.verdict, Verdict::Mislabeled, "{:?}", d.findings);
+}
