@@ -738,8 +738,9 @@ pub(super) fn iso2022jp_in_ascii<'a>(
 /// `‘пасибо`, `Џетрович`) and `я` (0xDF, `Я`: `пЯтницы`); a windows-1251
 /// text read as x-mac-cyrillic loses its capitals (`ѕривет`) and `я`
 /// (`€`). The reading with more letters in words and capitalised words,
-/// less three for each word whose case is turned over, is the text; when the two differ and score alike, they cannot be
-/// told apart (None: the label stays).
+/// less three for each word whose case is turned over, is the text
+/// (x-mac-cyrillic only with no fewer letters in words); otherwise, when
+/// the two differ, they cannot be told apart (None: the label stays).
 fn mac_cyrillic<'a>(
     bytes: &'a [u8],
     det: Detected,
@@ -756,20 +757,26 @@ fn mac_cyrillic<'a>(
     // Letters in words and capitalised words, less three for each word
     // whose case is turned over (a word is some six letters; a `«` read as
     // `З` makes one letter).
-    let score = |s: &str| {
+    let score = |s: &str, in_words: usize| {
         let k = case_of(s);
-        (characters(s).1 + k.capitalised) as isize - 3 * k.inverted as isize
+        (in_words + k.capitalised) as isize - 3 * k.inverted as isize
     };
-    match score(&m).cmp(&score(&t)) {
+    let (t_words, m_words) = (characters(&t).1, characters(&m).1);
+    match score(&m, m_words).cmp(&score(&t, t_words)) {
         std::cmp::Ordering::Less => Some((det, t)),
-        std::cmp::Ordering::Greater => Some((
+        // x-mac-cyrillic only with no fewer letters in words: its symbols
+        // (`ƒ`, `÷`, `°`, `№` for Latin-1 `Ä`, `Ö`, `¡`, `Ü`) must not
+        // win over a windows-1251 reading for its case alone (random
+        // accented letters under ISO-8859-1, `ÖçÄ Üîñß`, were read as
+        // `÷зƒ №ося`).
+        std::cmp::Ordering::Greater if m_words >= t_words => Some((
             Detected {
                 charset: used,
                 confidence: det.confidence,
             },
             m,
         )),
-        std::cmp::Ordering::Equal => None,
+        _ => None,
     }
 }
 
