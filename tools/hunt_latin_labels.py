@@ -66,6 +66,14 @@ OTHER = {
     'th': ['cp874'], 'ja': ['cp932', 'euc_jp'], 'ko': ['cp949'], 'zh_CN': ['gbk'], 'zh_TW': ['big5'],
 }
 LIE_LABELS = ['iso-8859-1', 'iso-8859-1', 'windows-1252', 'iso-8859-15', 'iso-8859-2']
+# Cyrillic: each language's charsets, the label of each.
+CYRILLIC = {'ru': ['cp1251', 'koi8_r', 'iso8859_5', 'cp866', 'mac_cyrillic'], 'uk': ['cp1251', 'koi8_u'],
+            'bg': ['cp1251', 'iso8859_5'], 'be': ['cp1251'], 'sr': ['cp1251', 'iso8859_5'], 'mk': ['cp1251']}
+CYR_LABEL = {'cp1251': 'windows-1251', 'koi8_r': 'koi8-r', 'koi8_u': 'koi8-u', 'iso8859_5': 'iso-8859-5',
+             'cp866': 'ibm866', 'mac_cyrillic': 'x-mac-cyrillic'}
+# Words in CamelCase, the closest real text comes to a turned case.
+NAMES_CY = ['МосГорТранс', 'ВКонтакте', 'РосНефть', 'ГлавУпДор', 'СберБанк', 'АвтоВАЗ', 'ТрансТелеКом', 'Иван Петров',
+            'ООО «РосНефть»', 'ВНИМАНИЕ']
 # What encoding_rs reads under each label name of the python codecs.
 WHATWG = {'latin_1': 'windows-1252', 'cp1252': 'windows-1252', 'iso8859_15': 'ISO-8859-15', 'mac_roman': 'macintosh',
           'iso8859_2': 'ISO-8859-2', 'cp1250': 'windows-1250', 'iso8859_16': 'ISO-8859-16', 'iso8859_4': 'ISO-8859-4',
@@ -166,8 +174,15 @@ def body_of(out, name):
 
 
 def report(cases, out, recs, which, show):
-    """Flips of correct texts; lies caught (read as their text), read as a
-    third text, or missed."""
+    """Per section (Latin labels, Cyrillic labels): flips of correct
+    texts; lies caught (read as their text), read as a third text, or
+    missed."""
+    for section in ('latin', 'cyrillic'):
+        report_section({k: v for k, v in cases.items() if v.get('section', 'latin') == section},
+                       out, recs, f'{which} {section}', show)
+
+
+def report_section(cases, out, recs, which, show):
     flips = collections.Counter()
     correct = collections.Counter()
     damaged = [0, 0]
@@ -201,13 +216,13 @@ def report(cases, out, recs, which, show):
             how = 'caught' if same else 'third'
         lies[c['strength']][how] += 1
         if c['strength'] == 'strong':
-            per[c['codec']][how] += 1
-    print(f'[{which}] correct Latin texts: {sum(correct.values())}, flipped: {sum(flips.values())}', dict(flips))
+            per[f"{c['codec']}-as-{c['label']}" if c.get('section') == 'cyrillic' else c['codec']][how] += 1
+    print(f'[{which}] correct texts: {sum(correct.values())}, flipped: {sum(flips.values())}', dict(flips))
     print(f'[{which}]   per label:', dict(sorted(correct.items())))
     print(f'[{which}]   of those damaged (1-2 octets): {damaged[0]}, flipped: {damaged[1]}')
     for k in ('strong', 'mid', 'thin'):
         v = lies[k]
-        print(f'[{which}] lies under Latin labels, {k}: {sum(v.values())}: caught {v["caught"]}, '
+        print(f'[{which}] lies, {k}: {sum(v.values())}: caught {v["caught"]}, '
               f'third reading {v["third"]}, missed {v["missed"]}')
     print(f'[{which}]   strong, per true charset (caught/third/missed):',
           {k: f'{v["caught"]}/{v["third"]}/{v["missed"]}' for k, v in sorted(per.items())})
@@ -292,6 +307,58 @@ def main():
                 nonascii = sum(1 for c in text if ord(c) > 127)
                 cases[name] = dict(kind='lie', lang=lang, label=label, codec=codec, size=size, nonascii=nonascii,
                                    strength='strong' if nonascii >= 40 else ('thin' if nonascii < 6 else 'mid'), tld=tld)
+    # Cyrillic under its own label, and under another Cyrillic label.
+    for lang in sorted(CYRILLIC):
+        for codec in CYRILLIC[lang]:
+            pool = encodable(cats.get(lang, []), codec)
+            if len(pool) < 20:
+                continue
+            for k in range(2 * a.per):
+                size = rng.choice(['word', 'short', 'mid', 'long'])
+                text = text_of(rng, pool, size)
+                lie = k % 2 == 1
+                variant = 'plain' if lie else rng.choice(['plain', 'plain', 'caps', 'names', 'list'])
+                if variant == 'caps':
+                    text = text.upper()
+                elif variant == 'names':
+                    lines = text.split('\n')
+                    for _ in range(rng.randrange(1, 6)):
+                        lines.insert(rng.randrange(len(lines) + 1), rng.choice(NAMES_CY))
+                    text = '\n'.join(lines)
+                elif variant == 'list':
+                    text = '\n'.join(rng.choice(NAMES_CY) for _ in range(rng.randrange(1, 9)))
+                try:
+                    body = text.encode(codec)
+                except UnicodeEncodeError:
+                    continue
+                label = CYR_LABEL[codec]
+                damaged = 0
+                if lie:
+                    label = rng.choice([l for c, l in CYR_LABEL.items() if c != codec])
+                    reading = body.decode(PY.get({'koi8-r': 'KOI8-R', 'koi8-u': 'KOI8-U', 'iso-8859-5': 'ISO-8859-5',
+                                                  'ibm866': 'IBM866', 'x-mac-cyrillic': 'x-mac-cyrillic',
+                                                  'windows-1251': 'windows-1251'}[label]), errors='replace')
+                    if reading == text:
+                        continue
+                elif rng.random() < 0.3:
+                    b = bytearray(body)
+                    damaged = rng.randrange(1, 3)
+                    for _ in range(damaged):
+                        i = rng.randrange(len(b) + 1)
+                        if i < len(b) and rng.random() < 0.5:
+                            b[i] = rng.randrange(0x80, 0x100)
+                        else:
+                            b.insert(i, rng.randrange(0x80, 0x100))
+                    body = bytes(b)
+                tld = rng.choice([TLD.get(lang, lang), 'com', rng.choice(FOREIGN_TLDS)])
+                name = f'{n:06d}.eml'
+                n += 1
+                with open(os.path.join(out, name), 'wb') as f:
+                    f.write(eml(tld, label, body))
+                nonascii = sum(1 for c in text if ord(c) > 127)
+                cases[name] = dict(kind='lie' if lie else 'correct', section='cyrillic', lang=lang, label=label,
+                                   codec=codec, variant=variant, size=size, nonascii=nonascii, tld=tld, damaged=damaged,
+                                   strength='strong' if nonascii >= 40 else ('thin' if nonascii < 6 else 'mid'))
     with open(os.path.join(out, 'cases.json'), 'w') as f:
         json.dump(cases, f)
     new = audit(a.bin, out)

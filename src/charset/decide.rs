@@ -24,6 +24,7 @@
 //! | … and lines without a UTF-8 character the label reads as words, not shaped like damaged UTF-8 ([`labels_own_lines`]) | the label's own lines (a Latin-1 letter above a UTF-8 footer) | `invalid`, findings `mislabeled`, `mixed-charset` (the label) | UTF-8, those lines the label's |
 //! | valid UTF-8, 1–2 multi-octet characters, other label | too little to decide | `suspicious` (finding `mislabeled`, note "kept") | the label's |
 //! | a CJK label read mostly as half-width katakana, private use or C1 | implausible reading | `mislabeled` if a candidate reads plausibly | the candidate's |
+//! | a Cyrillic label (windows-1251, KOI8-R/U, ISO-8859-5, IBM866, x-mac-cyrillic) read cleanly with its case turned over: 3+ words with a lowercase letter before a capital, more than twice its capitalised words (`Case`) | KOI8-R under windows-1251 (`рТЙЧЕФ`) and the like | `mislabeled` if chardetng's candidate is another Cyrillic charset (not windows-1251 under x-mac-cyrillic), reads plausibly, its case natural, a capitalised word for each two turned over, as many letters in words | the candidate's |
 //! | a Latin label (not windows-1258) read cleanly into runs of 3+ non-ASCII characters: 3+ runs, 32+ characters in them, at least half as many runs as words with a non-ASCII character ([`nonascii_runs`]) | another script read as Latin (`Ïðèâåò`, `ÇÑ±¹¾î`) | `mislabeled` if a candidate reads plausibly, in a script other than Latin, its Cyrillic or Greek case natural (`Case::natural`); windows-1251 or x-mac-cyrillic by their capitals | the candidate's |
 //! | errors, label explains the text: `clean >= 1` and (`errors <= 3` or `8 * errors <= clean`), or 4+ characters on lines the label decodes entirely (and `8 * errors` at most 8 times those), or (UTF-8) complete forms only a UTF-8 writer makes, accounting for the errors (at most six per form, plus three) | damaged | `invalid` (`truncated` when it ends inside a character) | the label's, U+FFFD at the damage only |
 //! | … and some damaged lines hold no character of the label but read cleanly in another charset | mixed | `invalid`, finding `mixed-charset` (that charset, first line) | the label's; with `repair_mixed`, those lines in that charset |
@@ -77,6 +78,11 @@ const MIN_EVIDENCE: usize = 4;
 /// (`ÄÖÜ äöü`, `ÉÈÊË`, `úžší`) has that shape too.
 const LATIN_RUNS: usize = 3;
 const LATIN_RUN_CHARS: usize = 32;
+
+/// Words with their case turned over (a lowercase letter before a
+/// capital) a Cyrillic label's reading must hold, more than twice its
+/// capitalised words, before the label is doubted (`Case`).
+const CASE_INVERTED: usize = 3;
 
 /// A candidate charset for text its label does not explain: valid UTF-8
 /// first, then chardetng's guess (with the top-level domain). It must
@@ -373,6 +379,45 @@ pub(super) fn labelled<'a>(
                      more, {} characters, in {} words with non-ASCII characters); it reads \
                      as {}",
                     cs.name, shape.runs, shape.chars, shape.accented, det.charset.name
+                )),
+            );
+            d.text = t;
+            d.used = Some(det.charset);
+            d.detected = Some(det);
+            out.mislabeled = true;
+            return;
+        }
+        // A Cyrillic label whose reading has its case turned over
+        // (`рТЙЧЕФ`: KOI8-R `Привет` under windows-1251): text in
+        // another Cyrillic charset, which reads as such.
+        if !ascii
+            && opts.detect
+            && cyrillic_label(cs)
+            && let k = case_of(&text)
+            && k.inverted >= CASE_INVERTED
+            && k.inverted > 2 * k.capitalised
+            && let Some((det, t)) = candidate(bytes, cs, opts)
+            && cyrillic_label(det.charset)
+            // chardetng says windows-1251 for any x-mac-cyrillic text: under
+            // that label its guess tells nothing (a list of CamelCase names,
+            // `МосГорТранс, ВКонтакте, РосНефть`, was read as windows-1251).
+            && !(cs.decoder_name() == Some("x-mac-cyrillic")
+                && det.charset.decoder_name() == Some("windows-1251"))
+            && let Some((det, t)) = mac_cyrillic(bytes, det, t)
+            // The candidate turns the case back (a capitalised word for
+            // each turned-over one, give or take half) and reads as many
+            // letters in words: not a list of CamelCase names read as
+            // symbols (`МосГорТранс` as `∞“вё≤∞Ј`).
+            && let c = case_of(&t)
+            && c.natural()
+            && c.capitalised * 2 >= k.inverted
+            && characters(&t).1 >= characters(&text).1
+        {
+            d.findings.push(
+                Finding::new(FindingKind::Mislabeled, first_nonascii(bytes), 1).with_note(format!(
+                    "read as {}, the case is turned over ({} words with a lowercase letter \
+                     before a capital, {} capitalised); it reads as {}",
+                    cs.name, k.inverted, k.capitalised, det.charset.name
                 )),
             );
             d.text = t;
@@ -840,8 +885,9 @@ fn only_hangul_rows(cs: &'static Charset, bytes: &[u8]) -> bool {
 /// `‘пасибо`, `Џетрович`) and `я` (0xDF, `Я`: `пЯтницы`); a windows-1251
 /// text read as x-mac-cyrillic loses its capitals (`ѕривет`) and `я`
 /// (`€`). The reading with more letters in words and capitalised words,
-/// less three for each word whose case is turned over, is the text; when the two differ and score alike, they cannot be
-/// told apart (None: the label stays).
+/// less three for each word whose case is turned over, is the text
+/// (x-mac-cyrillic only with no fewer letters in words); otherwise, when
+/// the two differ, they cannot be told apart (None: the label stays).
 fn mac_cyrillic<'a>(
     bytes: &'a [u8],
     det: Detected,
@@ -858,20 +904,26 @@ fn mac_cyrillic<'a>(
     // Letters in words and capitalised words, less three for each word
     // whose case is turned over (a word is some six letters; a `«` read as
     // `З` makes one letter).
-    let score = |s: &str| {
+    let score = |s: &str, in_words: usize| {
         let k = case_of(s);
-        (characters(s).1 + k.capitalised) as isize - 3 * k.inverted as isize
+        (in_words + k.capitalised) as isize - 3 * k.inverted as isize
     };
-    match score(&m).cmp(&score(&t)) {
+    let (t_words, m_words) = (characters(&t).1, characters(&m).1);
+    match score(&m, m_words).cmp(&score(&t, t_words)) {
         std::cmp::Ordering::Less => Some((det, t)),
-        std::cmp::Ordering::Greater => Some((
+        // x-mac-cyrillic only with no fewer letters in words: its symbols
+        // (`ƒ`, `÷`, `°`, `№` for Latin-1 `Ä`, `Ö`, `¡`, `Ü`) must not
+        // win over a windows-1251 reading for its case alone (random
+        // accented letters under ISO-8859-1, `ÖçÄ Üîñß`, were read as
+        // `÷зƒ №ося`).
+        std::cmp::Ordering::Greater if m_words >= t_words => Some((
             Detected {
                 charset: used,
                 confidence: det.confidence,
             },
             m,
         )),
-        std::cmp::Ordering::Equal => None,
+        _ => None,
     }
 }
 
@@ -897,6 +949,15 @@ fn latin_label(cs: &'static Charset) -> bool {
                 | "ISO-8859-16"
                 | "macintosh"
         )
+    )
+}
+
+/// Cyrillic single-byte charsets, whose readings of each other's text are
+/// Cyrillic letters too.
+fn cyrillic_label(cs: &'static Charset) -> bool {
+    matches!(
+        cs.decoder_name(),
+        Some("windows-1251" | "KOI8-R" | "KOI8-U" | "ISO-8859-5" | "IBM866" | "x-mac-cyrillic")
     )
 }
 

@@ -439,7 +439,7 @@ pub(super) fn non_latin(text: &str) -> bool {
 /// such letters. Real text has few inverted words (`МосГорТранс`) and more
 /// lowercase letters than capitals (but when it shouts); text in one
 /// Cyrillic charset read in another has its case turned over: inverted
-/// capitalised words (`пРИВЕТ` for KOI8-R `Привет` under windows-1251),
+/// capitalised words (`рТЙЧЕФ` for KOI8-R `Привет` under windows-1251),
 /// the rest in capitals.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Case {
