@@ -346,8 +346,24 @@ pub(super) fn has_magic(bytes: &[u8]) -> bool {
     magic(bytes).is_some()
 }
 
+/// The first octets of the magic numbers (and of `RIFF`): most bodies
+/// start with none of them, and are told so by one look.
+const MAGIC_FIRST: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < MAGIC.len() {
+        t[MAGIC[i].0[0] as usize] = true;
+        i += 1;
+    }
+    t[b'R' as usize] = true;
+    t
+};
+
 /// What file a body's magic number says it is, if any.
 pub(super) fn magic(bytes: &[u8]) -> Option<&'static str> {
+    if !MAGIC_FIRST[usize::from(*bytes.first()?)] {
+        return None;
+    }
     if bytes.starts_with(b"RIFF")
         && let Some(form) = bytes.get(8..12)
         && let Some((_, what)) = RIFF_FORMS.iter().find(|(f, _)| &f[..] == form)

@@ -461,6 +461,16 @@ impl Case {
 
 pub(super) fn case_of(text: &str) -> Case {
     let mut k = Case::default();
+    // A word never spans a line end, and a line of ASCII has no Cyrillic or
+    // Greek word: only the other lines are walked (a KOI8-R patch mail is
+    // mostly ASCII lines).
+    for line in text.split_inclusive('\n').filter(|l| !l.is_ascii()) {
+        case_of_line(line, &mut k);
+    }
+    k
+}
+
+fn case_of_line(text: &str, k: &mut Case) {
     let (mut len, mut cased, mut lower, mut turned) = (0usize, false, false, false);
     let (mut first_upper, mut upper_after) = (false, false);
     for c in text.chars().chain(std::iter::once(' ')) {
@@ -488,7 +498,6 @@ pub(super) fn case_of(text: &str) -> Case {
         (len, cased, lower, turned) = (0, false, false, false);
         (first_upper, upper_after) = (false, false);
     }
-    k
 }
 
 /// Whether most non-ASCII characters of `text` are letters next to another
