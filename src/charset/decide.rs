@@ -319,19 +319,11 @@ pub(super) fn labelled<'a>(
             && !cs.is_seven_bit()
             && let Some((at, t, jp)) = iso2022jp_in_ascii(bytes, opts)
         {
-            d.findings.push(
-                Finding::new(FindingKind::Mislabeled, at, 1).with_note(format!(
-                    "labelled {}, the escape sequences are {}",
-                    cs.name, jp.name
-                )),
-            );
-            d.text = t;
-            d.used = Some(jp);
-            d.detected = Some(Detected {
+            let det = Detected {
                 charset: jp,
                 confidence: 0.9,
-            });
-            out.mislabeled = true;
+            };
+            read_as(d, out, det, t, escapes_are(at, cs, jp));
             return;
         }
         // A CJK label read as half-width katakana, private use or C1
@@ -347,16 +339,16 @@ pub(super) fn labelled<'a>(
             && let Some((det, t)) = candidate(bytes, cs, opts)
             && (!hangul_rows || det.charset.encoding() == Some(encoding_rs::EUC_KR))
         {
-            d.findings.push(
+            read_as(
+                d,
+                out,
+                det,
+                t,
                 Finding::new(FindingKind::Mislabeled, first_nonascii(bytes), 1).with_note(format!(
                     "read as {}, the text is implausible; it reads as {}",
                     cs.name, det.charset.name
                 )),
             );
-            d.text = t;
-            d.used = Some(det.charset);
-            d.detected = Some(det);
-            out.mislabeled = true;
             return;
         }
         // A Latin label whose reading is words of non-ASCII characters
@@ -373,7 +365,11 @@ pub(super) fn labelled<'a>(
             && let Some((det, t)) = mac_cyrillic(bytes, det, t)
             && case_of(&t).natural()
         {
-            d.findings.push(
+            read_as(
+                d,
+                out,
+                det,
+                t,
                 Finding::new(FindingKind::Mislabeled, first_nonascii(bytes), 1).with_note(format!(
                     "read as {}, the text is words of non-ASCII characters ({} runs of 3 or \
                      more, {} characters, in {} words with non-ASCII characters); it reads \
@@ -381,10 +377,6 @@ pub(super) fn labelled<'a>(
                     cs.name, shape.runs, shape.chars, shape.accented, det.charset.name
                 )),
             );
-            d.text = t;
-            d.used = Some(det.charset);
-            d.detected = Some(det);
-            out.mislabeled = true;
             return;
         }
         // A Cyrillic label whose reading has its case turned over
@@ -413,17 +405,17 @@ pub(super) fn labelled<'a>(
             && c.capitalised * 2 >= k.inverted
             && characters(&t).1 >= characters(&text).1
         {
-            d.findings.push(
+            read_as(
+                d,
+                out,
+                det,
+                t,
                 Finding::new(FindingKind::Mislabeled, first_nonascii(bytes), 1).with_note(format!(
                     "read as {}, the case is turned over ({} words with a lowercase letter \
                      before a capital, {} capitalised); it reads as {}",
                     cs.name, k.inverted, k.capitalised, det.charset.name
                 )),
             );
-            d.text = t;
-            d.used = Some(det.charset);
-            d.detected = Some(det);
-            out.mislabeled = true;
             return;
         }
         accept(bytes, cs, used, text, &report, opts, d, out);
@@ -477,17 +469,12 @@ pub(super) fn labelled<'a>(
         && !(utf8_label && ev.in_words >= 1 && det.charset.encoding().is_some_and(|e| e.is_single_byte()))
     {
         let first = report.errors.iter().map(|e| e.1).min().unwrap_or(0);
-        d.findings.push(
-            Finding::new(FindingKind::Mislabeled, first, 1).with_note(format!(
-                "invalid as {} ({} errors, {} characters read, {} in words), valid as {}",
-                cs.name, ev.errors, ev.clean, ev.in_words, det.charset.name
-            )),
-        );
+        let why = Finding::new(FindingKind::Mislabeled, first, 1).with_note(format!(
+            "invalid as {} ({} errors, {} characters read, {} in words), valid as {}",
+            cs.name, ev.errors, ev.clean, ev.in_words, det.charset.name
+        ));
         let main = det.charset;
-        d.text = t;
-        d.used = Some(det.charset);
-        d.detected = Some(det);
-        out.mislabeled = true;
+        read_as(d, out, det, t, why);
         keep_escape_lines(bytes, cs, main, d, out);
         return;
     }
@@ -675,6 +662,30 @@ fn repair_mixed(
     }
     push(at..bytes.len(), cs, &mut out);
     (out, report)
+}
+
+/// Replaces the label's reading by a candidate's (`det`, its text `t`),
+/// with the finding that says why: verdict `mislabeled`.
+fn read_as<'a>(
+    d: &mut Decoded<'a>,
+    out: &mut Outcome,
+    det: Detected,
+    t: Cow<'a, str>,
+    why: Finding,
+) {
+    d.findings.push(why);
+    d.text = t;
+    d.used = Some(det.charset);
+    d.detected = Some(det);
+    out.mislabeled = true;
+}
+
+/// The finding of ISO-2022-JP escapes in 7-bit text under `cs`.
+pub(super) fn escapes_are(at: usize, cs: &'static Charset, jp: &'static Charset) -> Finding {
+    Finding::new(FindingKind::Mislabeled, at, 1).with_note(format!(
+        "labelled {}, the escape sequences are {}",
+        cs.name, jp.name
+    ))
 }
 
 /// Replaces the label's reading by `to`'s.

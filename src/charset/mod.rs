@@ -463,13 +463,7 @@ fn decode_resolved<'a>(
                     d.used = Some(cs);
                     // ISO-2022-JP escapes: US-ASCII has no such text.
                     if let Some((at, text, jp)) = decide::iso2022jp_in_ascii(bytes, opts) {
-                        d.findings
-                            .push(
-                                Finding::new(FindingKind::Mislabeled, at, 1).with_note(format!(
-                                    "labelled {}, the escape sequences are {}",
-                                    cs.name, jp.name
-                                )),
-                            );
+                        d.findings.push(decide::escapes_are(at, cs, jp));
                         d.text = text;
                         d.used = Some(jp);
                         d.detected = Some(Detected {
