@@ -241,8 +241,7 @@ pub(super) fn labelled<'a>(
     {
         let n = multi_octet_chars(s);
         if n >= UTF8_OVERRIDE {
-            mislabel(d, bytes, cs, Charset::UTF_8, Cow::Borrowed(s), 0.99);
-            out.mislabeled = true;
+            mislabel(d, out, bytes, cs, Charset::UTF_8, Cow::Borrowed(s), 0.99);
             keep_escape_lines(bytes, cs, Charset::UTF_8, d, out);
             return;
         }
@@ -289,19 +288,8 @@ pub(super) fn labelled<'a>(
             let mut own = labels_own_lines(bytes, cs, &ev8.foreign);
             own.extend(escape_lines(bytes, cs));
             own.sort_by_key(|r| r.start);
-            if let Some(first) = own.first() {
-                let at = first.start + first_nonascii(&bytes[first.clone()]).min(first.len());
-                d.findings.push(
-                    Finding::new(FindingKind::MixedCharset, at, own.len()).with_note(format!(
-                        "{} line(s) in {}, the label's",
-                        own.len(),
-                        cs.name
-                    )),
-                );
-                let (t, r) = repair_mixed(bytes, Charset::UTF_8, cs, &own);
-                add_report(d, &r);
-                d.text = Cow::Owned(t);
-                out.mixed = true;
+            if !own.is_empty() {
+                keep_label_lines(bytes, cs, Charset::UTF_8, &own, d, out);
             } else {
                 let (t, r8) = utf8::decode_lossy_with_report(bytes);
                 add_report(d, &r8);
@@ -607,8 +595,7 @@ fn escape_lines(bytes: &[u8], cs: &'static Charset) -> Vec<Range<usize>> {
 
 /// After the label's text was read as `main` (its 8-bit octets are
 /// `main`'s): the lines in the label's escape sequences keep its reading
-/// ([`escape_lines`]), named as `mixed-charset` lines; the verdict becomes
-/// `invalid`, as for the label's lines in a UTF-8 text.
+/// ([`escape_lines`]).
 fn keep_escape_lines(
     bytes: &[u8],
     cs: &'static Charset,
@@ -617,10 +604,31 @@ fn keep_escape_lines(
     out: &mut Outcome,
 ) {
     let own = escape_lines(bytes, cs);
-    let Some(first) = own.first() else {
-        return;
-    };
-    let at = first.start + memchr::memchr(0x1B, &bytes[first.clone()]).unwrap_or(0);
+    if !own.is_empty() {
+        keep_label_lines(bytes, cs, main, &own, d, out);
+    }
+}
+
+/// The text read as `main` but for `own` (not empty), the label's own
+/// lines, which keep its reading, named as `mixed-charset` lines (offset:
+/// the first line's first 8-bit octet or ESC); the verdict becomes
+/// `invalid`.
+fn keep_label_lines(
+    bytes: &[u8],
+    cs: &'static Charset,
+    main: &'static Charset,
+    own: &[Range<usize>],
+    d: &mut Decoded<'_>,
+    out: &mut Outcome,
+) {
+    let at = own.first().map_or(0, |first| {
+        let line = &bytes[first.clone()];
+        first.start
+            + line
+                .iter()
+                .position(|&b| b >= 0x80 || b == 0x1B)
+                .unwrap_or(line.len())
+    });
     d.findings.push(
         Finding::new(FindingKind::MixedCharset, at, own.len()).with_note(format!(
             "{} line(s) in {}, the label's",
@@ -628,7 +636,7 @@ fn keep_escape_lines(
             cs.name
         )),
     );
-    let (t, r) = repair_mixed(bytes, main, cs, &own);
+    let (t, r) = repair_mixed(bytes, main, cs, own);
     add_report(d, &r);
     d.text = Cow::Owned(t);
     out.mixed = true;
@@ -688,27 +696,25 @@ pub(super) fn escapes_are(at: usize, cs: &'static Charset, jp: &'static Charset)
     ))
 }
 
-/// Replaces the label's reading by `to`'s.
+/// Replaces the label's reading by `to`'s ("labelled X, the octets are Y").
 fn mislabel<'a>(
     d: &mut Decoded<'a>,
+    out: &mut Outcome,
     bytes: &[u8],
     label_cs: &'static Charset,
     to: &'static Charset,
     text: Cow<'a, str>,
     confidence: f32,
 ) {
-    d.findings.push(
-        Finding::new(FindingKind::Mislabeled, first_nonascii(bytes), 1).with_note(format!(
-            "labelled {}, the octets are {}",
-            label_cs.name, to.name
-        )),
-    );
-    d.text = text;
-    d.used = Some(to);
-    d.detected = Some(Detected {
+    let why = Finding::new(FindingKind::Mislabeled, first_nonascii(bytes), 1).with_note(format!(
+        "labelled {}, the octets are {}",
+        label_cs.name, to.name
+    ));
+    let det = Detected {
         charset: to,
         confidence,
-    });
+    };
+    read_as(d, out, det, text, why);
 }
 
 fn first_nonascii(bytes: &[u8]) -> usize {
@@ -761,16 +767,14 @@ pub(super) fn wide<'a>(
             } else {
                 Charset::UTF_8
             };
-            mislabel(d, bytes, cs, to, Cow::Borrowed(s), 0.99);
-            out.mislabeled = true;
+            mislabel(d, out, bytes, cs, to, Cow::Borrowed(s), 0.99);
             return;
         }
         let nonascii = bytes.iter().filter(|b| !b.is_ascii()).count();
         if nonascii >= MIN_EVIDENCE
             && let Some((det, t)) = candidate(bytes, cs, opts)
         {
-            mislabel(d, bytes, cs, det.charset, t, det.confidence);
-            out.mislabeled = true;
+            mislabel(d, out, bytes, cs, det.charset, t, det.confidence);
             return;
         }
     }
@@ -943,24 +947,8 @@ fn mac_cyrillic<'a>(
 /// combining mark after its letter, and `ư`, `ơ`, `đ` are non-ASCII too, so
 /// its words are runs of non-ASCII characters as they are (`ườ`).
 fn latin_label(cs: &'static Charset) -> bool {
-    matches!(
-        cs.decoder_name(),
-        Some(
-            "windows-1250"
-                | "windows-1252"
-                | "windows-1254"
-                | "windows-1257"
-                | "ISO-8859-2"
-                | "ISO-8859-3"
-                | "ISO-8859-4"
-                | "ISO-8859-10"
-                | "ISO-8859-13"
-                | "ISO-8859-14"
-                | "ISO-8859-15"
-                | "ISO-8859-16"
-                | "macintosh"
-        )
-    )
+    (is_latin(cs) && cs.decoder_name() != Some("windows-1258"))
+        || cs.decoder_name() == Some("macintosh")
 }
 
 /// Cyrillic single-byte charsets, whose readings of each other's text are

@@ -196,32 +196,27 @@ impl<R: BufRead> MboxReader<R> {
             // A UTF-8 BOM and blank lines before the first `From ` line
             // (some writers leave them; mutt reads past them) stay with
             // that line, as its `from_line`.
+            // The line read last, without the BOM when it is the first.
+            fn last(buf: &[u8], start: usize) -> &[u8] {
+                let line = &buf[start..];
+                match start {
+                    0 => line.strip_prefix(BOM).unwrap_or(line),
+                    _ => line,
+                }
+            }
             let mut line_start;
             loop {
                 line_start = buf.len();
-                if !self.read_line(&mut buf).map_err(|e| self.err(e))? {
-                    break;
-                }
-                let line = &buf[line_start..];
-                let line = if line_start == 0 {
-                    line.strip_prefix(BOM).unwrap_or(line)
-                } else {
-                    line
-                };
-                if !is_blank(line) {
+                if !self.read_line(&mut buf).map_err(|e| self.err(e))?
+                    || !is_blank(last(&buf, line_start))
+                {
                     break;
                 }
             }
             if buf.is_empty() {
                 return Ok(None);
             }
-            let last = &buf[line_start..];
-            let last = if line_start == 0 {
-                last.strip_prefix(BOM).unwrap_or(last)
-            } else {
-                last
-            };
-            if is_from_line(last) {
+            if is_from_line(last(&buf, line_start)) {
                 self.pending = Some((std::mem::take(&mut buf), 0));
             }
         }
