@@ -34,14 +34,17 @@
 //! Safety: `unsafe` is used for three things only, each with its own
 //! `SAFETY` note: calling an AVX2 function after the CPU was checked for
 //! AVX2 (the decoder's loops, and [`with_avx2`] for safe loops the compiler
-//! vectorizes), unaligned loads of 32 octets from a `&[u8; 32]`, and
+//! vectorizes; SSE2 for [`line_ends`], which every x86_64 CPU has), unaligned
+//! loads of 32 octets from a `&[u8; 32]` (and of 16 from a 64-octet block
+//! in [`line_ends`]), and
 //! [`string_from_utf8`]: a `Vec<u8>` that simdutf8 has just validated
 //! becomes a `String` without a copy (std's `String::from_utf8` validates
 //! with a scalar pass; copying after simdutf8 costs a second pass and an
 //! allocation: 18% of `decode_lossy` on mixed text in the profile).
-//! Everything else is safe intrinsics inside an `avx2` function (Rust 1.87
-//! and later), but one: [`prefetch`], a cache hint that cannot fault (the
-//! archive pipeline's workers read messages another core wrote).
+//! Everything else is safe intrinsics inside an `avx2` or `sse2` function
+//! (Rust 1.87 and later), but one: [`prefetch`], a
+//! cache hint that cannot fault (the archive pipeline's workers read
+//! messages another core wrote).
 #![allow(unsafe_code)]
 
 use super::utf8::{Sink, Utf8Decoder};
@@ -400,6 +403,53 @@ pub(crate) fn prefetch(bytes: &[u8]) {
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = bytes;
+}
+
+/// A bit for each octet of `block` that is CR or LF (bit `i` for
+/// `block[i]`): the header scanner's line ends, 64 octets at a time instead
+/// of a `memchr2` call per line (a header line is about 70 octets, and the
+/// call's setup cost more than its search; doc/bench-log.md, issue 18,
+/// ninth round). SSE2, which every x86_64 CPU has; a plain loop elsewhere.
+#[inline]
+pub(crate) fn line_ends(block: &[u8; 64]) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: SSE2 is part of every x86_64 CPU (the target's baseline),
+        // the only requirement of this `target_feature` function.
+        unsafe { sse2::line_ends(block) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let mut mask = 0u64;
+        for (i, &b) in block.iter().enumerate() {
+            mask |= u64::from(b == b'\r' || b == b'\n') << i;
+        }
+        mask
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod sse2 {
+    use std::arch::x86_64::{
+        _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+    };
+
+    #[target_feature(enable = "sse2")]
+    pub(super) fn line_ends(block: &[u8; 64]) -> u64 {
+        let cr = _mm_set1_epi8(b'\r' as i8);
+        let lf = _mm_set1_epi8(b'\n' as i8);
+        let mut mask = 0u64;
+        for (k, chunk) in block.chunks_exact(16).enumerate() {
+            // SAFETY: `chunk` is 16 readable octets (`chunks_exact` of a
+            // 64-octet array), the size of `__m128i`; `loadu` has no
+            // alignment requirement.
+            let v = unsafe { _mm_loadu_si128(chunk.as_ptr().cast()) };
+            let hits = _mm_or_si128(_mm_cmpeq_epi8(v, cr), _mm_cmpeq_epi8(v, lf));
+            // The movemask is 16 bits, zero-extended.
+            mask |= u64::from(_mm_movemask_epi8(hits) as u16) << (16 * k);
+        }
+        mask
+    }
 }
 
 /// How much of the next message [`prefetch`] asks for: a message's header

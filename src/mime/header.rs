@@ -162,52 +162,98 @@ impl<'a> HeaderBlock<'a> {
     }
 }
 
-/// One physical line: its content and its line end.
-///
-/// ```abnf
-/// line     = *(%x00-09 / %x0B-0C / %x0E-FF) line-end
-/// line-end = CRLF / LF / CR / end-of-input    ; bare LF and CR accepted
-/// ```
-fn line(i: &[u8]) -> PResult<'_, (&[u8], LineEnding)> {
-    match memchr::memchr2(b'\r', b'\n', i) {
-        None => Ok((&i[i.len()..], (i, LineEnding::None))),
-        Some(k) => {
-            let (end, len) = match (i[k], i.get(k + 1)) {
-                (b'\r', Some(b'\n')) => (LineEnding::Crlf, 2),
-                (b'\r', _) => (LineEnding::Cr, 1),
-                _ => (LineEnding::Lf, 1),
-            };
-            Ok((&i[k + len..], (&i[..k], end)))
+/// The line ends (CR, LF) of a header section, found 64 octets at a time
+/// ([`crate::codec::line_ends`]) and kept between lines: a header line is
+/// about 70 octets, and a `memchr2` call per line cost more in its setup
+/// than in its search (doc/bench-log.md, issue 18, ninth round).
+struct LineEnds<'a> {
+    input: &'a [u8],
+    /// Offset of the block `mask` is for (a multiple of 64), or `usize::MAX`.
+    base: usize,
+    /// A bit for each CR or LF of `input[base..base + 64]`.
+    mask: u64,
+}
+
+impl<'a> LineEnds<'a> {
+    fn new(input: &'a [u8]) -> Self {
+        LineEnds {
+            input,
+            base: usize::MAX,
+            mask: 0,
         }
+    }
+
+    /// Offset of the first CR or LF at or after `from`.
+    fn find(&mut self, from: usize) -> Option<usize> {
+        let mut base = from - from % 64;
+        loop {
+            if base >= self.input.len() {
+                return None;
+            }
+            if base != self.base {
+                self.mask = match self.input.get(base..base + 64).map(<&[u8; 64]>::try_from) {
+                    Some(Ok(block)) => crate::codec::line_ends(block),
+                    _ => {
+                        // The last, short block, with zeros after it.
+                        let mut block = [0u8; 64];
+                        let tail = self.input.get(base..).unwrap_or_default();
+                        block[..tail.len()].copy_from_slice(tail);
+                        crate::codec::line_ends(&block)
+                    }
+                };
+                self.base = base;
+            }
+            // Lanes before `from` (in its own block only) are masked.
+            let skip = from.saturating_sub(base) as u32;
+            let m = self.mask & u64::MAX.checked_shl(skip).unwrap_or(0);
+            if m != 0 {
+                return Some(base + m.trailing_zeros() as usize);
+            }
+            base += 64;
+        }
+    }
+
+    /// One physical line from `at`: where its content ends, its line end,
+    /// and where the next line starts.
+    ///
+    /// ```abnf
+    /// line     = *(%x00-09 / %x0B-0C / %x0E-FF) line-end
+    /// line-end = CRLF / LF / CR / end-of-input    ; bare LF and CR accepted
+    /// ```
+    fn line(&mut self, at: usize) -> (usize, LineEnding, usize) {
+        match self.find(at) {
+            None => (self.input.len(), LineEnding::None, self.input.len()),
+            Some(k) => match (self.input.get(k), self.input.get(k + 1)) {
+                (Some(b'\r'), Some(b'\n')) => (k, LineEnding::Crlf, k + 2),
+                (Some(b'\r'), _) => (k, LineEnding::Cr, k + 1),
+                _ => (k, LineEnding::Lf, k + 1),
+            },
+        }
+    }
+
+    /// A field from `at` (not an empty line): its first line and every
+    /// continuation line (a line starting with white space). Returns where
+    /// its content ends (before the final line end), that line end, where
+    /// the next field starts, and the length of its longest line.
+    ///
+    /// ```abnf
+    /// field    = first-line *(WSP line)   ; RFC 5322 2.2.3: a fold is a line end
+    ///                                     ; followed by white space
+    /// ```
+    fn field(&mut self, at: usize) -> (usize, LineEnding, usize, usize) {
+        let (mut content_end, mut end, mut next) = self.line(at);
+        let mut longest = content_end - at;
+        while end != LineEnding::None && self.input.get(next).is_some_and(|&b| lexer::is_wsp(b)) {
+            let from = next;
+            (content_end, end, next) = self.line(from);
+            longest = longest.max(content_end - from);
+        }
+        (content_end, end, next, longest)
     }
 }
 
 /// RFC 5322 2.1.1: a line is at most 998 octets, line end excluded.
 pub const MAX_LINE: usize = 998;
-
-/// A field: its first line and every continuation line (a line starting
-/// with white space). Returns the raw field, the content without the final
-/// line end, that line end, and the length of its longest line.
-///
-/// ```abnf
-/// field    = first-line *(WSP line)   ; RFC 5322 2.2.3: a fold is a line end
-///                                     ; followed by white space
-/// ```
-#[allow(clippy::type_complexity)]
-fn raw_field(i: &[u8]) -> PResult<'_, (&[u8], &[u8], LineEnding, usize)> {
-    let (mut rest, (first, mut end)) = line(i)?;
-    let mut longest = first.len();
-    let mut content_end = i.len() - rest.len() - end.as_bytes().len();
-    while end != LineEnding::None && rest.first().is_some_and(|&b| lexer::is_wsp(b)) {
-        let (r, (l, e)) = line(rest)?;
-        longest = longest.max(l.len());
-        rest = r;
-        end = e;
-        content_end = i.len() - rest.len() - end.as_bytes().len();
-    }
-    let whole = i.len() - rest.len();
-    Ok((rest, (&i[..whole], &i[..content_end], end, longest)))
-}
 
 /// ```abnf
 /// field-name = 1*ftext
@@ -306,6 +352,7 @@ pub(crate) fn recycle_fields(mut fields: Vec<Field<'_>>) {
 /// the allocator's per-thread cache).
 pub(crate) fn parse_header_block_sized(input: &[u8], fields: usize) -> HeaderBlock<'_> {
     let mut fields = spare_fields(fields);
+    let mut ends = LineEnds::new(input);
     let mut rest = input;
     let mut separator = None;
     let header_end;
@@ -328,11 +375,10 @@ pub(crate) fn parse_header_block_sized(input: &[u8], fields: usize) -> HeaderBlo
             break;
         }
         let offset = lexer::offset_in(input, rest);
-        // `raw_field` cannot fail on non-empty input; stop if it ever did.
-        let Ok((after, (raw, content, line_ending, longest))) = raw_field(rest) else {
-            header_end = offset;
-            break;
-        };
+        let (content_end, line_ending, next, longest) = ends.field(offset);
+        let raw = input.get(offset..next).unwrap_or_default();
+        let content = input.get(offset..content_end).unwrap_or_default();
+        let after = input.get(next..).unwrap_or_default();
         let mut field = match field_head(content) {
             Ok((value, name)) => {
                 let name = trim_end_wsp(name);
@@ -468,6 +514,8 @@ mod tests {
         b"no colon",
         b":",
         b"Received: from a.example by b.example with SMTP id 0123456789abcdef",
+        // Longer than a 64-octet block of the line-end scan.
+        b"X-Long: 0123456789012345678901234567890123456789012345678901234567890123456789",
         b"\r\n\r\n",
         b"body",
     ];
