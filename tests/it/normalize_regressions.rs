@@ -634,3 +634,54 @@ mod generated {
         }
     }
 }
+
+/// A part of a multipart/digest without a Content-Type is a message/rfc822
+/// (RFC 2046 5.1.5). It used to be read as text/plain: the encapsulated
+/// message, header and attachments, was converted as one text (a PDF
+/// turned into quoted-printable text under `text/plain`, a raw UTF-8
+/// `From` read as windows-1252 and written again as `JÃ¼rgen`).
+/// Found by tools/hunt_structure.py.
+#[test]
+fn regression_digest_part_without_content_type_is_a_message() {
+    let raw: &[u8] = b"Content-Type: multipart/digest; boundary=d\n\n--d\n\n\
+        From: J\xc3\xbcrgen <j@example.org>\nSubject: Caf\xc3\xa9\n\
+        Content-Type: multipart/mixed; boundary=m\n\n--m\n\
+        Content-Type: text/plain; charset=iso-8859-1\n\n\
+        Caf\xe9 cr\xe8me br\xfbl\xe9e, tr\xe8s bon.\n--m\n\
+        Content-Type: application/pdf\nContent-Transfer-Encoding: base64\n\nJVBERi0xLjQK\n--m--\n\
+        \n--d\nContent-Type: message/rfc822\n\nSubject: two\n\nplain\n--d--\n";
+    let msg = mailcharset::message::Message::parse(raw);
+    let types: Vec<(String, String)> = msg
+        .parts()
+        .iter()
+        .map(|p| (p.id.clone(), p.content_type.mime_type()))
+        .collect();
+    assert_eq!(
+        types,
+        [
+            ("", "multipart/digest"),
+            ("1", "message/rfc822"),
+            ("1", "multipart/mixed"),
+            ("1.1", "text/plain"),
+            ("1.2", "application/pdf"),
+            ("2", "message/rfc822"),
+            ("2.1", "text/plain"),
+        ]
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+    );
+    let out = String::from_utf8(norm(raw)).unwrap();
+    assert!(
+        out.starts_with(
+            "Content-Type: multipart/digest; boundary=d\n\n--d\n\nFrom: J\u{fc}rgen <j@example.org>\n"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "--m\nContent-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: base64\n\n\
+             Q2Fmw6kgY3LDqG1lIGJyw7tsw6llLCB0csOocyBib24u\n--m\n\
+             Content-Type: application/pdf\nContent-Transfer-Encoding: base64\n\nJVBERi0xLjQK\n--m--\n"
+        ),
+        "{out}"
+    );
+}
