@@ -685,3 +685,49 @@ fn regression_digest_part_without_content_type_is_a_message() {
         "{out}"
     );
 }
+
+/// A damaged transfer coding whose text decodes cleanly (base64 with a
+/// character outside its alphabet, cut short inside a quantum; a bad `=ZZ`
+/// escape in quoted-printable) was converted, and neither the normalize
+/// report nor the audit said a word: the transfer coding's `malformed`
+/// findings were reported only when the part was kept for them. Both now
+/// carry them (verdict `suspicious`). Found by tools/hunt_structure.py.
+#[test]
+fn regression_damaged_transfer_coding_is_reported() {
+    use mailcharset::finding::{FindingKind, Verdict};
+    let cases: [(&[u8], &str); 3] = [
+        (b"Q2Fm!6SBjcuhtZQo=\n", "base64"),
+        (b"Q2Fm6SBjcuhtZQ\n", "base64"),
+        (b"Caf=E9 =ZZ cr=E8me\n", "quoted-printable"),
+    ];
+    for (body, cte) in cases {
+        let mut raw = format!(
+            "Subject: x\nContent-Type: text/plain; charset=iso-8859-1\nContent-Transfer-Encoding: {cte}\n\n"
+        )
+        .into_bytes();
+        raw.extend_from_slice(body);
+        let n = normalize::normalize(&raw, &Options::default()).unwrap();
+        let e = n
+            .report
+            .parts
+            .iter()
+            .find(|p| p.location == "body")
+            .unwrap();
+        assert_eq!(e.action, normalize::Action::Converted, "{cte} {body:?}");
+        assert!(
+            e.findings.iter().any(|f| f.kind == FindingKind::Malformed
+                && f.note.as_deref().is_some_and(|s| s.starts_with(cte))),
+            "{cte} {body:?}: {:?}",
+            e.findings
+        );
+        assert_eq!(e.verdict, Verdict::Suspicious);
+        let recs = audit(&raw);
+        let r = recs.iter().find(|r| r.location == "body").unwrap();
+        assert!(
+            r.findings.iter().any(|f| f.kind == FindingKind::Malformed),
+            "{cte} {body:?}: {:?}",
+            r.findings
+        );
+        assert_eq!(r.verdict, Verdict::Suspicious);
+    }
+}
