@@ -201,6 +201,10 @@ class Gen:
             if rng.random() < 0.15:
                 spell = rng.choice([cte.upper(), cte.title(), cte + ' ', ' ' + cte, cte + ' (converted)'])
             h.append(b'Content-Transfer-Encoding: ' + spell.encode())
+            if rng.random() < 0.04:
+                # a second, different one: the first counts (as Python's get())
+                h.append(b'Content-Transfer-Encoding: ' + rng.choice([b'8bit', b'base64', b'quoted-printable']))
+                self.note('duplicate-cte')
         if rng.random() < 0.1:
             h = [x.lower() if x.startswith(b'Content-T') and b':' in x else x for x in h]
             h = [x.split(b':', 1)[0].lower() + b':' + x.split(b':', 1)[1] for x in h]
@@ -226,6 +230,7 @@ class Gen:
                 tl = leaf.text.split('\n')
                 leaf.text = '\n'.join(tl[:at] + ['=ZZ and =G1 stay as written'] + tl[at:])
                 leaf.transfer_damaged = True
+                leaf.transfer_finding = True
                 leaf.desc += ' qp-badescape'
                 self.note('qp-badescape')
             elif d < 0.3:
@@ -246,6 +251,11 @@ class Gen:
                 leaf.desc += ' b64-oneline'
                 return body
             body = base64.encodebytes(raw)
+            if rng.random() < 0.08:
+                # lines with trailing white space, or CRLF lines in an LF message
+                body = body.replace(b'\n', rng.choice([b' \n', b'\r\n', b'\t\n']))
+                leaf.desc += ' b64-linewhite'
+                self.note('b64-linewhite')
             return self.damage_b64(leaf, body, raw, text=True)
         return raw
 
@@ -260,16 +270,18 @@ class Gen:
                 b[at:at] = rng.choice([b'!', b'*', b'.', b'#', b'\xa0'])
             body = bytes(b)
             leaf.transfer_damaged = True
+            leaf.transfer_finding = True
             leaf.desc += ' b64-garbage'
             self.note('b64-garbage')
         elif d < 0.14 and body.rstrip(b'\n').endswith(b'='):
             body = body.rstrip(b'\n').rstrip(b'=') + b'\n'
             leaf.transfer_damaged = True
+            leaf.transfer_finding = True
             leaf.desc += ' b64-nopad'
             self.note('b64-nopad')
         elif d < 0.19 and len(body) > 20:
             # cut short (a truncated download): what decodes is a prefix
-            s = body.replace(b'\n', b'')
+            s = re.sub(rb'\s', b'', body)
             n = rng.randrange(8, len(s))
             cut = s[:n]
             k = (n // 4) * 3 + {0: 0, 1: 0, 2: 1, 3: 2}[n % 4]
@@ -277,6 +289,7 @@ class Gen:
             lines = [cut[i:i + 76] for i in range(0, len(cut), 76)]
             body = b'\n'.join(lines) + b'\n'
             leaf.transfer_damaged = True
+            leaf.transfer_finding = n % 4 != 0  # cut at a quantum's end: nothing to see
             leaf.desc += ' b64-truncated'
             self.note('b64-truncated')
             if text:
@@ -477,6 +490,15 @@ class Gen:
         if r < 0.88:
             self.note('raw-utf8-header')
             return word.encode('utf-8'), word, 'exact'
+        if r < 0.93:
+            # a long Subject: raw UTF-8, or encoded-words in a legacy charset, folded or not
+            w = ' '.join(hc.WORDS[rng.choice(['fr', 'de', 'ru', 'pl', 'el'])] for _ in range(rng.randrange(20, 120)))
+            self.note('long-subject')
+            if rng.random() < 0.5:
+                return w.encode('utf-8'), w, 'exact'
+            words = w.split(' ')
+            ews = [hc.ew((x + ' ').encode('utf-8'), 'utf-8', 'B') for x in words[:-1]] + [hc.ew(words[-1].encode('utf-8'), 'utf-8', 'Q')]
+            return b'\n '.join(ews), w, 'exact'
         self.note('raw-8bit-header')
         w = rng.choice(['R\u00e9union de caf\u00e9', 'Gr\u00fc\u00dfe aus K\u00f6ln', '\u00c0 bient\u00f4t'])
         return w.encode('cp1252'), w, 'raw8'
@@ -581,7 +603,22 @@ class Gen:
             return self.multipart(pid, depth)
         if depth < 3 and r < 0.38:
             return self.rfc822(pid, depth)
+        if r < 0.40:
+            return self.rfc822_encoded(pid)
         return self.leaf(pid)
+
+    def rfc822_encoded(self, pid):
+        """message/rfc822 under base64 or quoted-printable (RFC 2046 5.2.1
+        forbids it, mailers do it): a leaf kept as it is."""
+        rng = self.rng
+        label, codec, text = self.text_of()
+        inner = (b'From: a@example.org\nSubject: inner\nContent-Type: text/plain; charset=' + label.encode() +
+                 b'\nContent-Transfer-Encoding: 8bit\n\n' + text.encode(codec))
+        cte = rng.choice(['base64', 'quoted-printable'])
+        body = base64.encodebytes(inner) if cte == 'base64' else quopri.encodestring(inner)
+        leaf = Leaf('opaque', desc='rfc822-' + cte)
+        self.note('rfc822-encoded')
+        return self.finish(leaf, pid, [b'Content-Type: message/rfc822', b'Content-Transfer-Encoding: ' + cte.encode()], body)
 
     def multipart(self, pid, depth, sub=None):
         rng = self.rng
@@ -624,6 +661,7 @@ class Gen:
             kids.append(self.finish(sig, kid_id(2), [b'Content-Type: application/pgp-signature; name="signature.asc"'],
                                     b'-----BEGIN PGP SIGNATURE-----\n\niQEzBAEBCAAdFiEE\n=abcd\n-----END PGP SIGNATURE-----\n'))
             for x in self.leaves[n0:]:
+                x.orig_kind = x.kind
                 x.kind = 'opaque'
                 x.signed = True
             self.note('signed')
@@ -916,11 +954,31 @@ def display_name(v):
     return t
 
 
+def ancestors(root, target):
+    """The parts between root and target (a tagged one is a leaf: what is
+    inside it is not the generator's)."""
+    path = []
+
+    def walk(p):
+        if p is target:
+            return True
+        if p.is_multipart():
+            path.append(p)
+            for s in p.get_payload():
+                if walk(s):
+                    return True
+            path.pop()
+        return False
+    walk(root)
+    return path
+
+
 def all_messages(msg):
     """The message and each encapsulated one, in order."""
     out = [msg]
     for p in msg.walk():
-        if p.get_content_type() == 'message/rfc822' and p.is_multipart():
+        if p.get_content_type() == 'message/rfc822' and p.is_multipart() and p.get('X-Hunt-Leaf') is None \
+                and not any(a.get('X-Hunt-Leaf') is not None for a in ancestors(msg, p)):
             for s in p.get_payload():
                 out.append(s)
     return out
@@ -1035,6 +1093,7 @@ def run_case(binp, case):
         fails.append(('report-lines', f'{len(report)} lines'))
     rparts = report[0].get('parts', []) if report else []
     body_cs = {p['part']: p.get('charset') for p in rparts if p.get('location') == 'body'}
+    body_rep = {p['part']: p for p in rparts if p.get('location') == 'body'}
     # idempotence
     rc2, again, _ = run(binp, ['normalize', '-q', '-'], d, stdin=out)
     if rc2 != 0:
@@ -1086,6 +1145,10 @@ def run_case(binp, case):
             fails += check_leaf(leaf, pin, pout, body_cs.get(leaf.pid))
         # the report: one body entry per text leaf
         for leaf in g.leaves:
+            e = body_rep.get(leaf.pid)
+            if e is not None and getattr(leaf, 'transfer_finding', False) and leaf.kind == 'text' \
+                    and not any(f.get('kind') == 'malformed' for f in e.get('findings', [])):
+                fails.append(('report-transfer-damage-unreported', f'{leaf.desc} pid={leaf.pid} action={e.get("action")}'))
             if leaf.kind == 'text' and leaf.pid not in body_cs and not getattr(leaf, 'signed', False):
                 fails.append(('report-text-leaf-missing', f'{leaf.desc} pid={leaf.pid} have={sorted(body_cs)[:8]}'))
     # headers: Subject and From display names of each message, in order
@@ -1114,15 +1177,16 @@ def run_case(binp, case):
         bodies = {r['part']: r for r in recs if r.get('location') == 'body'}
         if ti == exp:
             for leaf in g.leaves:
-                if leaf.kind != 'text' and not getattr(leaf, 'signed', False):
-                    continue
-                if getattr(leaf, 'signed', False) and leaf.desc.startswith(('pgp', 'binary', 'rawbinary', 'nul', 'cte ', 'multipart', 'delivery')):
+                if getattr(leaf, 'orig_kind', leaf.kind) != 'text':
                     continue
                 r = bodies.get(leaf.pid)
                 if r is None:
                     fails.append(('audit-text-leaf-missing', f'{leaf.desc} pid={leaf.pid} have={sorted(bodies)[:8]}'))
                 elif leaf.damaged and r.get('verdict') == 'ok':
                     fails.append(('audit-damage-verdict-ok', f'{leaf.desc} pid={leaf.pid}'))
+                elif getattr(leaf, 'transfer_finding', False) and leaf.kind == 'text' \
+                        and not any(f.get('kind') == 'malformed' for f in r.get('findings', [])):
+                    fails.append(('audit-transfer-damage-unreported', f'{leaf.desc} pid={leaf.pid} verdict={r.get("verdict")}'))
     # the gateway filter: exit 0, never refused, the same bytes as normalize
     if case['filter']:
         rc4, fo, fe = run(binp, ['filter'], d, stdin=raw)
