@@ -189,7 +189,7 @@ impl Auditor<'_, '_> {
 
     /// A text/* leaf: its body decoded under its label.
     fn body(&mut self, part: &Part<'_>, ct: &ContentType) {
-        let (bytes, _transfer_findings) = part.decoded_body(self.msg);
+        let (bytes, transfer_findings) = part.decoded_body(self.msg);
         // The Content-Type's charset, or an HTML part's own declaration.
         let (label, source) = match crate::message::body_label(ct, &bytes) {
             Some((l, LabelSource::ContentType)) => (Some(l), Source::Body),
@@ -204,7 +204,11 @@ impl Auditor<'_, '_> {
         let d = charset::decode(&bytes, label, &body);
         let mut r = self.record(part, "body".into(), source);
         fill_decoded(&mut r, label, &d);
-        let extra = refine(&bytes, &d, None);
+        let mut extra = refine(&bytes, &d, None);
+        // A damaged transfer coding (`malformed`, the note naming base64 or
+        // quoted-printable and the offset in the encoded body): the text is
+        // what a reader makes of the damage.
+        extra.extend(transfer_findings);
         finish(&mut r, extra);
         self.out.push(r);
     }

@@ -18,6 +18,8 @@
 //!   part bodies exclude it;
 //! - a part beyond a limit (depth, part count) is kept whole as an opaque
 //!   leaf with a `limit-reached` finding;
+//! - a part of a multipart/digest without a Content-Type is message/rfc822
+//!   (RFC 2046 5.1.5), and its message is parsed;
 //! - message/rfc822 with a base64 or quoted-printable transfer coding (not
 //!   allowed by RFC 2046 5.2.1, seen in real mail) is kept as a leaf;
 //! - a leading mbox `From ` line (after a BOM and blank lines, if any) is
@@ -166,7 +168,14 @@ impl<'a> Message<'a> {
             parts: 0,
             limit_reported: false,
         };
-        let root = ctx.part(start..raw.len(), String::new(), 0, false, MESSAGE_FIELDS);
+        let root = ctx.part(
+            start..raw.len(),
+            String::new(),
+            0,
+            false,
+            false,
+            MESSAGE_FIELDS,
+        );
         if ctx.limit_reported {
             findings.push(
                 Finding::new(FindingKind::LimitReached, 0, 1)
@@ -408,13 +417,15 @@ struct Ctx<'a, 'l> {
 impl<'a> Ctx<'a, '_> {
     /// `fields`: room for that many header fields before the vector grows
     /// ([`MESSAGE_FIELDS`] for a message's own header, [`PART_FIELDS`] for a
-    /// body part's).
+    /// body part's). `in_digest`: a part of a multipart/digest, whose
+    /// default type is message/rfc822 (RFC 2046 5.1.5).
     fn part(
         &mut self,
         range: Range<usize>,
         id: String,
         depth: usize,
         protected: bool,
+        in_digest: bool,
         fields: usize,
     ) -> Part<'a> {
         self.parts += 1;
@@ -435,7 +446,14 @@ impl<'a> Ctx<'a, '_> {
                     .with_note("header block over the size limit: its fields are kept as written"),
             );
         }
-        let content_type = header.content_type();
+        // A part of a multipart/digest without a Content-Type is a message
+        // (RFC 2046 5.1.5), not text/plain: read as text, its header and
+        // attachments were converted as one text (doc/message-tree.md).
+        let content_type = if in_digest && header.get("content-type").is_none() {
+            ContentType::digest_default()
+        } else {
+            header.content_type()
+        };
         let transfer_encoding = header.transfer_encoding();
         // Recovery: a multipart whose header block swallowed its own first
         // delimiter (no empty line, or a "blank" line holding white space,
@@ -497,6 +515,7 @@ impl<'a> Ctx<'a, '_> {
                 part.id.clone(),
                 depth + 1,
                 part.protected,
+                false,
                 MESSAGE_FIELDS,
             );
             if !matches!(inner.kind, PartKind::Multipart(_)) {
@@ -534,6 +553,7 @@ impl<'a> Ctx<'a, '_> {
         let protected = part.protected
             || part.content_type.subtype == "signed"
             || part.content_type.subtype == "encrypted";
+        let digest = part.content_type.subtype == "digest";
         let preamble = part.body.start..first.line.start;
         let mut parts = Vec::new();
         let mut closed = false;
@@ -563,7 +583,14 @@ impl<'a> Ctx<'a, '_> {
             } else {
                 format!("{}.{n}", part.id)
             };
-            parts.push(self.part(child_range, id, part.depth + 1, protected, PART_FIELDS));
+            parts.push(self.part(
+                child_range,
+                id,
+                part.depth + 1,
+                protected,
+                digest,
+                PART_FIELDS,
+            ));
         }
         if !closed && epilogue.is_empty() {
             findings.push(

@@ -35,7 +35,12 @@ pub(super) fn text_part(
     let used = d.used;
     let label_cs = charset::resolve(label).charset;
     let ascii = decoded.is_ascii();
-    let mut findings = d.findings.clone();
+    // A damaged transfer coding is reported whatever is done with the text
+    // (it used to be only when the part was kept for it: a base64 body cut
+    // short, or with garbage in it, was converted without a word).
+    let transfer_damaged = !transfer_findings.is_empty();
+    let mut findings = transfer_findings;
+    findings.extend(d.findings.iter().cloned());
     findings.extend(charset::possible_old_hangul(&d));
     let entry = PartReport {
         part: part.id.clone(),
@@ -79,12 +84,9 @@ pub(super) fn text_part(
     // A damaged transfer coding whose result does not decode cleanly under
     // its label: re-encoding would bake one reader's guess at the damage
     // into the message. Kept as it is.
-    if !transfer_findings.is_empty() && (d.replacements > 0 || d.verdict == Verdict::Mislabeled) {
-        let mut findings = transfer_findings;
-        findings.extend(entry.findings);
+    if transfer_damaged && (d.replacements > 0 || d.verdict == Verdict::Mislabeled) {
         ctx.report.parts.push(PartReport {
             action: Action::Kept,
-            findings,
             ..entry
         });
         return Ok(());

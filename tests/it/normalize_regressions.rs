@@ -634,3 +634,100 @@ mod generated {
         }
     }
 }
+
+/// A part of a multipart/digest without a Content-Type is a message/rfc822
+/// (RFC 2046 5.1.5). It used to be read as text/plain: the encapsulated
+/// message, header and attachments, was converted as one text (a PDF
+/// turned into quoted-printable text under `text/plain`, a raw UTF-8
+/// `From` read as windows-1252 and written again as `JÃ¼rgen`).
+/// Found by tools/hunt_structure.py.
+#[test]
+fn regression_digest_part_without_content_type_is_a_message() {
+    let raw: &[u8] = b"Content-Type: multipart/digest; boundary=d\n\n--d\n\n\
+        From: J\xc3\xbcrgen <j@example.org>\nSubject: Caf\xc3\xa9\n\
+        Content-Type: multipart/mixed; boundary=m\n\n--m\n\
+        Content-Type: text/plain; charset=iso-8859-1\n\n\
+        Caf\xe9 cr\xe8me br\xfbl\xe9e, tr\xe8s bon.\n--m\n\
+        Content-Type: application/pdf\nContent-Transfer-Encoding: base64\n\nJVBERi0xLjQK\n--m--\n\
+        \n--d\nContent-Type: message/rfc822\n\nSubject: two\n\nplain\n--d--\n";
+    let msg = mailcharset::message::Message::parse(raw);
+    let types: Vec<(String, String)> = msg
+        .parts()
+        .iter()
+        .map(|p| (p.id.clone(), p.content_type.mime_type()))
+        .collect();
+    assert_eq!(
+        types,
+        [
+            ("", "multipart/digest"),
+            ("1", "message/rfc822"),
+            ("1", "multipart/mixed"),
+            ("1.1", "text/plain"),
+            ("1.2", "application/pdf"),
+            ("2", "message/rfc822"),
+            ("2.1", "text/plain"),
+        ]
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+    );
+    let out = String::from_utf8(norm(raw)).unwrap();
+    assert!(
+        out.starts_with(
+            "Content-Type: multipart/digest; boundary=d\n\n--d\n\nFrom: J\u{fc}rgen <j@example.org>\n"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "--m\nContent-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: base64\n\n\
+             Q2Fmw6kgY3LDqG1lIGJyw7tsw6llLCB0csOocyBib24u\n--m\n\
+             Content-Type: application/pdf\nContent-Transfer-Encoding: base64\n\nJVBERi0xLjQK\n--m--\n"
+        ),
+        "{out}"
+    );
+}
+
+/// A damaged transfer coding whose text decodes cleanly (base64 with a
+/// character outside its alphabet, cut short inside a quantum; a bad `=ZZ`
+/// escape in quoted-printable) was converted, and neither the normalize
+/// report nor the audit said a word: the transfer coding's `malformed`
+/// findings were reported only when the part was kept for them. Both now
+/// carry them (verdict `suspicious`). Found by tools/hunt_structure.py.
+#[test]
+fn regression_damaged_transfer_coding_is_reported() {
+    use mailcharset::finding::{FindingKind, Verdict};
+    let cases: [(&[u8], &str); 3] = [
+        (b"Q2Fm!6SBjcuhtZQo=\n", "base64"),
+        (b"Q2Fm6SBjcuhtZQ\n", "base64"),
+        (b"Caf=E9 =ZZ cr=E8me\n", "quoted-printable"),
+    ];
+    for (body, cte) in cases {
+        let mut raw = format!(
+            "Subject: x\nContent-Type: text/plain; charset=iso-8859-1\nContent-Transfer-Encoding: {cte}\n\n"
+        )
+        .into_bytes();
+        raw.extend_from_slice(body);
+        let n = normalize::normalize(&raw, &Options::default()).unwrap();
+        let e = n
+            .report
+            .parts
+            .iter()
+            .find(|p| p.location == "body")
+            .unwrap();
+        assert_eq!(e.action, normalize::Action::Converted, "{cte} {body:?}");
+        assert!(
+            e.findings.iter().any(|f| f.kind == FindingKind::Malformed
+                && f.note.as_deref().is_some_and(|s| s.starts_with(cte))),
+            "{cte} {body:?}: {:?}",
+            e.findings
+        );
+        assert_eq!(e.verdict, Verdict::Suspicious);
+        let recs = audit(&raw);
+        let r = recs.iter().find(|r| r.location == "body").unwrap();
+        assert!(
+            r.findings.iter().any(|f| f.kind == FindingKind::Malformed),
+            "{cte} {body:?}: {:?}",
+            r.findings
+        );
+        assert_eq!(r.verdict, Verdict::Suspicious);
+    }
+}
