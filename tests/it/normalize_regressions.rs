@@ -731,3 +731,52 @@ fn regression_damaged_transfer_coding_is_reported() {
         assert_eq!(r.verdict, Verdict::Suspicious);
     }
 }
+
+/// A digest part with neither a header field nor a body that starts with
+/// one (a note written into the digest after the delimiter and the empty
+/// line) is text, as before the digest rule: converted and audited, not
+/// taken for a message whose header is that text (kept as written,
+/// unconverted, and the audit silent about its 8-bit octets).
+#[test]
+fn regression_digest_part_that_is_only_text_stays_text() {
+    for note in [
+        &b"--d\n\nA note in Latin-1: caf\xe9 na\xefve, tr\xe8s bien.\nSecond line.\n"[..],
+        b"--d\n\n\nA note after two empty lines: caf\xe9 na\xefve, tr\xe8s bien.\n",
+    ] {
+        let raw = [
+            &b"Content-Type: multipart/digest; boundary=d\n\n"[..],
+            note,
+            b"--d\n\nFrom: j@example.org\nSubject: two\n\nplain\n--d--\n",
+        ]
+        .concat();
+        let msg = mailcharset::message::Message::parse(&raw);
+        let types: Vec<(String, String)> = msg
+            .parts()
+            .iter()
+            .map(|p| (p.id.clone(), p.content_type.mime_type()))
+            .collect();
+        assert_eq!(
+            types,
+            [
+                ("", "multipart/digest"),
+                ("1", "text/plain"),
+                ("2", "message/rfc822"),
+                ("2.1", "text/plain"),
+            ]
+            .map(|(a, b)| (a.to_string(), b.to_string())),
+            "{}",
+            String::from_utf8_lossy(note)
+        );
+        let out = String::from_utf8(norm(&raw)).unwrap();
+        assert!(out.contains("caf=C3=A9 na=C3=AFve"), "{out}");
+        let ctx = mailcharset::audit::MessageContext {
+            input: "digest",
+            index: 0,
+        };
+        let audit = mailcharset::audit::audit_message(&raw, &ctx, &Default::default());
+        assert!(
+            audit.iter().any(|r| r.part == "1" && r.detected.is_some()),
+            "{audit:?}"
+        );
+    }
+}
