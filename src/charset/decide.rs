@@ -26,6 +26,8 @@
 //! | a CJK label read mostly as half-width katakana, private use or C1 | implausible reading | `mislabeled` if a candidate reads plausibly | the candidate's |
 //! | a Cyrillic label (windows-1251, KOI8-R/U, ISO-8859-5, IBM866, x-mac-cyrillic) read cleanly with its case turned over: 3+ words with a lowercase letter before a capital, more than twice its capitalised words (`Case`) | KOI8-R under windows-1251 (`рТЙЧЕФ`) and the like | `mislabeled` if chardetng's candidate is another Cyrillic charset (not windows-1251 under x-mac-cyrillic), reads plausibly, its case natural, a capitalised word for each two turned over, as many letters in words | the candidate's |
 //! | a Latin label (not windows-1258) read cleanly into runs of 3+ non-ASCII characters: 3+ runs, 32+ characters in them, at least half as many runs as words with a non-ASCII character ([`nonascii_runs`]) | another script read as Latin (`Ïðèâåò`, `ÇÑ±¹¾î`) | `mislabeled` if a candidate reads plausibly, in a script other than Latin, its Cyrillic or Greek case natural (`Case::natural`); windows-1251 or x-mac-cyrillic by their capitals | the candidate's |
+//! | a Latin label (not macintosh, windows-1258) or a Cyrillic one read cleanly with 3+ symbols inside words ([`symbols_in_words`]) | `Wroc³aw`, `¾lu»ouèký`, `Я№штхђ`: windows-1250, ISO-8859-2, windows-1251 read in another charset of the script | `mislabeled` if chardetng's guess is of the script (not windows-1252), reads 3+ of them as letters fitting their word's case (2+ different symbols under a Latin label), turns no letter into a symbol ([`repair`]), and its windows-1250/ISO-8859-2 twin does not read them as well | the guess's |
+//! | ISO-8859-6 with 4+ errors | windows-1256 (`ف ق ك` have no octet in ISO-8859-6) | `mislabeled` if the guess is windows-1256, reads more letters in words, no Latin letter inside an Arabic word | windows-1256 |
 //! | errors, label explains the text: `clean >= 1` and (`errors <= 3` or `8 * errors <= clean`), or 4+ characters on lines the label decodes entirely (and `8 * errors` at most 8 times those), or (UTF-8) complete forms only a UTF-8 writer makes, accounting for the errors (at most six per form, plus three) | damaged | `invalid` (`truncated` when it ends inside a character) | the label's, U+FFFD at the damage only |
 //! | … and some damaged lines hold no character of the label but read cleanly in another charset | mixed | `invalid`, finding `mixed-charset` (that charset, first line) | the label's; with `repair_mixed`, those lines in that charset |
 //! | errors, label explains little, 4+ non-ASCII octets, a candidate (valid UTF-8 first, then chardetng with the sender's top-level domain) decodes all of it and reads plausibly, its letters in words | mislabeled | `mislabeled` | the candidate's |
@@ -463,6 +465,7 @@ pub(super) fn labelled<'a>(
             && fix.repaired >= SYMBOLS_IN_WORDS
             && (fix.distinct >= 2 || cyrillic_label(cs))
             && fix.broken == 0
+            && !twin_reads_too(bytes, det.charset, &text, &t, fix.repaired)
             && case_of(&t).natural()
         {
             read_as(
@@ -1050,6 +1053,31 @@ fn latin_label(cs: &'static Charset) -> bool {
 /// and the Cyrillic ones.
 fn symbol_label(cs: &'static Charset) -> bool {
     (latin_label(cs) && cs.decoder_name() != Some("macintosh")) || cyrillic_label(cs)
+}
+
+/// Whether the twin of a Central European guess (windows-1250 for
+/// ISO-8859-2 and the other way round) reads the label's symbols inside
+/// words as letters as well, as many and with none of the label's letters
+/// turned into symbols, into another text: then the symbols do not tell
+/// which of the two the text is (Polish `ą` is `š` in ISO-8859-2, and a
+/// short text with only `ą ł ż` reads as letters in both), and chardetng
+/// picks one on little text. The label stays.
+fn twin_reads_too(
+    bytes: &[u8],
+    guess: &'static Charset,
+    label_text: &str,
+    guess_text: &str,
+    repaired: usize,
+) -> bool {
+    let twin = match guess.decoder_name() {
+        Some("windows-1250") => encoding_rs::ISO_8859_2,
+        Some("ISO-8859-2") => encoding_rs::WINDOWS_1250,
+        _ => return false,
+    };
+    let (t, report, _) = decode_with(bytes, Charset::for_encoding(twin));
+    report.is_clean()
+        && t != guess_text
+        && repair(label_text, &t).is_some_and(|r| r.repaired >= repaired && r.broken == 0)
 }
 
 /// Cyrillic single-byte charsets, whose readings of each other's text are
