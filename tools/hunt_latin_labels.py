@@ -71,6 +71,13 @@ CYRILLIC = {'ru': ['cp1251', 'koi8_r', 'iso8859_5', 'cp866', 'mac_cyrillic'], 'u
             'bg': ['cp1251', 'iso8859_5'], 'be': ['cp1251'], 'sr': ['cp1251', 'iso8859_5'], 'mk': ['cp1251']}
 CYR_LABEL = {'cp1251': 'windows-1251', 'koi8_r': 'koi8-r', 'koi8_u': 'koi8-u', 'iso8859_5': 'iso-8859-5',
              'cp866': 'ibm866', 'mac_cyrillic': 'x-mac-cyrillic'}
+# Central European languages, their charsets, and the labels their text is
+# sent under by a client that does not know them.
+CENTRAL_LIES = {l: ['cp1250', 'iso8859_2'] for l in ('pl', 'cs', 'sk', 'hu', 'sl', 'hr', 'bs', 'sr@latin', 'ro', 'sq')}
+CENTRAL_LABELS = {'cp1250': ['iso-8859-1', 'iso-8859-1', 'windows-1252', 'iso-8859-15', 'iso-8859-2'],
+                  'iso8859_2': ['iso-8859-1', 'iso-8859-1', 'windows-1252', 'iso-8859-15', 'windows-1250']}
+READ_AS = {'iso-8859-1': 'cp1252', 'windows-1252': 'cp1252', 'iso-8859-15': 'iso8859_15', 'iso-8859-2': 'iso8859_2',
+           'windows-1250': 'cp1250'}
 # Words in CamelCase, the closest real text comes to a turned case.
 NAMES_CY = ['МосГорТранс', 'ВКонтакте', 'РосНефть', 'ГлавУпДор', 'СберБанк', 'АвтоВАЗ', 'ТрансТелеКом', 'Иван Петров',
             'ООО «РосНефть»', 'ВНИМАНИЕ']
@@ -82,6 +89,10 @@ WHATWG = {'latin_1': 'windows-1252', 'cp1252': 'windows-1252', 'iso8859_15': 'IS
 SYMBOLS = ['Preis: £5, £10 oder €25 (±2 %)', '25° C, ½ kg, ¼ l, 3× täglich', '© 2009 Firma GmbH ® ™', '§ 4 Abs. 2 — siehe «Anhang»',
            'Total … 1.234,50 € · Rabatt 10 %', '¡Oferta! ¿Sí? 2ª edición, nº 5', '» Weiterleiten «', '• Punkt eins • Punkt zwei',
            '———————————', '¯¯¯¯¯¯¯¯', '°°°', '±±± µ µ µ ¶', 'Température : 12 °C à 18 °C', '«  »  —  –']
+# Correct Western text with symbols between letters, the closest it comes
+# to Central European text read as Latin-1 (`Wroc³aw`).
+HARD = ['Microsoft®Windows', 'Yahoo!®Mail', 'H²O und CO²-Ausstoß', 'x²+y²', 'don´t worry, it´s fine', 'col·lecció',
+        'A±B', 'Preis±Rabatt', 'ab¹cd', 'Fußnote¹', 'x³y', '10¼in', '¿Qué?¡Sí!', 'Nº5', 'Ma¿ana', 'SI¿NO', 'p¼q', '5×4']
 NAMES = ['Ólöf Þórðardóttir', 'Ærø Ødegård', 'Åsa Öberg', 'Müller-Lüdenscheidt', 'José Núñez', 'François Lévêque', 'Ñuñoa',
          'Łódź', 'Dvořák', 'Čapek', 'Gyűrű Ödön', 'Ürümqi', 'Çağrı Işık', 'Šťastný', 'ÉÈÊË', 'ÀÂÄ', 'ÄÖÜ äöü ß', 'úžší',
          'çığ', 'à', 'é', 'ó', 'ü', 'ô', 'è', 'ñ', 'Â', 'É']
@@ -165,7 +176,9 @@ PY = {'windows-1251': 'cp1251', 'KOI8-R': 'koi8_r', 'KOI8-U': 'koi8_u', 'ISO-885
       'x-mac-cyrillic': 'mac_cyrillic', 'windows-1253': 'cp1253', 'ISO-8859-7': 'iso8859_7', 'windows-1255': 'cp1255',
       'ISO-8859-8': 'iso8859_8', 'windows-1256': 'cp1256', 'ISO-8859-6': 'iso8859_6', 'windows-874': 'cp874',
       'Shift_JIS': 'cp932', 'EUC-JP': 'euc_jp', 'EUC-KR': 'cp949', 'GBK': 'gbk', 'gb18030': 'gb18030', 'Big5': 'big5hkscs',
-      'UTF-8': 'utf-8', 'windows-1252': 'cp1252'}
+      'UTF-8': 'utf-8', 'windows-1252': 'cp1252', 'windows-1250': 'cp1250', 'ISO-8859-2': 'iso8859_2',
+      'ISO-8859-16': 'iso8859_16', 'ISO-8859-15': 'iso8859_15', 'windows-1257': 'cp1257', 'ISO-8859-13': 'iso8859_13',
+      'ISO-8859-4': 'iso8859_4', 'windows-1254': 'cp1254'}
 
 
 def body_of(out, name):
@@ -177,7 +190,7 @@ def report(cases, out, recs, which, show):
     """Per section (Latin labels, Cyrillic labels): flips of correct
     texts; lies caught (read as their text), read as a third text, or
     missed."""
-    for section in ('latin', 'cyrillic'):
+    for section in ('latin', 'cyrillic', 'central', 'arabic'):
         report_section({k: v for k, v in cases.items() if v.get('section', 'latin') == section},
                        out, recs, f'{which} {section}', show)
 
@@ -216,7 +229,7 @@ def report_section(cases, out, recs, which, show):
             how = 'caught' if same else 'third'
         lies[c['strength']][how] += 1
         if c['strength'] == 'strong':
-            per[f"{c['codec']}-as-{c['label']}" if c.get('section') == 'cyrillic' else c['codec']][how] += 1
+            per[f"{c['codec']}-as-{c['label']}" if c.get('section', 'latin') != 'latin' else c['codec']][how] += 1
     print(f'[{which}] correct texts: {sum(correct.values())}, flipped: {sum(flips.values())}', dict(flips))
     print(f'[{which}]   per label:', dict(sorted(correct.items())))
     print(f'[{which}]   of those damaged (1-2 octets): {damaged[0]}, flipped: {damaged[1]}')
@@ -251,7 +264,7 @@ def main():
             for _ in range(a.per):
                 size = rng.choice(['word', 'short', 'short', 'mid', 'mid', 'long'])
                 text = text_of(rng, pool, size)
-                variant = rng.choice(['plain', 'plain', 'plain', 'caps', 'symbols', 'names', 'list'])
+                variant = rng.choice(['plain', 'plain', 'plain', 'caps', 'symbols', 'names', 'list', 'hard'])
                 if variant == 'list':
                     # Names and letters alone, a line each: the shape of
                     # mojibake at its closest.
@@ -259,8 +272,8 @@ def main():
                     text = '\n'.join(rng.choice(extra) for _ in range(rng.randrange(1, 9)))
                 elif variant == 'caps':
                     text = text.upper()
-                elif variant in ('symbols', 'names'):
-                    extra = encodable(SYMBOLS if variant == 'symbols' else NAMES, codec)
+                elif variant in ('symbols', 'names', 'hard'):
+                    extra = encodable({'symbols': SYMBOLS, 'names': NAMES, 'hard': HARD}[variant], codec)
                     lines = text.split('\n')
                     for _ in range(rng.randrange(1, 6) if extra else 0):
                         lines.insert(rng.randrange(len(lines) + 1), rng.choice(extra))
@@ -358,6 +371,82 @@ def main():
                 nonascii = sum(1 for c in text if ord(c) > 127)
                 cases[name] = dict(kind='lie' if lie else 'correct', section='cyrillic', lang=lang, label=label,
                                    codec=codec, variant=variant, size=size, nonascii=nonascii, tld=tld, damaged=damaged,
+                                   strength='strong' if nonascii >= 40 else ('thin' if nonascii < 6 else 'mid'))
+    # Central European text under a Western label, and windows-1250 and
+    # ISO-8859-2 under each other's label: lies. Plain, ALL CAPS, with names.
+    for lang in CENTRAL_LIES:
+        for codec in CENTRAL_LIES[lang]:
+            pool = encodable(cats.get(lang, []), codec)
+            if len(pool) < 20:
+                continue
+            for _ in range(a.per):
+                size = rng.choice(['word', 'short', 'mid', 'long'])
+                text = text_of(rng, pool, size)
+                variant = rng.choice(['plain', 'plain', 'caps', 'names'])
+                if variant == 'caps':
+                    text = text.upper()
+                elif variant == 'names':
+                    lines = text.split('\n')
+                    for _ in range(rng.randrange(1, 6)):
+                        lines.insert(rng.randrange(len(lines) + 1), rng.choice(NAMES))
+                    text = '\n'.join(lines)
+                try:
+                    body = text.encode(codec)
+                except UnicodeEncodeError:
+                    continue
+                label = rng.choice(CENTRAL_LABELS[codec])
+                if body.decode(READ_AS[label], errors='replace') == text:
+                    continue
+                tld = rng.choice([TLD.get(lang, lang.split('_')[0].split('@')[0]), 'com', rng.choice(FOREIGN_TLDS)])
+                name = f'{n:06d}.eml'
+                n += 1
+                with open(os.path.join(out, name), 'wb') as f:
+                    f.write(eml(tld, label, body))
+                nonascii = sum(1 for c in text if ord(c) > 127)
+                cases[name] = dict(kind='lie', section='central', lang=lang, label=label, codec=codec, variant=variant,
+                                   size=size, nonascii=nonascii, tld=tld, damaged=0,
+                                   strength='strong' if nonascii >= 40 else ('thin' if nonascii < 6 else 'mid'))
+    # Arabic and Persian: correct under ISO-8859-6 and windows-1256 (three
+    # in ten with one to three damaged octets), and windows-1256 under
+    # ISO-8859-6, a lie.
+    for lang in ('ar', 'fa'):
+        for codec, label, lie in (('iso8859_6', 'iso-8859-6', False), ('cp1256', 'windows-1256', False),
+                                  ('cp1256', 'iso-8859-6', True)):
+            pool = encodable(cats.get(lang, []), codec)
+            if len(pool) < 20:
+                continue
+            for _ in range(a.per if lie else 2 * a.per):
+                size = rng.choice(['word', 'short', 'mid', 'long'])
+                text = text_of(rng, pool, size)
+                if not lie and rng.random() < 0.2:
+                    lines = text.split('\n')
+                    for _ in range(rng.randrange(1, 4)):
+                        lines.insert(rng.randrange(len(lines) + 1), rng.choice(SYMBOLS + ['Price: 25 USD', 'Tel. 0123']))
+                    text = '\n'.join(lines)
+                try:
+                    body = text.encode(codec)
+                except UnicodeEncodeError:
+                    continue
+                damaged = 0
+                if not lie and rng.random() < 0.3:
+                    b = bytearray(body)
+                    # One to three octets; one in four of those four to eight.
+                    damaged = rng.randrange(1, 4) if rng.random() < 0.75 else rng.randrange(4, 9)
+                    for _ in range(damaged):
+                        i = rng.randrange(len(b) + 1)
+                        if i < len(b) and rng.random() < 0.5:
+                            b[i] = rng.randrange(0x80, 0x100)
+                        else:
+                            b.insert(i, rng.randrange(0x80, 0x100))
+                    body = bytes(b)
+                tld = rng.choice([TLD.get(lang, lang), 'com'])
+                name = f'{n:06d}.eml'
+                n += 1
+                with open(os.path.join(out, name), 'wb') as f:
+                    f.write(eml(tld, label, body))
+                nonascii = sum(1 for c in text if ord(c) > 127)
+                cases[name] = dict(kind='lie' if lie else 'correct', section='arabic', lang=lang, label=label,
+                                   codec=codec, size=size, nonascii=nonascii, tld=tld, damaged=damaged,
                                    strength='strong' if nonascii >= 40 else ('thin' if nonascii < 6 else 'mid'))
     with open(os.path.join(out, 'cases.json'), 'w') as f:
         json.dump(cases, f)

@@ -26,6 +26,8 @@
 //! | a CJK label read mostly as half-width katakana, private use or C1 | implausible reading | `mislabeled` if a candidate reads plausibly | the candidate's |
 //! | a Cyrillic label (windows-1251, KOI8-R/U, ISO-8859-5, IBM866, x-mac-cyrillic) read cleanly with its case turned over: 3+ words with a lowercase letter before a capital, more than twice its capitalised words (`Case`) | KOI8-R under windows-1251 (`рТЙЧЕФ`) and the like | `mislabeled` if chardetng's candidate is another Cyrillic charset (not windows-1251 under x-mac-cyrillic), reads plausibly, its case natural, a capitalised word for each two turned over, as many letters in words | the candidate's |
 //! | a Latin label (not windows-1258) read cleanly into runs of 3+ non-ASCII characters: 3+ runs, 32+ characters in them, at least half as many runs as words with a non-ASCII character ([`nonascii_runs`]) | another script read as Latin (`Ïðèâåò`, `ÇÑ±¹¾î`) | `mislabeled` if a candidate reads plausibly, in a script other than Latin, its Cyrillic or Greek case natural (`Case::natural`); windows-1251 or x-mac-cyrillic by their capitals | the candidate's |
+//! | a Latin label (not macintosh, windows-1258) or a Cyrillic one read cleanly with 3+ symbols inside words ([`symbols_in_words`]) | `Wroc³aw`, `¾lu»ouèký`, `Я№штхђ`: windows-1250, ISO-8859-2, windows-1251 read in another charset of the script | `mislabeled` if chardetng's guess is of the script (not windows-1252), reads 3+ of them as letters fitting their word's case (2+ different symbols under a Latin label), turns no letter into a symbol ([`repair`]), and its windows-1250/ISO-8859-2 twin does not read them as well | the guess's |
+//! | ISO-8859-6 with 4+ errors | windows-1256 (`ف ق ك` have no octet in ISO-8859-6) | `mislabeled` if the guess is windows-1256, reads more letters in words, no Latin letter inside an Arabic word | windows-1256 |
 //! | errors, label explains the text: `clean >= 1` and (`errors <= 3` or `8 * errors <= clean`), or 4+ characters on lines the label decodes entirely (and `8 * errors` at most 8 times those), or (UTF-8) complete forms only a UTF-8 writer makes, accounting for the errors (at most six per form, plus three) | damaged | `invalid` (`truncated` when it ends inside a character) | the label's, U+FFFD at the damage only |
 //! | … and some damaged lines hold no character of the label but read cleanly in another charset | mixed | `invalid`, finding `mixed-charset` (that charset, first line) | the label's; with `repair_mixed`, those lines in that charset |
 //! | errors, label explains little, 4+ non-ASCII octets, a candidate (valid UTF-8 first, then chardetng with the sender's top-level domain) decodes all of it and reads plausibly, its letters in words | mislabeled | `mislabeled` | the candidate's |
@@ -54,8 +56,9 @@ use super::detect::{
 };
 use super::dispatch::{c1_check, decode_with, unicode11};
 use super::evidence::{
-    Evidence, case_of, characters, evidence, find_nonascii, implausible, multi_octet_chars,
-    non_latin, nonascii_runs, plausible, utf8_majority, utf8_writer_forms, words,
+    Evidence, case_of, characters, evidence, find_nonascii, implausible, mixed_script_letters,
+    multi_octet_chars, non_latin, nonascii_runs, plausible, repair, symbols_in_words,
+    utf8_majority, utf8_writer_forms, words,
 };
 use super::{Charset, DecodeOptions, Decoded, Detected, Kind, add_report, ascii};
 use crate::codec::utf8::{self, DecodeReport};
@@ -83,6 +86,12 @@ const LATIN_RUN_CHARS: usize = 32;
 /// capital) a Cyrillic label's reading must hold, more than twice its
 /// capitalised words, before the label is doubted (`Case`).
 const CASE_INVERTED: usize = 3;
+
+/// Symbols inside words (`Wroc³aw`, `Я№штхђ`) a Latin or Cyrillic label's
+/// reading must hold before the label is doubted, and that a candidate
+/// must read as letters, of two or more different symbols
+/// ([`symbols_in_words`]).
+const SYMBOLS_IN_WORDS: usize = 3;
 
 /// A candidate charset for text its label does not explain: valid UTF-8
 /// first, then chardetng's guess (with the top-level domain). It must
@@ -113,6 +122,34 @@ fn candidate<'a>(
         ));
     }
     let g = latin_preference(bytes, guess(bytes, opts.tld, false));
+    if g.decoder_name() == label_cs.decoder_name() {
+        return None;
+    }
+    let (text, report, used) = decode_with(bytes, g);
+    (report.is_clean() && plausible(&text) && words(&text)).then(|| {
+        (
+            Detected {
+                charset: used,
+                confidence: confidence(used, bytes, true),
+            },
+            text,
+        )
+    })
+}
+
+/// chardetng's guess (with the top-level domain), when it is not the
+/// label's decoder and reads every octet plausibly, in words. Unlike
+/// [`candidate`], a Latin guess is not turned into windows-1252 when that
+/// reads no symbol inside a word: where the label's reading has symbols
+/// inside words, windows-1252 "repairs" some of them by chance (Croatian
+/// `š ž` in windows-1250, C1 controls under ISO-8859-2, are `š ž` in
+/// windows-1252 too) and misreads the rest (`č` as `è`).
+fn guessed<'a>(
+    bytes: &'a [u8],
+    label_cs: &'static Charset,
+    opts: &DecodeOptions,
+) -> Option<(Detected, Cow<'a, str>)> {
+    let g = guess(bytes, opts.tld, false);
     if g.decoder_name() == label_cs.decoder_name() {
         return None;
     }
@@ -406,6 +443,43 @@ pub(super) fn labelled<'a>(
             );
             return;
         }
+        // A Latin or Cyrillic label whose reading has symbols inside words
+        // (`Wroc³aw`, `¾lu»ouèký`, `Я№штхђ`): text in another charset of
+        // the same script, which reads those symbols as letters.
+        if !ascii
+            && opts.detect
+            && symbol_label(cs)
+            && symbols_in_words(&text) >= SYMBOLS_IN_WORDS
+            && let Some((det, t)) = guessed(bytes, cs, opts)
+            && (if cyrillic_label(cs) {
+                cyrillic_label(det.charset)
+            } else {
+                // Not windows-1252: chardetng falls back to it when it sees
+                // no other Latin charset's letters, and its reading mends
+                // the C1 controls that are `š ž` in windows-1250 (Croatian
+                // under ISO-8859-2) while it misreads the rest (`č` as `è`).
+                is_latin(det.charset) && det.charset.decoder_name() != Some("windows-1252")
+            })
+            && let Some((det, t)) = mac_cyrillic(bytes, det, t)
+            && let Some(fix) = repair(&text, &t)
+            && fix.repaired >= SYMBOLS_IN_WORDS
+            && (fix.distinct >= 2 || cyrillic_label(cs))
+            && fix.broken == 0
+            && !twin_reads_too(bytes, det.charset, &text, &t, fix.repaired)
+            && case_of(&t).natural()
+        {
+            read_as(
+                d,
+                out,
+                det,
+                t,
+                Finding::new(FindingKind::Mislabeled, first_nonascii(bytes), 1).with_note(format!(
+                    "read as {}, {} symbols sit inside words; it reads them as letters as {}",
+                    cs.name, fix.repaired, det.charset.name
+                )),
+            );
+            return;
+        }
         accept(bytes, cs, used, text, &report, opts, d, out);
         return;
     }
@@ -445,6 +519,28 @@ pub(super) fn labelled<'a>(
     // taken then: a permissive guess (GBK) also decodes a Shift_JIS reply
     // over an EUC-JP quote, and would turn the reply into nonsense.
     let halfwidth = ev.explained() && halfwidth_reading(cs, &text);
+    // windows-1256 under ISO-8859-6: ISO-8859-6 has no `ف ق ك ی پ چ گ`
+    // where windows-1256 has them (errors in every few words) and reads
+    // the rest as other Arabic letters, so its reading looks explained.
+    // Four errors or more, a windows-1256 guess that reads more letters in
+    // words and no Latin letter inside an Arabic word (ISO-8859-6 text read
+    // as windows-1256 turns `ه و ى ي` into `ç è é ê`).
+    if opts.detect
+        && cs.encoding() == Some(encoding_rs::ISO_8859_6)
+        && ev.errors >= MIN_EVIDENCE
+        && let Some((det, t)) = candidate(bytes, cs, opts)
+        && det.charset.encoding() == Some(encoding_rs::WINDOWS_1256)
+        && characters(&t).1 > ev.in_words
+        && mixed_script_letters(&t) == 0
+    {
+        let first = report.errors.iter().map(|e| e.1).min().unwrap_or(0);
+        let why = Finding::new(FindingKind::Mislabeled, first, 1).with_note(format!(
+            "invalid as {} ({} errors, {} characters read, {} in words), valid as {}",
+            cs.name, ev.errors, ev.clean, ev.in_words, det.charset.name
+        ));
+        read_as(d, out, det, t, why);
+        return;
+    }
     if (!ev.explained() || halfwidth)
         && !writer_forms
         && opts.detect
@@ -949,6 +1045,39 @@ fn mac_cyrillic<'a>(
 fn latin_label(cs: &'static Charset) -> bool {
     (is_latin(cs) && cs.decoder_name() != Some("windows-1258"))
         || cs.decoder_name() == Some("macintosh")
+}
+
+/// Labels whose misread text shows as symbols inside words: the Latin ones
+/// but macintosh (whose reading of its own text puts `’` and `—`, octets
+/// that are letters in other charsets, between letters) and windows-1258,
+/// and the Cyrillic ones.
+fn symbol_label(cs: &'static Charset) -> bool {
+    (latin_label(cs) && cs.decoder_name() != Some("macintosh")) || cyrillic_label(cs)
+}
+
+/// Whether the twin of a Central European guess (windows-1250 for
+/// ISO-8859-2 and the other way round) reads the label's symbols inside
+/// words as letters as well, as many and with none of the label's letters
+/// turned into symbols, into another text: then the symbols do not tell
+/// which of the two the text is (Polish `ą` is `š` in ISO-8859-2, and a
+/// short text with only `ą ł ż` reads as letters in both), and chardetng
+/// picks one on little text. The label stays.
+fn twin_reads_too(
+    bytes: &[u8],
+    guess: &'static Charset,
+    label_text: &str,
+    guess_text: &str,
+    repaired: usize,
+) -> bool {
+    let twin = match guess.decoder_name() {
+        Some("windows-1250") => encoding_rs::ISO_8859_2,
+        Some("ISO-8859-2") => encoding_rs::WINDOWS_1250,
+        _ => return false,
+    };
+    let (t, report, _) = decode_with(bytes, Charset::for_encoding(twin));
+    report.is_clean()
+        && t != guess_text
+        && repair(label_text, &t).is_some_and(|r| r.repaired >= repaired && r.broken == 0)
 }
 
 /// Cyrillic single-byte charsets, whose readings of each other's text are

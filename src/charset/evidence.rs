@@ -407,6 +407,137 @@ pub(super) fn nonascii_runs(text: &str, min: usize) -> Option<Runs> {
     })
 }
 
+/// Whether `c`, between the letters `prev` and `next`, is a symbol inside
+/// a word: a non-ASCII character that is not a letter, white space, a
+/// combining mark or punctuation that words hold (an apostrophe `’` or
+/// `´`, a soft hyphen, the Catalan `l·l`, a dash), and that does not follow
+/// `Ã` or `Â` (UTF-8 read as Latin-1, `Ã³`, whose second character is a
+/// symbol by nature). Octets of another single-byte charset make such
+/// symbols: Polish `ą ł ż` in windows-1250 read as windows-1252 are `¹ ³
+/// ¿` (`Wroc³aw`), Czech `š ž` in ISO-8859-2 `¹ ¾`, Russian `р` in
+/// windows-1251 read as ISO-8859-5 is `№` (`Я№штхђ`).
+fn symbol_between(prev: char, c: char, next: char) -> bool {
+    !c.is_ascii()
+        && !c.is_alphabetic()
+        && !c.is_whitespace()
+        && !matches!(
+            c,
+            '\u{0300}'..='\u{036F}'
+                | '\u{2019}'
+                | '\u{2018}'
+                | '\u{00B4}'
+                | '\u{02BC}'
+                | '\u{00AD}'
+                | '\u{00B7}'
+                | '\u{2010}'..='\u{2015}'
+        )
+        && prev.is_alphabetic()
+        && next.is_alphabetic()
+        && !matches!(prev, '\u{00C3}' | '\u{00C2}')
+}
+
+/// Symbols inside words in `text` ([`symbol_between`]), after a walk of its
+/// non-ASCII characters only (ASCII is skipped a block at a time: most of
+/// a labelled text is ASCII, and most Latin texts have no such symbol).
+pub(super) fn symbols_in_words(text: &str) -> usize {
+    let mut n = 0usize;
+    let mut at = 0usize;
+    while let Some(i) = find_nonascii(&text.as_bytes()[at..]) {
+        let pos = at + i;
+        let rest = &text[pos..];
+        let Some(c) = rest.chars().next() else {
+            break;
+        };
+        let prev = text[..pos].chars().next_back();
+        let next = rest[c.len_utf8()..].chars().next();
+        if let (Some(p), Some(x)) = (prev, next) {
+            n += usize::from(symbol_between(p, c, x));
+        }
+        at = pos + c.len_utf8();
+    }
+    n
+}
+
+/// Whether the letter `c` fits the case of the word around it: lowercase
+/// before a lowercase letter (`Wroc³aw`, `Z³oty` read as `Wrocław`,
+/// `Złoty`), a capital between capitals (`WROC£AW`). A capital before a
+/// lowercase letter (`Microsoft®Windows` read as `MicrosoftŽWindows`) or
+/// a lowercase one between capitals (`AB±CD`) is no repair.
+fn fits_case(prev: char, c: char, next: char) -> bool {
+    if next.is_lowercase() {
+        c.is_lowercase()
+    } else {
+        prev.is_uppercase() && next.is_uppercase() && c.is_uppercase()
+    }
+}
+
+/// Two readings of one single-byte text compared character by character
+/// (`None` when they differ in length): `repaired`, the symbols inside
+/// words of the `label`'s reading that the `other` reads as a letter of a
+/// writing system in the case of the word around it (`³` as `ł`,
+/// [`fits_case`]), of `distinct` characters; `broken`, the
+/// letters of the label's reading that the other reads as a symbol inside
+/// a word.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Repair {
+    pub repaired: usize,
+    pub distinct: usize,
+    pub broken: usize,
+}
+
+pub(super) fn repair(label: &str, other: &str) -> Option<Repair> {
+    let a: Vec<char> = label.chars().collect();
+    let b: Vec<char> = other.chars().collect();
+    if a.len() != b.len() {
+        return None;
+    }
+    let mut r = Repair::default();
+    let mut seen: Vec<char> = Vec::new();
+    for i in 1..a.len().saturating_sub(1) {
+        if symbol_between(a[i - 1], a[i], a[i + 1])
+            && b[i].is_alphabetic()
+            && script(b[i]) != Script::Other
+            && fits_case(a[i - 1], b[i], a[i + 1])
+        {
+            r.repaired += 1;
+            if !seen.contains(&a[i]) {
+                seen.push(a[i]);
+            }
+        }
+        if symbol_between(b[i - 1], b[i], b[i + 1]) && a[i].is_alphabetic() {
+            r.broken += 1;
+        }
+    }
+    r.distinct = seen.len();
+    Some(r)
+}
+
+/// Non-ASCII letters next to a letter of another writing system (ASCII
+/// letters are Latin; the blocks real text rarely uses, [`Script::Other`],
+/// are left out): `كçاب`, Arabic letters of ISO-8859-6 read as windows-1256.
+/// Words keep to one writing system.
+pub(super) fn mixed_script_letters(text: &str) -> usize {
+    let mut n = 0usize;
+    let mut prev: Option<Script> = None;
+    for c in text.chars() {
+        let here = if c.is_ascii_alphabetic() {
+            Some(Script::Latin)
+        } else if !c.is_ascii() && c.is_alphabetic() && script(c) != Script::Other {
+            Some(script(c))
+        } else {
+            None
+        };
+        if let (Some(p), Some(h)) = (prev, here)
+            && p != h
+            && !c.is_ascii()
+        {
+            n += 1;
+        }
+        prev = here;
+    }
+    n
+}
+
 /// Whether more of the non-ASCII letters of `text` are in one writing
 /// system other than Latin (Japanese and Korean counted as in
 /// [`plausible`]) than are Latin.

@@ -2517,3 +2517,134 @@ fn regression_cyrillic_under_another_cyrillic_label_is_read_as_itself() {
         }
     }
 }
+
+/// Central European text under a Western label, windows-1250 and ISO-8859-2
+/// under each other's, and windows-1251 under ISO-8859-5: symbols inside
+/// words (`Wroc³aw`, `¾lu»ouèký`, `Я№штхђ`) that the text's own charset
+/// reads as letters. Through the library and the command line.
+#[test]
+fn regression_symbols_inside_words_are_read_as_their_letters() {
+    let pl = "Cześć Paweł, dziękuję za szybką odpowiedź.\n\
+              Spotkanie odbędzie się w środę we Wrocławiu.\n\
+              Proszę przesłać poprawioną wersję umowy do piątku.\n\
+              Zaliczka wynosi tysiąc złotych, reszta po odbiorze.\n";
+    let cs = "Dobrý den, děkuji za rychlou odpověď, však jsem ji čekal.\n\
+              Schůzka bude ve čtvrtek v Brně, žádné změny.\n\
+              Příliš žluťoučký kůň úpěl ďábelské ódy.\n\
+              Ještě pošlu všechny přílohy, až je dostanu.\n";
+    let ru = "Привет, как дела? Всё хорошо, спасибо.\n\
+              Встреча состоится в среду в Москве, в большом зале.\n\
+              Пожалуйста, пришлите исправленную версию договора до пятницы.\n";
+    let cases: &[(&str, &'static Encoding, &str, &str)] = &[
+        (pl, encoding_rs::WINDOWS_1250, "iso-8859-1", "windows-1250"),
+        (pl, encoding_rs::ISO_8859_2, "windows-1252", "ISO-8859-2"),
+        (pl, encoding_rs::ISO_8859_2, "iso-8859-15", "ISO-8859-2"),
+        (cs, encoding_rs::ISO_8859_2, "iso-8859-1", "ISO-8859-2"),
+        // `š ž ť` are C1 controls in ISO-8859-2.
+        (cs, encoding_rs::WINDOWS_1250, "iso-8859-2", "windows-1250"),
+        (ru, encoding_rs::WINDOWS_1251, "iso-8859-5", "windows-1251"),
+    ];
+    for &(text, enc, label, name) in cases {
+        let bytes = encode(text, enc);
+        let d = charset::decode(&bytes, Some(label.as_bytes()), &body_opts());
+        assert_eq!(
+            d.verdict,
+            Verdict::Mislabeled,
+            "{name} under {label}: {:?}",
+            d.findings
+        );
+        assert_eq!(d.used.map(|c| c.name()), Some(name), "{name} under {label}");
+        assert_eq!(&*d.text, text, "{name} under {label}");
+        let msg = message(&format!("text/plain; charset={label}"), &bytes);
+        let (_, verdict, findings) = audit_body(&msg);
+        assert_eq!(verdict, "mislabeled", "{name} under {label}: {findings:?}");
+        assert_eq!(body_text(&filtered(&msg)), text, "{name} under {label}");
+    }
+}
+
+/// Correct text with symbols between letters keeps its label: trademarks,
+/// superscripts, `±`, the Spanish `¿`, apostrophes as `´`, the Catalan
+/// `l·l`, UTF-8 read as Latin-1 already in the text (`Ã³`), `№` in Russian,
+/// from a Polish sender too (chardetng's hint); Hungarian and Croatian in
+/// windows-1250 under Latin-1 read as letters (`õ û`, `è æ`): no evidence.
+#[test]
+fn regression_symbols_between_letters_in_correct_text_keep_the_label() {
+    // (Made-up tokens such as `x¹y a¹b p¼q Ma¿ana` together are what
+    // Polish reads as letters in the case of their words: from a `.pl`
+    // sender, chardetng then says ISO-8859-2, and they would be read so.)
+    let west = "Microsoft®Windows and Microsoft®Office, Microsoft®Outlook.\n\
+                H²O, CO²-Ausstoß, AB±CD, SI¿NO, 10¼in, Fußnote¹, 5×4.\n\
+                don´t worry, it´s fine; col·lecció, instal·lar; guiÃ³n, fÃ¸r\n";
+    for label in ["iso-8859-1", "windows-1252", "iso-8859-15"] {
+        for tld in ["com", "pl", "cz"] {
+            let opts = DecodeOptions {
+                tld: charset::Tld::from_domain(format!("example.{tld}").as_bytes()),
+                ..body_opts()
+            };
+            let enc = Encoding::for_label(label.as_bytes()).expect("a known encoding");
+            // ISO-8859-15 has no `¼ ´ ¸`: left out, as a writer would have to.
+            let west: String = west
+                .chars()
+                .filter(|c| !enc.encode(&c.to_string()).2)
+                .collect();
+            let bytes = encode(&west, enc);
+            let d = charset::decode(&bytes, Some(label.as_bytes()), &opts);
+            assert_ne!(
+                d.verdict,
+                Verdict::Mislabeled,
+                "{label} .{tld}: {:?}",
+                d.findings
+            );
+            assert_eq!(&*d.text, west.as_str(), "{label} .{tld}");
+        }
+    }
+    let ru = "Заказ №5, счёт №17 от 1 мая.\nСтатья §4, пункт §2 договора.\n";
+    for label in ["iso-8859-5", "windows-1251"] {
+        let enc = Encoding::for_label(label.as_bytes()).expect("a known encoding");
+        let bytes = encode(ru, enc);
+        let d = charset::decode(&bytes, Some(label.as_bytes()), &body_opts());
+        assert_ne!(d.verdict, Verdict::Mislabeled, "{label}: {:?}", d.findings);
+        assert_eq!(&*d.text, ru, "{label}");
+    }
+    // Letters for letters: left as the label reads them.
+    let hu = "Árvíztűrő tükörfúrógép, köszönöm a gyors választ.\n\
+              A megbeszélés csütörtökön lesz Győrben, időben.\n";
+    let bytes = encode(hu, encoding_rs::WINDOWS_1250);
+    let d = charset::decode(&bytes, Some(b"iso-8859-1"), &body_opts());
+    assert_ne!(d.verdict, Verdict::Mislabeled, "{:?}", d.findings);
+}
+
+/// windows-1256 under ISO-8859-6: errors where ISO-8859-6 has no letter
+/// (`ف ق ك ي`), the rest other Arabic letters. Read as windows-1256; a
+/// correct ISO-8859-6 text with a few damaged octets keeps its label.
+#[test]
+fn regression_windows_1256_under_iso_8859_6_is_read_as_itself() {
+    let ar = "مرحبا، شكرا على الرد السريع.\n\
+              سيكون الاجتماع يوم الخميس في القاهرة.\n\
+              يرجى إرسال النسخة المعدلة من العقد قبل يوم الجمعة.\n";
+    let bytes = encode(ar, encoding_rs::WINDOWS_1256);
+    let d = charset::decode(&bytes, Some(b"iso-8859-6"), &body_opts());
+    assert_eq!(d.verdict, Verdict::Mislabeled, "{:?}", d.findings);
+    assert_eq!(d.used.map(|c| c.name()), Some("windows-1256"));
+    assert_eq!(&*d.text, ar);
+    let msg = message("text/plain; charset=iso-8859-6", &bytes);
+    let (_, verdict, findings) = audit_body(&msg);
+    assert_eq!(verdict, "mislabeled", "{findings:?}");
+    assert_eq!(body_text(&filtered(&msg)), ar);
+    // The same text in ISO-8859-6, one to six octets damaged.
+    let mut own = encode(ar, encoding_rs::ISO_8859_6);
+    for (n, at) in [7usize, 31, 55, 80, 99, 120].into_iter().enumerate() {
+        if at < own.len() {
+            own[at] = 0xFF;
+        }
+        let d = charset::decode(&own, Some(b"iso-8859-6"), &body_opts());
+        assert_ne!(
+            d.verdict,
+            Verdict::Mislabeled,
+            "{} damaged: {:?}",
+            n + 1,
+            d.findings
+        );
+        assert_eq!(d.used.map(|c| c.name()), Some("ISO-8859-6"));
+    }
+}
