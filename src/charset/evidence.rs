@@ -440,22 +440,43 @@ fn symbol_between(prev: char, c: char, next: char) -> bool {
 /// non-ASCII characters only (ASCII is skipped a block at a time: most of
 /// a labelled text is ASCII, and most Latin texts have no such symbol).
 pub(super) fn symbols_in_words(text: &str) -> usize {
+    let bytes = text.as_bytes();
     let mut n = 0usize;
     let mut at = 0usize;
-    while let Some(i) = find_nonascii(&text.as_bytes()[at..]) {
-        let pos = at + i;
-        let rest = &text[pos..];
-        let Some(c) = rest.chars().next() else {
+    loop {
+        // The next non-ASCII character: often the very next one (Cyrillic,
+        // accented words), else after a block-wise skip of ASCII.
+        let pos = match bytes.get(at) {
+            None => break,
+            Some(&b) if b >= 0x80 => at,
+            Some(_) => match find_nonascii(&bytes[at..]) {
+                Some(i) => at + i,
+                None => break,
+            },
+        };
+        let Some(c) = text.get(pos..).and_then(|r| r.chars().next()) else {
             break;
         };
+        at = pos + c.len_utf8();
+        // The letters of the Latin and Cyrillic blocks are most of what a
+        // clean reading holds, and never a symbol: no look around them.
+        if common_letter(c) {
+            continue;
+        }
         let prev = text[..pos].chars().next_back();
-        let next = rest[c.len_utf8()..].chars().next();
+        let next = text[at..].chars().next();
         if let (Some(p), Some(x)) = (prev, next) {
             n += usize::from(symbol_between(p, c, x));
         }
-        at = pos + c.len_utf8();
     }
     n
+}
+
+/// Letters of Latin-1, Latin Extended-A and -B and basic Cyrillic (every
+/// character of those ranges is alphabetic): what [`symbols_in_words`]
+/// passes over without a look.
+fn common_letter(c: char) -> bool {
+    matches!(c, '\u{00C0}'..='\u{00D6}' | '\u{00D8}'..='\u{00F6}' | '\u{00F8}'..='\u{024F}' | '\u{0410}'..='\u{044F}')
 }
 
 /// Whether the letter `c` fits the case of the word around it: lowercase
@@ -657,6 +678,34 @@ pub(super) fn words(text: &str) -> bool {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// Every character `symbols_in_words` passes over without a look is a
+    /// letter, which `symbol_between` never counts.
+    #[test]
+    fn common_letters_are_alphabetic() {
+        for c in (0u32..0x0500)
+            .filter_map(char::from_u32)
+            .filter(|&c| common_letter(c))
+        {
+            assert!(c.is_alphabetic(), "{c:?}");
+            assert!(!symbol_between('a', c, 'b'), "{c:?}");
+        }
+    }
+
+    proptest! {
+        /// The walk with its shortcuts counts what a look at every
+        /// character counts.
+        #[test]
+        fn symbols_in_words_counts_every_character(
+            text in "[a-zA-Z \u{b9}\u{b3}\u{bf}\u{bc}\u{e9}\u{d7}\u{2116}\u{452}\u{430}-\u{44f}\u{2019}\u{c3}]{0,60}"
+        ) {
+            let chars: Vec<char> = text.chars().collect();
+            let want = (1..chars.len().saturating_sub(1))
+                .filter(|&i| symbol_between(chars[i - 1], chars[i], chars[i + 1]))
+                .count();
+            prop_assert_eq!(symbols_in_words(&text), want);
+        }
+    }
 
     #[test]
     fn find_nonascii_finds_the_first_at_every_position() {
