@@ -121,20 +121,11 @@ fn candidate<'a>(
             Cow::Borrowed(s),
         ));
     }
-    let g = latin_preference(bytes, guess(bytes, opts.tld, false));
-    if g.decoder_name() == label_cs.decoder_name() {
-        return None;
-    }
-    let (text, report, used) = decode_with(bytes, g);
-    (report.is_clean() && plausible(&text) && words(&text)).then(|| {
-        (
-            Detected {
-                charset: used,
-                confidence: confidence(used, bytes, true),
-            },
-            text,
-        )
-    })
+    read_guess(
+        bytes,
+        label_cs,
+        latin_preference(bytes, guess(bytes, opts.tld, false)),
+    )
 }
 
 /// chardetng's guess (with the top-level domain), when it is not the
@@ -149,7 +140,16 @@ fn guessed<'a>(
     label_cs: &'static Charset,
     opts: &DecodeOptions,
 ) -> Option<(Detected, Cow<'a, str>)> {
-    let g = guess(bytes, opts.tld, false);
+    read_guess(bytes, label_cs, guess(bytes, opts.tld, false))
+}
+
+/// `bytes` read as the guess `g`, when it is not the label's decoder and
+/// reads every octet plausibly, in words.
+fn read_guess<'a>(
+    bytes: &'a [u8],
+    label_cs: &'static Charset,
+    g: &'static Charset,
+) -> Option<(Detected, Cow<'a, str>)> {
     if g.decoder_name() == label_cs.decoder_name() {
         return None;
     }
