@@ -456,8 +456,9 @@ impl<'a> Ctx<'a, '_> {
         let content_type = if in_digest
             && header.get("content-type").is_none()
             && (header.fields.iter().any(|f| !f.name.is_empty())
-                || starts_with_field(bytes.get(header.body_offset..)))
-        {
+                || crate::mime::starts_with_field(
+                    bytes.get(header.body_offset..).unwrap_or_default(),
+                )) {
             ContentType::digest_default()
         } else {
             header.content_type()
@@ -717,22 +718,6 @@ fn envelope_line(raw: &[u8]) -> Option<Range<usize>> {
     }
     let end = memchr::memchr(b'\n', &raw[at..]).map_or(raw.len(), |i| at + i + 1);
     Some(0..end)
-}
-
-/// Whether `bytes` start with a header field (`name:`, white space allowed
-/// before the colon): what a message's first line is.
-fn starts_with_field(bytes: Option<&[u8]>) -> bool {
-    let bytes = bytes.unwrap_or_default();
-    let name = bytes
-        .iter()
-        .take_while(|&&b| (33..=126).contains(&b) && b != b':')
-        .count();
-    let rest = bytes.get(name..).unwrap_or_default();
-    let wsp = rest
-        .iter()
-        .take_while(|&&b| b == b' ' || b == b'\t')
-        .count();
-    name > 0 && rest.get(wsp) == Some(&b':')
 }
 
 #[cfg(test)]

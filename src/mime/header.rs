@@ -278,6 +278,12 @@ fn field_head(i: &[u8]) -> PResult<'_, &[u8]> {
     Ok((rest, name))
 }
 
+/// Whether `bytes` start with a header field's name and colon
+/// ([`field_head`]): what a message's first line is.
+pub(crate) fn starts_with_field(bytes: &[u8]) -> bool {
+    field_head(bytes).is_ok()
+}
+
 /// Splits the header section of a message or body part into fields.
 ///
 /// ```abnf

@@ -67,7 +67,7 @@ pub use encoded_word::{
     decode_unstructured, decode_unstructured_with,
 };
 pub use header::{Field, HeaderBlock, LineEnding, MAX_LINE, parse_header_block};
-pub(crate) use header::{parse_header_block_sized, recycle_fields};
+pub(crate) use header::{parse_header_block_sized, recycle_fields, starts_with_field};
 pub use html::{HtmlCharset, html_charset};
 pub use params::{ContentDisposition, ContentType, ParamEncoding, Parameter, TransferEncoding};
 pub use writer::{

@@ -658,6 +658,26 @@ fn filtered(msg: &[u8]) -> Vec<u8> {
     out
 }
 
+/// `text` written in `enc` under `label` is read as written, charset
+/// `name`, verdict `mislabeled`: through the library, the audit and the
+/// filter.
+fn assert_read_as_written(text: &str, enc: &'static Encoding, label: &str, name: &str) {
+    let bytes = encode(text, enc);
+    let d = charset::decode(&bytes, Some(label.as_bytes()), &body_opts());
+    assert_eq!(
+        d.verdict,
+        Verdict::Mislabeled,
+        "{name} under {label}: {:?}",
+        d.findings
+    );
+    assert_eq!(d.used.map(|c| c.name()), Some(name), "{name} under {label}");
+    assert_eq!(&*d.text, text, "{name} under {label}");
+    let msg = message(&format!("text/plain; charset={label}"), &bytes);
+    let (_, verdict, findings) = audit_body(&msg);
+    assert_eq!(verdict, "mislabeled", "{name} under {label}: {findings:?}");
+    assert_eq!(body_text(&filtered(&msg)), text, "{name} under {label}");
+}
+
 #[test]
 fn regression_utf8_cut_inside_its_last_character_keeps_utf8() {
     let body = [JA.repeat(3).as_bytes(), b"cut \xe6\x97"].concat();
@@ -2235,20 +2255,7 @@ fn regression_another_script_under_a_latin_label_is_read_as_itself() {
         ),
     ];
     for &(text, enc, label, name) in cases {
-        let bytes = encode(text, enc);
-        let d = charset::decode(&bytes, Some(label.as_bytes()), &body_opts());
-        assert_eq!(
-            d.verdict,
-            Verdict::Mislabeled,
-            "{name} under {label}: {:?}",
-            d.findings
-        );
-        assert_eq!(d.used.map(|c| c.name()), Some(name), "{name} under {label}");
-        assert_eq!(&*d.text, text, "{name} under {label}");
-        let msg = message(&format!("text/plain; charset={label}"), &bytes);
-        let (_, verdict, findings) = audit_body(&msg);
-        assert_eq!(verdict, "mislabeled", "{name} under {label}: {findings:?}");
-        assert_eq!(body_text(&filtered(&msg)), text, "{name} under {label}");
+        assert_read_as_written(text, enc, label, name);
     }
 }
 
@@ -2545,20 +2552,7 @@ fn regression_symbols_inside_words_are_read_as_their_letters() {
         (ru, encoding_rs::WINDOWS_1251, "iso-8859-5", "windows-1251"),
     ];
     for &(text, enc, label, name) in cases {
-        let bytes = encode(text, enc);
-        let d = charset::decode(&bytes, Some(label.as_bytes()), &body_opts());
-        assert_eq!(
-            d.verdict,
-            Verdict::Mislabeled,
-            "{name} under {label}: {:?}",
-            d.findings
-        );
-        assert_eq!(d.used.map(|c| c.name()), Some(name), "{name} under {label}");
-        assert_eq!(&*d.text, text, "{name} under {label}");
-        let msg = message(&format!("text/plain; charset={label}"), &bytes);
-        let (_, verdict, findings) = audit_body(&msg);
-        assert_eq!(verdict, "mislabeled", "{name} under {label}: {findings:?}");
-        assert_eq!(body_text(&filtered(&msg)), text, "{name} under {label}");
+        assert_read_as_written(text, enc, label, name);
     }
 }
 

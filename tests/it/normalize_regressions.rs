@@ -635,6 +635,14 @@ mod generated {
     }
 }
 
+/// Each part's number and media type, in tree order.
+fn part_types(msg: &mailcharset::message::Message<'_>) -> Vec<(String, String)> {
+    msg.parts()
+        .iter()
+        .map(|p| (p.id.clone(), p.content_type.mime_type()))
+        .collect()
+}
+
 /// A part of a multipart/digest without a Content-Type is a message/rfc822
 /// (RFC 2046 5.1.5). It used to be read as text/plain: the encapsulated
 /// message, header and attachments, was converted as one text (a PDF
@@ -651,11 +659,7 @@ fn regression_digest_part_without_content_type_is_a_message() {
         Content-Type: application/pdf\nContent-Transfer-Encoding: base64\n\nJVBERi0xLjQK\n--m--\n\
         \n--d\nContent-Type: message/rfc822\n\nSubject: two\n\nplain\n--d--\n";
     let msg = mailcharset::message::Message::parse(raw);
-    let types: Vec<(String, String)> = msg
-        .parts()
-        .iter()
-        .map(|p| (p.id.clone(), p.content_type.mime_type()))
-        .collect();
+    let types = part_types(&msg);
     assert_eq!(
         types,
         [
@@ -750,11 +754,7 @@ fn regression_digest_part_that_is_only_text_stays_text() {
         ]
         .concat();
         let msg = mailcharset::message::Message::parse(&raw);
-        let types: Vec<(String, String)> = msg
-            .parts()
-            .iter()
-            .map(|p| (p.id.clone(), p.content_type.mime_type()))
-            .collect();
+        let types = part_types(&msg);
         assert_eq!(
             types,
             [
