@@ -37,7 +37,7 @@
 //! | bodies only: NUL, C0 controls other than TAB LF FF CR ESC SO SI at 1% of the octets or more (a final SUB and trailing NULs are allowed), or an archive/image/PDF magic number | binary | `suspicious`, finding `binary-in-text` | kept byte for byte ([`Decoded::binary`]) |
 //! | bodies only: NULs in every other (or 3 of 4) octets under an ASCII-compatible, 7-bit or no label | UTF-16/32 without BOM | as for a label that lies | UTF-16 (byte-order guess) or UTF-32; binary when that does not decode cleanly |
 //! | 7-bit label (ISO-2022-JP, -JP-2, -KR, HZ, UTF-7) | as for an ASCII-compatible label: every 8-bit octet is an error, escape lines are what it explains; one valid UTF-8 character is a candidate | as above | as above |
-//! | bodies under UTF-16/32: a magic number; U+0000 inside, C0/C1 controls at 1% of the characters, or 4+ decoding errors at 1% ([`wide_binary`]) | binary | `suspicious`, `binary-in-text` | kept byte for byte |
+//! | bodies under UTF-16/32: a magic number; U+0000 inside, C0/C1 controls (SO, SI too) or noncharacters at 1% of the characters, or 4+ decoding errors at 1% ([`wide_binary`]) | binary | `suspicious`, `binary-in-text` | kept byte for byte |
 //! | UTF-16/32 label, no NUL octet, an LF octet | the label explains nothing | `mislabeled` if valid UTF-8 (ASCII too) or a candidate reads plausibly | UTF-8 / the candidate's; else the label's |
 //! | ISO-2022-JP escapes in 7-bit text under us-ascii, no label, unknown, `unknown-8bit` | ASCII cannot explain them | `mislabeled` (us-ascii), else as the label's case | ISO-2022-JP when chardetng says so and the reading is clean, 4+ characters, plausible, in words |
 //!

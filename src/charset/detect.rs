@@ -407,8 +407,11 @@ pub(super) fn binary(bytes: &[u8]) -> Option<&'static str> {
 /// A body read as UTF-16 or UTF-32 that is not text: why, if so. The
 /// octet rules of [`binary`] on characters (a UTF-16/32 text has NUL octets
 /// by nature, not U+0000): U+0000 inside the text (trailing ones are
-/// padding), C0 controls other than TAB LF FF CR ESC SO SI or C1 controls
-/// at 1% of the characters or more; and decoding errors (unpaired
+/// padding), C0 controls other than TAB LF FF CR ESC or C1 controls at 1%
+/// of the characters or more (SO and SI shift an ISO 2022 octet stream;
+/// no UTF-16/32 text holds them, and PCM audio read as UTF-16 does);
+/// noncharacters (U+FDD0..U+FDEF, U+FFFE, U+FFFF: never interchanged,
+/// U+FFFE is a byte order mark read the wrong way round) at 1%; and decoding errors (unpaired
 /// surrogates, values beyond U+10FFFF, a cut last unit), four or more and
 /// at least 1% of the characters: fewer are damage to a text, random octets
 /// make one in every 30 or so UTF-16 units and nearly every UTF-32 one.
@@ -421,11 +424,18 @@ pub(super) fn wide_binary(text: &str, errors: usize) -> Option<&'static str> {
     let controls = body
         .chars()
         .filter(|&c| {
-            matches!(u32::from(c), 0x01..=0x08 | 0x0B | 0x10..=0x1A | 0x1C..=0x1F | 0x80..=0x9F)
+            matches!(u32::from(c), 0x01..=0x08 | 0x0B | 0x0E | 0x0F | 0x10..=0x1A | 0x1C..=0x1F | 0x80..=0x9F)
         })
         .count();
     if controls > 0 && controls * 100 >= chars {
         return Some("control characters");
+    }
+    let nonchars = body
+        .chars()
+        .filter(|&c| matches!(u32::from(c), 0xFDD0..=0xFDEF) || u32::from(c) & 0xFFFE == 0xFFFE)
+        .count();
+    if nonchars > 0 && nonchars * 100 >= chars {
+        return Some("noncharacters");
     }
     if errors >= 4 && errors * 100 >= chars {
         return Some("ill-formed units");
@@ -801,6 +811,17 @@ mod tests {
         assert_eq!(wide_binary("text\u{0}more", 0), Some("U+0000 characters"));
         assert_eq!(wide_binary("text padded\n\u{0}\u{0}", 0), None);
         assert_eq!(wide_binary("a\u{85}b", 0), Some("control characters"));
+        // Shift codes of ISO 2022 and noncharacters: PCM audio read as UTF-16.
+        assert_eq!(
+            wide_binary("\u{FF29}ɆHﾱ\u{E}\u{FEC9}", 0),
+            Some("control characters")
+        );
+        assert_eq!(wide_binary("ｽÃ9ﾋЮﺜĭƕE\u{FDE8}︍", 0), Some("noncharacters"));
+        assert_eq!(wide_binary("text\u{FFFE} more", 0), Some("noncharacters"));
+        assert_eq!(
+            wide_binary(&format!("{}\u{FFFF}", "text ".repeat(30)), 0),
+            None
+        );
         let text = "日本語のテキストです。".repeat(30);
         assert_eq!(wide_binary(&text, 3), None);
         assert_eq!(wide_binary(&text, 4), Some("ill-formed units"));

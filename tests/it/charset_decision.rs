@@ -883,6 +883,41 @@ fn regression_short_binary_under_utf_16_is_kept_byte_for_byte() {
     }
 }
 
+/// 16-bit PCM audio near silence (samples of a few hundred either side of
+/// zero: high octets 00, 01, FF, FE) has a NUL in every other octet, so it
+/// was read as UTF-16LE without a BOM under no label or an ASCII-based one,
+/// and under a UTF-16 label as is, and written out as "text" of Latin,
+/// fullwidth and Arabic presentation forms. Its reading holds an ISO 2022
+/// shift (U+000E) or a noncharacter (U+FDE8), which no UTF-16 text does:
+/// kept byte for byte. (Two 40-octet blobs of `tools/hunt_charsets.py`,
+/// seeds 101 and 6.)
+#[test]
+fn regression_pcm_audio_read_as_utf_16_is_kept_byte_for_byte() {
+    let unhex = |s: &str| -> Vec<u8> {
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("test hex"))
+            .collect()
+    };
+    let shift =
+        unhex("29ff4602dfff48000e00b1ffc9fe5eff3fff14021efecfff2b004b003c0172ffca007900bdfe2300");
+    let nonchar =
+        unhex("65ffc30039008bff2e049cfe2d01950145001efd400077008801c2003ffe7fffa7fe7efde8fd0dfe");
+    for body in [&shift, &nonchar] {
+        for label in ["utf-16le", "utf-7", "us-ascii"] {
+            let msg = binary_message(label, body);
+            assert_eq!(filtered(&msg), msg, "{label}");
+            let (_, _, findings) = audit_body(&msg);
+            assert!(
+                findings.contains(&"binary-in-text".to_string()),
+                "{label}: {findings:?}"
+            );
+        }
+        let msg = message("text/plain", body);
+        assert_eq!(filtered(&msg), msg, "no label");
+    }
+}
+
 /// 16-bit samples (a quiet sound, a table of small integers) have a NUL in
 /// every other octet, like BOM-less UTF-16, and decode cleanly as it, into
 /// U+0000 and C0/C1 controls: they were written out as UTF-16 "text".
