@@ -195,6 +195,8 @@ impl Auditor<'_, '_> {
             Some((l, LabelSource::ContentType)) => (Some(l), Source::Body),
             Some((l, LabelSource::HtmlMeta)) => (Some(l), Source::HtmlMeta),
             Some((l, LabelSource::HtmlBom)) => (Some(l), Source::HtmlBom),
+            Some((l, LabelSource::XmlSignature)) => (Some(l), Source::XmlSignature),
+            Some((l, LabelSource::XmlDeclaration)) => (Some(l), Source::XmlDeclaration),
             None => (None, Source::Body),
         };
         let body = DecodeOptions {

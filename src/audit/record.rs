@@ -50,6 +50,13 @@ pub enum Source {
     /// A text/html body without a `charset` parameter: the charset its
     /// byte order mark names (location `body`).
     HtmlBom,
+    /// An XML body (text/xml, text/*+xml) without a `charset` parameter:
+    /// the charset its byte order mark or UTF-16 `<?` names (location
+    /// `body`).
+    XmlSignature,
+    /// An XML body without a `charset` parameter: the `encoding` of its
+    /// XML declaration (location `body`).
+    XmlDeclaration,
     /// A run of RFC 2047 encoded-words (in a header field or a parameter).
     EncodedWord,
     /// An RFC 2231 parameter value (`name*=charset'lang'...`).

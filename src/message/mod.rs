@@ -360,6 +360,12 @@ pub enum LabelSource {
     /// text/html without a `charset` parameter: the first `<meta>` that
     /// declares a charset in the first 1024 octets (WHATWG prescan).
     HtmlMeta,
+    /// XML text (text/xml, text/*+xml) without a `charset` parameter: the
+    /// byte order mark, or `<?` in UTF-16 (RFC 7303, XML 1.0 appendix F).
+    XmlSignature,
+    /// XML text without a `charset` parameter: the `encoding` of the XML
+    /// declaration that opens it.
+    XmlDeclaration,
 }
 
 /// The charset label of a text body (`body` after transfer decoding) and
@@ -368,7 +374,8 @@ pub enum LabelSource {
 /// label wins, as in WHATWG's encoding sniffing, and is decided on its own
 /// evidence); for text/html without one, the document's own declaration
 /// ([`crate::mime::html_charset`]: a byte order mark, else the `<meta>`
-/// prescan). Normalize and audit both take a body's label from here, and
+/// prescan), for XML text (text/xml, text/*+xml, RFC 7303) its byte order
+/// mark or XML declaration ([`crate::mime::xml_charset`]). Normalize and audit both take a body's label from here, and
 /// hand it to the charset decision like any label: a `<meta>` that lies is
 /// caught by the evidence as a Content-Type that lies is.
 ///
@@ -387,7 +394,20 @@ pub fn body_label<'s>(ct: &'s ContentType, body: &'s [u8]) -> Option<(&'s [u8], 
     if let Some(label) = ct.charset() {
         return Some((label, LabelSource::ContentType));
     }
-    if ct.media_type != "text" || ct.subtype != "html" {
+    if ct.media_type != "text" {
+        return None;
+    }
+    if crate::mime::is_xml(&ct.subtype) {
+        return match crate::mime::xml_charset(body)? {
+            crate::mime::XmlCharset::Signature(name) => {
+                Some((name.as_bytes(), LabelSource::XmlSignature))
+            }
+            crate::mime::XmlCharset::Declared(range) => {
+                Some((body.get(range)?, LabelSource::XmlDeclaration))
+            }
+        };
+    }
+    if ct.subtype != "html" {
         return None;
     }
     match crate::mime::html_charset(body)? {

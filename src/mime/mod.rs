@@ -57,6 +57,7 @@ mod html;
 pub(crate) mod lexer;
 mod params;
 mod writer;
+mod xml;
 
 pub use address::{
     AddressList, Group, Mailbox, decode_phrase_list, parse_address_list, parse_address_list_with,
@@ -74,6 +75,8 @@ pub use writer::{
     HeaderMode, WriteOptions, encode_phrase, write_address_list, write_parameter,
     write_parameterized, write_unstructured,
 };
+pub(crate) use xml::declared_encoding as xml_declared_encoding;
+pub use xml::{XmlCharset, is_xml, xml_charset};
 
 use crate::charset::{self, Charset, DecodeOptions, Detected, Resolution};
 use crate::finding::{Finding, FindingKind, Verdict};

@@ -1,7 +1,8 @@
 //! Text bodies: decode through the label (or detection), write as UTF-8.
 
 use super::{
-    Action, Ctx, Edit, NormalizeError, PartReport, eol_of, html, label_text, line_ending_of,
+    Action, Ctx, Edit, NormalizeError, PartReport, declared, eol_of, html, label_text,
+    line_ending_of,
 };
 use crate::charset::{self, Charset};
 use crate::finding::{FindingKind, Verdict};
@@ -112,13 +113,20 @@ pub(super) fn text_part(
     }
     let le = line_ending_of(msg, part);
     let eol = eol_of(le);
-    let text: Cow<'_, str> = if ct.subtype == "html" {
-        match html::rewrite_meta_charset(&d.text) {
-            Cow::Borrowed(_) => d.text,
-            Cow::Owned(s) => Cow::Owned(s),
-        }
+    // The document's own declaration must say what it now is: a saved
+    // attachment is read by it (doc/normalize.md).
+    let rewritten_decl = if ct.subtype == "html" {
+        html::rewrite_meta_charset(&d.text)
+    } else if crate::mime::is_xml(&ct.subtype) {
+        declared::rewrite_xml_encoding(&d.text)
+    } else if ct.subtype == "css" {
+        declared::rewrite_css_charset(&d.text)
     } else {
-        d.text
+        Cow::Borrowed("")
+    };
+    let text: Cow<'_, str> = match rewritten_decl {
+        Cow::Owned(s) => Cow::Owned(s),
+        Cow::Borrowed(_) => d.text,
     };
     let text = with_line_endings(text.as_bytes(), eol);
     let (cte, mut body) = if transfer::is_7bit_clean(&text) {

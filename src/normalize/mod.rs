@@ -46,10 +46,12 @@
 //! ```
 
 mod body;
+mod declared;
 mod headers;
 mod html;
 
 pub use crate::mime::HeaderMode;
+pub use declared::{rewrite_css_charset, rewrite_xml_encoding};
 pub use html::rewrite_meta_charset;
 
 use crate::charset::{DecodeOptions, Unicode11Policy};

@@ -780,3 +780,94 @@ fn regression_digest_part_that_is_only_text_stays_text() {
         );
     }
 }
+
+/// A text/xml attachment converted to UTF-8 kept its XML declaration
+/// (`encoding="ISO-8859-1"`), and an XML parser reads a saved file by its
+/// declaration: every non-ASCII character of the document became mojibake
+/// (`CafÃ©`). The declaration is now rewritten to UTF-8 with the body (as
+/// HTML's `<meta>` is), a style sheet's `@charset` likewise; and text/xml
+/// without a `charset` parameter is labelled by its declaration (RFC
+/// 7303), as text/html is by its `<meta>`. Python's XML parser, reading
+/// each attachment as the saved file it is, is the oracle.
+#[test]
+fn regression_xml_declaration_says_what_the_converted_body_is() {
+    let greek = "Καλημέρα, Θεσσαλονίκη";
+    let french = "Café à Genève, déjà reçu";
+    let xml = |enc: &str, text: &str| {
+        format!("<?xml version=\"1.0\" encoding=\"{enc}\"?>\n<note><p>{text}</p></note>\n")
+    };
+    let latin1 = encoding_rs::WINDOWS_1252
+        .encode(&xml("ISO-8859-1", french))
+        .0
+        .into_owned();
+    let iso7 = encoding_rs::ISO_8859_7
+        .encode(&xml("ISO-8859-7", greek))
+        .0
+        .into_owned();
+    let sjis = encoding_rs::SHIFT_JIS
+        .encode(&xml("Shift_JIS", "会議は木曜日です"))
+        .0
+        .into_owned();
+    let css = encoding_rs::WINDOWS_1252
+        .encode("@charset \"iso-8859-1\";\np::before { content: \"Café\" }\n")
+        .0
+        .into_owned();
+    let part = |ct: &str, name: &str, body: &[u8]| {
+        [
+            format!(
+                "--B\nContent-Type: {ct}\nContent-Disposition: attachment; filename={name}\n\
+                 Content-Transfer-Encoding: 8bit\n\n"
+            )
+            .as_bytes(),
+            body,
+        ]
+        .concat()
+    };
+    let raw = [
+        b"From: a@example.fr\nMessage-ID: <x@example.fr>\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=B\n\n".as_slice(),
+        &part("text/xml; charset=iso-8859-1", "a.xml", &latin1),
+        &part("text/xml", "b.xml", &iso7),
+        &part("application/vnd.example+xml", "c.xml", &iso7),
+        &part("text/vnd.example+xml", "d.xml", &sjis),
+        &part("text/css; charset=windows-1252", "e.css", &css),
+        b"--B--\n",
+    ]
+    .concat();
+    let out = norm(&raw);
+    let script = "import sys, email, xml.etree.ElementTree as ET\n\
+        m = email.message_from_bytes(sys.stdin.buffer.read())\n\
+        for p in m.walk():\n\
+        \x20   if p.get_filename() and p.get_filename().endswith('.xml'):\n\
+        \x20       print(ET.fromstring(p.get_payload(decode=True)).find('p').text)\n";
+    let test = "regression_xml_declaration_says_what_the_converted_body_is";
+    if let Some(read) = common::python(test, script, &out) {
+        assert_eq!(
+            String::from_utf8(read).expect("UTF-8"),
+            format!("{french}\n{greek}\n{greek}\n会議は木曜日です\n")
+        );
+    }
+    let m = mailcharset::message::Message::parse(&out);
+    let bodies: Vec<Vec<u8>> = m
+        .parts()
+        .into_iter()
+        .map(|p| p.decoded_body(&m).0.into_owned())
+        .collect();
+    let css = "@charset \"utf-8\";\np::before { content: \"Café\" }";
+    assert!(bodies.iter().any(|b| b == css.as_bytes()), "{bodies:?}");
+    // The application/ part is not text: untouched, its declaration too.
+    assert!(out.windows(iso7.len()).any(|w| w == iso7));
+    // The audit reads the declaration as the label of the unlabelled one.
+    let recs = audit(&raw);
+    let rec = recs
+        .iter()
+        .find(|r| r.part == "2" && r.location == "body")
+        .expect("record of b.xml");
+    assert_eq!(
+        (
+            rec.label.as_deref(),
+            rec.charset.as_deref(),
+            rec.verdict.as_str()
+        ),
+        (Some("ISO-8859-7"), Some("ISO-8859-7"), "ok")
+    );
+}
