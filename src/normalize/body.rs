@@ -121,6 +121,8 @@ pub(super) fn text_part(
         declared::rewrite_xml_encoding(&d.text)
     } else if ct.subtype == "css" {
         declared::rewrite_css_charset(&d.text)
+    } else if declared::is_directory(&ct.subtype) {
+        declared::rewrite_vcard_charset(&d.text)
     } else {
         Cow::Borrowed("")
     };

@@ -1,8 +1,9 @@
-//! Charset declarations inside XML and CSS text: after a text/xml or
-//! text/css part is converted, the document's own declaration must say
-//! UTF-8. A saved attachment is read by its declaration, not by the MIME
+//! Charset declarations inside XML, CSS and vCard text: after a text/xml,
+//! text/css or vCard part is converted, the document's own declaration
+//! must say UTF-8. A saved attachment is read by its declaration, not by the MIME
 //! label (an XML parser given a file honours `<?xml ... encoding="..."?>`,
-//! a browser a style sheet's `@charset`), so a converted part that still
+//! a browser a style sheet's `@charset`, an address book a vCard 2.1
+//! property's `CHARSET=`), so a converted part that still
 //! declared ISO-8859-1 would be read as mojibake (`CafÃ©`) by every tool
 //! that opens it.
 
@@ -70,6 +71,90 @@ pub fn rewrite_css_charset(css: &str) -> Cow<'_, str> {
     Cow::Owned([before, "utf-8", after].concat())
 }
 
+/// Whether a text part of this subtype is a vCard or vCalendar, whose
+/// version 1.0/2.1 properties carry their own `CHARSET=` parameter.
+pub(crate) fn is_directory(subtype: &str) -> bool {
+    matches!(
+        subtype,
+        "x-vcard" | "vcard" | "directory" | "x-vcalendar" | "calendar"
+    )
+}
+
+/// Rewrites the `CHARSET=` parameter of each vCard/vCalendar property whose
+/// value holds non-ASCII text to `UTF-8` (vCard 2.1 section 2.4; Outlook
+/// writes `N;CHARSET=Windows-1252:Müller;Hans` with the octets raw). A
+/// property whose value is quoted-printable or base64 (`ENCODING=...`) is
+/// left alone: its octets are still in the charset it names, ASCII to
+/// MIME and so unconverted. Continuation lines (starting with a space or
+/// tab) belong to the property before them. Borrows when nothing changed.
+///
+/// ```
+/// use mailcharset::normalize::rewrite_vcard_charset;
+/// assert_eq!(
+///     rewrite_vcard_charset("BEGIN:VCARD\nN;CHARSET=Windows-1252:Müller;Hans\nEND:VCARD\n"),
+///     "BEGIN:VCARD\nN;CHARSET=UTF-8:Müller;Hans\nEND:VCARD\n"
+/// );
+/// ```
+pub fn rewrite_vcard_charset(card: &str) -> Cow<'_, str> {
+    let b = card.as_bytes();
+    // (start, end) of each CHARSET value to replace.
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    let mut at = 0;
+    while at < b.len() {
+        // One property: its first line, then continuation lines.
+        let line_end = memchr::memchr(b'\n', &b[at..]).map_or(b.len(), |e| at + e + 1);
+        let mut end = line_end;
+        while end < b.len() && matches!(b[end], b' ' | b'\t') {
+            end = memchr::memchr(b'\n', &b[end..]).map_or(b.len(), |e| end + e + 1);
+        }
+        let first = &b[at..line_end];
+        if let Some(colon) = memchr::memchr(b':', first)
+            && !b[at + colon..end].is_ascii()
+        {
+            let mut charset = None;
+            let mut encoded = false;
+            let head = &first[..colon];
+            let mut from = memchr::memchr(b';', head).map_or(head.len(), |i| i + 1);
+            while from < head.len() {
+                let to = memchr::memchr(b';', &head[from..]).map_or(head.len(), |i| from + i);
+                let param = &head[from..to];
+                match memchr::memchr(b'=', param) {
+                    Some(eq) if param[..eq].eq_ignore_ascii_case(b"charset") => {
+                        charset = Some((at + from + eq + 1, at + to));
+                    }
+                    Some(eq) => encoded |= param[..eq].eq_ignore_ascii_case(b"encoding"),
+                    // vCard 2.1 allows a bare value: `;QUOTED-PRINTABLE`.
+                    None => {
+                        encoded |= param.eq_ignore_ascii_case(b"quoted-printable")
+                            || param.eq_ignore_ascii_case(b"base64");
+                    }
+                }
+                from = to + 1;
+            }
+            if let Some((s, e)) = charset
+                && !encoded
+                && !b[s..e].eq_ignore_ascii_case(b"utf-8")
+            {
+                spans.push((s, e));
+            }
+        }
+        at = end;
+    }
+    if spans.is_empty() {
+        return Cow::Borrowed(card);
+    }
+    let mut out = String::with_capacity(card.len() + 8);
+    let mut last = 0;
+    for (s, e) in spans {
+        // The spans are ASCII runs between `=` and `;`/`:`: char boundaries.
+        out.push_str(card.get(last..s).unwrap_or(""));
+        out.push_str("UTF-8");
+        last = e;
+    }
+    out.push_str(card.get(last..).unwrap_or(""));
+    Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::{rewrite_css_charset as css, rewrite_xml_encoding as xml};
@@ -100,6 +185,37 @@ mod tests {
             "",
         ] {
             assert!(matches!(xml(s), Cow::Borrowed(_)), "{s}");
+        }
+    }
+
+    #[test]
+    fn vcard_properties() {
+        use super::rewrite_vcard_charset as v;
+        assert_eq!(
+            v(
+                "BEGIN:VCARD\r\nVERSION:2.1\r\nN;LANGUAGE=de;CHARSET=Windows-1252:Müller;Jürgen\r\n\
+               ADR;WORK;CHARSET=iso-8859-1:;;Königstraße 1\r\n Köln\r\nEND:VCARD\r\n"
+            ),
+            "BEGIN:VCARD\r\nVERSION:2.1\r\nN;LANGUAGE=de;CHARSET=UTF-8:Müller;Jürgen\r\n\
+             ADR;WORK;CHARSET=UTF-8:;;Königstraße 1\r\n Köln\r\nEND:VCARD\r\n"
+        );
+        // A value whose non-ASCII is only on a continuation line.
+        assert_eq!(
+            v("NOTE;CHARSET=latin1:a\n b\u{e9}\n"),
+            "NOTE;CHARSET=UTF-8:a\n b\u{e9}\n"
+        );
+        for s in [
+            // Quoted-printable or base64 values are still in their charset.
+            "N;CHARSET=Windows-1252;ENCODING=QUOTED-PRINTABLE:M=FCller\nNOTE:Grüße\n",
+            "N;CHARSET=Windows-1252;QUOTED-PRINTABLE:M=FCller\n",
+            // ASCII values, UTF-8 already, no CHARSET, no property.
+            "N;CHARSET=Windows-1252:Miller\n",
+            "N;CHARSET=utf-8:Müller\n",
+            "N:Müller\n",
+            "Müller; CHARSET=latin1\n",
+            "",
+        ] {
+            assert!(matches!(v(s), Cow::Borrowed(_)), "{s}");
         }
     }
 

@@ -51,7 +51,7 @@ mod headers;
 mod html;
 
 pub use crate::mime::HeaderMode;
-pub use declared::{rewrite_css_charset, rewrite_xml_encoding};
+pub use declared::{rewrite_css_charset, rewrite_vcard_charset, rewrite_xml_encoding};
 pub use html::rewrite_meta_charset;
 
 use crate::charset::{DecodeOptions, Unicode11Policy};

@@ -871,3 +871,38 @@ fn regression_xml_declaration_says_what_the_converted_body_is() {
         (Some("ISO-8859-7"), Some("ISO-8859-7"), "ok")
     );
 }
+
+/// Outlook attaches contacts as vCard 2.1 with raw Windows-1252 octets
+/// and the charset on each property (`N;CHARSET=Windows-1252:Müller`),
+/// often under a Content-Type with no charset. Converted to UTF-8, the
+/// card still said Windows-1252 and an address book imported `MÃ¼ller`.
+/// Properties with non-ASCII values now say UTF-8; a quoted-printable
+/// value (ASCII to MIME, not converted) keeps its charset.
+#[test]
+fn regression_vcard_charset_says_what_the_converted_card_is() {
+    let card = "BEGIN:VCARD\r\nVERSION:2.1\r\nN;LANGUAGE=de;CHARSET=Windows-1252:Müller;Jürgen\r\n\
+                FN;CHARSET=Windows-1252;ENCODING=QUOTED-PRINTABLE:J=FCrgen M=FCller\r\n\
+                ADR;WORK;CHARSET=Windows-1252:;;Königstraße 12;Köln;;50667;Deutschland\r\n\
+                END:VCARD\r\n";
+    let raw = [
+        b"From: j@example.de\r\nMessage-ID: <v@example.de>\r\nMIME-Version: 1.0\r\n\
+          Content-Type: multipart/mixed; boundary=B\r\n\r\n--B\r\n\
+          Content-Type: text/plain; charset=windows-1252\r\n\r\nAnbei meine Karte.\r\n--B\r\n\
+          Content-Type: text/x-vcard; name=\"Juergen Mueller.vcf\"\r\n\
+          Content-Disposition: attachment; filename=\"Juergen Mueller.vcf\"\r\n\
+          Content-Transfer-Encoding: 8bit\r\n\r\n"
+            .as_slice(),
+        &encoding_rs::WINDOWS_1252.encode(card).0,
+        b"\r\n--B--\r\n",
+    ]
+    .concat();
+    let out = norm(&raw);
+    let m = mailcharset::message::Message::parse(&out);
+    let parts = m.parts();
+    let vcf = parts.last().expect("the card");
+    let text = String::from_utf8(vcf.decoded_body(&m).0.into_owned()).expect("UTF-8 out");
+    assert_eq!(
+        text,
+        card.replace("CHARSET=Windows-1252:", "CHARSET=UTF-8:")
+    );
+}
