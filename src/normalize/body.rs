@@ -82,6 +82,16 @@ pub(super) fn text_part(
         ctx.report.parts.push(entry);
         return Ok(());
     }
+    // RTF: a reader takes its 8-bit octets in the code page the document
+    // names (`\ansicpg1252`), whatever the MIME label says; written as
+    // UTF-8 every accented letter would read as two. Kept as it is.
+    if ct.subtype == "rtf" {
+        ctx.report.parts.push(PartReport {
+            action: Action::Kept,
+            ..entry
+        });
+        return Ok(());
+    }
     // A damaged transfer coding whose result does not decode cleanly under
     // its label: re-encoding would bake one reader's guess at the damage
     // into the message. Kept as it is.

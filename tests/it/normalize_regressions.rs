@@ -906,3 +906,20 @@ fn regression_vcard_charset_says_what_the_converted_card_is() {
         card.replace("CHARSET=Windows-1252:", "CHARSET=UTF-8:")
     );
 }
+
+/// An RTF document's 8-bit octets are read in the code page it names
+/// (`\ansicpg1252`), not by the MIME label: converted to UTF-8, a text/rtf
+/// part read `CafÃ©` in every RTF reader. Kept byte for byte, reported.
+#[test]
+fn regression_rtf_is_not_converted() {
+    let raw = b"From: a@example.com\nMessage-ID: <r@example.com>\nMIME-Version: 1.0\n\
+        Content-Type: text/rtf; charset=windows-1252\nContent-Transfer-Encoding: 8bit\n\n\
+        {\\rtf1\\ansi\\ansicpg1252 Caf\xe9 \\par}\n";
+    let n = normalize::normalize(raw, &Options::default()).unwrap();
+    assert_eq!(&n.bytes[..], &raw[..]);
+    assert_eq!(n.report.parts[0].action, normalize::Action::Kept);
+    // ASCII RTF (escapes only) is unchanged as before.
+    let ascii = b"Content-Type: text/rtf\n\n{\\rtf1\\ansi Caf\\'e9 \\par}\n";
+    let n = normalize::normalize(ascii, &Options::default()).unwrap();
+    assert_eq!(n.report.parts[0].action, normalize::Action::Unchanged);
+}
