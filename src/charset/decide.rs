@@ -1001,10 +1001,12 @@ struct Rows {
     /// GB2312 under a Big5 label: fewer than one character in twenty with
     /// a trail below 0xA1, an eighth or more with a lead 0xC9..0xF7.
     gb: bool,
-    /// Two-octet characters seen, those with a trail below 0xA1, and
-    /// those with a lead 0xC9..0xF7 and a trail from 0xA1.
+    /// Two-octet characters seen.
     chars: usize,
+    /// Of those, the ones with a low trail: 0x40..0x7E under a GB label,
+    /// below 0xA1 under a Big5 one.
     low_trails: usize,
+    /// Of those, the ones with a lead 0xC9..0xF7 and a trail from 0xA1.
     level2: usize,
 }
 

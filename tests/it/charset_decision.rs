@@ -1851,6 +1851,60 @@ fn regression_chinese_text_under_its_own_chinese_label_keeps_it() {
     }
 }
 
+/// What a GB2312 writer puts in now and then from GBK's extensions (rare
+/// names, traditional words) or GB2312's other rows (kana, Greek, box
+/// drawing, full-width digits).
+const GB_EXTRAS: &[&str] = &[
+    "张堃",
+    "李喆",
+    "王赟",
+    "刘垚",
+    "臺灣",
+    "國際",
+    "電腦",
+    "謝謝",
+    "カタカナ",
+    "α、β",
+    "┌──┐",
+    "１２３",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Chinese text under its own label keeps it: Simplified words in
+    /// GB2312 with GBK's extensions and other rows here and there under
+    /// gb2312, gbk and gb18030; Traditional words in Big5 under big5 and
+    /// big5-hkscs; any sender's domain.
+    #[test]
+    fn chinese_text_under_its_own_chinese_label_never_flips(
+        zh in text_strategy(CHINESE),
+        zht in text_strategy(TRADITIONAL),
+        extras in prop::collection::vec((0..GB_EXTRAS.len(), any::<usize>()), 0..8),
+        which in 0..5usize,
+        domain in 0..64usize,
+        repeat in 1..6usize,
+    ) {
+        let (label, enc, lines) = match which {
+            0..=2 => {
+                let mut lines = zh;
+                for (e, at) in extras {
+                    let k = at % lines.len();
+                    lines[k].push_str(GB_EXTRAS[e]);
+                }
+                (["gb2312", "gbk", "gb18030"][which], encoding_rs::GBK, lines)
+            }
+            _ => (["big5", "big5-hkscs"][which - 3], encoding_rs::BIG5, zht),
+        };
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect::<String>().repeat(repeat);
+        let bytes = encode(&text, enc);
+        let opts = DecodeOptions { tld: tld(domain), ..body_opts() };
+        let d = charset::decode(&bytes, Some(label.as_bytes()), &opts);
+        prop_assert_eq!(d.verdict, Verdict::Ok, "{}: {:?}", label, d.findings);
+        prop_assert_eq!(&*d.text, text.as_str(), "{}", label);
+    }
+}
+
 /// ASCII and UTF-8 text labelled UTF-16 (no NUL octet: none of its line
 /// ends or spaces is UTF-16) was read as CJK mojibake with verdict ok.
 #[test]
