@@ -24,6 +24,7 @@
 //! | … and lines without a UTF-8 character the label reads as words, not shaped like damaged UTF-8 ([`labels_own_lines`]) | the label's own lines (a Latin-1 letter above a UTF-8 footer) | `invalid`, findings `mislabeled`, `mixed-charset` (the label) | UTF-8, those lines the label's |
 //! | valid UTF-8, 1–2 multi-octet characters, other label | too little to decide | `suspicious` (finding `mislabeled`, note "kept") | the label's |
 //! | a CJK label read mostly as half-width katakana, private use or C1 | implausible reading | `mislabeled` if a candidate reads plausibly | the candidate's |
+//! | a Chinese label whose octets have another CJK charset's shape, 24+ characters, no line of the label's own shape ([`chinese_rows`]): Hangul rows only (GB label), a fifth with a trail 0x40..0x7E (GB label), no trail below 0xA1 and an eighth in rows 0xC9..0xF7 (Big5 label, also with a few errors) | EUC-KR or Big5 under GB, GB2312 under Big5 | `mislabeled` if chardetng's candidate is that charset (EUC-KR, Big5, GBK) and reads plausibly | the candidate's |
 //! | a Cyrillic label (windows-1251, KOI8-R/U, ISO-8859-5, IBM866, x-mac-cyrillic) read cleanly with its case turned over: 3+ words with a lowercase letter before a capital, more than twice its capitalised words (`Case`) | KOI8-R under windows-1251 (`рТЙЧЕФ`) and the like | `mislabeled` if chardetng's candidate is another Cyrillic charset (not windows-1251 under x-mac-cyrillic), reads plausibly, its case natural, a capitalised word for each two turned over, as many letters in words | the candidate's |
 //! | a Latin label (not windows-1258) read cleanly into runs of 3+ non-ASCII characters: 3+ runs, 32+ characters in them, at least half as many runs as words with a non-ASCII character ([`nonascii_runs`]) | another script read as Latin (`Ïðèâåò`, `ÇÑ±¹¾î`) | `mislabeled` if a candidate reads plausibly, in a script other than Latin, its Cyrillic or Greek case natural (`Case::natural`); windows-1251 or x-mac-cyrillic by their capitals | the candidate's |
 //! | a Latin label (not macintosh, windows-1258) or a Cyrillic one read cleanly with 3+ symbols inside words ([`symbols_in_words`]) | `Wroc³aw`, `¾lu»ouèký`, `Я№штхђ`: windows-1250, ISO-8859-2, windows-1251 read in another charset of the script | `mislabeled` if chardetng's guess is of the script (not windows-1252), reads 3+ of them as letters fitting their word's case (2+ different symbols under a Latin label), turns no letter into a symbol ([`repair`]), and its windows-1250/ISO-8859-2 twin does not read them as well | the guess's |
@@ -352,25 +353,37 @@ pub(super) fn labelled<'a>(
             return;
         }
         // A CJK label read as half-width katakana, private use or C1
-        // controls: the octets are in another CJK charset. Or a GB label
-        // whose every character sits in the rows EUC-KR keeps its Hangul
-        // in: Korean, when chardetng says EUC-KR.
-        let hangul_rows = !utf8_label && !ascii && opts.detect && only_hangul_rows(cs, bytes);
+        // controls: the octets are in another CJK charset. Or a Chinese
+        // label whose octets have the shape of another CJK charset's
+        // ([`chinese_rows`]: Korean or Big5 under a GB label, GB2312 under
+        // a Big5 one), when chardetng names that charset.
+        let rows = if !utf8_label && !ascii && opts.detect {
+            chinese_rows(cs, bytes)
+        } else {
+            Rows::default()
+        };
         if !utf8_label
             && !ascii
             && opts.detect
             && is_multibyte(cs)
-            && (hangul_rows || implausible(&text))
+            // (Korean rows are no nonsense to take any candidate for.)
+            && let nonsense = (!rows.hangul && implausible(&text))
+            && (nonsense || rows.any())
             && let Some((det, t)) = candidate(bytes, cs, opts)
-            && (!hangul_rows || det.charset.encoding() == Some(encoding_rs::EUC_KR))
+            && (nonsense || rows.fits(det.charset))
         {
+            let why = if nonsense {
+                "the text is implausible".to_string()
+            } else {
+                rows.why(det.charset)
+            };
             read_as(
                 d,
                 out,
                 det,
                 t,
                 Finding::new(FindingKind::Mislabeled, first_nonascii(bytes), 1).with_note(format!(
-                    "read as {}, the text is implausible; it reads as {}",
+                    "read as {}, {why}; it reads as {}",
                     cs.name, det.charset.name
                 )),
             );
@@ -519,6 +532,15 @@ pub(super) fn labelled<'a>(
     // taken then: a permissive guess (GBK) also decodes a Shift_JIS reply
     // over an EUC-JP quote, and would turn the reply into nonsense.
     let halfwidth = ev.explained() && halfwidth_reading(cs, &text);
+    // GB2312 under a Big5 label decodes with an error here and there
+    // (`人` C8 CB, `七` C6 DF are no Big5 characters), and the label seems
+    // to explain it as a damaged text: its octets have GB2312's shape
+    // ([`chinese_rows`]), which no Big5 text has, damaged or not. Only
+    // when chardetng says GBK.
+    let gb_rows = ev.explained()
+        && opts.detect
+        && cs.decoder_name() == Some("Big5")
+        && chinese_rows(cs, bytes).gb;
     // windows-1256 under ISO-8859-6: ISO-8859-6 has no `ف ق ك ی پ چ گ`
     // where windows-1256 has them (errors in every few words) and reads
     // the rest as other Arabic letters, so its reading looks explained.
@@ -541,12 +563,13 @@ pub(super) fn labelled<'a>(
         read_as(d, out, det, t, why);
         return;
     }
-    if (!ev.explained() || halfwidth)
+    if (!ev.explained() || halfwidth || gb_rows)
         && !writer_forms
         && opts.detect
         && ev.nonascii >= MIN_EVIDENCE
         && let Some((det, t)) = candidate(bytes, cs, opts)
         && (!halfwidth || det.charset.encoding() == Some(encoding_rs::EUC_JP))
+        && (!gb_rows || matches!(det.charset.decoder_name(), Some("GBK" | "gb18030")))
         // UTF-8 letters inside words are real UTF-8: a single-byte charset
         // would turn them into mojibake (only multi-octet legacy charsets
         // pair up into such letters by chance, "谢谢" into "лл").
@@ -960,34 +983,173 @@ fn halfwidth_reading(cs: &'static Charset, text: &str) -> bool {
     nonascii >= MIN_EVIDENCE && half * 2 >= nonascii
 }
 
-/// Octets under a GB label (GB2312, GBK, GB18030) whose two-octet
-/// characters from row 0xB0 up (the Hanzi of GB2312) are 24 or more and,
-/// for nineteen in twenty or more, in rows 0xB0..0xC8: the rows where
-/// EUC-KR (KS X 1001) has its Hangul syllables. GB2312 orders its common
-/// Hanzi by pinyin over rows 0xB0..0xD7, and Chinese text uses about half
-/// beyond 0xC8 (`是` CA C7, `我` CE D2, `中` D6 D0); Korean read as GBK
-/// decodes cleanly into Hanzi nonsense.
-fn only_hangul_rows(cs: &'static Charset, bytes: &[u8]) -> bool {
-    if !matches!(cs.decoder_name(), Some("GBK" | "gb18030")) {
-        return false;
+/// Two-octet characters a Chinese label's octets must hold before their
+/// shape is evidence of another CJK charset ([`chinese_rows`]): fewer
+/// keep the label.
+const CHINESE_ROWS: usize = 24;
+
+/// What the octets under a Chinese label say of another CJK charset: the
+/// shapes found ([`chinese_rows`]), each with its counts.
+#[derive(Default, Clone, Copy)]
+struct Rows {
+    /// EUC-KR under a GB label: characters from row 0xB0 up (with a trail
+    /// from 0xA1), nearly all in rows 0xB0..0xC8.
+    hangul: bool,
+    /// Big5 under a GB label: a fifth or more of the characters have a
+    /// trail octet 0x40..0x7E.
+    big5: bool,
+    /// GB2312 under a Big5 label: fewer than one character in twenty with
+    /// a trail below 0xA1, an eighth or more with a lead 0xC9..0xF7.
+    gb: bool,
+    /// Two-octet characters seen.
+    chars: usize,
+    /// Of those, the ones with a low trail: 0x40..0x7E under a GB label,
+    /// below 0xA1 under a Big5 one.
+    low_trails: usize,
+    /// Of those, the ones with a lead 0xC9..0xF7 and a trail from 0xA1.
+    level2: usize,
+}
+
+impl Rows {
+    fn any(&self) -> bool {
+        self.hangul || self.big5 || self.gb
     }
-    let (mut hanzi, mut beyond) = (0usize, 0usize);
+
+    /// Whether chardetng's candidate is the charset a shape found says.
+    fn fits(&self, cs: &'static Charset) -> bool {
+        (self.hangul && cs.encoding() == Some(encoding_rs::EUC_KR))
+            || (self.big5 && cs.encoding() == Some(encoding_rs::BIG5))
+            || (self.gb && matches!(cs.decoder_name(), Some("GBK" | "gb18030")))
+    }
+
+    /// The finding's note, for the shape that `cs` (which [`Rows::fits`])
+    /// is.
+    fn why(&self, cs: &'static Charset) -> String {
+        if cs.encoding() == Some(encoding_rs::EUC_KR) {
+            "the text is implausible".to_string()
+        } else if cs.encoding() == Some(encoding_rs::BIG5) {
+            format!(
+                "{} of its {} characters have a trail octet 0x40..0x7E (GBK's extensions, Big5's \
+                 characters)",
+                self.low_trails, self.chars
+            )
+        } else {
+            format!(
+                "none or nearly none of its {} characters has a trail octet below 0xA1 ({}), {} \
+                 are in Big5's rare level 2 (GB2312's common Hanzi)",
+                self.chars, self.low_trails, self.level2
+            )
+        }
+    }
+}
+
+/// The two-octet characters of `bytes` as GBK or Big5 would pair them,
+/// with their offsets: each non-ASCII octet with the octet after it. A
+/// four-octet GB18030 sequence has a digit second; it moves on by two and
+/// its third octet is then seen as a lead, with a digit after it.
+fn octet_pairs(bytes: &[u8]) -> impl Iterator<Item = (usize, u8, u8)> + '_ {
     let mut i = 0;
-    while let Some(at) = find_nonascii(&bytes[i..]) {
-        let lead = bytes[i + at];
-        let Some(&trail) = bytes.get(i + at + 1) else {
-            break;
-        };
+    std::iter::from_fn(move || {
+        let at = i + find_nonascii(bytes.get(i..)?)?;
+        let pair = (at, *bytes.get(at)?, *bytes.get(at + 1)?);
+        i = at + 2;
+        Some(pair)
+    })
+}
+
+/// Characters of one line: two-octet characters, those with a low trail
+/// (0x40..0x7E under a GB label, below 0xA1 under a Big5 one), those with
+/// a lead 0xC9..0xF7 and a trail from 0xA1.
+#[derive(Default, Clone, Copy)]
+struct LineRows {
+    chars: usize,
+    low: usize,
+    level2: usize,
+}
+
+impl LineRows {
+    /// Two characters or more shaped as the label's own charset, not as
+    /// the other one: a GB2312 line (no low trail, a fifth or more in rows
+    /// 0xC9..0xF7, `此致敬礼！`) under a GB label, a Big5 line (a quarter
+    /// or more with a low trail, `敬祝　商祺`) under a Big5 one. Big5
+    /// text keeps to its level 1 (rows 0xA4..0xC6) and has a low trail in
+    /// two characters of five; GB2312 text has no low trail.
+    fn own(&self, gb: bool) -> bool {
+        self.chars >= 2
+            && if gb {
+                self.low == 0 && self.level2 * 5 >= self.chars
+            } else {
+                self.low * 4 >= self.chars
+            }
+    }
+}
+
+/// The shapes of another CJK charset in octets under a Chinese label
+/// (GB2312, GBK, GB18030, Big5, Big5-HKSCS), with 24 or more two-octet
+/// characters ([`CHINESE_ROWS`]):
+///
+/// - EUC-KR under a GB label: the characters from row 0xB0 up (the Hanzi
+///   of GB2312) are 24 or more and, for nineteen in twenty or more, in
+///   rows 0xB0..0xC8, where EUC-KR (KS X 1001) has its Hangul syllables.
+///   GB2312 orders its common Hanzi by pinyin over rows 0xB0..0xD7, and
+///   Chinese text uses about half beyond 0xC8 (`是` CA C7, `我` CE D2,
+///   `中` D6 D0); Korean read as GBK decodes cleanly into Hanzi nonsense.
+/// - Big5 under a GB label: a fifth or more of the characters have a
+///   trail octet 0x40..0x7E. Big5 has 63 of its 157 trails there (about
+///   40% of a text's characters); in GBK they are extensions beyond
+///   GB2312, which a GB text uses for a rare name or a traditional word.
+/// - GB2312 under a Big5 label: fewer than one character in twenty with
+///   a trail below 0xA1 (GB2312 has none; Big5 text has some 40%), and
+///   an eighth or more with a lead 0xC9..0xF7 and a trail from 0xA1: the
+///   second half of GB2312's common Hanzi, Big5's rare level 2.
+///
+/// Not the last two when a line is the label's own ([`LineRows::own`]): a
+/// reply in the label's charset over a quote in the other is a mixed
+/// text, and reading all of it as the other would turn the reply into
+/// nonsense.
+fn chinese_rows(cs: &'static Charset, bytes: &[u8]) -> Rows {
+    let gb = matches!(cs.decoder_name(), Some("GBK" | "gb18030"));
+    if !gb && cs.decoder_name() != Some("Big5") {
+        return Rows::default();
+    }
+    let (mut hanzi, mut beyond, mut rows) = (0usize, 0usize, Rows::default());
+    let (mut line, mut own, mut from) = (LineRows::default(), false, 0);
+    for (at, lead, trail) in octet_pairs(bytes) {
+        if memchr::memchr(b'\n', bytes.get(from..at).unwrap_or_default()).is_some() {
+            own |= line.own(gb);
+            line = LineRows::default();
+        }
+        from = at + 2;
+        let (low, level2) = (
+            if gb {
+                (0x40..=0x7E).contains(&trail)
+            } else {
+                trail < 0xA1
+            },
+            (0xC9..=0xF7).contains(&lead) && trail >= 0xA1,
+        );
         if (0xB0..=0xFE).contains(&lead) && (0xA1..=0xFE).contains(&trail) {
             hanzi += 1;
             beyond += usize::from(lead > 0xC8);
         }
-        // A four-octet GB18030 sequence has a digit second; it moves on
-        // by two and its third octet is then seen as a lead, which is no
-        // Hanzi row pair with a digit after it.
-        i += at + 2;
+        line.chars += 1;
+        line.low += usize::from(low);
+        line.level2 += usize::from(level2);
+        rows.chars += 1;
+        rows.low_trails += usize::from(low);
+        rows.level2 += usize::from(level2);
     }
-    hanzi >= 24 && beyond * 20 < hanzi
+    own |= line.own(gb);
+    if gb {
+        rows.hangul = hanzi >= CHINESE_ROWS && beyond * 20 < hanzi;
+        rows.big5 = !own && rows.chars >= CHINESE_ROWS && rows.low_trails * 5 >= rows.chars;
+    } else {
+        rows.gb = !own
+            && rows.chars >= CHINESE_ROWS
+            && rows.low_trails * 20 < rows.chars
+            && rows.level2 * 8 >= rows.chars;
+    }
+    rows
 }
 
 /// chardetng does not guess x-mac-cyrillic: it takes its text for

@@ -1745,6 +1745,201 @@ fn regression_euc_kr_labelled_gb2312_is_read_as_euc_kr() {
     }
 }
 
+/// Simplified Chinese (GB2312) and Traditional (Big5) text written for
+/// these tests: a note about a report, a meeting and an upgrade.
+const GB_TEXT: &str = "王经理您好，附件是本季度的销售报表，请您查收。\n\
+                       下周三的技术讨论会改到三楼第二会议室，时间不变。\n\
+                       系统升级已经完成，新版本运行稳定，目前没有发现问题。\n";
+const BIG5_TEXT: &str = "陳經理您好，附件是本季度的銷售報表，請您查收。\n\
+                         下週三的技術討論會改到三樓第二會議室，時間不變。\n\
+                         系統升級已經完成，新版本運行穩定，目前沒有發現問題。\n";
+
+/// Big5 labelled GB2312 (or GBK, GB18030) decodes cleanly into Hanzi
+/// nonsense, and GB2312 labelled Big5 too (or with an error here and
+/// there: `人` C8 CB is no Big5 character); both were kept with verdict
+/// `ok` or `invalid`. Big5 puts a trail octet in 0x40..0x7E in about two
+/// characters of five, which GBK reads as its extensions; GB2312 has
+/// none there and about half of its Hanzi in rows 0xC9..0xF7, Big5's rare
+/// level 2. Such a text is read as what chardetng says it is. Fewer than
+/// 24 characters keep the label.
+#[test]
+fn regression_big5_and_gb2312_under_each_others_label_are_read_as_written() {
+    for label in ["gb2312", "gbk", "gb18030"] {
+        assert_read_as_written(BIG5_TEXT, encoding_rs::BIG5, label, "Big5");
+    }
+    let with_ren = format!("{GB_TEXT}新来的同事有三个人，请行政部准备好电脑和门卡。\n");
+    for label in ["big5", "big5-hkscs"] {
+        assert_read_as_written(GB_TEXT, encoding_rs::GBK, label, "GBK");
+        assert_read_as_written(&with_ren, encoding_rs::GBK, label, "GBK");
+    }
+    // Too few characters to tell (fewer than 24): the label's.
+    for (text, enc, label, name) in [
+        ("請您查收，謝謝。\n", encoding_rs::BIG5, "gb2312", "GB2312"),
+        ("请您查收，谢谢。\n", encoding_rs::GBK, "big5", "Big5"),
+    ] {
+        let bytes = encode(text, enc);
+        let d = charset::decode(&bytes, Some(label.as_bytes()), &body_opts());
+        assert_eq!(d.used.map(|c| c.name()), Some(name), "{:?}", d.findings);
+    }
+}
+
+/// Big5 text as written under its label, HKSCS characters in it (the
+/// encoder of encoding_rs writes none below lead 0xA1: they are put in
+/// by hand).
+fn hkscs(text: &str) -> Vec<u8> {
+    let own: &[(char, [u8; 2])] = &[
+        ('哋', [0x92, 0x5D]),
+        ('啲', [0x9D, 0xF8]),
+        ('嘅', [0x9D, 0xEF]),
+        ('咗', [0x9D, 0xF7]),
+        ('喺', [0x9D, 0xF6]),
+    ];
+    let mut out = Vec::new();
+    for c in text.chars() {
+        match own.iter().find(|(k, _)| *k == c) {
+            Some((_, b)) => out.extend_from_slice(b),
+            None => out.extend(encode(c.encode_utf8(&mut [0; 4]), encoding_rs::BIG5)),
+        }
+    }
+    let (back, bad) = encoding_rs::BIG5.decode_without_bom_handling(&out);
+    assert!(!bad && back == text, "the test's HKSCS octets");
+    out
+}
+
+/// Chinese text under its own label keeps it, whatever the shape of its
+/// octets: GB2312 with GBK's extensions (rare names, traditional words:
+/// trail octets 0x40..0x7E), with kana, Greek and box drawing (chardetng
+/// says Big5 for some of it), damaged; Big5 of common characters, HKSCS
+/// Cantonese under `big5-hkscs` and `big5`, damaged; and a reply in the
+/// label's charset over a long quote in the other, whose lines the
+/// label's reading keeps.
+#[test]
+fn regression_chinese_text_under_its_own_chinese_label_keeps_it() {
+    let names = "张堃、李喆、王赟和刘垚下周一报到，请准备好电脑。\n\
+                 臺灣的國際會議改到下个月，请通知经理。\n";
+    let extra = "┌──┬──┐\n│ 一 │ 二 │\n└──┴──┘\nカタカナ、ひらがな、α、β、γ。\n";
+    let gb_texts = [
+        format!("{GB_TEXT}{names}").repeat(3),
+        format!("{names}{names}"),
+        format!("{extra}{GB_TEXT}{extra}").repeat(2),
+    ];
+    let hk = "你哋今晚喺邊度食飯？我哋七點鐘喺銅鑼灣等。\n\
+              呢個價錢有啲貴，可唔可以平啲呀？佢琴日冇返工，話係病咗。\n";
+    let mut cases: Vec<(Vec<u8>, &str, String)> = Vec::new();
+    for t in &gb_texts {
+        for label in ["gb2312", "gbk", "gb18030"] {
+            cases.push((encode(t, encoding_rs::GBK), label, t.clone()));
+        }
+    }
+    for label in ["big5", "big5-hkscs"] {
+        let t = BIG5_TEXT.repeat(3);
+        cases.push((encode(&t, encoding_rs::BIG5), label, t));
+        cases.push((hkscs(&hk.repeat(2)), label, hk.repeat(2)));
+    }
+    for (bytes, label, text) in &cases {
+        let msg = message(&format!("text/plain; charset={label}"), bytes);
+        assert_eq!(body_text(&filtered(&msg)), *text, "{label}");
+        let d = charset::decode(bytes, Some(label.as_bytes()), &body_opts());
+        assert_eq!(
+            (d.verdict, &*d.text),
+            (Verdict::Ok, text.as_str()),
+            "{label}"
+        );
+        // One octet damaged in the middle: still the label's, U+FFFD there.
+        for bad in [0xFF, 0x80] {
+            let mut damaged = bytes.clone();
+            let at = damaged.len() / 2;
+            damaged[at] = bad;
+            let d = charset::decode(&damaged, Some(label.as_bytes()), &body_opts());
+            let name = charset::Charset::for_label(label.as_bytes()).map(|c| c.name());
+            assert_eq!(d.used.map(|c| c.name()), name, "{label}: {:?}", d.findings);
+        }
+    }
+    // A short reply over a long quote in the other charset: the reply
+    // keeps the label's reading.
+    let quote = |t: &str| t.lines().map(|l| format!("> {l}\n")).collect::<String>();
+    let mixed = [
+        (
+            "此致敬礼！\n",
+            encoding_rs::GBK,
+            BIG5_TEXT,
+            encoding_rs::BIG5,
+            "gb2312",
+        ),
+        (
+            "敬祝　商祺\n",
+            encoding_rs::BIG5,
+            GB_TEXT,
+            encoding_rs::GBK,
+            "big5",
+        ),
+    ];
+    for (reply, renc, quoted, qenc, label) in mixed {
+        let bytes = [encode(reply, renc), encode(&quote(&quoted.repeat(4)), qenc)].concat();
+        let d = charset::decode(&bytes, Some(label.as_bytes()), &body_opts());
+        assert!(
+            d.text.starts_with(reply),
+            "{label}: {:?} {}",
+            d.findings,
+            d.text
+        );
+    }
+}
+
+/// What a GB2312 writer puts in now and then from GBK's extensions (rare
+/// names, traditional words) or GB2312's other rows (kana, Greek, box
+/// drawing, full-width digits).
+const GB_EXTRAS: &[&str] = &[
+    "张堃",
+    "李喆",
+    "王赟",
+    "刘垚",
+    "臺灣",
+    "國際",
+    "電腦",
+    "謝謝",
+    "カタカナ",
+    "α、β",
+    "┌──┐",
+    "１２３",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Chinese text under its own label keeps it: Simplified words in
+    /// GB2312 with GBK's extensions and other rows here and there under
+    /// gb2312, gbk and gb18030; Traditional words in Big5 under big5 and
+    /// big5-hkscs; any sender's domain.
+    #[test]
+    fn chinese_text_under_its_own_chinese_label_never_flips(
+        zh in text_strategy(CHINESE),
+        zht in text_strategy(TRADITIONAL),
+        extras in prop::collection::vec((0..GB_EXTRAS.len(), any::<usize>()), 0..8),
+        which in 0..5usize,
+        domain in 0..64usize,
+        repeat in 1..6usize,
+    ) {
+        let (label, enc, lines) = match which {
+            0..=2 => {
+                let mut lines = zh;
+                for (e, at) in extras {
+                    let k = at % lines.len();
+                    lines[k].push_str(GB_EXTRAS[e]);
+                }
+                (["gb2312", "gbk", "gb18030"][which], encoding_rs::GBK, lines)
+            }
+            _ => (["big5", "big5-hkscs"][which - 3], encoding_rs::BIG5, zht),
+        };
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect::<String>().repeat(repeat);
+        let bytes = encode(&text, enc);
+        let opts = DecodeOptions { tld: tld(domain), ..body_opts() };
+        let d = charset::decode(&bytes, Some(label.as_bytes()), &opts);
+        prop_assert_eq!(d.verdict, Verdict::Ok, "{}: {:?}", label, d.findings);
+        prop_assert_eq!(&*d.text, text.as_str(), "{}", label);
+    }
+}
+
 /// ASCII and UTF-8 text labelled UTF-16 (no NUL octet: none of its line
 /// ends or spaces is UTF-16) was read as CJK mojibake with verdict ok.
 #[test]
