@@ -220,10 +220,17 @@ pub(super) fn body_checks<'a>(bytes: &'a [u8], d: &mut Decoded<'a>, out: &mut Ou
         // integers) have the same NULs and decode cleanly, into U+0000 and
         // C0/C1 controls no text has.
         if report.is_clean() && wide_binary(&text, 0).is_none() {
+            // (A UTF-16 text file saved by Notepad has its byte order mark.)
+            let bom = bytes.starts_with(b"\xFF\xFE") || bytes.starts_with(b"\xFE\xFF");
             d.findings.push(
                 Finding::new(FindingKind::Mislabeled, 0, 1).with_note(format!(
-                    "NULs in every other octet: {} without a BOM",
-                    used.name
+                    "NULs in every other octet: {} {}",
+                    used.name,
+                    if bom {
+                        "with a byte order mark"
+                    } else {
+                        "without a BOM"
+                    }
                 )),
             );
             d.text = text;

@@ -923,3 +923,32 @@ fn regression_rtf_is_not_converted() {
     let n = normalize::normalize(ascii, &Options::default()).unwrap();
     assert_eq!(n.report.parts[0].action, normalize::Action::Unchanged);
 }
+
+/// A UTF-16 text file saved by Notepad (a byte order mark, then UTF-16LE)
+/// attached as text/plain without a charset is read as UTF-16LE; its
+/// finding said "without a BOM" of a text that has one.
+#[test]
+fn regression_utf_16_file_with_a_bom_is_reported_as_having_one() {
+    let text = "Grüße aus Köln\r\nZweite Zeile — mit Gedankenstrich\r\n";
+    let utf16: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+    for (bom, note) in [
+        (&b"\xFF\xFE"[..], "UTF-16LE with a byte order mark"),
+        (b"", "UTF-16LE without a BOM"),
+    ] {
+        let raw = [
+            b"From: a@example.de\r\nContent-Type: text/plain\r\nContent-Transfer-Encoding: binary\r\n\r\n"
+                .as_slice(),
+            bom,
+            &utf16,
+        ]
+        .concat();
+        let rec = audit(&raw)
+            .into_iter()
+            .find(|r| r.location == "body")
+            .expect("a body record");
+        let notes: Vec<_> = rec.findings.iter().filter_map(|f| f.note.clone()).collect();
+        assert!(notes.iter().any(|n| n.ends_with(note)), "{notes:?}");
+        let body = body_text(&norm(&raw));
+        assert_eq!(body.trim_start_matches('\u{FEFF}'), text);
+    }
+}
