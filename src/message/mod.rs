@@ -18,6 +18,10 @@
 //!   part bodies exclude it;
 //! - a part beyond a limit (depth, part count) is kept whole as an opaque
 //!   leaf with a `limit-reached` finding;
+//! - a header section ends before its first line that is neither a field
+//!   nor a continuation (no empty line before the body, as Python's
+//!   `email` reads it), unless that line is a broken fold between fields
+//!   ([`crate::mime::parse_header_block`]; [`Part::lacks_separator`]);
 //! - a part of a multipart/digest without a Content-Type is message/rfc822
 //!   (RFC 2046 5.1.5), and its message is parsed;
 //! - message/rfc822 with a base64 or quoted-printable transfer coding (not
