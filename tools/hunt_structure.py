@@ -23,7 +23,14 @@ short, quoted-printable with `=ZZ`, lower-case hex or `=` at the end,
 8-bit octets under 7bit, raw 8-bit header values (UTF-8 and Latin-1),
 very long lines, NUL octets, uuencoded blocks in text/plain,
 `x-uuencode` and unknown transfer codings, an empty part, a part without
-a header.
+a header; a text part, or a message, whose body follows its header fields
+(some, or none after the delimiter) without the empty line
+(`no-separator`: Python's `email` and mailcharset start the body at the
+first line that is not a field; the generator keeps a first or second text
+line that either would take for a field out), and a Subject wrapped
+without white space between fields (`broken-fold`: a header line for
+mailcharset, doc/message-tree.md; Python, which would start the body
+there, reads a copy of input and output with that line indented).
 
 Every leaf the generator writes carries its truth under a tag
 (`X-Hunt-Leaf: N` in its header; a part without a header has none and is
@@ -49,6 +56,11 @@ jsonl` run over the file, and `filter` over one case in four:
 - the output re-parses, normalizing it again gives the same bytes
   (`not-idempotent`), the report has one body entry per text leaf, the
   audit one `body` record per text leaf, damaged text not `ok`;
+- a part written without its empty line has it in the output (Python
+  finds one `MissingHeaderBodySeparatorDefect` fewer for each,
+  `output-missing-separator`; not under a signature), and its report entry
+  and audit record carry the `malformed` finding that says so
+  (`report-nosep-unreported`, `audit-nosep-unreported`);
 - `filter` exits 0 and writes what normalize wrote;
 - one case in four runs with options (`--8bit`, `--headers utf8`,
   `--on-error keep`), normalize, the second normalize and filter alike.
@@ -71,6 +83,7 @@ the project's 2-core machine.
 import argparse
 import base64
 import email
+import email.errors
 import email.header
 import email.policy
 import json
@@ -135,6 +148,31 @@ class Leaf:
         self.__dict__.update(kw)
 
 
+class NoSep(list):
+    """Header lines of an entity written without the empty line before
+    its body (the body follows the last field, or the delimiter)."""
+
+
+# A line Python's `email` takes for a header line (feedparser's headerRE),
+# or mailcharset does (a field with white space before its colon, a
+# quoted `>From ` envelope): a text starting so is not read as text by
+# one of them; the generator keeps such lines out of a body written
+# without the empty line.
+HEADERISH = re.compile(rb'^(From |[\x21-\x39\x3b-\x7e]*:|[\t ]|[\x21-\x39\x3b-\x7e]+[\t ]*:|>+From )')
+
+
+def starts_plainly(body):
+    """Whether a body written right after the fields (no empty line) is
+    read as a body from its first line by Python and by mailcharset: its
+    first line is not empty and not header-like, and neither is its
+    second (a line that is not a field between fields is a broken fold
+    for mailcharset, doc/message-tree.md)."""
+    lines = re.split(rb'\r?\n|\r', body)
+    if not lines or not lines[0] or body.startswith(b'\xef\xbb\xbf'):
+        return False
+    return not any(HEADERISH.match(x) for x in lines[:2])
+
+
 class Gen:
     def __init__(self, rng, crlf):
         self.rng = rng
@@ -145,6 +183,7 @@ class Gen:
         self.crlf = crlf
         self.ntag = 0
         self.bnds = []       # boundaries of the multiparts being written (for body lines that hold them)
+        self.py_repair = []  # (bytes, bytes) replaced in input and output before Python reads them
 
     # ------------------------------------------------------------ helpers
     def tag(self, leaf):
@@ -456,6 +495,49 @@ class Gen:
         leaf.tag = None
         return [], raw, [None]
 
+    def leaf_nosep(self, pid):
+        """A text part whose body follows its fields (none, or some)
+        directly, without the empty line: hand-written or broken mail.
+        Python's `email` and mailcharset read the body from the first line
+        that is not a field; normalize writes the empty line, converts
+        the text like any other and reports a `malformed` finding."""
+        rng = self.rng
+        fields = rng.random() < 0.6
+        for _ in range(20):
+            if fields:
+                label, codec, text = self.text_of(size=rng.choice(['short', 'mid']))
+            elif rng.random() < 0.5:
+                label, codec = None, 'ascii'
+                text = '\n'.join(rng.choice(ASCII_LINES) for _ in range(rng.randrange(1, 6))) + '\n'
+            else:
+                label, codec = None, 'cp1252'
+                text = hc.para(rng, rng.choice(['fr', 'de']), 'mid') + '\n'
+            raw = text.encode(codec)
+            cte = rng.choice([None, '8bit', 'quoted-printable', 'base64']) if fields else None
+            if label == 'iso-2022-jp':
+                cte = rng.choice([None, '7bit', 'base64'])
+            leaf = Leaf('text', text=text, codec=hc.READ.get(label, codec) if label else codec,
+                        desc='nosep ' + (label or codec), nosep=True)
+            body = self.encode_body(leaf, raw, cte) if cte else raw
+            if starts_plainly(body):
+                break
+        else:
+            # (the generator's own bug if ever reached)
+            raise RuntimeError('no body that starts plainly')
+        self.note('no-separator')
+        if not fields:
+            leaf.desc += ' nofields'
+            leaf.guess = not raw.isascii()
+            leaf.pid = pid
+            leaf.body = body
+            self.leaves.append(leaf)
+            return NoSep(), body, [None]
+        h = [b'Content-Type: text/plain; charset=' + label.encode()]
+        if cte:
+            h.append(b'Content-Transfer-Encoding: ' + cte.encode())
+        h, body, view = self.finish(leaf, pid, h, body)
+        return NoSep(h), body, view
+
     def finish(self, leaf, pid, h, body):
         leaf.pid = pid
         leaf.body = body
@@ -548,8 +630,8 @@ class Gen:
         rng = self.rng
         f = rng.choices([self.leaf_text, self.leaf_html, self.leaf_damaged, self.leaf_binary, self.leaf_raw_binary,
                          self.leaf_nul, self.leaf_unknown_cte, self.leaf_empty, self.leaf_qp_raw, self.leaf_utf16,
-                         self.leaf_text_attachment, self.leaf_header_only],
-                        [40, 8, 5, 20, 3, 2, 3, 2, 3, 2, 4, 1])[0]
+                         self.leaf_text_attachment, self.leaf_header_only, self.leaf_nosep],
+                        [40, 8, 5, 20, 3, 2, 3, 2, 3, 2, 4, 1, 4])[0]
         return f(pid)
 
     def leaf_qp_raw(self, pid):
@@ -729,7 +811,7 @@ class Gen:
         view = []
         B = bnd.encode()
         for h, b, v in kids:
-            sep = b'' if (b == b'' and any(x == b'X-Hunt-Leaf: ' + (l.tag or '').encode() for x in h
+            sep = b'' if isinstance(h, NoSep) or (b == b'' and any(x == b'X-Hunt-Leaf: ' + (l.tag or '').encode() for x in h
                                            for l in self.leaves[-3:] if getattr(l, 'no_separator', False))) else b'\n'
             body += b'--' + B + pad + b'\n' + b''.join(x + b'\n' for x in h) + sep + b
             if b and not b.endswith(b'\n'):
@@ -770,7 +852,7 @@ class Gen:
             mh, body, view = self.multipart(pid, depth + 1)
         else:
             mh, body, view = self.leaf(f'{pid}.1')
-        inner = b''.join(x + b'\n' for x in h + mh) + b'\n' + body
+        inner = b''.join(x + b'\n' for x in h + mh) + (b'' if isinstance(mh, NoSep) else b'\n') + body
         outer = [] if implicit else [b'Content-Type: message/rfc822']
         if implicit:
             self.note('digest-implicit')
@@ -868,9 +950,24 @@ def make_message(rng):
     elif r < 0.85:
         mh, body, view = g.rfc822('1', 0)
         mh = [b'Content-Type: message/rfc822']
-    else:
+    elif r < 0.93:
         mh, body, view = g.leaf('1')
-    raw = b''.join(x + b'\n' for x in h + mh) + b'\n' + body
+    else:
+        mh, body, view = g.leaf_nosep('1')
+    if not isinstance(mh, NoSep) and rng.random() < 0.05:
+        # A broken fold: the Subject wrapped without white space. Between
+        # fields of a header that ends with its empty line, the line is
+        # kept in the header (doc/message-tree.md); Python takes it for
+        # the body, so it reads the message with the fold repaired.
+        stray = rng.choice([b'and the rest of the subject', b'(second line of a long subject)',
+                            b'continued here, 2nd half'])
+        at = next(i for i, x in enumerate(h) if x.startswith(b'Subject: '))
+        h.insert(at + 1, stray)
+        g.py_repair.append((b'\n' + stray, b'\n ' + stray))
+        kind, truth, chk = next(x for x in g.headers if x[0] == 'subject')
+        g.headers[g.headers.index((kind, truth, chk))] = (kind, truth + ' ' + stray.decode(), chk)
+        g.note('broken-fold')
+    raw = b''.join(x + b'\n' for x in h + mh) + (b'' if isinstance(mh, NoSep) else b'\n') + body
     if crlf:
         raw = re.sub(rb'\r?\n', b'\r\n', raw)
     return raw, g, view
@@ -1140,11 +1237,23 @@ def run_case(binp, case):
         if b2 in raw and b2 not in out:
             fails.append((f'{what}-changed', repr(b[:40])))
     # Python's reading
+    raw_py, out_py = raw, out
+    for a, b in g.py_repair:
+        raw_py, out_py = raw_py.replace(a, b), out_py.replace(a, b)
     try:
-        mi = email.message_from_bytes(raw)
-        mo = email.message_from_bytes(out)
+        mi = email.message_from_bytes(raw_py)
+        mo = email.message_from_bytes(out_py)
     except Exception as e:  # noqa: BLE001
         return fails + [('oracle-parse-error', str(e)[:80])]
+    # Normalize writes the empty line of every part that had none, but
+    # under a signature. (Python finds the defect elsewhere too: in the
+    # base64 text of an encoded message/rfc822, kept as it is.)
+    def nosep_defects(m):
+        return sum(isinstance(d, email.errors.MissingHeaderBodySeparatorDefect) for p in m.walk() for d in p.defects)
+    written = sum(1 for l in g.leaves if getattr(l, 'nosep', False) and not getattr(l, 'signed', False))
+    if written and nosep_defects(mo) > nosep_defects(mi) - written:
+        fails.append(('output-missing-separator', f'{nosep_defects(mi)} -> {nosep_defects(mo)} headers without '
+                      f'their empty line, {written} written by normalize'))
     vi, vo = hunt_view(mi), hunt_view(mo)
     exp = case['view']
     ti, to = [t for t, _ in vi], [t for t, _ in vo]
@@ -1179,6 +1288,11 @@ def run_case(binp, case):
             fails += check_leaf(leaf, pin, pout, body_cs.get(leaf.pid))
         # the report: one body entry per text leaf
         for leaf in g.leaves:
+            e = body_rep.get(leaf.pid)
+            if e is not None and getattr(leaf, 'nosep', False) \
+                    and not any(f.get('kind') == 'malformed' and 'no empty line' in f.get('note', '')
+                                for f in e.get('findings', [])):
+                fails.append(('report-nosep-unreported', f'{leaf.desc} pid={leaf.pid} action={e.get("action")}'))
             e = body_rep.get(leaf.pid)
             if e is not None and getattr(leaf, 'transfer_finding', False) and leaf.kind == 'text' \
                     and not any(f.get('kind') == 'malformed' for f in e.get('findings', [])):
@@ -1223,6 +1337,10 @@ def run_case(binp, case):
                 elif getattr(leaf, 'transfer_finding', False) and leaf.kind == 'text' \
                         and not any(f.get('kind') == 'malformed' for f in r.get('findings', [])):
                     fails.append(('audit-transfer-damage-unreported', f'{leaf.desc} pid={leaf.pid} verdict={r.get("verdict")}'))
+                if r is not None and getattr(leaf, 'nosep', False) \
+                        and not any(f.get('kind') == 'malformed' and 'no empty line' in f.get('note', '')
+                                    for f in r.get('findings', [])):
+                    fails.append(('audit-nosep-unreported', f'{leaf.desc} pid={leaf.pid} verdict={r.get("verdict")}'))
     # the gateway filter: exit 0, never refused, the same bytes as normalize
     if case['filter'] and not any(o in ('--8bit', '--on-error') for o in case['opts']):
         rc4, fo, fe = run(binp, ['filter', *opts], d, stdin=raw)

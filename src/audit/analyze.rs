@@ -211,6 +211,9 @@ impl Auditor<'_, '_> {
         // quoted-printable and the offset in the encoded body): the text is
         // what a reader makes of the damage.
         extra.extend(transfer_findings);
+        // A header that ended without its empty line: where the text
+        // starts is a reading (doc/message-tree.md).
+        extra.extend(part.separator_finding());
         finish(&mut r, extra);
         self.out.push(r);
     }

@@ -18,6 +18,10 @@
 //!   part bodies exclude it;
 //! - a part beyond a limit (depth, part count) is kept whole as an opaque
 //!   leaf with a `limit-reached` finding;
+//! - a header section ends before its first line that is neither a field
+//!   nor a continuation (no empty line before the body, as Python's
+//!   `email` reads it), unless that line is a broken fold between fields
+//!   ([`crate::mime::parse_header_block`]; [`Part::lacks_separator`]);
 //! - a part of a multipart/digest without a Content-Type is message/rfc822
 //!   (RFC 2046 5.1.5), and its message is parsed;
 //! - message/rfc822 with a base64 or quoted-printable transfer coding (not
@@ -29,9 +33,7 @@ pub mod fields;
 pub mod transfer;
 
 use crate::finding::{Finding, FindingKind};
-use crate::mime::{
-    ContentType, Field, HeaderBlock, TransferEncoding, parse_header_block, parse_header_block_sized,
-};
+use crate::mime::{ContentType, Field, HeaderBlock, TransferEncoding, parse_header_block_sized};
 use std::borrow::Cow;
 use std::ops::Range;
 
@@ -338,6 +340,23 @@ impl<'a> Part<'a> {
         (d.bytes, d.findings)
     }
 
+    /// Whether the header section ended without its empty line before a
+    /// body: before a line that is not a field
+    /// ([`crate::mime::parse_header_block`]), or at a multipart's first
+    /// delimiter. Normalize writes the empty line.
+    pub fn lacks_separator(&self) -> bool {
+        self.header.separator.is_none() && !self.body.is_empty()
+    }
+
+    /// The `malformed` finding a text body's record carries when its
+    /// header section ended without the empty line (offset 0: the body
+    /// starts at the line taken for its first), the reading of where the
+    /// header ends being a guess.
+    pub fn separator_finding(&self) -> Option<Finding> {
+        self.lacks_separator()
+            .then(|| crate::mime::malformed(0, crate::mime::NO_SEPARATOR))
+    }
+
     /// True for a leaf whose media type is text/*.
     pub fn is_text(&self) -> bool {
         matches!(self.kind, PartKind::Leaf) && self.content_type.media_type == "text"
@@ -487,18 +506,23 @@ impl<'a> Ctx<'a, '_> {
         // Recovery: a multipart whose header block swallowed its own first
         // delimiter (no empty line, or a "blank" line holding white space,
         // which folds) ends its header block at that delimiter line.
+        // The fields before it are the header (not parsed again: cut short
+        // there, a broken fold before it would no longer be one).
         let mut header = header;
         if content_type.media_type == "multipart"
             && let Some(b) = content_type.boundary()
             && !b.is_empty()
-            && let Some(cut) = header
+            && let Some(at) = header
                 .fields
                 .iter()
-                .find(|f| f.raw.starts_with(b"--") && f.raw[2..].starts_with(b))
+                .position(|f| f.raw.starts_with(b"--") && f.raw[2..].starts_with(b))
         {
-            let cut = cut.offset;
-            header = parse_header_block(&bytes[..cut]);
+            let cut = header.fields.get(at).map_or(0, |f| f.offset);
+            header.fields.truncate(at);
+            header.header_end = cut;
             header.body_offset = cut;
+            header.separator = None;
+            header.findings.retain(|f| f.offset < cut);
             findings.push(
                 Finding::new(FindingKind::Malformed, range.start + cut, 1)
                     .with_note("header block ran into the first boundary delimiter: ended there"),

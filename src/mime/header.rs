@@ -284,6 +284,72 @@ pub(crate) fn starts_with_field(bytes: &[u8]) -> bool {
     field_head(bytes).is_ok()
 }
 
+/// Whether a line that is not a field (`content`, at the start of a line)
+/// may still belong to a header section: a continuation line (white space
+/// first) or an mbox envelope line ([`envelope_like`]).
+fn header_line_anyway(content: &[u8]) -> bool {
+    content.first().is_some_and(|&b| lexer::is_wsp(b)) || envelope_like(content)
+}
+
+/// An mbox `From ` line, or one quoted as mboxo/mboxrd quote it
+/// (`>From `, `>>From `): the first line of a message saved from an mbox
+/// and attached (message/rfc822), or misplaced in a header. Python's
+/// `email` keeps a `From ` line in the header (a misplaced envelope) but
+/// takes a quoted one for the body; here both are header lines, so the
+/// header of an attached message saved with `>From ` stays its header.
+fn envelope_like(content: &[u8]) -> bool {
+    let unquoted = content
+        .iter()
+        .position(|&b| b != b'>')
+        .unwrap_or(content.len());
+    content
+        .get(unquoted..)
+        .is_some_and(|c| c.starts_with(b"From "))
+}
+
+/// Where the header section goes on after a line that is neither a field
+/// nor a continuation (a broken fold: a mailer that wrapped a long field
+/// without white space), `next` being the line after it: the offset of
+/// the empty line that ends the section (or of the end of the input), when
+/// the lines from `next` up to it are fields (with their continuations),
+/// the first of them a field, and every other line that is not a field
+/// directly followed by a field. None when a line that is not a field
+/// comes twice in a row, or directly before the empty line or the end:
+/// that line starts the body.
+///
+/// ```abnf
+/// resumed = field *(field / (stray field)) (empty-line / end-of-input)
+/// ```
+///
+/// A header that runs to the end of the input (a header-only part or
+/// file) is resumed too: a line taken for the body there would take the
+/// fields after it, and a text whose second line looks like a field and
+/// whose last line is one is kept as the header it was read as before.
+fn resumes(ends: &mut LineEnds<'_>, input: &[u8], next: usize) -> Option<usize> {
+    let mut at = next;
+    // The line after a stray line must be a field.
+    let mut need_field = true;
+    loop {
+        match input.get(at..)? {
+            [] | [b'\r' | b'\n', ..] => return (!need_field).then_some(at),
+            _ => {}
+        }
+        let (content_end, _, after, _) = ends.field(at);
+        let content = input.get(at..content_end).unwrap_or_default();
+        let field = field_head(content).is_ok() || envelope_like(content);
+        if !field && need_field {
+            return None;
+        }
+        need_field = !field;
+        at = after;
+    }
+}
+
+/// The note of the `malformed` finding of a header section that ends
+/// without its empty line, before a line that is not a field.
+pub const NO_SEPARATOR: &str =
+    "no empty line after the header: the body starts at its first line that is not a field";
+
 /// Splits the header section of a message or body part into fields.
 ///
 /// ```abnf
@@ -291,10 +357,21 @@ pub(crate) fn starts_with_field(bytes: &[u8]) -> bool {
 /// empty-line     = line-end            ; empty line, then the body
 /// ```
 ///
-/// Never fails. A line that is not a field (no colon, or a continuation
-/// line before any field) is kept as a nameless [`Field`] with a
-/// `malformed` finding. A header section that runs to the end of the input
-/// (no empty line) has `separator == None` and `body_offset == input.len()`.
+/// Never fails. The section ends at its empty line, or before its first
+/// line that is neither a field, nor a continuation, nor an mbox `From `
+/// line, quoted or not (RFC 2046 5.1.1: a body part is its header fields
+/// and, optionally, an empty line and its body; Python's `email` reads it
+/// so and records `MissingHeaderBodySeparatorDefect`): that line starts
+/// the body, `separator == None`, with a `malformed` finding
+/// ([`NO_SEPARATOR`]) in `findings`. Except a broken fold: such a line
+/// after a field of the section, when the section goes on with fields to
+/// its empty line or the end of the input ([`resumes`]), is kept as a
+/// nameless [`Field`] with a `malformed` finding (taken for the body, it
+/// would take the fields after it, a Content-Type or Message-ID, with
+/// it). A continuation line before any field, a `From ` line, and a field
+/// after a byte order mark at the start, are kept so too. A header
+/// section that runs to the end of the input (no empty line) has
+/// `separator == None` and `body_offset == input.len()`.
 pub fn parse_header_block(input: &[u8]) -> HeaderBlock<'_> {
     parse_header_block_sized(input, 24)
 }
@@ -362,6 +439,11 @@ pub(crate) fn parse_header_block_sized(input: &[u8], fields: usize) -> HeaderBlo
     let mut rest = input;
     let mut separator = None;
     let header_end;
+    // A named field was seen: a line that is not one may be a broken fold.
+    let mut named = false;
+    // The section is known to go on to its empty line here ([`resumes`]).
+    let mut resumed_until = 0;
+    let mut no_separator = None;
     loop {
         // An empty line (or the end of input) ends the header section.
         let empty = match rest {
@@ -385,8 +467,29 @@ pub(crate) fn parse_header_block_sized(input: &[u8], fields: usize) -> HeaderBlo
         let raw = input.get(offset..next).unwrap_or_default();
         let content = input.get(offset..content_end).unwrap_or_default();
         let after = input.get(next..).unwrap_or_default();
-        let mut field = match field_head(content) {
+        let head = field_head(content);
+        // A field after a byte order mark, the first line of a message
+        // saved by an editor: kept nameless as before, not taken for text.
+        let bom_field = head.is_err()
+            && offset == 0
+            && content
+                .strip_prefix(b"\xEF\xBB\xBF")
+                .is_some_and(|c| field_head(c).is_ok());
+        named |= bom_field;
+        if head.is_err() && !bom_field && !header_line_anyway(content) && offset >= resumed_until {
+            match named.then(|| resumes(&mut ends, input, next)).flatten() {
+                Some(empty_line) => resumed_until = empty_line,
+                None => {
+                    // The body starts here, without the empty line.
+                    header_end = offset;
+                    no_separator = Some(offset);
+                    break;
+                }
+            }
+        }
+        let mut field = match head {
             Ok((value, name)) => {
+                named = true;
                 let name = trim_end_wsp(name);
                 Field {
                     name,
@@ -426,6 +529,9 @@ pub(crate) fn parse_header_block_sized(input: &[u8], fields: usize) -> HeaderBlo
     }
     let body_offset = lexer::offset_in(input, rest);
     let mut findings = Vec::new();
+    if let Some(at) = no_separator {
+        findings.push(malformed(at, NO_SEPARATOR));
+    }
     let head = &input[..header_end];
     if let Some(first) = memchr::memchr(0, head) {
         let count = memchr::memchr_iter(0, head).count();
@@ -475,21 +581,16 @@ mod tests {
                 _ => (at + k, LineEnding::Lf, at + k + 1),
             },
         };
-        let mut out = Vec::new();
-        let mut at = 0;
-        loop {
-            match &input[at..] {
-                [] => return (out, None, at),
-                [b'\r', b'\n', ..] => return (out, Some(LineEnding::Crlf), at + 2),
-                [b'\n', ..] => return (out, Some(LineEnding::Lf), at + 1),
-                [b'\r', ..] => return (out, Some(LineEnding::Cr), at + 1),
-                _ => {}
-            }
+        // A line and its continuation lines: content end, line end, next.
+        let group = |at: usize| {
             let (mut c, mut e, mut n) = line(at);
             while e != LineEnding::None && input.get(n).is_some_and(|&b| b == b' ' || b == b'\t') {
                 (c, e, n) = line(n);
             }
-            let content = &input[at..c];
+            (c, e, n)
+        };
+        // The length of the name before its colon, if the line is a field.
+        let name_of = |content: &[u8]| {
             let name_len = content
                 .iter()
                 .position(|&b| !(33..=126).contains(&b) || b == b':')
@@ -498,11 +599,63 @@ mod tests {
                 .iter()
                 .position(|&b| b != b' ' && b != b'\t')
                 .unwrap_or(content.len() - name_len);
-            let (name, value) = match content.get(name_len + wsp) {
-                Some(b':') if name_len > 0 => {
-                    (&content[..name_len], &content[name_len + wsp + 1..])
+            (name_len > 0 && content.get(name_len + wsp) == Some(&b':'))
+                .then_some((name_len, name_len + wsp + 1))
+        };
+        let envelope = |content: &[u8]| {
+            let k = content.iter().take_while(|&&b| b == b'>').count();
+            content[k..].starts_with(b"From ")
+        };
+        let mut out = Vec::new();
+        let mut at = 0;
+        let mut named = false;
+        loop {
+            match &input[at..] {
+                [] => return (out, None, at),
+                [b'\r', b'\n', ..] => return (out, Some(LineEnding::Crlf), at + 2),
+                [b'\n', ..] => return (out, Some(LineEnding::Lf), at + 1),
+                [b'\r', ..] => return (out, Some(LineEnding::Cr), at + 1),
+                _ => {}
+            }
+            let (c, e, n) = group(at);
+            let content = &input[at..c];
+            let head = name_of(content);
+            let bom_field = head.is_none()
+                && at == 0
+                && content.starts_with(b"\xEF\xBB\xBF")
+                && name_of(&content[3..]).is_some();
+            if head.is_none()
+                && !bom_field
+                && !matches!(content.first(), Some(b' ' | b'\t'))
+                && !envelope(content)
+            {
+                // The body starts here, unless a field came before and the
+                // header goes on: fields, and lines that are not fields each
+                // directly followed by one, to an empty line or the end.
+                let mut k = n;
+                let mut need_field = true;
+                let resumes = named
+                    && loop {
+                        match &input[k..] {
+                            [] | [b'\r' | b'\n', ..] => break !need_field,
+                            _ => {}
+                        }
+                        let (c2, _, n2) = group(k);
+                        let field = name_of(&input[k..c2]).is_some() || envelope(&input[k..c2]);
+                        if !field && need_field {
+                            break false;
+                        }
+                        need_field = !field;
+                        k = n2;
+                    };
+                if !resumes {
+                    return (out, None, at);
                 }
-                _ => (&b""[..], content),
+            }
+            named |= head.is_some() || bom_field;
+            let (name, value) = match head {
+                Some((name_len, value_at)) => (&content[..name_len], &content[value_at..]),
+                None => (&b""[..], content),
             };
             out.push((at, &input[at..n], value, e, name));
             at = n;
@@ -524,6 +677,11 @@ mod tests {
         b"X-Long: 0123456789012345678901234567890123456789012345678901234567890123456789",
         b"\r\n\r\n",
         b"body",
+        b"Subject : obsolete",
+        b"From a@b Mon Jan  1 00:00:00 2001",
+        b">From a@b",
+        b"\xEF\xBB\xBFFrom: a@b",
+        b"Content-Type text/plain",
     ];
 
     proptest! {
@@ -554,7 +712,7 @@ mod tests {
     fn recycled_fields_are_reused_and_start_empty() {
         let first: Vec<u8> = (0..40)
             .flat_map(|i| format!("X-{i}: v\nno colon {i}\n").into_bytes())
-            .chain(*b"\nbody")
+            .chain(*b"X-end: v\n\nbody")
             .collect();
         let h = parse_header_block_sized(&first, 48);
         assert!(h.fields.iter().any(|f| !f.findings.is_empty()));
@@ -623,6 +781,71 @@ mod tests {
         assert!(h.fields[1].findings.is_empty());
         assert_eq!(h.findings.len(), 1);
         assert_eq!(h.findings[0].offset, 1008);
+    }
+
+    /// The header ends before its first line that is neither a field nor
+    /// a continuation (Python's `email` reads it so), with a `malformed`
+    /// finding; a broken fold between fields, a `From ` or `>From ` line,
+    /// a continuation, an obsolete `Name :` and raw 8-bit values do not.
+    #[test]
+    fn a_line_that_is_not_a_field_starts_the_body() {
+        fn body_at(m: &[u8]) -> (&[u8], Option<LineEnding>, bool) {
+            let h = parse_header_block(m);
+            assert!(h.header_end <= h.body_offset);
+            (
+                &m[h.body_offset..],
+                h.separator,
+                h.findings
+                    .iter()
+                    .any(|f| f.note.as_deref() == Some(NO_SEPARATOR)),
+            )
+        }
+        let none = |b: &'static [u8]| (b, None, true);
+        assert_eq!(
+            body_at(b"Gr\xfc\xdfe\nSecond line.\n"),
+            none(b"Gr\xfc\xdfe\nSecond line.\n")
+        );
+        assert_eq!(body_at(b"A: 1\nHello\n\nmore"), none(b"Hello\n\nmore"));
+        assert_eq!(body_at(b"A: 1\r\nHello"), none(b"Hello"));
+        assert_eq!(
+            body_at(b"A: 1\nHello\nthere\nB: 2\n\nx"),
+            none(b"Hello\nthere\nB: 2\n\nx")
+        );
+        assert_eq!(
+            body_at(b"Content-Type text/plain\n\nx"),
+            none(b"Content-Type text/plain\n\nx")
+        );
+        assert_eq!(
+            body_at(b"A: 1\nContent-Type text/plain\n\nx"),
+            none(b"Content-Type text/plain\n\nx")
+        );
+        // A stray line at the start is no broken fold (nothing to fold into).
+        assert_eq!(body_at(b"Hello\nB: 2\n\nx"), none(b"Hello\nB: 2\n\nx"));
+        // Nor one directly before the end of the input.
+        assert_eq!(body_at(b"A: 1\nB: 2\nHello"), none(b"Hello"));
+        assert_eq!(
+            body_at(b"A: 1\nHello\nB: 2\nbye\n"),
+            none(b"Hello\nB: 2\nbye\n")
+        );
+        // A header (part) that runs to the end of the input is resumed.
+        let h = parse_header_block(b"A: 1\nbroken fold\nB: 2\n");
+        assert_eq!((h.fields.len(), h.body_offset, h.separator), (3, 22, None));
+        assert!(h.findings.is_empty());
+        let header = |b: &'static [u8]| (b, Some(LineEnding::Lf), false);
+        for m in [
+            &b"Subject: a long subject\nbroken fold\nMessage-ID: <a@b>\n\nx"[..],
+            b"A: 1\nfold one\nB: 2\nfold two\nC: 3\n \tcontinued\n\nx",
+            b"A: 1\n continued\n\tand tabbed\n\nx",
+            b"Subject : obsolete\n\nx",
+            b"From a@b Mon Jan  1 00:00:00 2001\nA: 1\n\nx",
+            b">From a@b Mon Jan  1 00:00:00 2001\nA: 1\n\nx",
+            b"A: 1\nFrom a@b Mon Jan  1 00:00:00 2001\n\nx",
+            b"Subject: Gr\xfc\xdfe\nFrom: J\xc3\xbcrgen <j@b>\n\nx",
+            b"\xEF\xBB\xBFFrom: a@b\nbroken fold\nB: 2\n\nx",
+            b" continuation first\nA: 1\n\nx",
+        ] {
+            assert_eq!(body_at(m), header(b"x"), "{}", String::from_utf8_lossy(m));
+        }
     }
 
     #[test]

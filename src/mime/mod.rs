@@ -67,7 +67,7 @@ pub use encoded_word::{
     DecodedText, EncodedWord, MAX_WORD_LEN, WordEncoding, decode_phrase, decode_phrase_with,
     decode_unstructured, decode_unstructured_with,
 };
-pub use header::{Field, HeaderBlock, LineEnding, MAX_LINE, parse_header_block};
+pub use header::{Field, HeaderBlock, LineEnding, MAX_LINE, NO_SEPARATOR, parse_header_block};
 pub(crate) use header::{parse_header_block_sized, recycle_fields, starts_with_field};
 pub use html::{HtmlCharset, html_charset};
 pub use params::{ContentDisposition, ContentType, ParamEncoding, Parameter, TransferEncoding};

@@ -41,6 +41,9 @@ pub(super) fn text_part(
     // short, or with garbage in it, was converted without a word).
     let transfer_damaged = !transfer_findings.is_empty();
     let mut findings = transfer_findings;
+    // Its header ended without the empty line: where the text starts is
+    // this reader's (and Python's) reading, reported as the audit does.
+    findings.extend(part.separator_finding());
     findings.extend(d.findings.iter().cloned());
     findings.extend(charset::possible_old_hangul(&d));
     let entry = PartReport {

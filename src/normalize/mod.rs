@@ -358,7 +358,44 @@ fn normalize_part(
             .unwrap_or(msg.raw);
         headers::fields(part, head, line_ending_of(msg, part), ctx, &rewritten)?;
     }
+    if part.lacks_separator() {
+        separator(msg, part, ctx);
+    }
     Ok(())
+}
+
+/// Writes the empty line a header section ended without, before its body
+/// (`Part::lacks_separator`): the output is well-formed, every reader
+/// finds the body where this one did, and it parses to the same tree. At
+/// the end of the fields inserted there, if any (one edit: two inserts at
+/// one offset would be ordered by chance).
+///
+/// The empty line ends as the line before it does: the fields inserted
+/// there (written with [`line_ending_of`]), else the last field (a bare CR
+/// after a bare CR: an LF would make the two one CRLF, and the line would
+/// not be empty, nor the output normalize to itself), else, in a part
+/// without fields, [`line_ending_of`], CRLF when the delimiter line before
+/// ends with a bare CR.
+fn separator(msg: &Message<'_>, part: &Part<'_>, ctx: &mut Ctx<'_>) {
+    use crate::mime::LineEnding;
+    let at = part.range.start + part.header.header_end;
+    if let Some(e) = ctx.edits.iter_mut().find(|e| e.range == (at..at)) {
+        e.bytes
+            .extend_from_slice(line_ending_of(msg, part).as_bytes());
+        return;
+    }
+    let le = match part.header.fields.last().map(|f| f.line_ending) {
+        Some(LineEnding::None) | None => line_ending_of(msg, part),
+        Some(le) => le,
+    };
+    let le = match le {
+        LineEnding::Lf if at > 0 && msg.raw.get(at - 1) == Some(&b'\r') => LineEnding::Crlf,
+        le => le,
+    };
+    ctx.edits.push(Edit {
+        range: at..at,
+        bytes: le.as_bytes().to_vec(),
+    });
 }
 
 /// Applies sorted, non-overlapping edits; borrows when there are none (or
@@ -391,8 +428,8 @@ fn apply(raw: &[u8], mut edits: Vec<Edit>) -> Cow<'_, [u8]> {
 }
 
 /// The line end to write in `part`'s header and body: the one its fields
-/// use; for a part without fields, its empty separator line's; else the
-/// message's.
+/// use; for a part without fields, its empty separator line's, or without
+/// one the first line of its body's; else the message's.
 pub(crate) fn line_ending_of(msg: &Message<'_>, part: &Part<'_>) -> crate::mime::LineEnding {
     use crate::mime::LineEnding;
     if part
@@ -405,7 +442,15 @@ pub(crate) fn line_ending_of(msg: &Message<'_>, part: &Part<'_>) -> crate::mime:
     }
     match part.header.separator {
         Some(le @ (LineEnding::Lf | LineEnding::Crlf)) => le,
-        _ => msg.root.header.line_ending(),
+        Some(_) => msg.root.header.line_ending(),
+        None => {
+            let body = part.raw_body(msg);
+            match memchr::memchr(b'\n', body) {
+                Some(i) if i > 0 && body.get(i - 1) == Some(&b'\r') => LineEnding::Crlf,
+                Some(_) => LineEnding::Lf,
+                None => msg.root.header.line_ending(),
+            }
+        }
     }
 }
 

@@ -142,3 +142,30 @@ fn closed_stdout_is_a_temporary_failure() {
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(75));
 }
+
+/// The gateway writes what `normalize` writes for a header that ends
+/// without its empty line (the empty line written, the text converted),
+/// and for header lines that are not fields but stay header (a broken
+/// fold, `>From `): byte for byte, and its output is stable.
+#[test]
+fn a_header_without_empty_line_is_written_as_normalize_writes_it() {
+    let inputs: [&[u8]; 4] = [
+        b"Content-Type: multipart/mixed; boundary=BND\n\n--BND\n\
+          Gr\xfc\xdfe aus K\xf6ln, bis morgen.\nSecond line.\n--BND\n\
+          Content-Type: text/plain; charset=iso-8859-1\nCaf\xe9.\n--BND--\n",
+        b"From: a@example.org\r\nSubject: x\r\nCaf\xe9 au lait, merci.\r\n",
+        b"Subject: a long subject\nwrapped without white space\n\
+          Content-Type: text/plain; charset=iso-8859-1\n\nCaf\xe9 au lait.\n",
+        b"Content-Type: message/rfc822\n\n>From a@b Mon Jan  1 00:00:00 2001\n\
+          Subject: saved\nContent-Type: text/plain; charset=koi8-r\n\n\xf0\xd2\xc9\xd7\xc5\xd4\n",
+    ];
+    for input in inputs {
+        let n = mailcharset::normalize::normalize(input, &Default::default()).unwrap();
+        assert!(n.report.changed);
+        let out = check("header without empty line", input);
+        assert_eq!(
+            String::from_utf8_lossy(&out),
+            String::from_utf8_lossy(&n.bytes)
+        );
+    }
+}

@@ -309,3 +309,153 @@ fn regression_header_block_swallows_first_delimiter() {
     assert_eq!(&raw[m.parts[0].body.clone()], b"hello");
     check_tiling(&msg, &msg.root);
 }
+
+/// Python's reading of a message: each part's content type, whether it
+/// has a `MissingHeaderBodySeparatorDefect`, and its body as written.
+const PY_BODIES: &str = r#"
+import sys, email, email.errors, email.policy
+msg = email.message_from_bytes(sys.stdin.buffer.read(), policy=email.policy.compat32)
+for p in msg.walk():
+    nosep = any(isinstance(d, email.errors.MissingHeaderBodySeparatorDefect) for d in p.defects)
+    body = p._payload if isinstance(p._payload, str) else ''
+    print(p.get_content_type(), int(nosep), body.encode('ascii', 'surrogateescape').hex())
+"#;
+
+/// Each part as [`PY_BODIES`] prints it, from the tree: the type, whether
+/// the header ended without its empty line, and the leaf's body.
+fn our_bodies(raw: &[u8]) -> Vec<String> {
+    let msg = Message::parse(raw);
+    msg.parts()
+        .into_iter()
+        .map(|p| {
+            let body = match p.kind {
+                PartKind::Leaf => p.raw_body(&msg),
+                _ => b"",
+            };
+            let hex: String = body.iter().map(|b| format!("{b:02x}")).collect();
+            let nosep = p
+                .header
+                .findings
+                .iter()
+                .any(|f| f.note.as_deref() == Some(mailcharset::mime::NO_SEPARATOR));
+            format!("{} {} {hex}", p.content_type.mime_type(), u8::from(nosep))
+        })
+        .collect()
+}
+
+/// A body part (or a message) whose text follows its header fields, or
+/// the delimiter, without the empty line was read as a header of
+/// malformed lines: its text kept as written, never converted nor audited.
+/// Its body now starts at the first line that is neither a field nor a
+/// continuation, as Python's `email` reads it (RFC 2046 5.1.1: the empty
+/// line and the body are optional, the header fields come first).
+#[test]
+fn regression_body_without_empty_line_starts_at_its_first_text_line() {
+    let part: &[u8] = b"Content-Type: multipart/mixed; boundary=BND\n\n--BND\n\
+        Gr\xfc\xdfe aus K\xf6ln, bis morgen.\nSecond line.\n--BND\n\
+        Content-Type: text/plain; charset=iso-8859-1\nContent-Transfer-Encoding: 8bit\n\
+        Caf\xe9 cr\xe8me.\n\nA paragraph: after an empty line.\n--BND--\n";
+    let top: &[u8] = b"From: a@example.org\r\nSubject: no empty line\r\n\
+        Counter to RFC 5322, the text follows the header.\r\nCaf\xe9.\r\n";
+    let content = b"Content-Type text/plain\n\nbody\n";
+    for (raw, bodies) in [
+        (
+            part,
+            &[
+                &b"Gr\xfc\xdfe aus K\xf6ln, bis morgen.\nSecond line."[..],
+                b"Caf\xe9 cr\xe8me.\n\nA paragraph: after an empty line.",
+            ][..],
+        ),
+        (
+            top,
+            &[&b"Counter to RFC 5322, the text follows the header.\r\nCaf\xe9.\r\n"[..]][..],
+        ),
+        // A line that looks like a field but has no colon is not one
+        // (Python reads it so): at the start of a header it is text.
+        (&content[..], &[&content[..]][..]),
+    ] {
+        let msg = Message::parse(raw);
+        check_tiling(&msg, &msg.root);
+        let leaves: Vec<&Part<'_>> = msg
+            .parts()
+            .into_iter()
+            .filter(|p| matches!(p.kind, PartKind::Leaf))
+            .collect();
+        assert_eq!(leaves.len(), bodies.len());
+        for (p, want) in leaves.iter().zip(bodies) {
+            assert_eq!(p.raw_body(&msg), *want, "{}", String::from_utf8_lossy(raw));
+            assert!(p.is_text());
+            assert!(p.lacks_separator());
+            assert!(p.header.fields.iter().all(|f| f.has_name()));
+            let f = p.separator_finding().expect("a finding");
+            assert_eq!(f.kind.as_str(), "malformed");
+        }
+        if let Some(py) = common::python(
+            "regression_body_without_empty_line_starts_at_its_first_text_line",
+            PY_BODIES,
+            raw,
+        ) {
+            let py: Vec<String> = String::from_utf8_lossy(&py)
+                .lines()
+                .map(String::from)
+                .collect();
+            assert_eq!(our_bodies(raw), py, "{}", String::from_utf8_lossy(raw));
+        }
+    }
+}
+
+/// Lines that are header lines though not `Name: value` fields must not
+/// start the body: continuation lines (space or tab), an obsolete field
+/// with white space before its colon, an mbox `From ` line in a header, a
+/// `>From ` line opening an attached message saved from an mbox, raw 8-bit
+/// values, a field after a byte order mark, and a broken fold (a long
+/// Subject wrapped without white space, fields after it). The Content-Type
+/// and Message-ID after them are still read, and the text is the body.
+#[test]
+fn regression_header_lines_that_are_not_fields_stay_header() {
+    let tail: &[u8] = b"Message-ID: <id@example.org>\n\
+        Content-Type: text/plain; charset=iso-8859-1\n\nCaf\xe9 cr\xe8me.\n";
+    let heads: [&[u8]; 9] = [
+        b"Subject: folded\n over two lines\n",
+        b"Subject: folded\n\twith a tab\n",
+        b"Subject : obsolete white space before the colon\n",
+        b"Received: by x\nFrom sender@example.org Mon Jan  1 00:00:00 2001\n",
+        b">From sender@example.org Mon Jan  1 00:00:00 2001\nSubject: saved from an mbox\n",
+        b"Subject: Gr\xfc\xdfe aus K\xf6ln\nFrom: J\xc3\xbcrgen <j@example.org>\n",
+        b"\xEF\xBB\xBFFrom: a@example.org\n",
+        b"Subject: [PATCH] a long subject that a mailer\nwrapped without white space\n",
+        b"Subject: twice\nbroken once\nX-A: 1\nbroken twice\n",
+    ];
+    for head in heads {
+        let inner = [head, tail].concat();
+        // The message itself, and the same attached as message/rfc822.
+        let attached = [
+            &b"Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: message/rfc822\n\n"
+                [..],
+            &inner,
+            b"--b--\n",
+        ]
+        .concat();
+        for raw in [&inner[..], &attached] {
+            let msg = Message::parse(raw);
+            check_tiling(&msg, &msg.root);
+            let p = msg
+                .parts()
+                .into_iter()
+                .find(|p| p.is_text())
+                .expect("a text part");
+            let what = String::from_utf8_lossy(raw);
+            // (Before a delimiter, the line end is the delimiter's.)
+            let body = p.raw_body(&msg);
+            assert_eq!(
+                body.strip_suffix(b"\n").unwrap_or(body),
+                b"Caf\xe9 cr\xe8me.",
+                "{what}"
+            );
+            assert_eq!(p.content_type.charset(), Some(&b"iso-8859-1"[..]), "{what}");
+            assert!(p.header.get("message-id").is_some(), "{what}");
+            assert!(!p.lacks_separator(), "{what}");
+            assert!(p.separator_finding().is_none(), "{what}");
+        }
+    }
+}

@@ -952,3 +952,95 @@ fn regression_utf_16_file_with_a_bom_is_reported_as_having_one() {
         assert_eq!(body.trim_start_matches('\u{FEFF}'), text);
     }
 }
+
+/// A text whose header ended without the empty line (a part starting with
+/// its text after the delimiter, fields followed directly by text, a
+/// message whose header runs into its text) was kept as written, its
+/// lines taken for malformed header lines: never converted, never
+/// audited. It is now the part's body, converted like any text (8-bit
+/// text without a label is decided as unlabelled text is); the output has
+/// the empty line, in the line end of the line before it, after the
+/// fields normalize inserts; the report and the audit say `malformed`.
+#[test]
+fn regression_text_after_a_header_without_empty_line_is_converted() {
+    use mailcharset::finding::FindingKind;
+    let note = Some(mailcharset::mime::NO_SEPARATOR);
+    let cases: [(&[u8], &[u8]); 4] = [
+        (
+            b"Content-Type: multipart/mixed; boundary=BND\n\n--BND\n\
+              Viele Gr\xfc\xdfe aus K\xf6ln, bis morgen; bis Donnerstag.\nSecond line.\n--BND--\n",
+            b"Content-Type: multipart/mixed; boundary=BND\n\n--BND\n\
+              Content-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: quoted-printable\n\n\
+              Viele Gr=C3=BC=C3=9Fe aus K=C3=B6ln, bis morgen; bis Donnerstag.\nSecond line.\n--BND--\n",
+        ),
+        (
+            b"Content-Type: multipart/mixed; boundary=BND\r\n\r\n--BND\r\n\
+              Content-Type: text/plain; charset=iso-8859-1\r\nCaf\xe9 au lait, merci beaucoup.\r\n--BND--\r\n",
+            b"Content-Type: multipart/mixed; boundary=BND\r\n\r\n--BND\r\n\
+              Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n\
+              Caf=C3=A9 au lait, merci beaucoup.\r\n--BND--\r\n",
+        ),
+        (
+            b"From: a@example.org\nSubject: x\nCaf\xe9 au lait, merci beaucoup et a bientot.\n",
+            b"From: a@example.org\nSubject: x\nMIME-Version: 1.0\n\
+              Content-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: quoted-printable\n\n\
+              Caf=C3=A9 au lait, merci beaucoup et a bientot.\n",
+        ),
+        // ASCII needs no conversion: the empty line alone is written.
+        (
+            b"From: a@example.org\nSubject: x\nPlain text, no empty line.\n",
+            b"From: a@example.org\nSubject: x\n\nPlain text, no empty line.\n",
+        ),
+    ];
+    for (raw, want) in cases {
+        let n = normalize::normalize(raw, &Options::default()).unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&n.bytes),
+            String::from_utf8_lossy(want)
+        );
+        assert_eq!(norm(raw), want, "not idempotent");
+        let e = n
+            .report
+            .parts
+            .iter()
+            .find(|p| p.location == "body")
+            .unwrap();
+        assert!(
+            e.findings
+                .iter()
+                .any(|f| f.kind == FindingKind::Malformed && f.note.as_deref() == note),
+            "{:?}",
+            e.findings
+        );
+        assert_eq!(e.verdict.as_str(), "suspicious");
+        let recs = audit(raw);
+        let r = recs.iter().find(|r| r.location == "body").unwrap();
+        assert!(
+            r.findings
+                .iter()
+                .any(|f| f.kind == FindingKind::Malformed && f.note.as_deref() == note),
+            "{:?}",
+            r.findings
+        );
+        // The output's text is the input's, its header whole.
+        let out = mailcharset::message::Message::parse(&n.bytes);
+        assert!(out.parts().iter().all(|p| !p.lacks_separator()));
+        assert!(audit(&n.bytes).iter().all(|r| r.verdict.as_str() == "ok"));
+    }
+}
+
+/// A header line that is not a field and a bare CR before it: the empty
+/// line written after a field ending in a bare CR is a bare CR (an LF
+/// after it made one CRLF, the line was not empty, and a second run wrote
+/// another: not idempotent). Found by mutating the fixtures.
+#[test]
+fn regression_empty_line_after_a_bare_cr() {
+    assert_eq!(
+        norm(b"Message-ID: <a@b>\nFrom:\rS"),
+        b"Message-ID: <a@b>\nFrom:\r\rS"
+    );
+    assert_eq!(
+        norm(b"Content-Type: multipart/mixed; boundary=b\n\n--b\rtext\n--b--\n"),
+        b"Content-Type: multipart/mixed; boundary=b\n\n--b\r\r\ntext\n--b--\n"
+    );
+}
