@@ -374,7 +374,7 @@ pub(super) fn labelled<'a>(
             && opts.detect
             && is_multibyte(cs)
             // (Korean rows are no nonsense to take any candidate for.)
-            && let nonsense = (!rows.hangul && implausible(&text))
+            && let nonsense = (!rows.hangul && implausible(&text) && !own_plausible_line(&text))
             && (nonsense || rows.any())
             && let Some((det, t)) = candidate(bytes, cs, opts)
             && (nonsense || rows.fits(det.charset))
@@ -395,6 +395,33 @@ pub(super) fn labelled<'a>(
                 )),
             );
             return;
+        }
+        // Implausible, but with lines of the label's own: a reply over a
+        // quote in another charset. The label stays; the quote's lines
+        // are named.
+        if !utf8_label
+            && !ascii
+            && is_multibyte(cs)
+            && implausible(&text)
+            && own_plausible_line(&text)
+        {
+            let marked = marked_lines(bytes, cs);
+            if let Some(first) = marked.first() {
+                d.findings.push(
+                    Finding::new(
+                        FindingKind::MixedCharset,
+                        first.start + first_nonascii(&bytes[first.clone()]),
+                        marked.len(),
+                    )
+                    .with_note(format!(
+                        "{} line(s) {} reads as half-width katakana, C1 controls or private use: \
+                         another charset's octets, kept as read",
+                        marked.len(),
+                        cs.name
+                    )),
+                );
+                out.mixed = true;
+            }
         }
         // A Latin label whose reading is words of non-ASCII characters
         // from end to end (`Ïðèâåò`, `ÇÑ±¹¾î`): text in another script,
@@ -971,6 +998,63 @@ pub(super) fn iso2022jp_in_ascii<'a>(
     let n = text.chars().filter(|c| !c.is_ascii()).count();
     (report.is_clean() && n >= MIN_EVIDENCE && plausible(&text) && words(&text))
         .then_some((at, text, used))
+}
+
+/// Whether a reading has a line of the label's own: four or more
+/// non-ASCII characters, none of them the marks another charset's octets
+/// leave (C1 controls, private use, half-width katakana, U+FFFD), and
+/// plausible text. A Shift_JIS reply over an EUC-JP quote reads as
+/// half-width katakana in the quote, implausible as a whole, but its reply
+/// lines are Japanese; a whole text in another charset has no such line
+/// (EUC-JP or EUC-KR under Shift_JIS is half-width katakana on every
+/// line). Taking the text for another charset then would turn the reply
+/// into nonsense (a GBK guess did): it keeps its label, U+FFFD in the
+/// quote.
+fn own_plausible_line(text: &str) -> bool {
+    text.lines().any(|line| {
+        let (mut n, mut marks) = (0usize, 0usize);
+        for c in line.chars().filter(|c| !c.is_ascii()) {
+            n += 1;
+            let u = u32::from(c);
+            marks += usize::from(
+                (0x80..0xA0).contains(&u)
+                    || (0xE000..0xF900).contains(&u)
+                    || (0xFF61..0xFFA0).contains(&u)
+                    || c == '\u{FFFD}',
+            );
+        }
+        n >= MIN_EVIDENCE && marks == 0 && plausible(line)
+    })
+}
+
+/// The lines of `bytes` that `cs` reads mostly (half or more, two or
+/// more) as the marks of another charset's octets: C1 controls, private
+/// use, half-width katakana.
+fn marked_lines(bytes: &[u8], cs: &'static Charset) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |e| at + e + 1);
+        let line = &bytes[at..end];
+        if !line.is_ascii() {
+            let (text, _, _) = decode_with(line, cs);
+            let (mut n, mut marks) = (0usize, 0usize);
+            for c in text.chars().filter(|c| !c.is_ascii()) {
+                n += 1;
+                let u = u32::from(c);
+                marks += usize::from(
+                    (0x80..0xA0).contains(&u)
+                        || (0xE000..0xF900).contains(&u)
+                        || (0xFF61..0xFFA0).contains(&u),
+                );
+            }
+            if marks >= 2 && marks * 2 >= n {
+                out.push(at..end);
+            }
+        }
+        at = end;
+    }
+    out
 }
 
 /// A Shift_JIS reading that is mostly half-width katakana (U+FF61..U+FF9F):

@@ -2872,3 +2872,34 @@ fn regression_windows_1256_under_iso_8859_6_is_read_as_itself() {
         assert_eq!(d.used.map(|c| c.name()), Some("ISO-8859-6"));
     }
 }
+
+/// A Shift_JIS reply over a quote in EUC-JP reads under its label as
+/// Japanese in the reply and half-width katakana in the quote: implausible
+/// as a whole, so the text was taken for chardetng's guess, GBK, and the
+/// correctly labelled reply became Hanzi nonsense. A reading with lines
+/// of the label's own keeps the label; the quote's lines are named
+/// (`mixed-charset`). (`tools/hunt_charsets.py` seed 404.)
+#[test]
+fn regression_shift_jis_reply_over_an_euc_jp_quote_keeps_its_label() {
+    let reply =
+        "田中様、いつもお世話になっております。\n先日の打ち合わせの件で、資料をお送りします。\n";
+    let quote = "> 田中様、いつもお世話になっております。\n> ご不明な点がございましたら、お気軽にご連絡ください。\n";
+    let body = [
+        encoding_rs::SHIFT_JIS.encode(reply).0.into_owned(),
+        b"\nOn Monday someone wrote:\n".to_vec(),
+        encoding_rs::EUC_JP.encode(quote).0.into_owned(),
+    ]
+    .concat();
+    let msg = message("text/plain; charset=shift_jis", &body);
+    let (charset, verdict, findings) = audit_body(&msg);
+    assert_eq!(charset.as_deref(), Some("Shift_JIS"));
+    assert_eq!(verdict, "invalid");
+    assert!(
+        findings.contains(&"mixed-charset".to_string()),
+        "{findings:?}"
+    );
+    let out = filtered(&msg);
+    let m = mailcharset::message::Message::parse(&out);
+    let text = String::from_utf8(m.root.decoded_body(&m).0.into_owned()).expect("UTF-8 out");
+    assert!(text.starts_with(reply), "{text}");
+}
