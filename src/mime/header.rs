@@ -365,7 +365,7 @@ pub const NO_SEPARATOR: &str =
 /// the body, `separator == None`, with a `malformed` finding
 /// ([`NO_SEPARATOR`]) in `findings`. Except a broken fold: such a line
 /// after a field of the section, when the section goes on with fields to
-/// its empty line or the end of the input (a broken fold), is kept as a
+/// its empty line or the end of the input, is kept as a
 /// nameless [`Field`] with a `malformed` finding (taken for the body, it
 /// would take the fields after it, a Content-Type or Message-ID, with
 /// it). A continuation line before any field, a `From ` line, and a field
