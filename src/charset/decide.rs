@@ -57,9 +57,9 @@ use super::detect::{
 };
 use super::dispatch::{c1_check, decode_with, unicode11};
 use super::evidence::{
-    Evidence, case_of, characters, evidence, find_nonascii, implausible, mixed_script_letters,
-    multi_octet_chars, non_latin, nonascii_runs, plausible, repair, symbols_in_words,
-    utf8_majority, utf8_writer_forms, words,
+    Evidence, case_of, characters, evidence, find_nonascii, foreign_mark, implausible,
+    mixed_script_letters, multi_octet_chars, non_latin, nonascii_runs, plausible, repair,
+    symbols_in_words, utf8_majority, utf8_writer_forms, words,
 };
 use super::{Charset, DecodeOptions, Decoded, Detected, Kind, add_report, ascii};
 use crate::codec::utf8::{self, DecodeReport};
@@ -1015,13 +1015,7 @@ fn own_plausible_line(text: &str) -> bool {
         let (mut n, mut marks) = (0usize, 0usize);
         for c in line.chars().filter(|c| !c.is_ascii()) {
             n += 1;
-            let u = u32::from(c);
-            marks += usize::from(
-                (0x80..0xA0).contains(&u)
-                    || (0xE000..0xF900).contains(&u)
-                    || (0xFF61..0xFFA0).contains(&u)
-                    || c == '\u{FFFD}',
-            );
+            marks += usize::from(foreign_mark(c) || c == '\u{FFFD}');
         }
         n >= MIN_EVIDENCE && marks == 0 && plausible(line)
     })
@@ -1041,12 +1035,7 @@ fn marked_lines(bytes: &[u8], cs: &'static Charset) -> Vec<Range<usize>> {
             let (mut n, mut marks) = (0usize, 0usize);
             for c in text.chars().filter(|c| !c.is_ascii()) {
                 n += 1;
-                let u = u32::from(c);
-                marks += usize::from(
-                    (0x80..0xA0).contains(&u)
-                        || (0xE000..0xF900).contains(&u)
-                        || (0xFF61..0xFFA0).contains(&u),
-                );
+                marks += usize::from(foreign_mark(c));
             }
             if marks >= 2 && marks * 2 >= n {
                 out.push(at..end);

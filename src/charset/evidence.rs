@@ -255,12 +255,7 @@ pub(super) fn plausible(text: &str) -> bool {
         paired += usize::from(prev_nonascii);
         prev_nonascii = true;
         nonascii += 1;
-        let u = u32::from(c);
-        if (0x80..0xA0).contains(&u)
-            || (0xE000..0xF900).contains(&u)
-            || (0xFF61..0xFFA0).contains(&u)
-            || c == '\u{FFFD}'
-        {
+        if foreign_mark(c) || c == '\u{FFFD}' {
             bad += 1;
             continue;
         }
@@ -293,6 +288,15 @@ pub(super) fn plausible(text: &str) -> bool {
     bad * 4 <= nonascii && letters * 2 >= nonascii && top * 5 >= letters * 4 && !latin_mojibake
 }
 
+/// A character that octets of another charset leave in a reading, and
+/// text does not have: a C1 control, private use (U+E000..U+F8FF), a
+/// half-width katakana (Shift_JIS's single octets 0xA1..0xDF, where
+/// EUC-JP, EUC-KR and GBK have their lead octets).
+pub(super) fn foreign_mark(c: char) -> bool {
+    let u = u32::from(c);
+    (0x80..0xA0).contains(&u) || (0xE000..0xF900).contains(&u) || (0xFF61..0xFFA0).contains(&u)
+}
+
 /// Whether a clean reading is so implausible that the label is doubted: at
 /// least half of its non-ASCII characters (and eight or more) are C1
 /// controls, private use or half-width katakana.
@@ -310,12 +314,7 @@ pub(super) fn implausible(text: &str) -> bool {
             match chars.next() {
                 Some(c) if !c.is_ascii() => {
                     nonascii += 1;
-                    let u = u32::from(c);
-                    bad += usize::from(
-                        (0x80..0xA0).contains(&u)
-                            || (0xE000..0xF900).contains(&u)
-                            || (0xFF61..0xFFA0).contains(&u),
-                    );
+                    bad += usize::from(foreign_mark(c));
                 }
                 _ => {
                     rest = before;

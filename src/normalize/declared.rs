@@ -31,11 +31,8 @@ pub fn rewrite_xml_encoding(xml: &str) -> Cow<'_, str> {
     if xml.as_bytes()[span.clone()].eq_ignore_ascii_case(b"utf-8") {
         return Cow::Borrowed(xml);
     }
-    // The span is an ASCII run between ASCII quotes: char boundaries.
-    let (Some(before), Some(after)) = (xml.get(..span.start), xml.get(span.end..)) else {
-        return Cow::Borrowed(xml);
-    };
-    Cow::Owned([before, "UTF-8", after].concat())
+    // The span is an ASCII run between ASCII quotes.
+    super::html::replace_spans(xml, &[(span.start, span.end)], "UTF-8")
 }
 
 /// Rewrites the `@charset "...";` rule that opens a style sheet (after a
@@ -65,10 +62,7 @@ pub fn rewrite_css_charset(css: &str) -> Cow<'_, str> {
     {
         return Cow::Borrowed(css);
     }
-    let (Some(before), Some(after)) = (css.get(..v), css.get(v + len..)) else {
-        return Cow::Borrowed(css);
-    };
-    Cow::Owned([before, "utf-8", after].concat())
+    super::html::replace_spans(css, &[(v, v + len)], "utf-8")
 }
 
 /// Whether a text part of this subtype is a vCard or vCalendar, whose
@@ -140,19 +134,8 @@ pub fn rewrite_vcard_charset(card: &str) -> Cow<'_, str> {
         }
         at = end;
     }
-    if spans.is_empty() {
-        return Cow::Borrowed(card);
-    }
-    let mut out = String::with_capacity(card.len() + 8);
-    let mut last = 0;
-    for (s, e) in spans {
-        // The spans are ASCII runs between `=` and `;`/`:`: char boundaries.
-        out.push_str(card.get(last..s).unwrap_or(""));
-        out.push_str("UTF-8");
-        last = e;
-    }
-    out.push_str(card.get(last..).unwrap_or(""));
-    Cow::Owned(out)
+    // The spans are ASCII runs between `=` and `;`/`:`.
+    super::html::replace_spans(card, &spans, "UTF-8")
 }
 
 #[cfg(test)]

@@ -78,18 +78,28 @@ pub fn rewrite_meta_charset(html: &str) -> Cow<'_, str> {
         }
         at = tag_end;
     }
+    replace_spans(html, &spans, "utf-8")
+}
+
+/// `text` with each of `spans` (sorted, not overlapping, ASCII runs: their
+/// ends are char boundaries) replaced by `with`; borrowed when there are
+/// none.
+pub(super) fn replace_spans<'a>(
+    text: &'a str,
+    spans: &[(usize, usize)],
+    with: &str,
+) -> Cow<'a, str> {
     if spans.is_empty() {
-        return Cow::Borrowed(html);
+        return Cow::Borrowed(text);
     }
-    let mut out = String::with_capacity(html.len() + 8);
+    let mut out = String::with_capacity(text.len() + 8);
     let mut last = 0;
-    for (s, e) in spans {
-        // The spans are ASCII runs, so these are char boundaries.
-        out.push_str(html.get(last..s).unwrap_or(""));
-        out.push_str("utf-8");
+    for &(s, e) in spans {
+        out.push_str(text.get(last..s).unwrap_or(""));
+        out.push_str(with);
         last = e;
     }
-    out.push_str(html.get(last..).unwrap_or(""));
+    out.push_str(text.get(last..).unwrap_or(""));
     Cow::Owned(out)
 }
 
