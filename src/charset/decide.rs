@@ -369,12 +369,14 @@ pub(super) fn labelled<'a>(
         } else {
             Rows::default()
         };
-        if !utf8_label
-            && !ascii
-            && opts.detect
-            && is_multibyte(cs)
+        // A multi-octet label's reading that is mostly the marks another
+        // charset's octets leave, and whether it has lines of its own all
+        // the same (a reply over a quote in another charset).
+        let implausible_cjk = !utf8_label && !ascii && is_multibyte(cs) && implausible(&text);
+        let reply_over_quote = implausible_cjk && own_plausible_line(&text);
+        if opts.detect
             // (Korean rows are no nonsense to take any candidate for.)
-            && let nonsense = (!rows.hangul && implausible(&text) && !own_plausible_line(&text))
+            && let nonsense = (!rows.hangul && implausible_cjk && !reply_over_quote)
             && (nonsense || rows.any())
             && let Some((det, t)) = candidate(bytes, cs, opts)
             && (nonsense || rows.fits(det.charset))
@@ -399,12 +401,7 @@ pub(super) fn labelled<'a>(
         // Implausible, but with lines of the label's own: a reply over a
         // quote in another charset. The label stays; the quote's lines
         // are named.
-        if !utf8_label
-            && !ascii
-            && is_multibyte(cs)
-            && implausible(&text)
-            && own_plausible_line(&text)
-        {
+        if reply_over_quote {
             let marked = marked_lines(bytes, cs);
             if let Some(first) = marked.first() {
                 d.findings.push(

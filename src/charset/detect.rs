@@ -420,32 +420,30 @@ pub(super) fn wide_binary(text: &str, errors: usize) -> Option<&'static str> {
     if body.contains('\0') {
         return Some("U+0000 characters");
     }
-    let chars = body.chars().count();
-    let controls = body
-        .chars()
-        .filter(|&c| {
-            matches!(u32::from(c), 0x01..=0x08 | 0x0B | 0x0E | 0x0F | 0x10..=0x1A | 0x1C..=0x1F | 0x80..=0x9F)
-        })
-        .count();
+    // One walk: characters, controls, noncharacters, private use.
+    let (mut chars, mut controls, mut nonchars, mut private) = (0usize, 0usize, 0usize, 0usize);
+    for c in body.chars() {
+        let u = u32::from(c);
+        chars += 1;
+        controls += usize::from(matches!(
+            u,
+            0x01..=0x08 | 0x0B | 0x0E | 0x0F | 0x10..=0x1A | 0x1C..=0x1F | 0x80..=0x9F
+        ));
+        nonchars += usize::from(matches!(u, 0xFDD0..=0xFDEF) || u & 0xFFFE == 0xFFFE);
+        // Random octets read as UTF-16 are private use one unit in ten
+        // (U+E000..U+F8FF) and an unpaired surrogate one in thirty; text
+        // has neither.
+        private += usize::from(matches!(u, 0xE000..=0xF8FF | 0xF0000..));
+    }
     if controls > 0 && controls * 100 >= chars {
         return Some("control characters");
     }
-    let nonchars = body
-        .chars()
-        .filter(|&c| matches!(u32::from(c), 0xFDD0..=0xFDEF) || u32::from(c) & 0xFFFE == 0xFFFE)
-        .count();
     if nonchars > 0 && nonchars * 100 >= chars {
         return Some("noncharacters");
     }
     if errors >= 4 && errors * 100 >= chars {
         return Some("ill-formed units");
     }
-    // Random octets read as UTF-16 are private use one unit in ten (U+E000
-    // ..U+F8FF) and an unpaired surrogate one in thirty; text has neither.
-    let private = body
-        .chars()
-        .filter(|&c| matches!(u32::from(c), 0xE000..=0xF8FF | 0xF0000..))
-        .count();
     let junk = private + errors;
     (junk >= 3 && junk * 10 >= chars).then_some("private-use characters and ill-formed units")
 }
