@@ -96,11 +96,12 @@ pub fn audit_parsed(
         },
         limits: opts.limits,
         base: Record {
-            input: Arc::from(ctx.input),
+            input: shared_input(ctx.input),
             index: ctx.index,
-            message_id: top.message_id().map(Arc::from),
+            message_id: top.message_id_with(|id| Arc::<str>::from(id)),
             part: String::new(),
-            location: "message".to_string(),
+            // Named "message" only when it becomes a record (below).
+            location: String::new(),
             label: None,
             charset: None,
             status: LabelStatus::Missing,
@@ -112,13 +113,32 @@ pub fn audit_parsed(
         },
         out: Vec::new(),
     };
-    for part in msg.parts() {
-        a.part(part);
-    }
+    msg.each_part(|part| a.part(part));
     if a.out.is_empty() {
-        a.out.push(a.base.clone());
+        a.base.location = "message".to_string();
+        a.out.push(a.base);
     }
     a.out
+}
+
+/// The input's name as the records' shared `Arc<str>`: the one of the
+/// message before on this thread when the name is the same (every message
+/// of an mbox), not an allocation per message.
+fn shared_input(input: &str) -> Arc<str> {
+    thread_local! {
+        static LAST: std::cell::RefCell<Option<Arc<str>>> = const { std::cell::RefCell::new(None) };
+    }
+    LAST.with(|last| {
+        let mut last = last.borrow_mut();
+        match &*last {
+            Some(arc) if **arc == *input => arc.clone(),
+            _ => {
+                let arc: Arc<str> = Arc::from(input);
+                *last = Some(arc.clone());
+                arc
+            }
+        }
+    })
 }
 
 struct Auditor<'m, 'a> {
@@ -344,7 +364,7 @@ impl Auditor<'_, '_> {
     /// parameter value.
     fn parameter(&mut self, part: &Part<'_>, p: &Parameter) {
         let location = format!("param:{}", p.name);
-        let filename = matches!(p.name.as_str(), "filename" | "name");
+        let filename = matches!(&*p.name, "filename" | "name");
         match p.encoding {
             ParamEncoding::Rfc2231 => {
                 let (Some(label), Some(dec)) = (&p.charset, &p.decoding) else {

@@ -194,21 +194,27 @@ impl<'a> Message<'a> {
 
     /// All parts, depth first, in message order (the root first).
     pub fn parts(&self) -> Vec<&Part<'a>> {
+        let mut out = Vec::new();
+        self.each_part(|p| out.push(p));
+        out
+    }
+
+    /// [`Message::parts`] handed to `f` one by one, in the same order,
+    /// without the vector (nor, for a message of one part, the walk).
+    pub(crate) fn each_part<'m>(&'m self, mut f: impl FnMut(&'m Part<'a>)) {
         // A message of one part (most mail) needs no walk.
         if matches!(self.root.kind, PartKind::Leaf) {
-            return vec![&self.root];
+            return f(&self.root);
         }
-        let mut out = Vec::new();
         let mut stack = vec![&self.root];
         while let Some(p) = stack.pop() {
-            out.push(p);
+            f(p);
             match &p.kind {
                 PartKind::Leaf => {}
                 PartKind::Message(inner) => stack.push(inner),
                 PartKind::Multipart(m) => stack.extend(m.parts.iter().rev()),
             }
         }
-        out
     }
 
     /// Done with the message: keeps the allocation of its own header's
@@ -268,7 +274,16 @@ pub(crate) struct TopFields<'m, 'a> {
 impl TopFields<'_, '_> {
     /// As [`Message::message_id`].
     pub(crate) fn message_id(&self) -> Option<String> {
-        message_id_of(&self.message_id?.unfolded())
+        self.message_id_with(str::to_string)
+    }
+
+    /// The Message-ID handed to `make` as a borrowed `&str`, without
+    /// angle brackets: an audit makes its shared `Arc<str>` from it
+    /// without a `String` first.
+    pub(crate) fn message_id_with<T>(&self, make: impl FnOnce(&str) -> T) -> Option<T> {
+        let unfolded = self.message_id?.unfolded();
+        let v = crate::mime::lexer::lossy(&unfolded);
+        message_id_in(&v).map(make)
     }
 
     /// As [`Message::tld_hint`].
@@ -305,11 +320,10 @@ impl TopFields<'_, '_> {
 
 /// The Message-ID in an unfolded field value: white space trimmed, the
 /// text between the leading `<`s and the first `>`, trimmed again.
-fn message_id_of(v: &[u8]) -> Option<String> {
-    let v = crate::mime::lexer::lossy(v);
+fn message_id_in(v: &str) -> Option<&str> {
     let v = v.trim().trim_start_matches('<');
     let v = v.split('>').next().unwrap_or("").trim();
-    (!v.is_empty()).then(|| v.to_string())
+    (!v.is_empty()).then_some(v)
 }
 
 const MONTHS: [&str; 12] = [
@@ -801,10 +815,10 @@ mod tests {
 
     #[test]
     fn message_id_examples() {
-        assert_eq!(message_id_of(b" <a@b> ").as_deref(), Some("a@b"));
-        assert_eq!(message_id_of(b"<<a@b>> (comment)").as_deref(), Some("a@b"));
-        assert_eq!(message_id_of(b"\x0b a@b \x0c").as_deref(), Some("a@b"));
-        assert_eq!(message_id_of(b" <> "), None);
-        assert_eq!(message_id_of(b""), None);
+        assert_eq!(message_id_in(" <a@b> "), Some("a@b"));
+        assert_eq!(message_id_in("<<a@b>> (comment)"), Some("a@b"));
+        assert_eq!(message_id_in("\x0b a@b \x0c"), Some("a@b"));
+        assert_eq!(message_id_in(" <> "), None);
+        assert_eq!(message_id_in(""), None);
     }
 }

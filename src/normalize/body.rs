@@ -187,7 +187,7 @@ fn header_fields(
             if p.name == "charset" {
                 ("charset", "utf-8")
             } else {
-                (p.name.as_str(), p.value.as_str())
+                (&*p.name, p.value.as_str())
             }
         })
         .collect();

@@ -390,7 +390,7 @@ fn parameters(
     decide(part, f, location, a, ctx, |ctx| {
         let list: Vec<(&str, &str)> = params
             .iter()
-            .map(|p| (p.name.as_str(), p.value.as_str()))
+            .map(|p| (&*p.name, p.value.as_str()))
             .collect();
         Some(write_parameterized(&name, &head, &list, &wopts(ctx, le)).into_bytes())
     })

@@ -352,7 +352,7 @@ fn differential_against_mail_parser() {
                     } else {
                         "unexplained"
                     }
-                } else if (ct.media_type.as_str(), Some(ct.subtype.as_str()))
+                } else if (&*ct.media_type, Some(&*ct.subtype))
                     != (t_type.as_str(), t_sub.as_deref())
                 {
                     "unexplained"

@@ -30,8 +30,9 @@ pub enum ParamEncoding {
 /// One parameter, all its RFC 2231 sections joined.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Parameter {
-    /// The name, ASCII-lowercased, without section number or `*`.
-    pub name: String,
+    /// The name, ASCII-lowercased, without section number or `*`
+    /// (borrowed for the names mail uses most: [`Cow`] derefs to `str`).
+    pub name: Cow<'static, str>,
     /// The value as text.
     pub value: String,
     /// The value's octets before charset decoding: quoted-strings unquoted,
@@ -65,10 +66,13 @@ pub struct Parameter {
 /// A parsed `Content-Type`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ContentType {
-    /// Top-level type, ASCII-lowercased (`text`).
-    pub media_type: String,
+    /// Top-level type, ASCII-lowercased (`text`); borrowed for the types
+    /// mail uses most, as [`ContentType::subtype`] and [`Parameter::name`]
+    /// are (a part's header is parsed for every message, and three
+    /// allocations a part were 2% of an audit).
+    pub media_type: Cow<'static, str>,
     /// Subtype, ASCII-lowercased (`plain`).
-    pub subtype: String,
+    pub subtype: Cow<'static, str>,
     /// Parameters in order of first appearance.
     pub params: Vec<Parameter>,
     /// True when the type is the default `text/plain` because the field was
@@ -117,13 +121,13 @@ impl ContentType {
             rest = skip_to_semicolon(rest);
         }
         let (media_type, subtype, defaulted) = match ty {
-            Some((t, Some(s))) => (ascii_lower(t), ascii_lower(s), false),
+            Some((t, Some(s))) => (token_lower(t), token_lower(s), false),
             _ => {
                 findings.push(malformed(
                     0,
                     "unparsable media type, defaulting to text/plain",
                 ));
-                ("text".to_owned(), "plain".to_owned(), true)
+                (Cow::Borrowed("text"), Cow::Borrowed("plain"), true)
             }
         };
         let params = parameters(value, rest, opts, &mut findings);
@@ -294,15 +298,18 @@ impl TransferEncoding {
             Ok((_, t)) => t,
             Err(_) => return TransferEncoding::Other(String::new()),
         };
-        let t = ascii_lower(tok);
-        match t.as_str() {
-            "7bit" => TransferEncoding::SevenBit,
-            "8bit" => TransferEncoding::EightBit,
-            "binary" => TransferEncoding::Binary,
-            "quoted-printable" => TransferEncoding::QuotedPrintable,
-            "base64" => TransferEncoding::Base64,
-            _ => TransferEncoding::Other(t),
-        }
+        // Compared without a lowercased copy: every part has the field.
+        const KNOWN: [(&[u8], TransferEncoding); 5] = [
+            (b"7bit", TransferEncoding::SevenBit),
+            (b"8bit", TransferEncoding::EightBit),
+            (b"binary", TransferEncoding::Binary),
+            (b"quoted-printable", TransferEncoding::QuotedPrintable),
+            (b"base64", TransferEncoding::Base64),
+        ];
+        KNOWN
+            .into_iter()
+            .find(|(name, _)| name.eq_ignore_ascii_case(tok))
+            .map_or_else(|| TransferEncoding::Other(ascii_lower(tok)), |(_, te)| te)
     }
 
     /// The canonical name (`quoted-printable`, ...).
@@ -325,6 +332,92 @@ fn find_param<'p>(params: &'p [Parameter], name: &str) -> Option<&'p Parameter> 
 fn ascii_lower(b: &[u8]) -> String {
     lexer::lossy(b).to_ascii_lowercase()
 }
+
+/// A media type, subtype or parameter name ASCII-lowercased: borrowed
+/// from [`KNOWN_TOKENS`] when it is one of them, an owned copy otherwise.
+pub(super) fn token_lower(b: &[u8]) -> Cow<'static, str> {
+    KNOWN_TOKENS
+        .iter()
+        .find(|k| k.len() == b.len() && k.as_bytes().eq_ignore_ascii_case(b))
+        .map_or_else(|| Cow::Owned(ascii_lower(b)), |k| Cow::Borrowed(*k))
+}
+
+/// The media types, subtypes and parameter names mail uses most (RFC 2045,
+/// 2046, 2183, 3156, 3462, 3676, 5545, and what mailers add).
+const KNOWN_TOKENS: &[&str] = &[
+    "text",
+    "plain",
+    "html",
+    "charset",
+    "multipart",
+    "mixed",
+    "alternative",
+    "related",
+    "boundary",
+    "name",
+    "filename",
+    "format",
+    "flowed",
+    "delsp",
+    "application",
+    "octet-stream",
+    "message",
+    "rfc822",
+    "type",
+    "signed",
+    "protocol",
+    "micalg",
+    "encrypted",
+    "pgp-signature",
+    "pgp-encrypted",
+    "pkcs7-signature",
+    "x-pkcs7-signature",
+    "pkcs7-mime",
+    "report",
+    "report-type",
+    "delivery-status",
+    "rfc822-headers",
+    "disposition-notification",
+    "digest",
+    "image",
+    "jpeg",
+    "png",
+    "gif",
+    "pdf",
+    "zip",
+    "msword",
+    "ms-tnef",
+    "xml",
+    "css",
+    "csv",
+    "rtf",
+    "enriched",
+    "richtext",
+    "calendar",
+    "method",
+    "x-vcard",
+    "vcard",
+    "x-patch",
+    "x-diff",
+    "size",
+    "reply-type",
+    "start",
+    "id",
+    "number",
+    "total",
+    "partial",
+    "external-body",
+    "access-type",
+    "creation-date",
+    "modification-date",
+    "read-date",
+    "x-mac-type",
+    "x-mac-creator",
+    "x-unix-mode",
+    "audio",
+    "video",
+    "global",
+];
 
 /// Lenient type token: anything but white space, `;`, `/`, `(` and `"`
 /// (real mail has `text/plain/format`, `application/pro_eng`, 8-bit types).
@@ -571,7 +664,7 @@ mod tests {
         ContentType::parse(v.as_bytes())
             .params
             .into_iter()
-            .map(|p| (p.name, p.value))
+            .map(|p| (p.name.into_owned(), p.value))
             .collect()
     }
 

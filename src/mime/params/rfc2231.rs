@@ -56,14 +56,15 @@ pub(super) fn join_sections(raw: Vec<RawParam<'_>>, opts: &DecodeOptions) -> Vec
     // One parameter (`charset=...` alone, the usual case): its own group,
     // without the group list.
     if raw.len() == 1 {
-        let name = ascii_lower(raw[0].name);
+        let name = token_lower(raw[0].name);
         return vec![build_param(name, raw, opts)];
     }
-    let mut groups: Vec<(String, Vec<RawParam<'_>>)> = Vec::with_capacity(raw.len());
-    let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut groups: Vec<(Cow<'static, str>, Vec<RawParam<'_>>)> = Vec::with_capacity(raw.len());
+    let mut index: std::collections::HashMap<Cow<'static, str>, usize> =
+        std::collections::HashMap::new();
     let many = raw.len() > LINEAR;
     for p in raw {
-        let name = ascii_lower(p.name);
+        let name = token_lower(p.name);
         let found = if many {
             index.get(&name).copied()
         } else {
@@ -85,7 +86,11 @@ pub(super) fn join_sections(raw: Vec<RawParam<'_>>, opts: &DecodeOptions) -> Vec
         .collect()
 }
 
-fn build_param(name: String, parts: Vec<RawParam<'_>>, opts: &DecodeOptions) -> Parameter {
+fn build_param(
+    name: Cow<'static, str>,
+    parts: Vec<RawParam<'_>>,
+    opts: &DecodeOptions,
+) -> Parameter {
     let mut findings = Vec::new();
     let offset = parts.first().map_or(0, |p| p.offset);
     let spans = parts.iter().map(|p| p.offset..p.end).collect();
