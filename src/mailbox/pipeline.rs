@@ -98,7 +98,8 @@ pub struct Options {
     pub batch_messages: usize,
     /// Input bytes read but not yet written, at most, counting each
     /// message as 256 bytes more than its size. A message larger than this
-    /// is let through alone.
+    /// is let through alone. By default 1 MiB per core, at least 4 MiB
+    /// ([`default_window`]).
     pub window_bytes: usize,
     /// Whether to draw a progress bar.
     pub progress: Progress,
@@ -112,11 +113,23 @@ impl Default for Options {
             jobs: 0,
             batch_bytes: 512 << 10,
             batch_messages: 128,
-            window_bytes: 16 << 20,
+            window_bytes: default_window(
+                std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
+            ),
             progress: Progress::Auto,
             total_bytes: None,
         }
     }
+}
+
+/// The default window on a machine of `cores` cores: 1 MiB a core (two
+/// default batches), at least 4 MiB. The reader runs ahead of the workers
+/// until the window is full, so the window is the run's working set: 16
+/// MiB on two cores cost a tenth of the run in page faults and cache
+/// misses against 4 MiB, and kept the peak memory twice as high
+/// (doc/bench-log.md, issue 18, tenth round).
+pub fn default_window(cores: usize) -> usize {
+    (cores.max(1) << 20).max(4 << 20)
 }
 
 /// What the reading thread hands a worker: a message, or a message with

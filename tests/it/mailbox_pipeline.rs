@@ -725,6 +725,21 @@ fn a_sink_error_stops_the_run_in_order() {
     assert_eq!(seen, (0..50).collect::<Vec<_>>());
 }
 
+/// The default window: 1 MiB a core, never under 4 MiB, and what
+/// `Options::default` takes on this machine.
+#[test]
+fn the_default_window_grows_with_the_cores() {
+    assert_eq!(pipeline::default_window(0), 4 << 20);
+    assert_eq!(pipeline::default_window(2), 4 << 20);
+    assert_eq!(pipeline::default_window(6), 6 << 20);
+    assert_eq!(pipeline::default_window(16), 16 << 20);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    assert_eq!(
+        Options::default().window_bytes,
+        pipeline::default_window(cores)
+    );
+}
+
 /// Messages are pulled from the reader as they are read, and the
 /// reader only ever gets `window_bytes` (plus the batch it is filling)
 /// ahead of the writer: with a slow sink the read-ahead stays bounded
