@@ -56,6 +56,7 @@ doc/normalize.md) goes to `info-*` buckets. Failing cases are kept under
 --out with `cmd.txt`; for each bucket the smallest reproducer is shown.
 """
 import argparse
+import email.utils
 import base64
 import email
 import email.policy
@@ -866,7 +867,98 @@ def c_attachments(g, dom):
     return g.message(top(g, subj, frm, dom), g.multipart('mixed', kids))
 
 
-CLIENTS = [(c_outlook, 5), (c_japanese, 3), (c_cyrillic, 3), (c_list, 4), (c_forward, 2), (c_bounce, 1), (c_mobile, 4),
+FILENAMES = ['M\u00fcller Angebot 2026.pdf', 'R\u00e9sum\u00e9 \u2013 final.docx', '\u041e\u0442\u0447\u0451\u0442.xls',
+             '\u4f1a\u8b70\u8cc7\u6599\u2460.pdf', '\ud68c\uc758\uc790\ub8cc \ub620.zip', '\u6731\u9555\u57fa\u62a5\u544a.pdf',
+             'photo \U0001f600.jpg', 'plain-name.pdf']
+
+
+def pct_encode(data):
+    return ''.join(chr(b) if (0x30 <= b <= 0x39 or 0x41 <= b <= 0x5a or 0x61 <= b <= 0x7a or b in b'.-_') else '%%%02X' % b
+                   for b in data)
+
+
+def c_headers(g, dom):
+    """File names and subjects as clients write them."""
+    rng = g.rng
+    kids = [g.text_leaf(para(rng, EN_ASCII), 'us-ascii', 'ascii', cte='7bit', desc='hdr:body')]
+    for _ in range(rng.randint(1, 3)):
+        fname = rng.choice(FILENAMES)
+        style = rng.choice(['outlook-ew', 'rfc2231', 'rfc2231-cont', 'raw-utf8', 'jis-ew', 'ks-ew', 'gb-ew', 'raw-latin1'])
+        cs = {'outlook-ew': ('iso-8859-1', 'cp1252'), 'ks-ew': ('ks_c_5601-1987', 'cp949'), 'gb-ew': ('gb2312', 'gbk'),
+              'jis-ew': ('ISO-2022-JP', 'iso2022jp'), 'raw-latin1': (None, 'cp1252')}.get(style, ('utf-8', 'utf-8'))
+        if not encodable(fname, cs[1]):
+            cs = ('utf-8', 'utf-8')
+            if style in ('outlook-ew', 'ks-ew', 'gb-ew', 'jis-ew'):
+                style = 'outlook-ew'
+            elif style == 'raw-latin1':
+                style = 'raw-utf8'
+        kind = rng.choice(['pdf', 'zip', 'png', 'docx'])
+        node = g.binary_leaf(kind)
+        data = encode(fname, cs[1])
+        if style in ('outlook-ew', 'ks-ew', 'gb-ew', 'jis-ew'):
+            ew = g.ew(fname, cs[0], cs[1]).replace(b'\n ', b' ' if rng.random() < 0.5 else b'')
+            val = b'"' + ew + b'"'
+            ct_name, cd_name = b'name=' + val, b'filename=' + val
+        elif style == 'rfc2231':
+            v = (cs[0] + "''" + pct_encode(data)).encode()
+            ct_name, cd_name = b'name*=' + v, b'filename*=' + v
+        elif style == 'rfc2231-cont':
+            enc = pct_encode(data)
+            parts, i = [], 0
+            while i < len(enc):
+                j = min(len(enc), i + 20)
+                while j < len(enc) and (enc[j - 1] == '%' or enc[j - 2] == '%'):
+                    j += 1
+                parts.append(enc[i:j])
+                i = j
+            cd = [f"filename*0*={cs[0]}''{parts[0]}"] + [f'filename*{k}*={x}' for k, x in enumerate(parts[1:], 1)]
+            cd_name = ';\n '.join(cd).encode()
+            ct_name = cd_name.replace(b'filename', b'name')
+        else:   # raw octets in the quoted string
+            ct_name, cd_name = b'name="' + data + b'"', b'filename="' + data + b'"'
+            if style == 'raw-latin1':
+                node['leaf'].fname_guess = True
+        node['headers'] = [(b'Content-Type', MAGIC[kind][1].encode() + b';\n\t' + ct_name),
+                           (b'Content-Transfer-Encoding', b'base64'),
+                           (b'Content-Disposition', b'attachment;\n\t' + cd_name)]
+        node['leaf'].filename = fname
+        node['leaf'].desc += f':fn-{style}'
+        kids.append(node)
+    # subjects: several charsets in one field, tags glued, raw UTF-8
+    style = rng.choice(['two-charsets', 'glued-tag', 'long-q', 'raw-utf8', 'plain-ew'])
+    if style == 'two-charsets':
+        a, b = rng.choice(RU), rng.choice(FR)
+        g.subjects.append('Re: ' + a[:20] + b[:20])
+        subj = b'Re: ' + g.ew(a[:20], 'koi8-r', 'koi8_r') + b'\n ' + g.ew(b[:20], 'utf-8', 'utf-8')
+    elif style == 'glued-tag':
+        t = rng.choice(ZH + ZH_GBK)[:20]
+        g.subjects.append('RE:' + t)
+        subj = b'RE:' + g.ew(t, 'gb2312', 'gbk')
+    elif style == 'long-q':
+        t = ' '.join(rng.choice(FR) for _ in range(3))
+        g.subjects.append(t)
+        subj = g.ew(t, 'iso-8859-1', 'cp1252', mode='Q')
+    elif style == 'raw-utf8':
+        t = rng.choice(FR + RU + JA)
+        g.subjects.append(t)
+        subj = t.encode('utf-8')
+    else:
+        t = rng.choice(KO + KO_UHC)
+        g.subjects.append(t)
+        subj = g.ew(t, 'ks_c_5601-1987', 'cp949')
+    for l in kids:
+        l['leaf'].desc += f':subj-{style}'
+    g.froms.append('M\u00fcller, Hans')
+    frm = b'"' + g.ew('M\u00fcller, Hans', 'iso-8859-1', 'cp1252', mode='Q') + b'" <hm@' + dom.encode() + b'>' \
+        if rng.random() < 0.3 else g.ew('M\u00fcller, Hans', 'iso-8859-1', 'cp1252', mode='Q').replace(b'_', b'=20') \
+        + b' <hm@' + dom.encode() + b'>'
+    h = top(g, subj, frm, dom)
+    h.insert(2, (b'Cc', g.ew('\u7530\u4e2d', 'ISO-2022-JP', 'iso2022jp', mode='B') + b' <tanaka@example.co.jp>, '
+                 + g.ew('\u041f\u0451\u0442\u0440', 'koi8-r', 'koi8_r') + b' <p@example.ru>'))
+    return g.message(h, g.multipart('mixed', kids))
+
+
+CLIENTS = [(c_headers, 4), (c_outlook, 5), (c_japanese, 3), (c_cyrillic, 3), (c_list, 4), (c_forward, 2), (c_bounce, 1), (c_mobile, 4),
            (c_attachments, 3)]
 DOMAINS = ['example.com', 'example.de', 'example.fr', 'example.ru', 'example.com.ua', 'example.co.jp', 'example.cn',
            'example.com.hk', 'example.co.kr', 'example.com.tw']
@@ -930,6 +1022,20 @@ def messages_of(m):
     for p in m.walk():
         if p.get_content_type() == 'message/rfc822' and p.is_multipart():
             out += p.get_payload()
+    return out
+
+
+def walk_all(m):
+    out = []
+
+    def walk(p):
+        out.append(p)
+        if p.get_content_type() == 'message/delivery-status':
+            return
+        if p.is_multipart():
+            for s in p.get_payload():
+                walk(s)
+    walk(m)
     return out
 
 
@@ -1146,8 +1252,55 @@ def run_case(binp, case):
                 short = getattr(leaf, 'short', False)
                 fails.append(('info-short-binary-reads-as-text' if short else 'binary-changed',
                               f'{leaf.desc} pid={pid} {len(a)} -> {len(b or b"")} octets'))
+            fn = getattr(leaf, 'filename', None)
+            if fn is not None:
+                try:
+                    got_fn = pout.get_filename()
+                except Exception as e:  # noqa: BLE001
+                    got_fn = f'<error {e}>'
+                try:
+                    in_fn = pin.get_filename()
+                except Exception as e:  # noqa: BLE001
+                    in_fn = f'<error {e}>'
+                if got_fn != fn:
+                    b = 'info-filename-raw-guess' if getattr(leaf, 'fname_guess', False) else \
+                        'info-oracle-filename' if got_fn == in_fn else 'filename-wrong'
+                    fails.append((b, f'{leaf.desc} pid={pid} {fn!r} -> {got_fn!r}'))
+                try:
+                    ct_name = pout.get_param('name')
+                    ct_name = email.utils.collapse_rfc2231_value(ct_name) if ct_name is not None else None
+                except Exception:  # noqa: BLE001
+                    ct_name = None
+                if ct_name is not None and ct_name != fn and got_fn == fn:
+                    fails.append(('info-ct-name-differs', f'{leaf.desc} pid={pid} {fn!r} -> {ct_name!r}'))
             continue
         fails += check_text(leaf, pin, pout, body_rep.get(pid))
+    # every field kept, addresses unchanged
+    ign = {'content-transfer-encoding', 'content-type'}
+    for m_in, m_out in zip(walk_all(mi), walk_all(mo)):
+        ki = [k.lower() for k in m_in.keys() if k.lower() not in ign]
+        ko = [k.lower() for k in m_out.keys() if k.lower() not in ign]
+        if ki != ko:
+            # a message without MIME-Version gets one with its Content-Type
+            # (doc/normalize.md, regression_non_mime_message_gets_mime_version)
+            b = 'info-mime-version-added' if [k for k in ko if k != 'mime-version'] == ki else 'header-fields-changed'
+            fails.append((b, f'{ki} -> {ko}'))
+        for f in ('from', 'to', 'cc'):
+            try:
+                ai = [a.addr_spec for a in m_in[f].addresses] if m_in[f] is not None else None
+                ao = [a.addr_spec for a in m_out[f].addresses] if m_out[f] is not None else None
+            except Exception as e:  # noqa: BLE001
+                ai, ao = 'err', f'{e}'
+            if ai != ao:
+                fails.append(('address-changed', f'{f}: {ai} -> {ao}'))
+    # Cc display names
+    for m_in, m_out in zip(messages_of(mi), messages_of(mo)):
+        if m_out['cc'] is not None:
+            got_n = [a.display_name for a in m_out['cc'].addresses]
+            in_n = [a.display_name for a in m_in['cc'].addresses]
+            want_n = ['\u7530\u4e2d', '\u041f\u0451\u0442\u0440']
+            if got_n != want_n:
+                fails.append(('info-oracle-header-cc' if got_n == in_n else 'header-cc-wrong', f'{want_n} -> {got_n}'))
     # headers
     def heads(msg, kind, field):
         got = []
