@@ -125,8 +125,26 @@ fn candidate<'a>(
     read_guess(
         bytes,
         label_cs,
-        latin_preference(bytes, guess(bytes, opts.tld, false)),
+        latin_preference(bytes, guess(bytes, label_tld(label_cs, opts), false)),
     )
+}
+
+/// chardetng's hint for the octets a label cannot explain: the sender's
+/// top-level domain, but `jp` under an ISO-2022-JP (or -JP-2) label. Only
+/// a Japanese writer uses that label, and the lie under it is Shift_JIS or
+/// EUC-JP octets: with the hint of a `.cn`, `.tw`, `.ru` or `.ua` sender
+/// chardetng took them for GBK, Big5 or windows-1251, whose readings are
+/// plausible, and the Japanese text was converted into nonsense.
+fn label_tld(label_cs: &'static Charset, opts: &DecodeOptions) -> Option<super::detect::Tld> {
+    let jp = matches!(label_cs.kind, Kind::Iso2022Jp2)
+        || label_cs
+            .encoding()
+            .is_some_and(|e| e == encoding_rs::ISO_2022_JP);
+    if jp {
+        super::detect::Tld::from_domain(b"example.jp")
+    } else {
+        opts.tld
+    }
 }
 
 /// chardetng's guess (with the top-level domain), when it is not the

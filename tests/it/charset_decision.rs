@@ -2903,3 +2903,45 @@ fn regression_shift_jis_reply_over_an_euc_jp_quote_keeps_its_label() {
     let text = String::from_utf8(m.root.decoded_body(&m).0.into_owned()).expect("UTF-8 out");
     assert!(text.starts_with(reply), "{text}");
 }
+
+/// Shift_JIS or EUC-JP octets under an ISO-2022-JP label (a common lie in
+/// Japanese mail) from a sender whose top-level domain is not Japanese:
+/// chardetng's hint took them for GBK, Big5 or windows-1251, and the
+/// Japanese text was converted into nonsense (`tools/hunt_clients.py`,
+/// `lie-third-reading`). The label says the writer is Japanese; the
+/// candidate is guessed as for a `.jp` sender.
+#[test]
+fn regression_japanese_under_iso_2022_jp_from_any_domain_is_read_as_written() {
+    let ja = "株式会社テスト 営業部 田中太郎\n資料を添付しましたので、ご確認ください。\n以上、よろしくお願い致します。\n";
+    for (enc, name) in [
+        (encoding_rs::SHIFT_JIS, "Shift_JIS"),
+        (encoding_rs::EUC_JP, "EUC-JP"),
+    ] {
+        for dom in [
+            "example.cn",
+            "example.com.tw",
+            "example.com.ua",
+            "example.co.kr",
+            "example.ru",
+            "example.com",
+        ] {
+            let msg = [
+                format!(
+                    "From: user@{dom}\nTo: b@example.org\nSubject: test\nMessage-ID: <t@{dom}>\n\
+                     MIME-Version: 1.0\nContent-Type: text/plain; charset=ISO-2022-JP\n\
+                     Content-Transfer-Encoding: 8bit\n\n"
+                )
+                .into_bytes(),
+                enc.encode(ja).0.into_owned(),
+            ]
+            .concat();
+            let (_, verdict, _) = audit_body(&msg);
+            assert_eq!(verdict, "mislabeled", "{name} from {dom}");
+            let out = filtered(&msg);
+            let m = mailcharset::message::Message::parse(&out);
+            let text =
+                String::from_utf8(m.root.decoded_body(&m).0.into_owned()).expect("UTF-8 out");
+            assert_eq!(text, ja, "{name} from {dom}");
+        }
+    }
+}
