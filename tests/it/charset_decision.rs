@@ -2945,3 +2945,65 @@ fn regression_japanese_under_iso_2022_jp_from_any_domain_is_read_as_written() {
         }
     }
 }
+
+/// windows-1252 German or Spanish under `us-ascii` (Outlook's label for
+/// text it thought ASCII), without a label, or under `unknown-8bit`, from a
+/// `.cn`, `.hk` or `.tw` sender: chardetng's guess with that hint is GBK or
+/// Big5, whose reading puts one Hanzi inside each Latin word (`Gr鲞e aus
+/// M黱chen`, one of them private use), and it was taken
+/// (`tools/hunt_clients.py`, `lie-third-reading`, `info-unlabelled-guess`).
+/// A non-Latin reading whose letters sit alone between ASCII letters is not
+/// words: windows-1252, as for a Latin guess.
+#[test]
+fn regression_latin_text_from_a_chinese_domain_is_not_read_as_hanzi_inside_words() {
+    let texts = [
+        "Meeting moved to 3 pm.\nGrüße aus München, die Größe ist übrigens 42.\n",
+        "Hola,\nEl año próximo, señor Muñoz.\nGracias\n",
+        "Name;Stadt;Betrag\nMüller;Köln;1.234,50\nGarcía;Málaga;99,00\n",
+    ];
+    for text in texts {
+        let bytes = encoding_rs::WINDOWS_1252.encode(text).0.into_owned();
+        for ct in [
+            "text/plain; charset=us-ascii",
+            "text/plain",
+            "text/plain; charset=unknown-8bit",
+        ] {
+            for dom in ["example.cn", "example.com.hk", "example.com.tw"] {
+                let msg = [
+                    format!(
+                        "From: user@{dom}\nTo: b@example.org\nSubject: test\nMessage-ID: <t@{dom}>\n\
+                         MIME-Version: 1.0\nContent-Type: {ct}\nContent-Transfer-Encoding: 8bit\n\n"
+                    )
+                    .into_bytes(),
+                    bytes.clone(),
+                ]
+                .concat();
+                let (charset, _, _) = audit_body(&msg);
+                let out = filtered(&msg);
+                let m = mailcharset::message::Message::parse(&out);
+                let got =
+                    String::from_utf8(m.root.decoded_body(&m).0.into_owned()).expect("UTF-8 out");
+                assert_eq!(got, text, "{ct} from {dom}, audit charset {charset:?}");
+            }
+        }
+    }
+}
+
+/// The other side: Chinese text without a label, with English words inside
+/// it (`使用Linux系统`), from a `.cn` sender is still read as GBK.
+#[test]
+fn chinese_with_english_words_without_a_label_is_still_gbk() {
+    let text = "您好，请在Linux系统上安装PDF阅读器，然后打开附件。\n我们明天下午三点开会，讨论下一步的计划。\n";
+    let bytes = encoding_rs::GBK.encode(text).0.into_owned();
+    let msg = [
+        b"From: user@example.cn\nTo: b@example.org\nSubject: test\nMIME-Version: 1.0\n\
+          Content-Type: text/plain\nContent-Transfer-Encoding: 8bit\n\n"
+            .to_vec(),
+        bytes,
+    ]
+    .concat();
+    let out = filtered(&msg);
+    let m = mailcharset::message::Message::parse(&out);
+    let got = String::from_utf8(m.root.decoded_body(&m).0.into_owned()).expect("UTF-8 out");
+    assert_eq!(got, text);
+}
