@@ -3007,3 +3007,50 @@ fn chinese_with_english_words_without_a_label_is_still_gbk() {
     let got = String::from_utf8(m.root.decoded_body(&m).0.into_owned()).expect("UTF-8 out");
     assert_eq!(got, text);
 }
+
+/// `charset=cp932` (Windows-31J under the name Python, Java and Windows
+/// give it) was an unknown label: its text went to detection, and from a
+/// `.cn` sender Japanese came out as GBK nonsense (`tools/hunt_clients.py`).
+/// It is an alias of Windows-31J now, read as labelled wherever it comes
+/// from; likewise Java's `x-windows-949` and the code page numbers of
+/// Big5, KOI8-R/U, windows-874 and GB18030.
+#[test]
+fn regression_cp932_is_windows_31j_whatever_the_domain() {
+    let ja = "①資料確認 ②見積もり\nお世話になっております。\n";
+    for (label, dom) in [
+        ("cp932", "example.cn"),
+        ("CP932", "example.com.tw"),
+        ("cp932", "example.jp"),
+    ] {
+        let msg = [
+            format!(
+                "From: user@{dom}\nTo: b@example.org\nSubject: test\nMIME-Version: 1.0\n\
+                 Content-Type: text/plain; charset={label}\nContent-Transfer-Encoding: 8bit\n\n"
+            )
+            .into_bytes(),
+            encoding_rs::SHIFT_JIS.encode(ja).0.into_owned(),
+        ]
+        .concat();
+        let (charset, verdict, _) = audit_body(&msg);
+        assert_eq!(
+            (charset.as_deref(), verdict.as_str()),
+            (Some("Windows-31J"), "ok"),
+            "{label} from {dom}"
+        );
+        let out = filtered(&msg);
+        let m = mailcharset::message::Message::parse(&out);
+        let got = String::from_utf8(m.root.decoded_body(&m).0.into_owned()).expect("UTF-8 out");
+        assert_eq!(got, ja, "{label} from {dom}");
+    }
+    for (label, name) in [
+        ("x-windows-949", "EUC-KR"),
+        ("cp950", "Big5"),
+        ("cp874", "windows-874"),
+        ("cp20866", "KOI8-R"),
+        ("cp21866", "KOI8-U"),
+        ("cp54936", "GB18030"),
+    ] {
+        let d = charset::decode(b"ok", Some(label.as_bytes()), &body_opts());
+        assert_eq!(d.used.map(|c| c.name()), Some(name), "{label}");
+    }
+}
