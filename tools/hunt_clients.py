@@ -594,7 +594,8 @@ def c_outlook(g, dom):
 
 def c_japanese(g, dom):
     rng = g.rng
-    kind = rng.choice(['jis-kana', 'jis-nec', 'jis-plain', 'sjis-mobile', 'eucjp-list', 'sjis-as-jis', 'eucjp-as-jis'])
+    kind = rng.choice(['jis-kana', 'jis-nec', 'jis-plain', 'sjis-mobile', 'eucjp-list', 'sjis-as-jis', 'eucjp-as-jis',
+                       'cp932-label', 'jis-no-reset', 'jis-esc-stripped', 'sjis-raw-subject'])
     dmg = None
     if kind.startswith('jis'):
         pool = JA + (JA_KANA if kind == 'jis-kana' else JA_NEC if kind == 'jis-nec' else [])
@@ -622,6 +623,39 @@ def c_japanese(g, dom):
         subj = g.subject(JA[1][:15], 'ISO-2022-JP', 'iso2022jp', prefix='[users:01234] ', mode='B')
         frm = g.from_field('', None, None, 'member@' + dom)
         node = leaf
+    elif kind == 'cp932-label':
+        text = para(rng, JA + JA_NEC, 3)
+        leaf = g.text_leaf(text, rng.choice(['cp932', 'CP932', 'Windows-31J', 'MS932']), 'cp932', desc=f'ja:{kind}')
+        subj = g.subject(JA[0][:12], 'Shift_JIS', 'cp932', mode='B')
+        frm = g.from_field('', None, None, 'user@' + dom)
+        node = leaf
+    elif kind in ('jis-no-reset', 'jis-esc-stripped'):
+        text = para(rng, JA, rng.randint(3, 5))
+        leaf = g.text_leaf(text, 'ISO-2022-JP', 'iso2022jp', cte='7bit', desc=f'ja:{kind}')
+        if kind == 'jis-no-reset':
+            # a mailer that leaves JIS X 0208 on at the line end, and says
+            # ESC $ B again on the next line
+            leaf['body'] = leaf['body'].replace(b'\x1b(B\n\x1b$B', b'\n\x1b$B')
+            lines = leaf['body'].split(b'\n')
+            leaf['leaf'].damaged = leaf['body'] != encode(text, 'iso2022jp') + b'\n'
+        else:
+            # a 7-bit gateway that drops ESC: what is left is ASCII
+            leaf['body'] = leaf['body'].replace(b'\x1b', b'')
+            leaf['leaf'].damaged = True
+            leaf['leaf'].damage = 'strip'
+        leaf['leaf'].expect = None
+        subj = g.subject(JA[2][:15], 'ISO-2022-JP', 'iso2022jp', mode='B')
+        frm = g.from_field('', None, None, 'user@' + dom)
+        node = leaf
+    elif kind == 'sjis-raw-subject':
+        text = para(rng, JA, 2)
+        leaf = g.text_leaf(text, 'Shift_JIS', 'cp932', cte='8bit', desc=f'ja:{kind}')
+        t = rng.choice(JA)[:16]
+        g.subjects.append(t)
+        g.raw8_subject = True
+        subj = t.encode('cp932')
+        frm = g.from_field('', None, None, 'user@' + dom)
+        node = leaf
     else:   # a common lie: Shift_JIS or EUC-JP octets under ISO-2022-JP
         codec = 'cp932' if kind == 'sjis-as-jis' else 'euc_jp'
         text = para(rng, JA, rng.randint(2, 4))
@@ -636,6 +670,16 @@ def c_cyrillic(g, dom):
     rng = g.rng
     kind = rng.choice(['koi8r', 'koi8u', 'cp1251', 'cp1251-as-koi8r', 'koi8u-as-koi8r', 'koi8r-as-cp1251'])
     dmg = damage_choice(rng)
+    if rng.random() < 0.15:
+        # The Bat! and old Outlook Express: the Subject raw in the body's charset
+        label, codec, pool = rng.choice([('koi8-r', 'koi8_r', RU), ('windows-1251', 'cp1251', RU + UK)])
+        text = para(rng, pool, 3)
+        leaf = g.text_leaf(text, label, codec, cte='8bit', desc=f'cyr:raw-subject-{label}')
+        t = rng.choice(pool)[:30]
+        g.subjects.append(t)
+        g.raw8_subject = True
+        frm = g.from_field('', None, None, 'user@' + dom)
+        return g.message(top(g, t.encode(codec), frm, dom), leaf)
     spec = {'koi8r': ('koi8-r', 'koi8_r', RU, None), 'koi8u': ('koi8-u', 'koi8_u', UK, None),
             'cp1251': ('windows-1251', 'cp1251', RU + UK, None), 'cp1251-as-koi8r': ('koi8-r', 'cp1251', RU, 'cp1251-as-koi8r'),
             'koi8u-as-koi8r': ('koi8-r', 'koi8_u', UK, 'koi8u-as-koi8r'), 'koi8r-as-cp1251': ('windows-1251', 'koi8_r', RU, 'koi8r-as-cp1251')}
@@ -1379,6 +1423,8 @@ def run_case(binp, case):
                 continue
             if v != ' '.join(w.split()):
                 b = 'info-oracle-header-' + kind if v == vin else f'header-{kind}-wrong'
+                if kind == 'subject' and getattr(g, 'raw8_subject', False):
+                    b = 'info-subject-raw8-guess'   # raw legacy octets in a header: detection
                 fails.append((b, f'{w!r} -> {v!r}'))
     # audit
     rc3, ao, ae = run(binp, ['audit', '--format', 'jsonl', path], d)
