@@ -3054,3 +3054,44 @@ fn regression_cp932_is_windows_31j_whatever_the_domain() {
         assert_eq!(d.used.map(|c| c.name()), Some(name), "{label}");
     }
 }
+
+/// Ukrainian in KOI8-U under a KOI8-R label (a Russian-configured mailer, a
+/// list that labels everything KOI8-R): KOI8-R reads `і ї є ґ` as box
+/// drawing glued to their words (`Прив╕т, друз╕!`), verdict `ok`, and a
+/// short text never had the three symbols between letters the symbols rule
+/// asks for (`tools/hunt_clients.py`, `info-lie-missed-koi8u-as-koi8r`: 14
+/// of 18 missed). Russian KOI8-R, with a box-drawn table or a few damaged
+/// octets, keeps its label.
+#[test]
+fn regression_ukrainian_koi8_u_under_koi8_r_is_read_as_koi8_u() {
+    let uk = "Привіт, друзі!\nДякую за інформацію, все гаразд.\nЇжак і єнот сидять на ґанку.\nЗ повагою, Олена Євтушенко\n";
+    let bytes = encoding_rs::KOI8_U.encode(uk).0.into_owned();
+    let msg = message("text/plain; charset=koi8-r", &bytes);
+    let (_, verdict, _) = audit_body(&msg);
+    assert_eq!(verdict, "mislabeled");
+    let out = filtered(&msg);
+    let m = mailcharset::message::Message::parse(&out);
+    let got = String::from_utf8(m.root.decoded_body(&m).0.into_owned()).expect("UTF-8 out");
+    assert_eq!(got, uk);
+
+    // Russian with a table in box drawing: KOI8-R as labelled.
+    let ru = "Привет, коллеги!\n╔════════╗\n║Отчёт   ║\n╚════════╝\n┌──────┐\n│Итого │\n└──────┘\nВсего хорошего.\n";
+    let bytes = encoding_rs::KOI8_R.encode(ru).0.into_owned();
+    assert_eq!(
+        encoding_rs::KOI8_R.decode_without_bom_handling(&bytes).0,
+        ru
+    );
+    let d = charset::decode(&bytes, Some(b"koi8-r"), &body_opts());
+    assert_eq!((d.text.as_ref(), d.verdict.as_str()), (ru, "ok"));
+    // Russian with three octets damaged into KOI8-U's letters: damage, not
+    // Ukrainian (the label stays when another box drawing touches a word).
+    let mut dam = encoding_rs::KOI8_R
+        .encode("Привет, коллеги! Отчёт за неделю готов.\n")
+        .0
+        .into_owned();
+    dam[2] = 0xA6;
+    dam[10] = 0xA7;
+    dam[20] = 0xA1;
+    let d = charset::decode(&dam, Some(b"koi8-r"), &body_opts());
+    assert_eq!(d.used.map(|c| c.name()), Some("KOI8-R"));
+}
