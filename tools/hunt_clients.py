@@ -951,9 +951,15 @@ def c_headers(g, dom):
     kids = [g.text_leaf(para(rng, EN_ASCII), 'us-ascii', 'ascii', cte='7bit', desc='hdr:body')]
     for _ in range(rng.randint(1, 3)):
         fname = rng.choice(FILENAMES)
-        style = rng.choice(['outlook-ew', 'rfc2231', 'rfc2231-cont', 'raw-utf8', 'jis-ew', 'ks-ew', 'gb-ew', 'raw-latin1'])
+        style = rng.choice(['outlook-ew', 'rfc2231', 'rfc2231-cont', 'raw-utf8', 'jis-ew', 'ks-ew', 'gb-ew', 'raw-latin1',
+                            'rfc2231-legacy'])
         cs = {'outlook-ew': ('iso-8859-1', 'cp1252'), 'ks-ew': ('ks_c_5601-1987', 'cp949'), 'gb-ew': ('gb2312', 'gbk'),
               'jis-ew': ('ISO-2022-JP', 'iso2022jp'), 'raw-latin1': (None, 'cp1252')}.get(style, ('utf-8', 'utf-8'))
+        if style == 'rfc2231-legacy':
+            # Thunderbird writes the file name in the message's charset
+            cs = rng.choice([('ISO-8859-1', 'cp1252'), ('Shift_JIS', 'cp932'), ('ks_c_5601-1987', 'cp949'), ('GB2312', 'gbk'),
+                             ('KOI8-R', 'koi8_r'), ('windows-1251', 'cp1251'), ('Big5', 'big5hkscs')])
+            style = 'rfc2231'
         if not encodable(fname, cs[1]):
             cs = ('utf-8', 'utf-8')
             if style in ('outlook-ew', 'ks-ew', 'gb-ew', 'jis-ew'):
