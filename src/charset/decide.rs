@@ -1464,7 +1464,24 @@ pub(super) fn unlabelled<'a>(
     let cs = if ev.in_words >= 4 && ev.errors * 4 <= ev.in_words {
         Charset::UTF_8
     } else if opts.detect {
-        latin_preference(bytes, guess(bytes, opts.tld, false))
+        let g = latin_preference(bytes, guess(bytes, opts.tld, false));
+        // windows-1252 with octets it has no character for (81 8D 8F 90
+        // 9D, read as C1 controls) is no Latin text: the hint misled
+        // chardetng (Shift_JIS in a raw Subject from a `.tw` sender was
+        // `ˆÈ\u{8f}ã\u{81}A‚æ‚ë`). Its guess without the hint, when that
+        // reads plausibly, in words.
+        if g == Charset::WINDOWS_1252
+            && opts.tld.is_some()
+            && bytes
+                .iter()
+                .any(|b| matches!(b, 0x81 | 0x8D | 0x8F | 0x90 | 0x9D))
+            && let Some((det, _)) =
+                read_guess(bytes, Charset::WINDOWS_1252, guess(bytes, None, false))
+        {
+            det.charset
+        } else {
+            g
+        }
     } else {
         Charset::WINDOWS_1252
     };

@@ -3095,3 +3095,31 @@ fn regression_ukrainian_koi8_u_under_koi8_r_is_read_as_koi8_u() {
     let d = charset::decode(&dam, Some(b"koi8-r"), &body_opts());
     assert_eq!(d.used.map(|c| c.name()), Some("KOI8-R"));
 }
+
+/// A raw 8-bit Subject in Shift_JIS (or an unlabelled Big5 body) from a
+/// sender whose domain misleads chardetng (`.tw` for Japanese): its guess
+/// did not read plausibly, the fallback windows-1252 did read every octet,
+/// with C1 controls for the octets it has no character for
+/// (`ˆÈ\u{8f}ã\u{81}A‚æ‚ë`), and that went out as the Subject
+/// (`tools/hunt_clients.py`, `info-subject-raw8-guess`). Such a reading is
+/// no Latin text: chardetng's guess without the hint is taken when it
+/// reads plausibly, in words.
+#[test]
+fn regression_raw_shift_jis_subject_from_a_tw_sender_is_not_windows_1252() {
+    let subject = "以上、よろしくお願い致します。";
+    let msg = [
+        b"From: user@example.com.tw\r\nSubject: ".to_vec(),
+        encoding_rs::SHIFT_JIS.encode(subject).0.into_owned(),
+        b"\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=us-ascii\r\n\r\nhello\r\n"
+            .to_vec(),
+    ]
+    .concat();
+    let out = filtered(&msg);
+    let m = mailcharset::message::Message::parse(&out);
+    let field = m.parts()[0].header.get("subject").expect("Subject");
+    assert!(field.value.is_ascii(), "written as encoded-words");
+    assert_eq!(
+        mailcharset::mime::decode_unstructured(field.value).text,
+        subject
+    );
+}
