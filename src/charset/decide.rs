@@ -26,6 +26,7 @@
 //! | a CJK label read mostly as half-width katakana, private use or C1 | implausible reading | `mislabeled` if a candidate reads plausibly | the candidate's |
 //! | a Chinese label whose octets have another CJK charset's shape, 24+ characters, no line of the label's own shape ([`chinese_rows`]): Hangul rows only (GB label), a fifth with a trail 0x40..0x7E (GB label), no trail below 0xA1 and an eighth in rows 0xC9..0xF7 (Big5 label, also with a few errors) | EUC-KR or Big5 under GB, GB2312 under Big5 | `mislabeled` if chardetng's candidate is that charset (EUC-KR, Big5, GBK) and reads plausibly | the candidate's |
 //! | a Cyrillic label (windows-1251, KOI8-R/U, ISO-8859-5, IBM866, x-mac-cyrillic) read cleanly with its case turned over: 3+ words with a lowercase letter before a capital, more than twice its capitalised words (`Case`) | KOI8-R under windows-1251 (`рТЙЧЕФ`) and the like | `mislabeled` if chardetng's candidate is another Cyrillic charset (not windows-1251 under x-mac-cyrillic), reads plausibly, its case natural, a capitalised word for each two turned over, as many letters in words | the candidate's |
+//! | KOI8-R read cleanly with 3+ of KOI8-U's letter octets (A4 A6 A7 AD B4 B6 B7 BD) as box drawing touching letters, and no other box drawing touching one (`koi8u_letters`) | Ukrainian KOI8-U under KOI8-R (`Прив╕т`) | `mislabeled` | KOI8-U |
 //! | a Latin label (not windows-1258) read cleanly into runs of 3+ non-ASCII characters: 3+ runs, 32+ characters in them, at least half as many runs as words with a non-ASCII character ([`nonascii_runs`]) | another script read as Latin (`Ïðèâåò`, `ÇÑ±¹¾î`) | `mislabeled` if a candidate reads plausibly, in a script other than Latin, its Cyrillic or Greek case natural (`Case::natural`); windows-1251 or x-mac-cyrillic by their capitals | the candidate's |
 //! | a Latin label (not macintosh, windows-1258) or a Cyrillic one read cleanly with 3+ symbols inside words ([`symbols_in_words`]) | `Wroc³aw`, `¾lu»ouèký`, `Я№штхђ`: windows-1250, ISO-8859-2, windows-1251 read in another charset of the script | `mislabeled` if chardetng's guess is of the script (not windows-1252), reads 3+ of them as letters fitting their word's case (2+ different symbols under a Latin label), turns no letter into a symbol ([`repair`]), and its windows-1250/ISO-8859-2 twin does not read them as well | the guess's |
 //! | ISO-8859-6 with 4+ errors | windows-1256 (`ف ق ك` have no octet in ISO-8859-6) | `mislabeled` if the guess is windows-1256, reads more letters in words, no Latin letter inside an Arabic word | windows-1256 |
@@ -125,8 +126,26 @@ fn candidate<'a>(
     read_guess(
         bytes,
         label_cs,
-        latin_preference(bytes, guess(bytes, opts.tld, false)),
+        latin_preference(bytes, guess(bytes, label_tld(label_cs, opts), false)),
     )
+}
+
+/// chardetng's hint for the octets a label cannot explain: the sender's
+/// top-level domain, but `jp` under an ISO-2022-JP (or -JP-2) label. Only
+/// a Japanese writer uses that label, and the lie under it is Shift_JIS or
+/// EUC-JP octets: with the hint of a `.cn`, `.tw`, `.ru` or `.ua` sender
+/// chardetng took them for GBK, Big5 or windows-1251, whose readings are
+/// plausible, and the Japanese text was converted into nonsense.
+fn label_tld(label_cs: &'static Charset, opts: &DecodeOptions) -> Option<super::detect::Tld> {
+    let jp = matches!(label_cs.kind, Kind::Iso2022Jp2)
+        || label_cs
+            .encoding()
+            .is_some_and(|e| e == encoding_rs::ISO_2022_JP);
+    if jp {
+        super::detect::Tld::from_domain(b"example.jp")
+    } else {
+        opts.tld
+    }
 }
 
 /// chardetng's guess (with the top-level domain), when it is not the
@@ -486,6 +505,35 @@ pub(super) fn labelled<'a>(
                 )),
             );
             return;
+        }
+        // Ukrainian KOI8-U under a KOI8-R label: KOI8-R reads `і ї є ґ`
+        // (and their capitals) as box drawing, glued to the letters of
+        // their words (`Прив╕т`, `╕нформац╕ю`, `╢втушенко`); the two
+        // charsets read every other octet alike.
+        if !ascii
+            && opts.detect
+            && cs.decoder_name() == Some("KOI8-R")
+            && koi8u_letters(bytes) >= SYMBOLS_IN_WORDS
+        {
+            let koi8u = Charset::for_encoding(encoding_rs::KOI8_U);
+            let (t, r, used) = decode_with(bytes, koi8u);
+            if r.is_clean() {
+                let n = koi8u_letters(bytes);
+                read_as(
+                    d,
+                    out,
+                    Detected {
+                        charset: used,
+                        confidence: 0.9,
+                    },
+                    t,
+                    Finding::new(FindingKind::Mislabeled, first_nonascii(bytes), 1).with_note(format!(
+                        "read as KOI8-R, {n} box-drawing characters sit against letters; KOI8-U \
+                         reads them as Ukrainian letters"
+                    )),
+                );
+                return;
+            }
         }
         // A Latin or Cyrillic label whose reading has symbols inside words
         // (`Wroc³aw`, `¾lu»ouèký`, `Я№штхђ`): text in another charset of
@@ -1319,6 +1367,33 @@ fn twin_reads_too(
         && repair(label_text, &t).is_some_and(|r| r.repaired >= repaired && r.broken == 0)
 }
 
+/// The octets KOI8-U has letters at and KOI8-R box drawing (`і ї є ґ`
+/// and their capitals at A6 A7 A4 AD, B6 B7 B4 BD) that touch a KOI8
+/// letter (0xC0..0xFF, `ё Ё`, or another of them), when no other box
+/// drawing touches a letter; else 0. Russian text never glues box drawing
+/// to its words (a table's `║Имя║` uses other octets), Ukrainian under the
+/// wrong label does in nearly every line.
+fn koi8u_letters(bytes: &[u8]) -> usize {
+    let ukr = |b: u8| matches!(b, 0xA4 | 0xA6 | 0xA7 | 0xAD | 0xB4 | 0xB6 | 0xB7 | 0xBD);
+    let letter = |b: u8| b >= 0xC0 || b == 0xA3 || b == 0xB3 || ukr(b);
+    let mut n = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        if !(0x80..0xC0).contains(&b) || matches!(b, 0x9A | 0x9C..=0x9E | 0xA3 | 0xB3 | 0xBF) {
+            continue;
+        }
+        let touches =
+            (i > 0 && letter(bytes[i - 1])) || bytes.get(i + 1).is_some_and(|&x| letter(x));
+        if !touches {
+            continue;
+        }
+        if !ukr(b) {
+            return 0;
+        }
+        n += 1;
+    }
+    n
+}
+
 /// Cyrillic single-byte charsets, whose readings of each other's text are
 /// Cyrillic letters too.
 fn cyrillic_label(cs: &'static Charset) -> bool {
@@ -1389,7 +1464,24 @@ pub(super) fn unlabelled<'a>(
     let cs = if ev.in_words >= 4 && ev.errors * 4 <= ev.in_words {
         Charset::UTF_8
     } else if opts.detect {
-        latin_preference(bytes, guess(bytes, opts.tld, false))
+        let g = latin_preference(bytes, guess(bytes, opts.tld, false));
+        // windows-1252 with octets it has no character for (81 8D 8F 90
+        // 9D, read as C1 controls) is no Latin text: the hint misled
+        // chardetng (Shift_JIS in a raw Subject from a `.tw` sender was
+        // `ˆÈ\u{8f}ã\u{81}A‚æ‚ë`). Its guess without the hint, when that
+        // reads plausibly, in words.
+        if g == Charset::WINDOWS_1252
+            && opts.tld.is_some()
+            && bytes
+                .iter()
+                .any(|b| matches!(b, 0x81 | 0x8D | 0x8F | 0x90 | 0x9D))
+            && let Some((det, _)) =
+                read_guess(bytes, Charset::WINDOWS_1252, guess(bytes, None, false))
+        {
+            det.charset
+        } else {
+            g
+        }
     } else {
         Charset::WINDOWS_1252
     };

@@ -4,7 +4,7 @@
 //! UTF-16/32).
 
 use super::dispatch::decode_with;
-use super::evidence::{plausible, words};
+use super::evidence::{plausible, wedged_in_latin, words};
 use super::{Charset, Detected};
 
 /// Detection: chardetng's guess over (up to) the first 256 KiB, UTF-8
@@ -252,7 +252,8 @@ pub(super) fn is_latin(cs: &'static Charset) -> bool {
 /// windows-1252 (what mail readers fall back to) instead of a guess the
 /// text does not bear out: another Latin charset whose windows-1252 reading
 /// puts no non-letter inside a word (Polish `³` for `ł` would be one), or a
-/// non-Latin charset whose reading is not words (a lone `£` read as `г`).
+/// non-Latin charset whose reading is not words (a lone `£` read as `г`;
+/// `Größe` read from a `.cn` sender as GBK `Gr鲞e`, [`wedged_in_latin`]).
 pub(super) fn latin_preference(bytes: &[u8], g: &'static Charset) -> &'static Charset {
     if g == Charset::WINDOWS_1252 || g.is_utf8() {
         return g;
@@ -269,7 +270,7 @@ pub(super) fn latin_preference(bytes: &[u8], g: &'static Charset) -> &'static Ch
             Charset::WINDOWS_1252
         };
     }
-    if own_report.is_clean() && words(&own) && plausible(&own) {
+    if own_report.is_clean() && words(&own) && plausible(&own) && !wedged_in_latin(&own) {
         g
     } else {
         Charset::WINDOWS_1252

@@ -558,6 +558,31 @@ pub(super) fn mixed_script_letters(text: &str) -> usize {
     n
 }
 
+/// Whether half or more of the letters of `text` in a script other than
+/// Latin sit alone between two ASCII letters (`M黱chen`, `Gr鲞e`): the
+/// accented letters of a Latin text read as a CJK or Cyrillic charset, one
+/// character each inside ASCII words. Text in such a script keeps its
+/// letters together (`使用Linux系统`: none alone between ASCII letters).
+pub(super) fn wedged_in_latin(text: &str) -> bool {
+    let chars: Vec<char> = text.chars().collect();
+    let (mut letters, mut wedged) = (0usize, 0usize);
+    for (i, &c) in chars.iter().enumerate() {
+        if c.is_ascii() || !c.is_alphabetic() || matches!(script(c), Script::Latin | Script::Other)
+        {
+            continue;
+        }
+        letters += 1;
+        let ascii_letter = |j: Option<usize>| {
+            j.and_then(|j| chars.get(j))
+                .is_some_and(char::is_ascii_alphabetic)
+        };
+        if ascii_letter(i.checked_sub(1)) && ascii_letter(Some(i + 1)) {
+            wedged += 1;
+        }
+    }
+    wedged > 0 && wedged * 2 >= letters
+}
+
 /// Whether more of the non-ASCII letters of `text` are in one writing
 /// system other than Latin (Japanese and Korean counted as in
 /// [`plausible`]) than are Latin.

@@ -2903,3 +2903,223 @@ fn regression_shift_jis_reply_over_an_euc_jp_quote_keeps_its_label() {
     let text = String::from_utf8(m.root.decoded_body(&m).0.into_owned()).expect("UTF-8 out");
     assert!(text.starts_with(reply), "{text}");
 }
+
+/// Shift_JIS or EUC-JP octets under an ISO-2022-JP label (a common lie in
+/// Japanese mail) from a sender whose top-level domain is not Japanese:
+/// chardetng's hint took them for GBK, Big5 or windows-1251, and the
+/// Japanese text was converted into nonsense (`tools/hunt_clients.py`,
+/// `lie-third-reading`). The label says the writer is Japanese; the
+/// candidate is guessed as for a `.jp` sender.
+#[test]
+fn regression_japanese_under_iso_2022_jp_from_any_domain_is_read_as_written() {
+    let ja = "株式会社テスト 営業部 田中太郎\n資料を添付しましたので、ご確認ください。\n以上、よろしくお願い致します。\n";
+    for (enc, name) in [
+        (encoding_rs::SHIFT_JIS, "Shift_JIS"),
+        (encoding_rs::EUC_JP, "EUC-JP"),
+    ] {
+        for dom in [
+            "example.cn",
+            "example.com.tw",
+            "example.com.ua",
+            "example.co.kr",
+            "example.ru",
+            "example.com",
+        ] {
+            let msg = [
+                format!(
+                    "From: user@{dom}\nTo: b@example.org\nSubject: test\nMessage-ID: <t@{dom}>\n\
+                     MIME-Version: 1.0\nContent-Type: text/plain; charset=ISO-2022-JP\n\
+                     Content-Transfer-Encoding: 8bit\n\n"
+                )
+                .into_bytes(),
+                enc.encode(ja).0.into_owned(),
+            ]
+            .concat();
+            let (_, verdict, _) = audit_body(&msg);
+            assert_eq!(verdict, "mislabeled", "{name} from {dom}");
+            let out = filtered(&msg);
+            let m = mailcharset::message::Message::parse(&out);
+            let text =
+                String::from_utf8(m.root.decoded_body(&m).0.into_owned()).expect("UTF-8 out");
+            assert_eq!(text, ja, "{name} from {dom}");
+        }
+    }
+}
+
+/// windows-1252 German or Spanish under `us-ascii` (Outlook's label for
+/// text it thought ASCII), without a label, or under `unknown-8bit`, from a
+/// `.cn`, `.hk` or `.tw` sender: chardetng's guess with that hint is GBK or
+/// Big5, whose reading puts one Hanzi inside each Latin word (`Gr鲞e aus
+/// M黱chen`, one of them private use), and it was taken
+/// (`tools/hunt_clients.py`, `lie-third-reading`, `info-unlabelled-guess`).
+/// A non-Latin reading whose letters sit alone between ASCII letters is not
+/// words: windows-1252, as for a Latin guess.
+#[test]
+fn regression_latin_text_from_a_chinese_domain_is_not_read_as_hanzi_inside_words() {
+    let texts = [
+        "Meeting moved to 3 pm.\nGrüße aus München, die Größe ist übrigens 42.\n",
+        "Hola,\nEl año próximo, señor Muñoz.\nGracias\n",
+        "Name;Stadt;Betrag\nMüller;Köln;1.234,50\nGarcía;Málaga;99,00\n",
+    ];
+    for text in texts {
+        let bytes = encoding_rs::WINDOWS_1252.encode(text).0.into_owned();
+        for ct in [
+            "text/plain; charset=us-ascii",
+            "text/plain",
+            "text/plain; charset=unknown-8bit",
+        ] {
+            for dom in ["example.cn", "example.com.hk", "example.com.tw"] {
+                let msg = [
+                    format!(
+                        "From: user@{dom}\nTo: b@example.org\nSubject: test\nMessage-ID: <t@{dom}>\n\
+                         MIME-Version: 1.0\nContent-Type: {ct}\nContent-Transfer-Encoding: 8bit\n\n"
+                    )
+                    .into_bytes(),
+                    bytes.clone(),
+                ]
+                .concat();
+                let (charset, _, _) = audit_body(&msg);
+                let out = filtered(&msg);
+                let m = mailcharset::message::Message::parse(&out);
+                let got =
+                    String::from_utf8(m.root.decoded_body(&m).0.into_owned()).expect("UTF-8 out");
+                assert_eq!(got, text, "{ct} from {dom}, audit charset {charset:?}");
+            }
+        }
+    }
+}
+
+/// The other side: Chinese text without a label, with English words inside
+/// it (`使用Linux系统`), from a `.cn` sender is still read as GBK.
+#[test]
+fn chinese_with_english_words_without_a_label_is_still_gbk() {
+    let text = "您好，请在Linux系统上安装PDF阅读器，然后打开附件。\n我们明天下午三点开会，讨论下一步的计划。\n";
+    let bytes = encoding_rs::GBK.encode(text).0.into_owned();
+    let msg = [
+        b"From: user@example.cn\nTo: b@example.org\nSubject: test\nMIME-Version: 1.0\n\
+          Content-Type: text/plain\nContent-Transfer-Encoding: 8bit\n\n"
+            .to_vec(),
+        bytes,
+    ]
+    .concat();
+    let out = filtered(&msg);
+    let m = mailcharset::message::Message::parse(&out);
+    let got = String::from_utf8(m.root.decoded_body(&m).0.into_owned()).expect("UTF-8 out");
+    assert_eq!(got, text);
+}
+
+/// `charset=cp932` (Windows-31J under the name Python, Java and Windows
+/// give it) was an unknown label: its text went to detection, and from a
+/// `.cn` sender Japanese came out as GBK nonsense (`tools/hunt_clients.py`).
+/// It is an alias of Windows-31J now, read as labelled wherever it comes
+/// from; likewise Java's `x-windows-949` and the code page numbers of
+/// Big5, KOI8-R/U, windows-874 and GB18030.
+#[test]
+fn regression_cp932_is_windows_31j_whatever_the_domain() {
+    let ja = "①資料確認 ②見積もり\nお世話になっております。\n";
+    for (label, dom) in [
+        ("cp932", "example.cn"),
+        ("CP932", "example.com.tw"),
+        ("cp932", "example.jp"),
+    ] {
+        let msg = [
+            format!(
+                "From: user@{dom}\nTo: b@example.org\nSubject: test\nMIME-Version: 1.0\n\
+                 Content-Type: text/plain; charset={label}\nContent-Transfer-Encoding: 8bit\n\n"
+            )
+            .into_bytes(),
+            encoding_rs::SHIFT_JIS.encode(ja).0.into_owned(),
+        ]
+        .concat();
+        let (charset, verdict, _) = audit_body(&msg);
+        assert_eq!(
+            (charset.as_deref(), verdict.as_str()),
+            (Some("Windows-31J"), "ok"),
+            "{label} from {dom}"
+        );
+        let out = filtered(&msg);
+        let m = mailcharset::message::Message::parse(&out);
+        let got = String::from_utf8(m.root.decoded_body(&m).0.into_owned()).expect("UTF-8 out");
+        assert_eq!(got, ja, "{label} from {dom}");
+    }
+    for (label, name) in [
+        ("x-windows-949", "EUC-KR"),
+        ("cp950", "Big5"),
+        ("cp874", "windows-874"),
+        ("cp20866", "KOI8-R"),
+        ("cp21866", "KOI8-U"),
+        ("cp54936", "GB18030"),
+    ] {
+        let d = charset::decode(b"ok", Some(label.as_bytes()), &body_opts());
+        assert_eq!(d.used.map(|c| c.name()), Some(name), "{label}");
+    }
+}
+
+/// Ukrainian in KOI8-U under a KOI8-R label (a Russian-configured mailer, a
+/// list that labels everything KOI8-R): KOI8-R reads `і ї є ґ` as box
+/// drawing glued to their words (`Прив╕т, друз╕!`), verdict `ok`, and a
+/// short text never had the three symbols between letters the symbols rule
+/// asks for (`tools/hunt_clients.py`, `info-lie-missed-koi8u-as-koi8r`: 14
+/// of 18 missed). Russian KOI8-R, with a box-drawn table or a few damaged
+/// octets, keeps its label.
+#[test]
+fn regression_ukrainian_koi8_u_under_koi8_r_is_read_as_koi8_u() {
+    let uk = "Привіт, друзі!\nДякую за інформацію, все гаразд.\nЇжак і єнот сидять на ґанку.\nЗ повагою, Олена Євтушенко\n";
+    let bytes = encoding_rs::KOI8_U.encode(uk).0.into_owned();
+    let msg = message("text/plain; charset=koi8-r", &bytes);
+    let (_, verdict, _) = audit_body(&msg);
+    assert_eq!(verdict, "mislabeled");
+    let out = filtered(&msg);
+    let m = mailcharset::message::Message::parse(&out);
+    let got = String::from_utf8(m.root.decoded_body(&m).0.into_owned()).expect("UTF-8 out");
+    assert_eq!(got, uk);
+
+    // Russian with a table in box drawing: KOI8-R as labelled.
+    let ru = "Привет, коллеги!\n╔════════╗\n║Отчёт   ║\n╚════════╝\n┌──────┐\n│Итого │\n└──────┘\nВсего хорошего.\n";
+    let bytes = encoding_rs::KOI8_R.encode(ru).0.into_owned();
+    assert_eq!(
+        encoding_rs::KOI8_R.decode_without_bom_handling(&bytes).0,
+        ru
+    );
+    let d = charset::decode(&bytes, Some(b"koi8-r"), &body_opts());
+    assert_eq!((d.text.as_ref(), d.verdict.as_str()), (ru, "ok"));
+    // Russian with three octets damaged into KOI8-U's letters: damage, not
+    // Ukrainian (the label stays when another box drawing touches a word).
+    let mut dam = encoding_rs::KOI8_R
+        .encode("Привет, коллеги! Отчёт за неделю готов.\n")
+        .0
+        .into_owned();
+    dam[2] = 0xA6;
+    dam[10] = 0xA7;
+    dam[20] = 0xA1;
+    let d = charset::decode(&dam, Some(b"koi8-r"), &body_opts());
+    assert_eq!(d.used.map(|c| c.name()), Some("KOI8-R"));
+}
+
+/// A raw 8-bit Subject in Shift_JIS (or an unlabelled Big5 body) from a
+/// sender whose domain misleads chardetng (`.tw` for Japanese): its guess
+/// did not read plausibly, the fallback windows-1252 did read every octet,
+/// with C1 controls for the octets it has no character for
+/// (`ˆÈ\u{8f}ã\u{81}A‚æ‚ë`), and that went out as the Subject
+/// (`tools/hunt_clients.py`, `info-subject-raw8-guess`). Such a reading is
+/// no Latin text: chardetng's guess without the hint is taken when it
+/// reads plausibly, in words.
+#[test]
+fn regression_raw_shift_jis_subject_from_a_tw_sender_is_not_windows_1252() {
+    let subject = "以上、よろしくお願い致します。";
+    let msg = [
+        b"From: user@example.com.tw\r\nSubject: ".to_vec(),
+        encoding_rs::SHIFT_JIS.encode(subject).0.into_owned(),
+        b"\r\nMIME-Version: 1.0\r\nContent-Type: text/plain; charset=us-ascii\r\n\r\nhello\r\n"
+            .to_vec(),
+    ]
+    .concat();
+    let out = filtered(&msg);
+    let m = mailcharset::message::Message::parse(&out);
+    let field = m.parts()[0].header.get("subject").expect("Subject");
+    assert!(field.value.is_ascii(), "written as encoded-words");
+    assert_eq!(
+        mailcharset::mime::decode_unstructured(field.value).text,
+        subject
+    );
+}
