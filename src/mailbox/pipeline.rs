@@ -98,9 +98,14 @@ pub struct Options {
     pub batch_messages: usize,
     /// Input bytes read but not yet written, at most, counting each
     /// message as 256 bytes more than its size. A message larger than this
-    /// is let through alone. By default 1 MiB per core, at least 4 MiB
-    /// ([`default_window`]).
+    /// is let through alone.
     pub window_bytes: usize,
+    /// How far the reader runs ahead of the writer with small batches
+    /// (at most `window_bytes`): by default 1 MiB per core, at least 4 MiB
+    /// ([`default_read_ahead`]). A batch of `n` bytes may come in while up
+    /// to `(workers + 1) * n` bytes are in flight (within `window_bytes`),
+    /// so that large messages still keep every worker busy.
+    pub read_ahead_bytes: usize,
     /// Whether to draw a progress bar.
     pub progress: Progress,
     /// Total input size for the progress bar's ETA.
@@ -113,7 +118,8 @@ impl Default for Options {
             jobs: 0,
             batch_bytes: 512 << 10,
             batch_messages: 128,
-            window_bytes: default_window(
+            window_bytes: 16 << 20,
+            read_ahead_bytes: default_read_ahead(
                 std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
             ),
             progress: Progress::Auto,
@@ -122,13 +128,13 @@ impl Default for Options {
     }
 }
 
-/// The default window on a machine of `cores` cores: 1 MiB a core (two
-/// default batches), at least 4 MiB. The reader runs ahead of the workers
-/// until the window is full, so the window is the run's working set: 16
-/// MiB on two cores cost a tenth of the run in page faults and cache
+/// The default read-ahead on a machine of `cores` cores: 1 MiB a core
+/// (two default batches), at least 4 MiB. The reader runs ahead of the
+/// workers as far as it may, so this is the run's working set: the whole
+/// 16 MiB window on two cores cost 5-10% of a run in page faults and cache
 /// misses against 4 MiB, and kept the peak memory twice as high
 /// (doc/bench-log.md, issue 18, tenth round).
-pub fn default_window(cores: usize) -> usize {
+pub fn default_read_ahead(cores: usize) -> usize {
     (cores.max(1) << 20).max(4 << 20)
 }
 
@@ -171,16 +177,23 @@ enum Piece<U, T> {
 /// Bounds the input bytes in flight: the reader takes bytes before a batch
 /// is handed out, the writing thread gives them back once it is written.
 struct Window {
+    /// The hard bound (`Options::window_bytes`).
     limit: usize,
+    /// The bound for small batches (`Options::read_ahead_bytes`).
+    read_ahead: usize,
+    /// Worker threads.
+    workers: usize,
     /// Bytes in flight, and whether the run was stopped.
     state: Mutex<(usize, bool)>,
     cv: Condvar,
 }
 
 impl Window {
-    fn new(limit: usize) -> Self {
+    fn new(limit: usize, read_ahead: usize, workers: usize) -> Self {
         Window {
             limit: limit.max(1),
+            read_ahead,
+            workers,
             state: Mutex::new((0, false)),
             cv: Condvar::new(),
         }
@@ -193,10 +206,16 @@ impl Window {
     }
 
     /// Waits until `n` bytes fit (or nothing is in flight); false if the
-    /// run was stopped.
+    /// run was stopped. They fit within the read-ahead, or within room for
+    /// a batch of this size for each worker and the writer, whichever is
+    /// more, and always within the window.
     fn take(&self, n: usize) -> bool {
+        let limit = self
+            .read_ahead
+            .max(n.saturating_mul(self.workers + 1))
+            .min(self.limit);
         let mut g = self.lock();
-        while !g.1 && g.0 > 0 && g.0.saturating_add(n) > self.limit {
+        while !g.1 && g.0 > 0 && g.0.saturating_add(n) > limit {
             g = self.cv.wait(g).unwrap_or_else(PoisonError::into_inner);
         }
         if g.1 {
@@ -323,7 +342,11 @@ where
         })?;
     let batch_bytes = opts.batch_bytes.max(1);
     let batch_messages = opts.batch_messages.max(1);
-    let window = Window::new(opts.window_bytes);
+    let window = Window::new(
+        opts.window_bytes,
+        opts.read_ahead_bytes,
+        pool.current_num_threads(),
+    );
     let work = &work;
     let window = &window;
     // What was written is freed by the thread that allocated it: messages

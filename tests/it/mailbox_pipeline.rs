@@ -725,19 +725,18 @@ fn a_sink_error_stops_the_run_in_order() {
     assert_eq!(seen, (0..50).collect::<Vec<_>>());
 }
 
-/// The default window: 1 MiB a core, never under 4 MiB, and what
-/// `Options::default` takes on this machine.
+/// The default read-ahead: 1 MiB a core, never under 4 MiB, and what
+/// `Options::default` takes on this machine, within the 16 MiB window.
 #[test]
-fn the_default_window_grows_with_the_cores() {
-    assert_eq!(pipeline::default_window(0), 4 << 20);
-    assert_eq!(pipeline::default_window(2), 4 << 20);
-    assert_eq!(pipeline::default_window(6), 6 << 20);
-    assert_eq!(pipeline::default_window(16), 16 << 20);
+fn the_default_read_ahead_grows_with_the_cores() {
+    assert_eq!(pipeline::default_read_ahead(0), 4 << 20);
+    assert_eq!(pipeline::default_read_ahead(2), 4 << 20);
+    assert_eq!(pipeline::default_read_ahead(6), 6 << 20);
+    assert_eq!(pipeline::default_read_ahead(16), 16 << 20);
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    assert_eq!(
-        Options::default().window_bytes,
-        pipeline::default_window(cores)
-    );
+    let o = Options::default();
+    assert_eq!(o.read_ahead_bytes, pipeline::default_read_ahead(cores));
+    assert_eq!(o.window_bytes, 16 << 20);
 }
 
 /// Messages are pulled from the reader as they are read, and the
@@ -785,6 +784,79 @@ fn the_window_bounds_the_read_ahead() {
         input.len() > 20 * bound,
         "the input is large enough to tell"
     );
+}
+
+/// With small messages the reader runs only `read_ahead_bytes` ahead
+/// (plus the batch it is filling), however large the window.
+#[test]
+fn the_read_ahead_bounds_small_batches_within_the_window() {
+    use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+    let input = make_padded_mbox(300, 512);
+    let read = AtomicUsize::new(0);
+    let written = AtomicUsize::new(0);
+    let ahead = AtomicUsize::new(0);
+    let largest = AtomicUsize::new(0);
+    let reader = MboxReader::new(&input[..], "input.mbox", FLAVOR).inspect(|m| {
+        if let Ok(m) = m {
+            largest.fetch_max(m.bytes.len(), SeqCst);
+            let r = read.fetch_add(m.bytes.len(), SeqCst) + m.bytes.len();
+            ahead.fetch_max(r - written.load(SeqCst), SeqCst);
+        }
+    });
+    let read_ahead = 4096;
+    let opts = Options {
+        window_bytes: 1 << 20,
+        read_ahead_bytes: read_ahead,
+        ..quiet(2, 2)
+    };
+    pipeline::run_ordered(
+        reader,
+        &opts,
+        |m: &RawMessage| m.index,
+        |m, _| {
+            std::thread::sleep(Duration::from_micros(200));
+            written.fetch_add(m.bytes.len(), SeqCst);
+            Ok::<(), MailboxError>(())
+        },
+    )
+    .unwrap();
+    let bound = read_ahead + 3 * largest.load(SeqCst);
+    let seen = ahead.load(SeqCst);
+    assert!(seen <= bound, "read {seen} bytes ahead, bound {bound}");
+    assert!(input.len() > 20 * bound);
+}
+
+/// Messages larger than the read-ahead (but within the window) are still
+/// worked on two at a time by two workers: a batch of `n` bytes may come in
+/// while `(workers + 1) * n` are in flight. With the read-ahead as a hard
+/// bound each went alone, and an archive of 3 MB texts took twice as long.
+#[test]
+fn large_messages_beyond_the_read_ahead_still_run_side_by_side() {
+    use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+    let input = make_padded_mbox(12, 64 << 10);
+    let busy = AtomicUsize::new(0);
+    let most = AtomicUsize::new(0);
+    let opts = Options {
+        window_bytes: 16 << 20,
+        read_ahead_bytes: 1024,
+        batch_messages: 1,
+        ..quiet(2, 1)
+    };
+    let reader = MboxReader::new(&input[..], "input.mbox", FLAVOR);
+    pipeline::run_ordered(
+        reader,
+        &opts,
+        |m: &RawMessage| {
+            let now = busy.fetch_add(1, SeqCst) + 1;
+            most.fetch_max(now, SeqCst);
+            std::thread::sleep(Duration::from_millis(20));
+            busy.fetch_sub(1, SeqCst);
+            m.index
+        },
+        |_, _| Ok::<(), MailboxError>(()),
+    )
+    .unwrap();
+    assert_eq!(most.load(SeqCst), 2, "two workers busy at once");
 }
 
 /// A message larger than the whole window still goes through (alone),
