@@ -739,12 +739,10 @@ fn the_default_read_ahead_grows_with_the_cores() {
     assert_eq!(o.window_bytes, 16 << 20);
 }
 
-/// Messages are pulled from the reader as they are read, and the
-/// reader only ever gets `window_bytes` (plus the batch it is filling)
-/// ahead of the writer: with a slow sink the read-ahead stays bounded
-/// instead of growing to the whole input.
-#[test]
-fn the_window_bounds_the_read_ahead() {
+/// Runs 300 small messages through `opts` with a slow sink and returns
+/// the input, how far the reader got ahead of the writer at most, and the
+/// largest message; the messages must come out in order.
+fn read_ahead_of(opts: &Options) -> (Vec<u8>, usize, usize) {
     use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
     let input = make_padded_mbox(300, 512);
     let read = AtomicUsize::new(0);
@@ -758,15 +756,10 @@ fn the_window_bounds_the_read_ahead() {
             ahead.fetch_max(r - written.load(SeqCst), SeqCst);
         }
     });
-    let window = 4096;
-    let opts = Options {
-        window_bytes: window,
-        ..quiet(2, 2)
-    };
     let mut order = Vec::new();
     pipeline::run_ordered(
         reader,
-        &opts,
+        opts,
         |m: &RawMessage| m.index,
         |m, &i| {
             std::thread::sleep(Duration::from_micros(200));
@@ -777,8 +770,21 @@ fn the_window_bounds_the_read_ahead() {
     )
     .unwrap();
     assert_eq!(order, (0..300).collect::<Vec<_>>());
-    let bound = window + 3 * largest.load(SeqCst);
-    let seen = ahead.load(SeqCst);
+    (input, ahead.load(SeqCst), largest.load(SeqCst))
+}
+
+/// Messages are pulled from the reader as they are read, and the
+/// reader only ever gets `window_bytes` (plus the batch it is filling)
+/// ahead of the writer: with a slow sink the read-ahead stays bounded
+/// instead of growing to the whole input.
+#[test]
+fn the_window_bounds_the_read_ahead() {
+    let window = 4096;
+    let (input, seen, largest) = read_ahead_of(&Options {
+        window_bytes: window,
+        ..quiet(2, 2)
+    });
+    let bound = window + 3 * largest;
     assert!(seen <= bound, "read {seen} bytes ahead, bound {bound}");
     assert!(
         input.len() > 20 * bound,
@@ -790,38 +796,13 @@ fn the_window_bounds_the_read_ahead() {
 /// (plus the batch it is filling), however large the window.
 #[test]
 fn the_read_ahead_bounds_small_batches_within_the_window() {
-    use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
-    let input = make_padded_mbox(300, 512);
-    let read = AtomicUsize::new(0);
-    let written = AtomicUsize::new(0);
-    let ahead = AtomicUsize::new(0);
-    let largest = AtomicUsize::new(0);
-    let reader = MboxReader::new(&input[..], "input.mbox", FLAVOR).inspect(|m| {
-        if let Ok(m) = m {
-            largest.fetch_max(m.bytes.len(), SeqCst);
-            let r = read.fetch_add(m.bytes.len(), SeqCst) + m.bytes.len();
-            ahead.fetch_max(r - written.load(SeqCst), SeqCst);
-        }
-    });
     let read_ahead = 4096;
-    let opts = Options {
+    let (input, seen, largest) = read_ahead_of(&Options {
         window_bytes: 1 << 20,
         read_ahead_bytes: read_ahead,
         ..quiet(2, 2)
-    };
-    pipeline::run_ordered(
-        reader,
-        &opts,
-        |m: &RawMessage| m.index,
-        |m, _| {
-            std::thread::sleep(Duration::from_micros(200));
-            written.fetch_add(m.bytes.len(), SeqCst);
-            Ok::<(), MailboxError>(())
-        },
-    )
-    .unwrap();
-    let bound = read_ahead + 3 * largest.load(SeqCst);
-    let seen = ahead.load(SeqCst);
+    });
+    let bound = read_ahead + 3 * largest;
     assert!(seen <= bound, "read {seen} bytes ahead, bound {bound}");
     assert!(input.len() > 20 * bound);
 }
