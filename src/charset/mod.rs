@@ -444,19 +444,15 @@ fn decode_resolved<'a>(
             resolution.status == LabelStatus::Missing,
         ),
         Some(cs) => match &cs.kind {
-            Kind::Detect => {
-                let at = d.findings.len();
-                decide::unlabelled(bytes, opts, &mut d, false);
-                // A charset was needed: 8-bit octets, or ISO-2022-JP escapes
-                // in 7-bit text.
-                if !bytes.is_ascii() || d.detected.is_some() {
-                    let note = format!("the label names no charset ({})", cs.name);
-                    d.findings.insert(
-                        at,
-                        Finding::new(FindingKind::MissingLabel, 0, 1).with_note(note),
-                    );
-                }
+            // `x-user-defined` says "the sender's local code page" as
+            // `unknown-8bit` says "some charset": in mail it is read as
+            // that, by detection. WHATWG's decoder (0x80..0xFF to private
+            // use U+F780..U+F7FF) is kept for the codec alone (`detect`
+            // off): in a mail reader every accented letter was a box.
+            Kind::Legacy(_) if opts.detect && cs.name == "x-user-defined" => {
+                dont_know(bytes, cs, opts, &mut d);
             }
+            Kind::Detect => dont_know(bytes, cs, opts, &mut d),
             Kind::Ascii => {
                 if bytes.is_ascii() {
                     d.text = ascii(bytes);
@@ -536,4 +532,19 @@ pub(super) fn add_report(d: &mut Decoded<'_>, report: &DecodeReport) {
             .map(|&(k, off, n)| Finding::new(k.finding_kind(), off, n)),
     );
     d.replacements += report.replacements;
+}
+
+/// A label that names no charset (`unknown-8bit`, `x-user-defined` in
+/// mail): read as if missing, and `missing-label` when a charset was
+/// needed (8-bit octets, or ISO-2022-JP escapes in 7-bit text).
+fn dont_know<'a>(bytes: &'a [u8], cs: &'static Charset, opts: &DecodeOptions, d: &mut Decoded<'a>) {
+    let at = d.findings.len();
+    decide::unlabelled(bytes, opts, d, false);
+    if !bytes.is_ascii() || d.detected.is_some() {
+        let note = format!("the label names no charset ({})", cs.name);
+        d.findings.insert(
+            at,
+            Finding::new(FindingKind::MissingLabel, 0, 1).with_note(note),
+        );
+    }
 }

@@ -3123,3 +3123,33 @@ fn regression_raw_shift_jis_subject_from_a_tw_sender_is_not_windows_1252() {
         subject
     );
 }
+
+/// `x-user-defined` names the sender's local code page, as `unknown-8bit`
+/// names some charset: in mail the text is read by detection (French
+/// windows-1252 reads as written, `missing-label`), not as WHATWG's
+/// private-use characters, which a reader shows as boxes. The codec alone
+/// (detection off, `mailcharset decode --charset x-user-defined`) keeps
+/// WHATWG's decoder, checked against encoding_rs.
+#[test]
+fn regression_x_user_defined_in_mail_is_read_by_detection() {
+    let text = "Voilà le résumé de la réunion de mardi, à Genève, après le déjeuner.\r\n";
+    let (bytes, _, _) = encoding_rs::WINDOWS_1252.encode(text);
+    let d = charset::decode(&bytes, Some(b"x-user-defined"), &body_opts());
+    assert_eq!(d.text, text);
+    assert!(
+        d.findings
+            .iter()
+            .any(|f| f.kind == FindingKind::MissingLabel),
+        "{:?}",
+        d.findings
+    );
+    assert_ne!(d.verdict, Verdict::Ok);
+    let codec = DecodeOptions {
+        detect: false,
+        ..DecodeOptions::default()
+    };
+    let d = charset::decode(&bytes, Some(b"x-user-defined"), &codec);
+    let (whatwg, _) = encoding_rs::X_USER_DEFINED.decode_without_bom_handling(&bytes);
+    assert_eq!(d.text, whatwg);
+    assert!(d.text.contains('\u{F7E0}'), "à is U+F7E0 to WHATWG");
+}
