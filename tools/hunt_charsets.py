@@ -754,7 +754,10 @@ def check_parts(case, out, audit):
                 olost = [l for l in exp.get('okeep', []) if norm(l) not in t]
                 if olost and not lost:
                     fails.append(('info-mixed-other-not-repaired', f'verdict={v} f={[f.get("kind") for f in rec.get("findings", [])]}'))
-                if v not in ('invalid', 'mislabeled') and not lost:
+                # Every line read as written (the other charset's lines
+                # repaired too): `suspicious` says it; else the verdict
+                # must say the text is damaged.
+                if v not in ('invalid', 'mislabeled') and not lost and olost:
                     fails.append(('info-mixed-verdict', f'verdict={v}'))
             if case['kind'] == 'damaged' and v == 'ok':
                 fails.append(('info-damage-verdict-ok', ''))

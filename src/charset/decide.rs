@@ -22,6 +22,7 @@
 //! | valid UTF-8, 3+ multi-octet characters, single-byte or CJK label | UTF-8 writers are the only source of such octets | `mislabeled` | UTF-8 |
 //! | UTF-8 with damage under a single-byte label: 3+ UTF-8 letters in words, 8 per error | a damaged UTF-8 text | `invalid` (finding `mislabeled`) | UTF-8, U+FFFD at the damage |
 //! | … and lines without a UTF-8 character the label reads as words, not shaped like damaged UTF-8 ([`labels_own_lines`]) | the label's own lines (a Latin-1 letter above a UTF-8 footer) | `invalid`, findings `mislabeled`, `mixed-charset` (the label) | UTF-8, those lines the label's |
+//! | a single-byte label read cleanly, lines of it valid UTF-8: 3+ multi-octet characters in all, each U+00A0..U+02FF or U+2000..U+22FF ([`utf8_lines`]) | a UTF-8 footer or signature appended to a legacy letter | `suspicious`, finding `mixed-charset` | the label's; those lines UTF-8 |
 //! | valid UTF-8, 1–2 multi-octet characters, other label | too little to decide | `suspicious` (finding `mislabeled`, note "kept") | the label's |
 //! | a CJK label read mostly as half-width katakana, private use or C1 | implausible reading | `mislabeled` if a candidate reads plausibly | the candidate's |
 //! | a Chinese label whose octets have another CJK charset's shape, 24+ characters, no line of the label's own shape ([`chinese_rows`]): Hangul rows only (GB label), a fifth with a trail 0x40..0x7E (GB label), no trail below 0xA1 and an eighth in rows 0xC9..0xF7 (Big5 label, also with a few errors) | EUC-KR or Big5 under GB, GB2312 under Big5 | `mislabeled` if chardetng's candidate is that charset (EUC-KR, Big5, GBK) and reads plausibly | the candidate's |
@@ -359,6 +360,37 @@ pub(super) fn labelled<'a>(
                 add_report(d, &r8);
                 d.text = t;
             }
+            return;
+        }
+    }
+    // UTF-8 lines in a single-byte text: a list footer or signature a
+    // gateway appended in UTF-8 to a Latin-1 letter. The label reads them
+    // as mojibake (`Â« â€” dÃ©sinscription`), which is damage: they are read
+    // as UTF-8 and named `mixed-charset`, the rest keeps the label.
+    if !utf8_label
+        && valid_utf8.is_none()
+        && !ascii
+        && !own_text
+        && opts.detect
+        && report.is_clean()
+        && cs.encoding().is_some_and(|e| e.is_single_byte())
+    {
+        let lines = utf8_lines(bytes);
+        if !lines.is_empty() {
+            let first = lines[0].start + first_nonascii(&bytes[lines[0].clone()]);
+            d.findings.push(
+                Finding::new(FindingKind::MixedCharset, first, lines.len()).with_note(format!(
+                    "{} line(s) in UTF-8, read as UTF-8 (the label's reading was mojibake)",
+                    lines.len()
+                )),
+            );
+            // Nothing is left damaged: `suspicious`, not `invalid`
+            // (`out.mixed` is for lines kept unreadable or repaired over
+            // errors).
+            let (t, r) = repair_mixed(bytes, cs, Charset::UTF_8, &lines);
+            add_report(d, &r);
+            d.text = Cow::Owned(t);
+            d.used = Some(used);
             return;
         }
     }
@@ -838,6 +870,43 @@ fn keep_label_lines(
     add_report(d, &r);
     d.text = Cow::Owned(t);
     out.mixed = true;
+}
+
+/// The lines of a text that is not valid UTF-8 which are, with a
+/// multi-octet character: none unless they hold three or more such
+/// characters in all, every one a Latin letter, a Latin-1 symbol or
+/// general punctuation, currency or letterlike symbol (U+00A0..U+02FF,
+/// U+2000..U+22FF; what a European footer or signature holds). Legacy text
+/// makes valid UTF-8 of a line only by chance (an uppercase letter
+/// directly before a symbol, `GROß“`), and then not in these ranges: it
+/// reads as NKo or Cyrillic.
+fn utf8_lines(bytes: &[u8]) -> Vec<Range<usize>> {
+    let mut lines = Vec::new();
+    let mut chars = 0;
+    let mut at = 0;
+    for line in bytes.split_inclusive(|&b| b == b'\n') {
+        let r = at..at + line.len();
+        at = r.end;
+        if line.is_ascii() {
+            continue;
+        }
+        let Ok(s) = std::str::from_utf8(line) else {
+            continue;
+        };
+        let mut n = 0;
+        for c in s.chars().filter(|c| !c.is_ascii()) {
+            if !matches!(c, '\u{A0}'..='\u{2FF}' | '\u{2000}'..='\u{22FF}') {
+                return Vec::new();
+            }
+            n += 1;
+        }
+        chars += n;
+        lines.push(r);
+    }
+    if chars < UTF8_OVERRIDE {
+        return Vec::new();
+    }
+    lines
 }
 
 /// Decodes the foreign lines with `other`, the rest with the label.

@@ -3153,3 +3153,39 @@ fn regression_x_user_defined_in_mail_is_read_by_detection() {
     assert_eq!(d.text, whatwg);
     assert!(d.text.contains('\u{F7E0}'), "à is U+F7E0 to WHATWG");
 }
+
+/// A UTF-8 list footer appended to a Latin-1 letter (Mailman, a gateway):
+/// the label read the footer as mojibake (`Â« â€” dÃ©sinscription`), now
+/// its lines are read as UTF-8 and named `mixed-charset`; the letter keeps
+/// its label. A Latin-1 line that is valid UTF-8 by chance (`GROß“` is
+/// NKo `ߓ` to UTF-8) and a footer of two UTF-8 characters keep the label.
+#[test]
+fn regression_a_utf8_footer_under_a_latin1_label_is_read_as_utf8() {
+    let letter = "Voilà le résumé de la réunion de mardi, à Genève.\r\n--\r\n";
+    let footer =
+        "Liste de diffusion « utilisateurs » — désinscription : https://liste.example.fr/\r\n";
+    let mut bytes = encoding_rs::WINDOWS_1252.encode(letter).0.into_owned();
+    bytes.extend_from_slice(footer.as_bytes());
+    let d = charset::decode(&bytes, Some(b"iso-8859-1"), &body_opts());
+    assert_eq!(d.text, format!("{letter}{footer}"));
+    assert!(
+        d.findings
+            .iter()
+            .any(|f| f.kind == FindingKind::MixedCharset && f.count == 1),
+        "{:?}",
+        d.findings
+    );
+    // Latin-1 text that is valid UTF-8 on one line by chance.
+    let (own, _, _) = encoding_rs::WINDOWS_1252
+        .encode("Schöne Grüße aus Köln.\r\nSPASS MIT DEM GROß“ UND SO\r\n");
+    let d = charset::decode(&own, Some(b"iso-8859-1"), &body_opts());
+    assert_eq!(
+        d.text,
+        "Schöne Grüße aus Köln.\r\nSPASS MIT DEM GROß“ UND SO\r\n"
+    );
+    // Two UTF-8 characters are too few to tell.
+    let mut few = encoding_rs::WINDOWS_1252.encode(letter).0.into_owned();
+    few.extend_from_slice("François Lévesque\r\n".as_bytes());
+    let d = charset::decode(&few, Some(b"iso-8859-1"), &body_opts());
+    assert!(d.text.ends_with("FranÃ§ois LÃ©vesque\r\n"), "{}", d.text);
+}
