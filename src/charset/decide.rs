@@ -883,14 +883,16 @@ fn keep_label_lines(
 fn utf8_lines(bytes: &[u8]) -> Vec<Range<usize>> {
     let mut lines = Vec::new();
     let mut chars = 0;
-    let mut at = 0;
-    for line in bytes.split_inclusive(|&b| b == b'\n') {
-        let r = at..at + line.len();
-        at = r.end;
-        if line.is_ascii() {
-            continue;
-        }
-        let Ok(s) = std::str::from_utf8(line) else {
+    // Only the lines with 8-bit octets are looked at: from one to the
+    // next, found 32 octets at a time.
+    let mut from = 0;
+    while let Some(i) = bytes.get(from..).and_then(find_nonascii) {
+        let at = from + i;
+        let start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |p| p + 1);
+        let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |p| at + p + 1);
+        from = end;
+        let r = start..end;
+        let Ok(s) = std::str::from_utf8(&bytes[r.clone()]) else {
             continue;
         };
         let mut n = 0;
