@@ -545,12 +545,12 @@ pub(super) fn labelled<'a>(
         if !ascii
             && opts.detect
             && cs.decoder_name() == Some("KOI8-R")
-            && koi8u_letters(bytes) >= SYMBOLS_IN_WORDS
+            && let n = koi8u_letters(bytes)
+            && n >= SYMBOLS_IN_WORDS
         {
             let koi8u = Charset::for_encoding(encoding_rs::KOI8_U);
             let (t, r, used) = decode_with(bytes, koi8u);
             if r.is_clean() {
-                let n = koi8u_letters(bytes);
                 read_as(
                     d,
                     out,
@@ -1128,13 +1128,16 @@ pub(super) fn iso2022jp_in_ascii<'a>(
 /// quote.
 fn own_plausible_line(text: &str) -> bool {
     text.lines().any(|line| {
-        let (mut n, mut marks) = (0usize, 0usize);
-        for c in line.chars().filter(|c| !c.is_ascii()) {
-            n += 1;
-            marks += usize::from(foreign_mark(c) || c == '\u{FFFD}');
-        }
+        let (n, marks) = nonascii_marks(line, |c| foreign_mark(c) || c == '\u{FFFD}');
         n >= MIN_EVIDENCE && marks == 0 && plausible(line)
     })
+}
+
+/// How many non-ASCII characters `text` has, and how many of them `mark`.
+fn nonascii_marks(text: &str, mark: impl Fn(char) -> bool) -> (usize, usize) {
+    text.chars()
+        .filter(|c| !c.is_ascii())
+        .fold((0, 0), |(n, m), c| (n + 1, m + usize::from(mark(c))))
 }
 
 /// The lines of `bytes` that `cs` reads mostly (half or more, two or
@@ -1148,11 +1151,7 @@ fn marked_lines(bytes: &[u8], cs: &'static Charset) -> Vec<Range<usize>> {
         let line = &bytes[at..end];
         if !line.is_ascii() {
             let (text, _, _) = decode_with(line, cs);
-            let (mut n, mut marks) = (0usize, 0usize);
-            for c in text.chars().filter(|c| !c.is_ascii()) {
-                n += 1;
-                marks += usize::from(foreign_mark(c));
-            }
+            let (n, marks) = nonascii_marks(&text, foreign_mark);
             if marks >= 2 && marks * 2 >= n {
                 out.push(at..end);
             }

@@ -449,7 +449,9 @@ fn decode_resolved<'a>(
             // that, by detection. WHATWG's decoder (0x80..0xFF to private
             // use U+F780..U+F7FF) is kept for the codec alone (`detect`
             // off): in a mail reader every accented letter was a box.
-            Kind::Legacy(_) if opts.detect && cs.name == "x-user-defined" => {
+            Kind::Legacy(_)
+                if opts.detect && cs.encoding() == Some(encoding_rs::X_USER_DEFINED) =>
+            {
                 dont_know(bytes, cs, opts, &mut d);
             }
             Kind::Detect => dont_know(bytes, cs, opts, &mut d),

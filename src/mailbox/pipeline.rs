@@ -131,8 +131,8 @@ impl Default for Options {
 /// The default read-ahead on a machine of `cores` cores: 1 MiB a core
 /// (two default batches), at least 4 MiB. The reader runs ahead of the
 /// workers as far as it may, so this is the run's working set: the whole
-/// 16 MiB window on two cores cost 5-10% of a run in page faults and cache
-/// misses against 4 MiB, and kept the peak memory twice as high
+/// 16 MiB window on two cores made a run 5-10% slower than 4 MiB, with
+/// twice the page faults and twice the peak memory
 /// (doc/bench-log.md, issue 18, tenth round).
 pub fn default_read_ahead(cores: usize) -> usize {
     (cores.max(1) << 20).max(4 << 20)
