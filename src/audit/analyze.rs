@@ -68,6 +68,7 @@ impl AuditOptions {
             repair_mixed: false,
             body: false,
             tld: None,
+            header_hint: None,
         }
     }
 }
@@ -88,12 +89,14 @@ pub fn audit_parsed(
     opts: &AuditOptions,
 ) -> Vec<Record> {
     let top = msg.top_fields();
+    let mut dopts = DecodeOptions {
+        tld: top.tld_hint(),
+        ..opts.decode_options()
+    };
+    dopts.header_hint = msg.header_hint(&dopts);
     let mut a = Auditor {
         msg,
-        dopts: DecodeOptions {
-            tld: top.tld_hint(),
-            ..opts.decode_options()
-        },
+        dopts,
         limits: opts.limits,
         base: Record {
             input: shared_input(ctx.input),
@@ -349,12 +352,14 @@ impl Auditor<'_, '_> {
         let mut extra = vec![Finding::new(FindingKind::Raw8bitHeader, first, count)];
         let d = charset::decode(value, None, &self.dopts);
         fill_decoded(&mut r, None, &d);
-        // `raw-8bit-header` says it all: a header has no label to miss.
+        // `raw-8bit-header` says it all: a header has no label to miss
+        // (a `missing-label` with a note says how the octets were read:
+        // in the charset of the message's text).
         extra.extend(refine(value, &d, None).into_iter().filter(|f| {
             !matches!(
                 f.kind,
                 FindingKind::MissingLabel | FindingKind::EightBitInAscii
-            )
+            ) || f.note.is_some()
         }));
         finish(&mut r, extra);
         self.out.push(r);

@@ -22,7 +22,8 @@
 //! | valid UTF-8, 3+ multi-octet characters, single-byte or CJK label | UTF-8 writers are the only source of such octets | `mislabeled` | UTF-8 |
 //! | UTF-8 with damage under a single-byte label: 3+ UTF-8 letters in words, 8 per error | a damaged UTF-8 text | `invalid` (finding `mislabeled`) | UTF-8, U+FFFD at the damage |
 //! | … and lines without a UTF-8 character the label reads as words, not shaped like damaged UTF-8 ([`labels_own_lines`]) | the label's own lines (a Latin-1 letter above a UTF-8 footer) | `invalid`, findings `mislabeled`, `mixed-charset` (the label) | UTF-8, those lines the label's |
-//! | a single-byte label read cleanly, lines of it valid UTF-8: 3+ multi-octet characters in all, each U+00A0..U+02FF or U+2000..U+22FF ([`utf8_lines`]) | a UTF-8 footer or signature appended to a legacy letter | `suspicious`, finding `mixed-charset` | the label's; those lines UTF-8 |
+//! | a single-byte or CJK label, lines of the text valid UTF-8: 3+ multi-octet characters in all, each U+00A0..U+02FF, U+2000..U+22FF or of the label's own script ([`utf8_lines`], [`own_script`]); the rest read by the label without error | a UTF-8 footer, signature or quote in a legacy letter | `suspicious`, finding `mixed-charset` | the label's; those lines UTF-8 |
+//! | valid UTF-8, 2 multi-octet characters, letters in words, other label that fails on them (errors, or C1 controls) | the label explains nothing (`회의` under EUC-KR) | `mislabeled` | UTF-8 |
 //! | valid UTF-8, 1–2 multi-octet characters, other label | too little to decide | `suspicious` (finding `mislabeled`, note "kept") | the label's |
 //! | a CJK label read mostly as half-width katakana, private use or C1 | implausible reading | `mislabeled` if a candidate reads plausibly | the candidate's |
 //! | a Chinese label whose octets have another CJK charset's shape, 24+ characters, no line of the label's own shape ([`chinese_rows`]): Hangul rows only (GB label), a fifth with a trail 0x40..0x7E (GB label), no trail below 0xA1 and an eighth in rows 0xC9..0xF7 (Big5 label, also with a few errors) | EUC-KR or Big5 under GB, GB2312 under Big5 | `mislabeled` if chardetng's candidate is that charset (EUC-KR, Big5, GBK) and reads plausibly | the candidate's |
@@ -32,9 +33,11 @@
 //! | a Latin label (not macintosh, windows-1258) or a Cyrillic one read cleanly with 3+ symbols inside words ([`symbols_in_words`]) | `Wroc³aw`, `¾lu»ouèký`, `Я№штхђ`: windows-1250, ISO-8859-2, windows-1251 read in another charset of the script | `mislabeled` if chardetng's guess is of the script (not windows-1252), reads 3+ of them as letters fitting their word's case (2+ different symbols under a Latin label), turns no letter into a symbol ([`repair`]), and its windows-1250/ISO-8859-2 twin does not read them as well | the guess's |
 //! | ISO-8859-6 with 4+ errors | windows-1256 (`ف ق ك` have no octet in ISO-8859-6) | `mislabeled` if the guess is windows-1256, reads more letters in words, no Latin letter inside an Arabic word | windows-1256 |
 //! | errors, label explains the text: `clean >= 1` and (`errors <= 3` or `8 * errors <= clean`), or 4+ characters on lines the label decodes entirely (and `8 * errors` at most 8 times those), or (UTF-8) complete forms only a UTF-8 writer makes, accounting for the errors (at most six per form, plus three) | damaged | `invalid` (`truncated` when it ends inside a character) | the label's, U+FFFD at the damage only |
-//! | … and some damaged lines hold no character of the label but read cleanly in another charset | mixed | `invalid`, finding `mixed-charset` (that charset, first line) | the label's; with `repair_mixed`, those lines in that charset |
+//! | … and some damaged lines hold no character of the label but read cleanly in another charset: 2+ characters, letters in words, not shaped like damaged UTF-8 ([`foreign_lines_read`]) | mixed (a Latin-1 footer in a UTF-8 letter) | `suspicious`, finding `mixed-charset` ("read as such") | the label's; those lines in that charset |
+//! | … fewer (one stray letter, `Jos\xE9`) | damage or mixed | `invalid`, finding `mixed-charset` (that charset, first line) | the label's; with `repair_mixed`, those lines in that charset |
 //! | errors, label explains little, 4+ non-ASCII octets, a candidate (valid UTF-8 first, then chardetng with the sender's top-level domain) decodes all of it and reads plausibly, its letters in words | mislabeled | `mislabeled` | the candidate's |
 //! | errors, no such candidate (a single-byte candidate is refused when the UTF-8 label reads a letter inside a word) | too little evidence | `invalid` (`mixed-charset` as above) | the label's |
+//! | header text without a label, 8-bit and not UTF-8, `header_hint` set (the charset of the message's text) | the mailer wrote both | as under that label when it reads the octets without error into plausible text (finding `missing-label`, noted) | the hint's |
 //! | no label, unknown, `unknown-8bit`, `x-user-defined`, unsupported | — | (unknown label: `unknown-label`) | ASCII; UTF-8 if valid or mostly so; else chardetng with the top-level domain, windows-1252 for Latin script unless the text says otherwise |
 //! | `us-ascii` with 8-bit octets | the label cannot explain them | `mislabeled` when they decode cleanly | as unlabelled |
 //! | bodies only: NUL, C0 controls other than TAB LF FF CR ESC SO SI at 1% of the octets or more (a final SUB and trailing NULs are allowed), or an archive/image/PDF magic number | binary | `suspicious`, finding `binary-in-text` | kept byte for byte ([`Decoded::binary`]) |
@@ -310,6 +313,28 @@ pub(super) fn labelled<'a>(
             keep_escape_lines(bytes, cs, Charset::UTF_8, d, out);
             return;
         }
+        // Two, and the label fails on the octets that UTF-8 reads as
+        // letters in words, or reads them into C1 controls no text has
+        // (`회의` under EUC-KR, `Ángel Pérez` with `Ã` and U+0081 under
+        // windows-1252): the label explains nothing that UTF-8 does not.
+        // (One is what a damaged octet after a letter makes: `Ã` and 0x80,
+        // C1 under ISO-8859-13, is `À` to UTF-8.)
+        let fails = !report.is_clean() || text.chars().any(|c| ('\u{80}'..='\u{9F}').contains(&c));
+        if n == 2 && fails && opts.detect && words(s) && plausible(s) {
+            let why =
+                Finding::new(FindingKind::Mislabeled, first_nonascii(bytes), n).with_note(format!(
+                    "{} reads them with {} error(s) or into C1 controls; valid UTF-8 ({n} \
+                     multi-octet character(s), letters in words)",
+                    cs.name, report.replacements
+                ));
+            let det = Detected {
+                charset: Charset::UTF_8,
+                confidence: 0.9,
+            };
+            read_as(d, out, det, Cow::Borrowed(s), why);
+            keep_escape_lines(bytes, cs, Charset::UTF_8, d, out);
+            return;
+        }
         if n > 0 && report.is_clean() {
             d.findings.push(
                 Finding::new(FindingKind::Mislabeled, first_nonascii(bytes), n).with_note(format!(
@@ -363,35 +388,39 @@ pub(super) fn labelled<'a>(
             return;
         }
     }
-    // UTF-8 lines in a single-byte text: a list footer or signature a
-    // gateway appended in UTF-8 to a Latin-1 letter. The label reads them
-    // as mojibake (`Â« â€” dÃ©sinscription`), which is damage: they are read
-    // as UTF-8 and named `mixed-charset`, the rest keeps the label.
+    // UTF-8 lines in a legacy text: a list footer or signature a gateway
+    // appended in UTF-8 to a Latin-1 letter, a Greek signature, a quoted
+    // UTF-8 mail below an EUC-KR reply. The label reads them as mojibake
+    // (`Â« â€” dÃ©sinscription`, `Ξ ΟΞΏΟ`, `�섏젙��`), which is damage:
+    // they are read as UTF-8 and named `mixed-charset`, the rest keeps the
+    // label, which must read it without error.
     if !utf8_label
         && valid_utf8.is_none()
         && !ascii
         && !own_text
         && opts.detect
-        && report.is_clean()
-        && cs.encoding().is_some_and(|e| e.is_single_byte())
+        && (cs.encoding().is_some_and(|e| e.is_single_byte()) || is_multibyte(cs))
     {
-        let lines = utf8_lines(bytes);
+        let lines = utf8_lines(bytes, cs);
         if !lines.is_empty() {
-            let first = lines[0].start + first_nonascii(&bytes[lines[0].clone()]);
-            d.findings.push(
-                Finding::new(FindingKind::MixedCharset, first, lines.len()).with_note(format!(
-                    "{} line(s) in UTF-8, read as UTF-8 (the label's reading was mojibake)",
-                    lines.len()
-                )),
-            );
-            // Nothing is left damaged: `suspicious`, not `invalid`
-            // (`out.mixed` is for lines kept unreadable or repaired over
-            // errors).
             let (t, r) = repair_mixed(bytes, cs, Charset::UTF_8, &lines);
-            add_report(d, &r);
-            d.text = Cow::Owned(t);
-            d.used = Some(used);
-            return;
+            if r.is_clean() {
+                let first = lines[0].start + first_nonascii(&bytes[lines[0].clone()]);
+                d.findings.push(
+                    Finding::new(FindingKind::MixedCharset, first, lines.len()).with_note(format!(
+                        "{} line(s) in UTF-8, read as UTF-8 (the label's reading was \
+                             mojibake)",
+                        lines.len()
+                    )),
+                );
+                // Nothing is left damaged: `suspicious`, not `invalid`
+                // (`out.mixed` is for lines kept unreadable or repaired
+                // over errors).
+                add_report(d, &r);
+                d.text = Cow::Owned(t);
+                d.used = Some(used);
+                return;
+            }
         }
     }
     if report.is_clean() {
@@ -705,15 +734,34 @@ pub(super) fn labelled<'a>(
     if let Some(other) = mixed {
         let first = ev.foreign[0].start
             + first_nonascii(&bytes[ev.foreign[0].clone()]).min(ev.foreign[0].len());
-        let repaired = opts.repair_mixed;
+        // Lines that read as the other charset's words, with too many of
+        // its characters to be damage, are read so by default; the rest
+        // only under `repair_mixed`.
+        let read = foreign_lines_read(bytes, cs, other, &ev.foreign);
+        let repaired = opts.repair_mixed || read;
         d.findings.push(
             Finding::new(FindingKind::MixedCharset, first, ev.foreign.len()).with_note(format!(
                 "{} line(s) in {}{}",
                 ev.foreign.len(),
                 other.name,
-                if repaired { ", repaired" } else { "" }
+                if read {
+                    ", read as such"
+                } else if repaired {
+                    ", repaired"
+                } else {
+                    ""
+                }
             )),
         );
+        if read {
+            // Nothing is left damaged: `suspicious`, as for UTF-8 lines
+            // in a single-byte text.
+            let (t, r) = repair_mixed(bytes, cs, other, &ev.foreign);
+            add_report(d, &r);
+            d.text = Cow::Owned(t);
+            d.used = Some(used);
+            return;
+        }
         out.mixed = true;
         if repaired {
             let (t, r) = repair_mixed(bytes, cs, other, &ev.foreign);
@@ -876,11 +924,15 @@ fn keep_label_lines(
 /// multi-octet character: none unless they hold three or more such
 /// characters in all, every one a Latin letter, a Latin-1 symbol or
 /// general punctuation, currency or letterlike symbol (U+00A0..U+02FF,
-/// U+2000..U+22FF; what a European footer or signature holds). Legacy text
+/// U+2000..U+22FF; what a European footer or signature holds), or a letter
+/// or punctuation of the label's own script ([`own_script`]: a Greek
+/// signature under ISO-8859-7, a Korean quote under EUC-KR). Legacy text
 /// makes valid UTF-8 of a line only by chance (an uppercase letter
 /// directly before a symbol, `GROß“`), and then not in these ranges: it
-/// reads as NKo or Cyrillic.
-fn utf8_lines(bytes: &[u8]) -> Vec<Range<usize>> {
+/// reads as NKo or Cyrillic; in its own script every letter of the line
+/// would have to pair up with the next octet into a UTF-8 character.
+fn utf8_lines(bytes: &[u8], cs: &'static Charset) -> Vec<Range<usize>> {
+    let own = own_script(cs);
     let mut lines = Vec::new();
     let mut chars = 0;
     // Only the lines with 8-bit octets are looked at: from one to the
@@ -897,7 +949,9 @@ fn utf8_lines(bytes: &[u8]) -> Vec<Range<usize>> {
         };
         let mut n = 0;
         for c in s.chars().filter(|c| !c.is_ascii()) {
-            if !matches!(c, '\u{A0}'..='\u{2FF}' | '\u{2000}'..='\u{22FF}') {
+            if !matches!(c, '\u{A0}'..='\u{2FF}' | '\u{2000}'..='\u{22FF}')
+                && !own.iter().any(|r| r.contains(&c))
+            {
                 return Vec::new();
             }
             n += 1;
@@ -909,6 +963,155 @@ fn utf8_lines(bytes: &[u8]) -> Vec<Range<usize>> {
         return Vec::new();
     }
     lines
+}
+
+/// The letters and punctuation of the script a legacy label writes,
+/// beyond Latin: Greek, Cyrillic, Hebrew, Arabic, Thai, or (a CJK label)
+/// CJK punctuation, kana, Hangul, Han and full-width forms.
+fn own_script(cs: &'static Charset) -> &'static [std::ops::RangeInclusive<char>] {
+    const GREEK: &[std::ops::RangeInclusive<char>] = &['\u{370}'..='\u{3FF}'];
+    const CYRILLIC: &[std::ops::RangeInclusive<char>] = &['\u{400}'..='\u{4FF}'];
+    const HEBREW: &[std::ops::RangeInclusive<char>] = &['\u{590}'..='\u{5FF}'];
+    const ARABIC: &[std::ops::RangeInclusive<char>] = &['\u{600}'..='\u{6FF}'];
+    const THAI: &[std::ops::RangeInclusive<char>] = &['\u{E00}'..='\u{E7F}'];
+    const CJK: &[std::ops::RangeInclusive<char>] = &[
+        '\u{3000}'..='\u{30FF}',
+        '\u{3130}'..='\u{318F}',
+        '\u{3400}'..='\u{4DBF}',
+        '\u{4E00}'..='\u{9FFF}',
+        '\u{AC00}'..='\u{D7A3}',
+        '\u{FF00}'..='\u{FFEF}',
+    ];
+    if is_multibyte(cs) {
+        return CJK;
+    }
+    match cs.decoder_name() {
+        Some("ISO-8859-7" | "windows-1253") => GREEK,
+        Some("ISO-8859-8" | "ISO-8859-8-I" | "windows-1255") => HEBREW,
+        Some("ISO-8859-6" | "windows-1256") => ARABIC,
+        Some("windows-874") => THAI,
+        _ if cyrillic_label(cs) => CYRILLIC,
+        _ => &[],
+    }
+}
+
+/// Non-ASCII characters the lines in another charset must hold, in all,
+/// before they are read in it by default (one is what a damaged octet
+/// leaves).
+const MIXED_READ: usize = 2;
+
+/// Whether `foreign`, the lines of a text its label `cs` explains that read
+/// cleanly as words in `other` ([`foreign_charset`]), are `other`'s text
+/// beyond doubt, to be read in it without `repair_mixed`: below the
+/// label's text ([`below_the_text`]), two or more non-ASCII characters in
+/// all, two of them letters inside words (or one, when all are letters),
+/// half of them letters, no word of two scripts (single-byte `other`:
+/// `Tול` is Hebrew letters by damage); under a UTF-8 label no
+/// CESU-8 pair, and for a single-byte `other` not shaped like UTF-8 (an
+/// octet from 0xC0 up before a continuation octet for a quarter of those
+/// octets or more, none of them at all, or a line [`cut_utf8_line`]). One stray octet
+/// (`Jos\xE9`), two side by side (`xÿ€y`), a damaged lead
+/// (`gro\xF5\x9Fen`), ASCII letters with their high bit set among the
+/// text's lines stay U+FFFD.
+fn foreign_lines_read(
+    bytes: &[u8],
+    cs: &'static Charset,
+    other: &'static Charset,
+    foreign: &[Range<usize>],
+) -> bool {
+    let mut sample = Vec::new();
+    for r in foreign {
+        sample.extend_from_slice(&bytes[r.clone()]);
+    }
+    // Where they are: below the label's own text (a footer, a signature,
+    // a quote under the reply). Damage falls anywhere.
+    if !below_the_text(bytes, foreign) {
+        return false;
+    }
+    let (text, report, _) = decode_with(&sample, other);
+    let (n, in_words) = characters(&text);
+    // Two letters in words, or letters only with one in a word (`à`
+    // stands alone in French): not two stray octets side by side (`xÿ€y`).
+    let letters_only = text.chars().all(|c| c.is_ascii() || c.is_alphabetic());
+    if !report.is_clean()
+        || n < MIXED_READ
+        || !(in_words >= 2 || (in_words == 1 && letters_only))
+        || !plausible(&text)
+        || (other.encoding().is_some_and(|e| e.is_single_byte()) && mixed_script_letters(&text) > 0)
+    {
+        return false;
+    }
+    let utf8_label = cs.is_utf8() || cs.is_unicode11_utf8();
+    // CESU-8 (a surrogate pair in two 3-octet forms) is a UTF-8 writer's
+    // damage, whatever a legacy charset makes of it.
+    if utf8_label
+        && sample.windows(6).any(|w| {
+            w[0] == 0xED
+                && (0xA0..=0xAF).contains(&w[1])
+                && (0x80..=0xBF).contains(&w[2])
+                && w[3] == 0xED
+                && (0xB0..=0xBF).contains(&w[4])
+                && (0x80..=0xBF).contains(&w[5])
+        })
+    {
+        return false;
+    }
+    if utf8_label && other.encoding().is_some_and(|e| e.is_single_byte()) {
+        // The shape of UTF-8: an octet from 0xC0 up before a continuation
+        // octet (a whole character, one cut short, a damaged lead, a
+        // writer's form). In a legacy text a letter before one of the
+        // charset's letters or signs in 0x80..0xBF (`Ещё` in KOI8-R, `Київ`
+        // in windows-1251) now and then; in damaged UTF-8, every such
+        // octet.
+        let leads = sample.iter().filter(|&&b| b >= 0xC0).count();
+        let shaped = sample
+            .windows(2)
+            .filter(|w| w[0] >= 0xC0 && matches!(w[1], 0x80..=0xBF))
+            .count();
+        // No octet from 0xC0 up (where every single-byte charset has most
+        // of its letters): continuation octets whose leads were damaged.
+        if leads == 0 || shaped * 4 >= leads || foreign.iter().any(|r| cut_utf8_line(bytes, r)) {
+            return false;
+        }
+    }
+    true
+}
+
+/// Whether a line is what UTF-8 leaves when characters are cut: its
+/// octets from 0xC0 up are mostly `C2` and `C3`, the leads of UTF-8's
+/// Latin-1 letters (what `é` leaves whose second octet was lost: `Ã`), or
+/// it ends in such an octet at the end of the text or before a line that
+/// starts with continuation octets (a character cut by a line break).
+fn cut_utf8_line(bytes: &[u8], r: &Range<usize>) -> bool {
+    let line = &bytes[r.clone()];
+    let latin1_leads = line.iter().filter(|&&b| b == 0xC2 || b == 0xC3).count();
+    let leads = line.iter().filter(|&&b| b >= 0xC0).count();
+    if latin1_leads > 0 && leads - latin1_leads <= latin1_leads {
+        return true;
+    }
+    let body = line.strip_suffix(b"\n").unwrap_or(line);
+    let body = body.strip_suffix(b"\r").unwrap_or(body);
+    body.last().is_some_and(|&b| b >= 0xC0)
+        && bytes.get(r.end).is_none_or(|b| (0x80..=0xBF).contains(b))
+}
+
+/// Whether no 8-bit octet follows the lines of `foreign` (ascending)
+/// outside them: the other charset's lines are below the label's text (a
+/// footer, a signature, a quote under the reply), not among it, where
+/// damage falls as often as anywhere.
+fn below_the_text(bytes: &[u8], foreign: &[Range<usize>]) -> bool {
+    let Some(first) = foreign.first() else {
+        return true;
+    };
+    let mut from = first.end;
+    while let Some(i) = bytes.get(from..).and_then(find_nonascii) {
+        let at = from + i;
+        match foreign.iter().find(|f| f.contains(&at)) {
+            Some(f) => from = f.end,
+            None => return false,
+        }
+    }
+    true
 }
 
 /// Decodes the foreign lines with `other`, the rest with the label.

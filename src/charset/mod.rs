@@ -272,8 +272,11 @@ pub struct DecodeOptions {
     /// verdict `suspicious`. Off by default: WHATWG and Unicode replace.
     pub repair_cesu8: bool,
     /// Lines in another charset inside a text its label explains (finding
-    /// `mixed-charset`) are decoded with that charset instead of U+FFFD.
-    /// Off by default.
+    /// `mixed-charset`) are decoded with that charset instead of U+FFFD,
+    /// also when they could be damage (one stray character, two symbols
+    /// side by side, octets shaped like damaged UTF-8). Off by default:
+    /// lines with two or more letters in words of that charset are read in
+    /// it anyway.
     pub repair_mixed: bool,
     /// The text is a body (text/* content): binary content and BOM-less
     /// UTF-16/32 are looked for (see the `decide` module). Off for header
@@ -282,6 +285,14 @@ pub struct DecodeOptions {
     /// The top-level domain the message came from, chardetng's hint
     /// ([`Tld::for_message`]).
     pub tld: Option<Tld>,
+    /// The charset of the message's text
+    /// ([`crate::message::Message::text_charset`]): unlabelled header text
+    /// (`body` off) with 8-bit octets that are not UTF-8 is read in it when
+    /// the decision under it reads them without error, before detection is
+    /// asked (finding `missing-label`, noted "read as ..., the charset of
+    /// the message's text"; `detected` names it). Audit and normalize set
+    /// it per message.
+    pub header_hint: Option<&'static Charset>,
 }
 
 impl Default for DecodeOptions {
@@ -293,6 +304,7 @@ impl Default for DecodeOptions {
             repair_mixed: false,
             body: false,
             tld: None,
+            header_hint: None,
         }
     }
 }
@@ -435,6 +447,45 @@ fn decode_resolved<'a>(
     if opts.body && checked && decide::body_checks(bytes, &mut d, &mut out) {
         d.verdict = decide::verdict(&d, &out);
         return d;
+    }
+    // Raw 8-bit header octets that are not UTF-8: the charset of the
+    // message's text, when the decision under it reads them without error
+    // into plausible text (the mailer wrote both), before detection is
+    // asked.
+    if resolution.charset.is_none()
+        && resolution.status == LabelStatus::Missing
+        && !opts.body
+        && let Some(hint) = opts.header_hint
+        && !bytes.is_ascii()
+        && simdutf8::basic::from_utf8(bytes).is_err()
+    {
+        let under = DecodeOptions {
+            header_hint: None,
+            ..*opts
+        };
+        let h = decode_as(bytes, hint, &under);
+        // Plausible: text in one script, and read as Latin not mostly
+        // non-ASCII characters side by side (another script's octets,
+        // `ÄãºÃ`, `ðÒÉ×ÅÔ ÄÒÕÇ`: a header copied from mail in another
+        // charset).
+        if h.replacements == 0 && h.verdict != Verdict::Invalid && evidence::plausible(&h.text) {
+            let used = h.used.unwrap_or(hint);
+            d.text = h.text;
+            d.used = Some(used);
+            d.detected = Some(Detected {
+                charset: used,
+                confidence: 0.9,
+            });
+            d.findings.push(
+                Finding::new(FindingKind::MissingLabel, 0, 1).with_note(format!(
+                    "read as {}, the charset of the message's text",
+                    used.name
+                )),
+            );
+            d.findings.extend(h.findings);
+            d.verdict = decide::verdict(&d, &out);
+            return d;
+        }
     }
     match resolution.charset {
         None => decide::unlabelled(

@@ -146,7 +146,9 @@ pub struct NormalizeArgs {
     #[arg(long = "repair-cesu8")]
     pub repair_cesu8: bool,
     /// Decode lines in another charset inside a text its label explains
-    /// (finding mixed-charset) with that charset, instead of U+FFFD.
+    /// (finding mixed-charset) with that charset, instead of U+FFFD, also
+    /// when they are too short to tell from damage (one or two characters;
+    /// lines with more are read so by default).
     #[arg(long = "repair-mixed")]
     pub repair_mixed: bool,
     /// Worker threads (default: all cores).
@@ -227,7 +229,9 @@ pub struct FilterArgs {
     #[arg(long = "repair-cesu8")]
     pub repair_cesu8: bool,
     /// Decode lines in another charset inside a text its label explains
-    /// (finding mixed-charset) with that charset, instead of U+FFFD.
+    /// (finding mixed-charset) with that charset, instead of U+FFFD, also
+    /// when they are too short to tell from damage (one or two characters;
+    /// lines with more are read so by default).
     #[arg(long = "repair-mixed")]
     pub repair_mixed: bool,
     /// A message larger than this passes through unchanged (streamed; exit
@@ -254,7 +258,8 @@ pub struct MilterArgs {
     /// Repair CESU-8 in text labelled UTF-8, instead of replacing it.
     #[arg(long = "repair-cesu8")]
     pub repair_cesu8: bool,
-    /// Decode lines in another charset with that charset (mixed-charset).
+    /// Decode lines in another charset with that charset (mixed-charset),
+    /// also when they could be damage (by default only clear cases).
     #[arg(long = "repair-mixed")]
     pub repair_mixed: bool,
     /// A larger message is let through unchanged, never held whole.

@@ -32,6 +32,7 @@
 pub mod fields;
 pub mod transfer;
 
+use crate::charset::{Charset, DecodeOptions};
 use crate::finding::{Finding, FindingKind};
 use crate::mime::{ContentType, Field, HeaderBlock, TransferEncoding, parse_header_block_sized};
 use std::borrow::Cow;
@@ -233,6 +234,68 @@ impl<'a> Message<'a> {
     /// Message-ID's): the detector's hint for unlabelled text.
     pub fn tld_hint(&self) -> Option<crate::charset::Tld> {
         self.top_fields().tld_hint()
+    }
+
+    /// The charset the message's text is in: the first text/* leaf whose
+    /// body holds 8-bit octets, under a label (or an HTML or XML
+    /// declaration), and that the charset decision reads without a
+    /// replacement and not as binary, when it reads it in an
+    /// ASCII-compatible legacy charset (not UTF-8; a lie is taken as what
+    /// the decision read). The likeliest charset of raw 8-bit header
+    /// octets ([`DecodeOptions::header_hint`]): the mailers that write
+    /// them (Outlook Express, The Bat!, Eudora) write them in the charset
+    /// of the body. A label over ASCII text (`iso-8859-1` is many a
+    /// mailer's default) tells nothing and is passed over.
+    pub fn text_charset(&self, opts: &DecodeOptions) -> Option<&'static Charset> {
+        let body = DecodeOptions {
+            body: true,
+            header_hint: None,
+            ..*opts
+        };
+        let mut found = None;
+        self.each_part(|part| {
+            if found.is_some() || !part.is_text() {
+                return;
+            }
+            let (bytes, _) = part.decoded_body(self);
+            if bytes.is_ascii() {
+                return;
+            }
+            let Some((label, _)) = body_label(&part.content_type, &bytes) else {
+                return;
+            };
+            let d = crate::charset::decode(&bytes, Some(label), &body);
+            if d.replacements == 0
+                && !d.binary
+                && let Some(cs) = d.used
+                && cs.is_ascii_compatible()
+                && !cs.is_utf8()
+                && !cs.is_unicode11_utf8()
+            {
+                found = Some(cs);
+            }
+        });
+        found
+    }
+
+    /// [`Message::text_charset`] when a header section of the message
+    /// holds 8-bit octets that are not UTF-8 (its use), else None without
+    /// a look at a body: one pass over each header section.
+    pub(crate) fn header_hint(&self, opts: &DecodeOptions) -> Option<&'static Charset> {
+        let mut raw_legacy = false;
+        self.each_part(|part| {
+            let start = part.range.start;
+            let head = self
+                .raw
+                .get(start..start + part.header.header_end)
+                .unwrap_or_default();
+            raw_legacy |= !head.is_ascii() && simdutf8::basic::from_utf8(head).is_err();
+        });
+        if raw_legacy {
+            self.text_charset(opts)
+        } else {
+            None
+        }
     }
 
     /// The year of the top-level Date field, if it has a plausible one.

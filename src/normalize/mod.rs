@@ -93,8 +93,8 @@ pub struct Options {
     /// replacing them (see [`DecodeOptions::repair_cesu8`]).
     pub repair_cesu8: bool,
     /// Decode lines in another charset inside a text its label explains
-    /// (finding `mixed-charset`) with that charset instead of U+FFFD (see
-    /// [`DecodeOptions::repair_mixed`]).
+    /// (finding `mixed-charset`) with that charset instead of U+FFFD, also
+    /// when they could be damage (see [`DecodeOptions::repair_mixed`]).
     pub repair_mixed: bool,
 }
 
@@ -107,6 +107,7 @@ impl Options {
             repair_mixed: self.repair_mixed,
             body: false,
             tld: None,
+            header_hint: None,
         }
     }
 }
@@ -313,12 +314,14 @@ impl Ctx<'_> {
 pub fn normalize<'a>(raw: &'a [u8], opts: &Options) -> Result<Normalized<'a>, NormalizeError> {
     let msg = Message::parse_with(raw, &opts.limits);
     let top = msg.top_fields();
+    let mut dopts = DecodeOptions {
+        tld: top.tld_hint(),
+        ..opts.decode_options()
+    };
+    dopts.header_hint = msg.header_hint(&dopts);
     let mut ctx = Ctx {
         opts,
-        dopts: DecodeOptions {
-            tld: top.tld_hint(),
-            ..opts.decode_options()
-        },
+        dopts,
         edits: Vec::new(),
         report: NormalizeReport {
             message_id: top.message_id(),
