@@ -556,6 +556,11 @@ def case_header(rng):
             return None
         subj = b
         expect = 'raw8'
+        # Half the time the body is text in the same charset, labelled:
+        # the mailers that write raw 8-bit headers (Outlook Express, The
+        # Bat!, Eudora) write them in the body's charset.
+        if label != 'utf-8' and rng.random() < 0.5:
+            expect = 'raw8-body'
     elif mode == 'lie_utf8':
         if label == 'utf-8':
             return None
@@ -571,7 +576,11 @@ def case_header(rng):
         n = sum(1 for c in text if ord(c) > 127)
         expect = 'exact' if n >= 12 else 'either'
     body = b'Hello, see subject.\n'
-    raw = single(TLD[lang], subj, 'us-ascii', body, '7bit')
+    if expect == 'raw8-body':
+        body = enc(para(rng, lang, 'short'), codec) + b'\n'
+        raw = single(TLD[lang], subj, label, body, '8bit')
+    else:
+        raw = single(TLD[lang], subj, 'us-ascii', body, '7bit')
     alt = None
     if mode == 'lie_utf8':
         alt = text.encode('utf-8').decode(READ.get(label, 'cp1252'), errors='replace')
@@ -795,6 +804,9 @@ def check_parts(case, out, audit):
                 pass
             elif sc == 'raw8':
                 fails.append(('info-subject-raw8', f'verdict={hv}'))
+            elif sc == 'raw8-body':
+                # The body's charset, labelled, is the evidence.
+                fails.append(('subject-raw8-body-label', f'verdict={hv} got={subj[:60]!r}'))
             elif alt is not None and loose(subj) == loose(alt):
                 fails.append(('subject-lie-missed', f'verdict={hv}'))
             else:
