@@ -89,14 +89,13 @@ pub fn audit_parsed(
     opts: &AuditOptions,
 ) -> Vec<Record> {
     let top = msg.top_fields();
-    let mut dopts = DecodeOptions {
-        tld: top.tld_hint(),
-        ..opts.decode_options()
-    };
-    dopts.header_hint = msg.header_hint(&dopts);
     let mut a = Auditor {
         msg,
-        dopts,
+        dopts: DecodeOptions {
+            tld: top.tld_hint(),
+            ..opts.decode_options()
+        },
+        hint_asked: false,
         limits: opts.limits,
         base: Record {
             input: shared_input(ctx.input),
@@ -147,6 +146,8 @@ fn shared_input(input: &str) -> Arc<str> {
 struct Auditor<'m, 'a> {
     msg: &'m Message<'a>,
     dopts: DecodeOptions,
+    /// Whether `dopts.header_hint` was asked for ([`Message::hint_headers`]).
+    hint_asked: bool,
     limits: Limits,
     base: Record,
     out: Vec<Record>,
@@ -184,6 +185,8 @@ impl Auditor<'_, '_> {
             .get(start..start + part.header.header_end)
             .unwrap_or(self.msg.raw);
         if part.headers_within_limit && crate::mime::may_need_decoding(head) {
+            self.msg
+                .hint_headers(head, &mut self.hint_asked, &mut self.dopts);
             for field in &part.header.fields {
                 if field.has_name() {
                     self.field(part, field);

@@ -278,23 +278,13 @@ impl<'a> Message<'a> {
         found
     }
 
-    /// [`Message::text_charset`] when a header section of the message
-    /// holds 8-bit octets that are not UTF-8 (its use), else None without
-    /// a look at a body: one pass over each header section.
-    pub(crate) fn header_hint(&self, opts: &DecodeOptions) -> Option<&'static Charset> {
-        let mut raw_legacy = false;
-        self.each_part(|part| {
-            let start = part.range.start;
-            let head = self
-                .raw
-                .get(start..start + part.header.header_end)
-                .unwrap_or_default();
-            raw_legacy |= !head.is_ascii() && simdutf8::basic::from_utf8(head).is_err();
-        });
-        if raw_legacy {
-            self.text_charset(opts)
-        } else {
-            None
+    /// Sets `opts.header_hint` to [`Message::text_charset`] the first time
+    /// (`asked` false) a header section `head` holds 8-bit octets that are
+    /// not UTF-8, where it is used; until then no body is looked at.
+    pub(crate) fn hint_headers(&self, head: &[u8], asked: &mut bool, opts: &mut DecodeOptions) {
+        if !*asked && !head.is_ascii() && simdutf8::basic::from_utf8(head).is_err() {
+            *asked = true;
+            opts.header_hint = self.text_charset(opts);
         }
     }
 

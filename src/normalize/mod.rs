@@ -251,6 +251,9 @@ pub(crate) struct Edit {
 pub(crate) struct Ctx<'o> {
     pub opts: &'o Options,
     pub dopts: DecodeOptions,
+    /// Whether `dopts.header_hint` was asked for
+    /// ([`crate::message::Message::hint_headers`]).
+    pub hint_asked: bool,
     pub edits: Vec<Edit>,
     pub report: NormalizeReport,
 }
@@ -314,14 +317,13 @@ impl Ctx<'_> {
 pub fn normalize<'a>(raw: &'a [u8], opts: &Options) -> Result<Normalized<'a>, NormalizeError> {
     let msg = Message::parse_with(raw, &opts.limits);
     let top = msg.top_fields();
-    let mut dopts = DecodeOptions {
-        tld: top.tld_hint(),
-        ..opts.decode_options()
-    };
-    dopts.header_hint = msg.header_hint(&dopts);
     let mut ctx = Ctx {
         opts,
-        dopts,
+        dopts: DecodeOptions {
+            tld: top.tld_hint(),
+            ..opts.decode_options()
+        },
+        hint_asked: false,
         edits: Vec::new(),
         report: NormalizeReport {
             message_id: top.message_id(),
@@ -350,15 +352,19 @@ fn normalize_part(
 ) -> Result<(), NormalizeError> {
     // Fields the body conversion rewrites itself (offsets in the part).
     let mut rewritten: Vec<usize> = Vec::new();
+    let start = part.range.start;
+    let head = msg
+        .raw
+        .get(start..start + part.header.header_end)
+        .unwrap_or(msg.raw);
+    // (Before the body: its conversion rewrites Content-Type parameters.)
+    if part.headers_within_limit {
+        msg.hint_headers(head, &mut ctx.hint_asked, &mut ctx.dopts);
+    }
     if part.is_text() {
         body::text_part(msg, part, ctx, &mut rewritten)?;
     }
     if part.headers_within_limit {
-        let start = part.range.start;
-        let head = msg
-            .raw
-            .get(start..start + part.header.header_end)
-            .unwrap_or(msg.raw);
         headers::fields(part, head, line_ending_of(msg, part), ctx, &rewritten)?;
     }
     if part.lacks_separator() {
