@@ -199,10 +199,7 @@ fn foreign_charset(
     if ev.foreign.is_empty() {
         return None;
     }
-    let mut sample = Vec::new();
-    for r in &ev.foreign {
-        sample.extend_from_slice(&bytes[r.clone()]);
-    }
+    let sample = joined(bytes, &ev.foreign);
     // Lines a UTF-8 writer made: a signature or a quote pasted into a 7-bit
     // text (none of its 8-bit octets is the label's) or, when they read as
     // words, into a CJK one.
@@ -219,6 +216,15 @@ fn foreign_charset(
     }
     let (text, report, _) = decode_with(&sample, g);
     (report.is_clean() && words(&text) && (plausible(&text) || is_latin(g))).then_some(g)
+}
+
+/// The octets of `lines` (ranges of `bytes`), one after the other.
+fn joined(bytes: &[u8], lines: &[Range<usize>]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(lines.iter().map(ExactSizeIterator::len).sum());
+    for r in lines {
+        out.extend_from_slice(&bytes[r.clone()]);
+    }
+    out
 }
 
 /// What the decision concluded beyond the text: the label is wrong
@@ -737,7 +743,7 @@ pub(super) fn labelled<'a>(
         // Lines that read as the other charset's words, with too many of
         // its characters to be damage, are read so by default; the rest
         // only under `repair_mixed`.
-        let read = foreign_lines_read(bytes, cs, other, &ev.foreign);
+        let read = foreign_lines_read(bytes, cs, other, &ev.foreign, &report);
         let repaired = opts.repair_mixed || read;
         d.findings.push(
             Finding::new(FindingKind::MixedCharset, first, ev.foreign.len()).with_note(format!(
@@ -753,24 +759,23 @@ pub(super) fn labelled<'a>(
                 }
             )),
         );
-        if read {
-            // Nothing is left damaged: `suspicious`, as for UTF-8 lines
-            // in a single-byte text.
+        if repaired {
             let (t, r) = repair_mixed(bytes, cs, other, &ev.foreign);
-            add_report(d, &r);
+            if read {
+                // Nothing is left damaged: `suspicious`, as for UTF-8
+                // lines in a single-byte text.
+                add_report(d, &r);
+            } else {
+                // Repaired on request over the label's errors: `invalid`.
+                add_report(d, &report);
+                d.replacements = r.replacements;
+                out.mixed = true;
+            }
             d.text = Cow::Owned(t);
             d.used = Some(used);
             return;
         }
         out.mixed = true;
-        if repaired {
-            let (t, r) = repair_mixed(bytes, cs, other, &ev.foreign);
-            add_report(d, &report);
-            d.replacements = r.replacements;
-            d.text = Cow::Owned(t);
-            d.used = Some(used);
-            return;
-        }
     }
     accept(bytes, cs, used, text, &report, opts, d, out);
 }
@@ -1006,8 +1011,8 @@ const MIXED_READ: usize = 2;
 /// label's text ([`below_the_text`]), two or more non-ASCII characters in
 /// all, two of them letters inside words (or one, when all are letters),
 /// half of them letters, no word of two scripts (single-byte `other`:
-/// `Tול` is Hebrew letters by damage); under a UTF-8 label no
-/// CESU-8 pair, and for a single-byte `other` not shaped like UTF-8 (an
+/// `Tול` is Hebrew letters by damage); under a UTF-8 label no CESU-8
+/// pair in the label's reading (`label_report`), and for a single-byte `other` not shaped like UTF-8 (an
 /// octet from 0xC0 up before a continuation octet for a quarter of those
 /// octets or more, none of them at all, or a line [`cut_utf8_line`]). One stray octet
 /// (`Jos\xE9`), two side by side (`xÿ€y`), a damaged lead
@@ -1018,11 +1023,9 @@ fn foreign_lines_read(
     cs: &'static Charset,
     other: &'static Charset,
     foreign: &[Range<usize>],
+    label_report: &DecodeReport,
 ) -> bool {
-    let mut sample = Vec::new();
-    for r in foreign {
-        sample.extend_from_slice(&bytes[r.clone()]);
-    }
+    let sample = joined(bytes, foreign);
     // Where they are: below the label's own text (a footer, a signature,
     // a quote under the reply). Damage falls anywhere.
     if !below_the_text(bytes, foreign) {
@@ -1042,17 +1045,14 @@ fn foreign_lines_read(
         return false;
     }
     let utf8_label = cs.is_utf8() || cs.is_unicode11_utf8();
-    // CESU-8 (a surrogate pair in two 3-octet forms) is a UTF-8 writer's
-    // damage, whatever a legacy charset makes of it.
+    // CESU-8 (a surrogate pair in two 3-octet forms, as the UTF-8 decoder
+    // reports it) is a UTF-8 writer's damage, whatever a legacy charset
+    // makes of it.
     if utf8_label
-        && sample.windows(6).any(|w| {
-            w[0] == 0xED
-                && (0xA0..=0xAF).contains(&w[1])
-                && (0x80..=0xBF).contains(&w[2])
-                && w[3] == 0xED
-                && (0xB0..=0xBF).contains(&w[4])
-                && (0x80..=0xBF).contains(&w[5])
-        })
+        && label_report
+            .errors
+            .iter()
+            .any(|e| e.0 == crate::codec::ErrorKind::SurrogatePair)
     {
         return false;
     }

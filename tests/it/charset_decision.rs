@@ -3430,9 +3430,20 @@ fn regression_raw_header_octets_are_read_in_the_charset_of_the_text() {
     let fr = encode("Voilà déjà l'été.\n", encoding_rs::WINDOWS_1252);
     let msg = raw(&encode(zh, encoding_rs::GBK), "iso-8859-1", &fr);
     assert_eq!(subject_of(&filtered(&msg)), zh);
-    // KOI8-R under an ASCII body labelled iso-8859-1: by detection.
+    // KOI8-R under an ASCII body labelled iso-8859-1: the label read no
+    // octet, so the message's text has no charset to tell; detection.
     let ru = "Привет, как дела";
     let msg = raw(&encode(ru, encoding_rs::KOI8_R), "iso-8859-1", b"Hello.\n");
+    let parsed = mailcharset::message::Message::parse(&msg);
+    assert_eq!(parsed.text_charset(&DecodeOptions::default()), None);
+    let with_text = raw(&encode(ru, encoding_rs::KOI8_R), "iso-8859-1", &fr);
+    let parsed = mailcharset::message::Message::parse(&with_text);
+    assert_eq!(
+        parsed
+            .text_charset(&DecodeOptions::default())
+            .map(|c| c.name()),
+        Some("ISO-8859-1")
+    );
     assert_eq!(subject_of(&filtered(&msg)), ru);
     // Raw UTF-8 stays UTF-8 whatever the body's label.
     let msg = raw(subject.as_bytes(), "iso-8859-2", &encode(body, l2));
