@@ -35,10 +35,10 @@
 //! | errors, label explains the text: `clean >= 1` and (`errors <= 3` or `8 * errors <= clean`), or 4+ characters on lines the label decodes entirely (and `8 * errors` at most 8 times those), or (UTF-8) complete forms only a UTF-8 writer makes, accounting for the errors (at most six per form, plus three) | damaged | `invalid` (`truncated` when it ends inside a character) | the label's, U+FFFD at the damage only |
 //! | … and some damaged lines hold no character of the label but read cleanly in another charset: 2+ characters, letters in words, not shaped like damaged UTF-8 ([`foreign_lines_read`]) | mixed (a Latin-1 footer in a UTF-8 letter) | `suspicious`, finding `mixed-charset` ("read as such") | the label's; those lines in that charset |
 //! | … fewer (one stray letter, `Jos\xE9`) | damage or mixed | `invalid`, finding `mixed-charset` (that charset, first line) | the label's; with `repair_mixed`, those lines in that charset |
-//! | errors, label explains little, 4+ non-ASCII octets, a candidate (valid UTF-8 first, then chardetng with the sender's top-level domain) decodes all of it and reads plausibly, its letters in words | mislabeled | `mislabeled` | the candidate's |
+//! | errors, label explains little, 4+ non-ASCII octets, a candidate (valid UTF-8 first, then chardetng with the sender's top-level domain, a Latin guess checked against windows-1252 by the languages' alphabets: [`latin_preference`]) decodes all of it and reads plausibly, its letters in words (windows-1252: or Latin text with Windows typography, `’ “ ” — €`, and no UTF-8 sequence: [`typographic`]) | mislabeled | `mislabeled` | the candidate's |
 //! | errors, no such candidate (a single-byte candidate is refused when the UTF-8 label reads a letter inside a word) | too little evidence | `invalid` (`mixed-charset` as above) | the label's |
 //! | header text without a label, 8-bit and not UTF-8, `header_hint` set (the charset of the message's text) | the mailer wrote both | as under that label when it reads the octets without error into plausible text (finding `missing-label`, noted) | the hint's |
-//! | no label, unknown, `unknown-8bit`, `x-user-defined`, unsupported | — | (unknown label: `unknown-label`) | ASCII; UTF-8 if valid or mostly so; else chardetng with the top-level domain, windows-1252 for Latin script unless the text says otherwise |
+//! | no label, unknown, `unknown-8bit`, `x-user-defined`, unsupported | — | (unknown label: `unknown-label`) | ASCII; UTF-8 if valid or mostly so; else chardetng with the top-level domain, windows-1252 for Latin script unless the text says otherwise (a symbol inside a word, a better fit to a language's alphabet: [`latin_preference`]) |
 //! | `us-ascii` with 8-bit octets | the label cannot explain them | `mislabeled` when they decode cleanly | as unlabelled |
 //! | bodies only: NUL, C0 controls other than TAB LF FF CR ESC SO SI at 1% of the octets or more (a final SUB and trailing NULs are allowed), or an archive/image/PDF magic number | binary | `suspicious`, finding `binary-in-text` | kept byte for byte ([`Decoded::binary`]) |
 //! | bodies only: NULs in every other (or 3 of 4) octets under an ASCII-compatible, 7-bit or no label | UTF-16/32 without BOM | as for a label that lies | UTF-16 (byte-order guess) or UTF-32; binary when that does not decode cleanly |
@@ -64,7 +64,7 @@ use super::dispatch::{c1_check, decode_with, unicode11};
 use super::evidence::{
     Evidence, case_of, characters, evidence, find_nonascii, foreign_mark, implausible,
     mixed_script_letters, multi_octet_chars, non_latin, nonascii_runs, plausible, repair,
-    symbols_in_words, utf8_majority, utf8_writer_forms, words,
+    symbols_in_words, typographic, utf8_majority, utf8_writer_forms, words,
 };
 use super::{Charset, DecodeOptions, Decoded, Detected, Kind, add_report, ascii};
 use crate::codec::utf8::{self, DecodeReport};
@@ -127,11 +127,10 @@ fn candidate<'a>(
             Cow::Borrowed(s),
         ));
     }
-    read_guess(
-        bytes,
-        label_cs,
-        latin_preference(bytes, guess(bytes, label_tld(label_cs, opts), false)),
-    )
+    read_guess(bytes, label_cs, {
+        let tld = label_tld(label_cs, opts);
+        latin_preference(bytes, guess(bytes, tld, false), tld)
+    })
 }
 
 /// chardetng's hint for the octets a label cannot explain: the sender's
@@ -168,7 +167,8 @@ fn guessed<'a>(
 }
 
 /// `bytes` read as the guess `g`, when it is not the label's decoder and
-/// reads every octet plausibly, in words.
+/// reads every octet plausibly, in words (or, windows-1252, as Latin text
+/// with Windows typography: [`typographic`]).
 fn read_guess<'a>(
     bytes: &'a [u8],
     label_cs: &'static Charset,
@@ -178,7 +178,8 @@ fn read_guess<'a>(
         return None;
     }
     let (text, report, used) = decode_with(bytes, g);
-    (report.is_clean() && plausible(&text) && words(&text)).then(|| {
+    let typography = g == Charset::WINDOWS_1252 && typographic(&text, bytes);
+    (report.is_clean() && (typography || (plausible(&text) && words(&text)))).then(|| {
         (
             Detected {
                 charset: used,
@@ -1737,7 +1738,7 @@ pub(super) fn unlabelled<'a>(
     let cs = if ev.in_words >= 4 && ev.errors * 4 <= ev.in_words {
         Charset::UTF_8
     } else if opts.detect {
-        let g = latin_preference(bytes, guess(bytes, opts.tld, false));
+        let g = latin_preference(bytes, guess(bytes, opts.tld, false), opts.tld);
         // windows-1252 with octets it has no character for (81 8D 8F 90
         // 9D, read as C1 controls) is no Latin text: the hint misled
         // chardetng (Shift_JIS in a raw Subject from a `.tw` sender was

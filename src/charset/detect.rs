@@ -3,7 +3,9 @@
 //! bodies are checked for before any decoding (binary content, BOM-less
 //! UTF-16/32).
 
+use super::alphabets::{Letters, fit_alike, fits_better, holds};
 use super::dispatch::decode_with;
+use super::evidence::find_nonascii;
 use super::evidence::{plausible, wedged_in_latin, words};
 use super::{Charset, Detected};
 
@@ -251,29 +253,170 @@ pub(super) fn is_latin(cs: &'static Charset) -> bool {
 
 /// windows-1252 (what mail readers fall back to) instead of a guess the
 /// text does not bear out: another Latin charset whose windows-1252 reading
-/// puts no non-letter inside a word (Polish `³` for `ł` would be one), or a
+/// puts no non-letter inside a word (Polish `³` for `ł` would be one) and
+/// fits a language's alphabet as well as the guess's does (Turkish
+/// `çalıştır` is an alphabet, its windows-1252 reading `çalýþtýr` no
+/// language's; Dutch `één` read as ISO-8859-4 fits Czech as well, and stays
+/// windows-1252), unless the sender's domain is the guess's country; or a
 /// non-Latin charset whose reading is not words (a lone `£` read as `г`;
 /// `Größe` read from a `.cn` sender as GBK `Gr鲞e`, [`wedged_in_latin`]).
-pub(super) fn latin_preference(bytes: &[u8], g: &'static Charset) -> &'static Charset {
-    if g == Charset::WINDOWS_1252 || g.is_utf8() {
+pub(super) fn latin_preference(
+    bytes: &[u8],
+    g: &'static Charset,
+    tld: Option<Tld>,
+) -> &'static Charset {
+    if g.is_utf8() {
         return g;
     }
-    let (t, report, _) = decode_with(bytes, Charset::WINDOWS_1252);
-    if !report.is_clean() {
-        return g;
-    }
-    let (own, own_report, _) = decode_with(bytes, g);
-    if is_latin(g) {
-        return if symbol_inside_word(&t, &own) {
-            g
+    // The Latin readings are compared on the first 64 KiB (windows-1252
+    // decodes every octet, the Latin charsets one character an octet):
+    // evidence enough, and a long text is not read seven times over.
+    let sample = &bytes[..bytes.len().min(LATIN_SAMPLE)];
+    let (t, _, _) = decode_with(sample, Charset::WINDOWS_1252);
+    let stands = g != Charset::WINDOWS_1252
+        && if is_latin(g) {
+            let (own, own_report, _) = decode_with(sample, g);
+            symbol_inside_word(&t, &own)
+                || (own_report.is_clean()
+                    && (fits_better(&own, &t) || (fit_alike(&own, &t) && native(tld, g))))
         } else {
-            Charset::WINDOWS_1252
+            let (own, own_report, _) = decode_with(bytes, g);
+            own_report.is_clean() && words(&own) && plausible(&own) && !wedged_in_latin(&own)
         };
-    }
-    if own_report.is_clean() && words(&own) && plausible(&own) && !wedged_in_latin(&own) {
+    if stands {
         g
     } else {
-        Charset::WINDOWS_1252
+        latin_alternative(sample, &t).unwrap_or(Charset::WINDOWS_1252)
+    }
+}
+
+/// How much of a text [`latin_preference`] reads in each Latin charset.
+const LATIN_SAMPLE: usize = 64 << 10;
+
+/// The Latin charsets that [`latin_alternative`] tries, in this order.
+const LATIN_ALTERNATIVES: [&encoding_rs::Encoding; 6] = [
+    encoding_rs::WINDOWS_1254,
+    encoding_rs::WINDOWS_1250,
+    encoding_rs::ISO_8859_2,
+    encoding_rs::WINDOWS_1257,
+    encoding_rs::ISO_8859_13,
+    encoding_rs::ISO_8859_4,
+];
+
+/// The Turkish, Central European or Baltic charset of a text whose
+/// windows-1252 reading `t` does not fit one language (two words or more
+/// with a letter outside the best-fitting alphabet or a symbol inside), when
+/// that charset's reading fits one throughout: chardetng said
+/// windows-1252 (or a charset that did not stand) for Turkish
+/// `çalýþtýrýlacak`, Croatian `velièine poèetnog`, Polish `B³±d`. The
+/// reading must decode every octet, hold no C1 control and differ from
+/// windows-1252's; of several, the one reading the most letters
+/// (ISO-8859-2 `ąś` where windows-1250 reads `±¶`). One word is no sign:
+/// a foreign name (`Åsa` in an Irish text) is not a Slovak `Ĺsa`.
+fn latin_alternative(bytes: &[u8], t: &str) -> Option<&'static Charset> {
+    // Octets beyond ASCII mostly in pairs or runs are no Latin text (CJK,
+    // UTF-8 read as Latin): every single-byte reading keeps the runs.
+    let (mut high, mut paired) = (0usize, 0usize);
+    for w in bytes.windows(2) {
+        if !w[0].is_ascii() {
+            high += 1;
+            paired += usize::from(!w[1].is_ascii());
+        }
+    }
+    if high == 0 || paired * 2 > high || misfits(t, 2).0 < 2 {
+        return None;
+    }
+    let mut best: Option<(&'static Charset, usize)> = None;
+    for enc in LATIN_ALTERNATIVES {
+        let cs = Charset::for_encoding(enc);
+        let (own, report, _) = decode_with(bytes, cs);
+        if !report.is_clean() || own == t || own.chars().any(|c| ('\u{80}'..='\u{9f}').contains(&c))
+        {
+            continue;
+        }
+        let (misfit, letters) = misfits(&own, 1);
+        if misfit == 0 && letters > 0 && best.is_none_or(|(_, n)| letters > n) {
+            best = Some((cs, letters));
+        }
+    }
+    best.map(|(cs, _)| cs)
+}
+
+/// How far a Latin reading is from one language's text: how many
+/// different words have a letter beyond ASCII outside the best-fitting
+/// alphabet (`çalýþtýr` read as windows-1252: `ç` is no Icelandic letter),
+/// or a symbol beyond ASCII inside them (`B³±d`; not punctuation every
+/// charset reads alike and Latin text puts there: `’` in `I’ll`, the
+/// Catalan middle dot of `col·lecció`, `´` for an apostrophe). A name
+/// written twice is one word; the count stops at `enough`. And the
+/// reading's letters beyond ASCII.
+fn misfits(text: &str, enough: usize) -> (usize, usize) {
+    let letters = Letters::of(text);
+    let abc = letters.best().0;
+    let symbol = |c: char| {
+        !c.is_ascii()
+            && !c.is_alphabetic()
+            && !matches!(c, '\u{2000}'..='\u{206F}' | '\u{B7}' | '\u{B4}')
+    };
+    // Only words with a character beyond ASCII are looked at: from each
+    // such character, back over the ASCII letters before it and on over
+    // the letters and symbols after it.
+    let bytes = text.as_bytes();
+    let mut foreign: Vec<String> = Vec::new();
+    let mut at = 0;
+    while let Some(i) = find_nonascii(&bytes[at..]) {
+        let i = at + i;
+        let mut start = i;
+        while start > at && bytes[start - 1].is_ascii_alphabetic() {
+            start -= 1;
+        }
+        let rest = &text[start..];
+        let end = start
+            + rest
+                .char_indices()
+                .find(|&(_, c)| !c.is_alphabetic() && !symbol(c))
+                .map_or(rest.len(), |(k, _)| k);
+        if end <= i {
+            // Punctuation every charset reads alike, a no-break space.
+            at = i + text[i..].chars().next().map_or(1, char::len_utf8);
+            continue;
+        }
+        let word = text[start..end].trim_matches(symbol);
+        let odd = word
+            .chars()
+            .any(|c| !c.is_ascii() && (!c.is_alphabetic() || !holds(abc, c)));
+        if odd {
+            let word = word.to_lowercase();
+            if !foreign.contains(&word) {
+                foreign.push(word);
+                if foreign.len() >= enough {
+                    break;
+                }
+            }
+        }
+        at = end;
+    }
+    (foreign.len(), letters.total())
+}
+
+/// Whether the sender's top-level domain is a country that writes the
+/// Latin charset `cs`: Turkish and Azeri windows-1254, Central European
+/// windows-1250 and ISO-8859-2, Baltic windows-1257, ISO-8859-4 and -13.
+fn native(tld: Option<Tld>, cs: &'static Charset) -> bool {
+    let Some(tld) = tld else {
+        return false;
+    };
+    let t = tld.as_bytes();
+    match cs.decoder_name() {
+        Some("windows-1254") => matches!(t, b"tr" | b"az"),
+        Some("windows-1250" | "ISO-8859-2" | "ISO-8859-16") => matches!(
+            t,
+            b"cz" | b"sk" | b"pl" | b"hu" | b"hr" | b"si" | b"ro" | b"ba" | b"rs" | b"al"
+        ),
+        Some("windows-1257" | "ISO-8859-4" | "ISO-8859-13") => {
+            matches!(t, b"lt" | b"lv" | b"ee")
+        }
+        _ => false,
     }
 }
 

@@ -224,7 +224,8 @@ pub(super) enum Script {
 
 pub(super) fn script(c: char) -> Script {
     match u32::from(c) {
-        0x00C0..=0x017F | 0x0218..=0x021B | 0x1E00..=0x1EFF => Script::Latin,
+        // ª and º are Latin letters too (Spanish `2ª`, `nº`).
+        0x00AA | 0x00BA | 0x00C0..=0x017F | 0x0218..=0x021B | 0x1E00..=0x1EFF => Script::Latin,
         0x0386..=0x03CE | 0x1F00..=0x1FFF => Script::Greek,
         0x0400..=0x045F | 0x0490..=0x04FF => Script::Cyrillic,
         0x05D0..=0x05EA => Script::Hebrew,
@@ -563,6 +564,12 @@ pub(super) fn mixed_script_letters(text: &str) -> usize {
 /// accented letters of a Latin text read as a CJK or Cyrillic charset, one
 /// character each inside ASCII words. Text in such a script keeps its
 /// letters together (`使用Linux系统`: none alone between ASCII letters).
+/// A Greek, Cyrillic, Hebrew or Arabic letter needs an ASCII letter on one
+/// side only: those scripts put a space or a hyphen between their words
+/// and Latin ones, and Crimean Tatar read as windows-1251 is
+/// `Aylanma dцgmesiniс etrafэndaki` (one letter of Cyrillic after a Latin
+/// one, at the end of a word). So does a CJK character with no other
+/// beside it (Danish `kontrollér` read as Shift_JIS, `kontroll駻`).
 pub(super) fn wedged_in_latin(text: &str) -> bool {
     let chars: Vec<char> = text.chars().collect();
     let (mut letters, mut wedged) = (0usize, 0usize);
@@ -576,7 +583,19 @@ pub(super) fn wedged_in_latin(text: &str) -> bool {
             j.and_then(|j| chars.get(j))
                 .is_some_and(char::is_ascii_alphabetic)
         };
-        if ascii_letter(i.checked_sub(1)) && ascii_letter(Some(i + 1)) {
+        let (before, after) = (ascii_letter(i.checked_sub(1)), ascii_letter(Some(i + 1)));
+        let spaced = matches!(
+            script(c),
+            Script::Greek | Script::Cyrillic | Script::Hebrew | Script::Arabic
+        );
+        // A Han, kana or Hangul character with no other beside it, against
+        // a Latin word (`kontroll駻`): CJK words are runs of them.
+        let own = |j: Option<usize>| {
+            j.and_then(|j| chars.get(j))
+                .is_some_and(|&d| !d.is_ascii() && d.is_alphabetic())
+        };
+        let alone = !own(i.checked_sub(1)) && !own(Some(i + 1));
+        if (before && after) || ((spaced || alone) && (before || after)) {
             wedged += 1;
         }
     }
@@ -674,6 +693,57 @@ fn case_of_line(text: &str, k: &mut Case) {
         (len, cased, lower, turned) = (0, false, false, false);
         (first_upper, upper_after) = (false, false);
     }
+}
+
+/// Whether `text` (a windows-1252 reading) is Latin text with Windows
+/// typography: every character beyond ASCII a Latin letter next to another
+/// letter or a mark of the typography Word and Outlook put in (`’ “ ” – —
+/// … € £ • ©`, no-break space), at least one such mark; and `bytes` holds
+/// no valid UTF-8 sequence of two octets or more, so no UTF-8 writer made
+/// any of it. `Thanks — I’ll pay £40` labelled UTF-8 has no letter beyond
+/// ASCII for [`plausible`] to count, and every one of its marks is an
+/// error in UTF-8.
+pub(super) fn typographic(text: &str, bytes: &[u8]) -> bool {
+    let chars: Vec<char> = text.chars().collect();
+    let mut marks = 0;
+    for (i, &c) in chars.iter().enumerate() {
+        if c.is_ascii() {
+            continue;
+        }
+        let letter = |j: Option<usize>| {
+            j.and_then(|j| chars.get(j))
+                .is_some_and(|c| c.is_alphabetic())
+        };
+        if matches!(
+            c,
+            '\u{2018}'
+                ..='\u{201E}'
+                    | '\u{2013}'
+                    | '\u{2014}'
+                    | '\u{2022}'
+                    | '\u{2026}'
+                    | '\u{20AC}'
+                    | '\u{A0}'
+                    | '\u{A3}'
+                    | '\u{A9}'
+                    | '\u{AB}'
+                    | '\u{AE}'
+                    | '\u{B0}'
+                    | '\u{BB}'
+                    | '\u{2122}'
+        ) {
+            marks += 1;
+        } else if !(script(c) == Script::Latin
+            && c.is_alphabetic()
+            && (letter(i.checked_sub(1)) || letter(Some(i + 1))))
+        {
+            return false;
+        }
+    }
+    marks > 0
+        && bytes
+            .utf8_chunks()
+            .all(|chunk| multi_octet_chars(chunk.valid()) == 0)
 }
 
 /// Whether most non-ASCII characters of `text` are letters next to another

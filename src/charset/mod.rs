@@ -13,6 +13,7 @@
 //! [`decode`] is the one entry point: it resolves the label and hands the
 //! octets to the decision.
 
+mod alphabets;
 mod decide;
 mod detect;
 mod dispatch;

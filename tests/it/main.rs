@@ -18,6 +18,7 @@ mod charset_decision;
 mod charset_dispatch;
 mod charset_generated;
 mod charset_hangul;
+mod charset_latin_guess;
 mod charset_registry;
 mod charset_utf7;
 mod codec_cli;

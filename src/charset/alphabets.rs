@@ -1,0 +1,216 @@
+//! The letters beyond ASCII that Latin-script languages write, for telling
+//! two Latin readings of the same octets apart: windows-1252 against the
+//! Turkish, Central European or Baltic charset chardetng guessed.
+//!
+//! Where those charsets differ from windows-1252 both readings are mostly
+//! letters (Turkish `ş ı ğ` are windows-1252 `þ ý ð`, Romanian `ș ț ă`
+//! are `º þ ã`, Hungarian `ő` is `õ`, Croatian `č ć đ` are `è æ ð`,
+//! Lithuanian `ė ų` are `ë ø`), so "a symbol inside a word" does not show
+//! the right one. What does is that one reading is a language's alphabet
+//! and the other a mixture no language writes: `çalıştırılacak` is Turkish,
+//! `çalýþtýrýlacak` has `ç` beside Icelandic `þ`.
+//!
+//! The table lists, per language, the lower-case letters beyond ASCII of
+//! its alphabet and those its ordinary text uses (loanwords, ordinal
+//! indicators `ª º`), as the languages' orthographies have them (the
+//! exemplar characters of the Unicode CLDR, written out by hand). It holds
+//! the languages whose text the Latin legacy charsets carry.
+
+use super::evidence::find_nonascii;
+
+/// Lower-case letters beyond ASCII, per language (upper case is folded
+/// before the lookup; Turkish `İ` is listed as itself).
+const ALPHABETS: &[(&str, &str)] = &[
+    ("af", "áéèêëíîïóôöúûüý"),
+    ("br", "âêîôûùüñ"),
+    ("ca", "àçèéíïòóúüªº"),
+    ("cs", "áčďéěíňóřšťúůýž"),
+    ("cy", "âêîôûŵŷäëïöüáéíóúàèìòù"),
+    ("da", "åæøéóôà"),
+    ("de", "äöüßéàè"),
+    ("eo", "ĉĝĥĵŝŭ"),
+    ("es", "áéíñóúüªº"),
+    ("et", "äöõüšž"),
+    ("eu", "ñü"),
+    ("fi", "äöåšž"),
+    ("fo", "áðíóúýæø"),
+    ("fr", "àâçéèêëîïôœùûüÿ"),
+    ("fur", "àâçèêìîòôùû"),
+    ("ga", "áéíóú"),
+    ("gl", "áéíóúñüªº"),
+    ("hr", "čćđšž"),
+    ("hu", "áéíóöőúüű"),
+    ("is", "áðéíóúýþæö"),
+    ("it", "àèéìíîòóùúªº"),
+    ("lt", "ąčęėįšųūž"),
+    ("lv", "āčēģīķļņšūž"),
+    ("mt", "ċġħżàèìòù"),
+    ("nl", "áàâäéèêëíïóòôöúùûü"),
+    ("no", "åæøéóòôâà"),
+    ("oc", "àáçèéíïòóúü"),
+    ("pl", "ąćęłńóśźż"),
+    ("pt", "áâãàçéêíóôõúüªº"),
+    ("ro", "ăâîșțşţ"),
+    ("sk", "áäčďéíĺľňóôŕšťúýž"),
+    ("sl", "čšžćđ"),
+    ("sq", "çë"),
+    ("sv", "åäöéü"),
+    ("tr", "çğıİöşüâîû"),
+    ("wa", "åâçèéêëîïôöûü"),
+    ("az", "çəğıİöşü"),
+    ("crh", "âçğıİñöşü"),
+];
+
+/// The letters beyond ASCII of a text, case folded: each different letter
+/// and how often it occurs (a text has a few dozen different ones at
+/// most), and their number.
+pub(super) struct Letters {
+    counts: Vec<(char, usize)>,
+    total: usize,
+}
+
+impl Letters {
+    /// The letters of `text`, its ASCII passed over a block at a time.
+    pub(super) fn of(text: &str) -> Letters {
+        let mut letters = Letters {
+            counts: Vec::new(),
+            total: 0,
+        };
+        let bytes = text.as_bytes();
+        let mut at = 0;
+        while let Some(i) = find_nonascii(&bytes[at..]) {
+            let i = at + i;
+            let rest = &text[i..];
+            let end = rest
+                .char_indices()
+                .find(|&(_, c)| c.is_ascii())
+                .map_or(rest.len(), |(k, _)| k);
+            for c in rest[..end].chars().filter(|c| c.is_alphabetic()) {
+                let c = fold(c);
+                letters.total += 1;
+                match letters.counts.iter_mut().find(|(d, _)| *d == c) {
+                    Some(e) => e.1 += 1,
+                    None => letters.counts.push((c, 1)),
+                }
+            }
+            at = i + end;
+        }
+        letters
+    }
+
+    /// The alphabet holding most of the letters, and how many it holds.
+    pub(super) fn best(&self) -> (&'static str, usize) {
+        ALPHABETS
+            .iter()
+            .map(|(_, abc)| {
+                let held = self
+                    .counts
+                    .iter()
+                    .filter(|(c, _)| abc.contains(*c))
+                    .map(|(_, n)| n)
+                    .sum();
+                (*abc, held)
+            })
+            .max_by_key(|&(_, held)| held)
+            .unwrap_or(("", 0))
+    }
+
+    /// How many letters there are.
+    pub(super) fn total(&self) -> usize {
+        self.total
+    }
+}
+
+/// How well the best-fitting language's alphabet holds the letters beyond
+/// ASCII of `text`: the number of such letters it holds, and their number.
+/// `(0, 0)` when the text has none.
+pub(super) fn alphabet_fit(text: &str) -> (usize, usize) {
+    let letters = Letters::of(text);
+    (letters.best().1, letters.total)
+}
+
+/// The alphabet of the language that holds most of the letters beyond
+/// ASCII of `text` (`ý þ ð` of Turkish read as windows-1252: Icelandic's).
+#[cfg(test)]
+fn best_alphabet(text: &str) -> &'static str {
+    Letters::of(text).best().0
+}
+
+/// Whether `alphabet` (from [`Letters::best`]) holds the letter `c`.
+pub(super) fn holds(alphabet: &str, c: char) -> bool {
+    alphabet.contains(fold(c))
+}
+
+/// Lower case for one character (Turkish `İ` stays itself: its lower case
+/// is two characters, `i` and a combining dot).
+fn fold(c: char) -> char {
+    if c == 'İ' {
+        return c;
+    }
+    let mut l = c.to_lowercase();
+    match (l.next(), l.next()) {
+        (Some(one), None) => one,
+        _ => c,
+    }
+}
+
+/// Whether the reading `a` fits a language's alphabet better than `b`:
+/// a larger share of its letters beyond ASCII in the best-fitting
+/// alphabet. Two readings that fit alike (Catalan `ï` is Czech `ď`, both
+/// alphabets) do not, nor does `a` when `b` has no letters beyond ASCII
+/// (`«%s»` is not ISO-8859-2 `Ť%sť`: symbols against letters is the
+/// question of a symbol inside a word, not of alphabets).
+pub(super) fn fits_better(a: &str, b: &str) -> bool {
+    let (ha, ta) = alphabet_fit(a);
+    let (hb, tb) = alphabet_fit(b);
+    if ta == 0 || tb == 0 {
+        return false;
+    }
+    // ha/ta > hb/tb, in integers.
+    ha * tb > hb * ta
+}
+
+/// Whether `a` and `b` fit their best alphabets equally well.
+pub(super) fn fit_alike(a: &str, b: &str) -> bool {
+    let (ha, ta) = alphabet_fit(a);
+    let (hb, tb) = alphabet_fit(b);
+    ha * tb == hb * ta
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_language_fits_its_own_letters_and_not_a_mixture() {
+        assert_eq!(alphabet_fit("çalıştırılacak"), (5, 5));
+        assert_eq!(alphabet_fit("BETİK"), (1, 1));
+        // ç is no Icelandic letter and þ ý no Turkish one.
+        let (h, t) = alphabet_fit("çalýþtýrýlacak");
+        assert!(h < t, "{h}/{t}");
+        assert!(fits_better("çalıştırılacak", "çalýþtýrýlacak"));
+        assert!(!fits_better("çalýþtýrýlacak", "çalıştırılacak"));
+        // Catalan ï is Czech ď: both alphabets, no reading better.
+        assert!(fit_alike("produït", "produďt"));
+        assert!(!fits_better("produďt", "produït"));
+        assert_eq!(alphabet_fit("plain ASCII, 25 °C ± 2"), (0, 0));
+        assert!(!fits_better("Ť%sť", "«%s»"));
+    }
+
+    #[test]
+    fn the_best_alphabet_is_the_one_holding_most_letters() {
+        // Turkish read as windows-1252 is mostly Icelandic letters, but
+        // for `ç`.
+        let abc = best_alphabet("çalýþtýrýlacak");
+        assert!(holds(abc, 'þ') && holds(abc, 'Ý') && !holds(abc, 'ç'));
+        let abc = best_alphabet("Köszönöm, elérhető");
+        assert!(holds(abc, 'ő') && holds(abc, 'Ő') && !holds(abc, 'õ'));
+        assert!(holds(best_alphabet("İSTANBUL"), 'İ'));
+    }
+
+    #[test]
+    fn upper_case_is_folded() {
+        assert_eq!(alphabet_fit("ŁÓDŹ"), (3, 3));
+        assert_eq!(alphabet_fit("ÞÓRÐUR"), (3, 3));
+    }
+}

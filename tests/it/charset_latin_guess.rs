@@ -1,0 +1,442 @@
+//! Latin-script text whose label does not name its charset (no label,
+//! `us-ascii`, or a `utf-8` lie) must be read as written: Turkish, Central
+//! European and Baltic text is not turned into windows-1252 look-alikes
+//! (`Ayþe`, `velièine`, `B³±d`, `Aèiû`), and Western text is not turned into
+//! Turkish, Central European or Baltic look-alikes (`één` as ISO-8859-4,
+//! `£40` as `Ł40`). doc/charset-decision.md ("Latin script") has the rule;
+//! `tools/hunt_latin_guess.py` measures it on the gettext catalogs.
+//!
+//! The sentences are everyday mail and software messages, written for
+//! these tests; encoding_rs writes them in each charset, and the oracle is
+//! the text itself: what the normalizer writes back, decoded, must be it.
+
+use encoding_rs::Encoding;
+use mailcharset::charset::{self, DecodeOptions, Tld};
+use mailcharset::message::Message;
+use mailcharset::normalize::{self, Options};
+use proptest::prelude::*;
+
+/// (language, its legacy charsets, its top-level domain, sentences).
+type Language = (
+    &'static str,
+    &'static [&'static str],
+    &'static str,
+    &'static [&'static str],
+);
+
+/// Languages whose letters windows-1252 reads as other letters.
+const OTHERS: &[Language] = &[
+    (
+        "tr",
+        &["windows-1254", "iso-8859-9"],
+        "tr",
+        &[
+            "Merhaba Ayşe, hızlı cevabın için teşekkürler.",
+            "Yarın saat üçte toplantı odasında görüşelim; lütfen raporu getir.",
+            "Dosya sıkıştırılmış, ancak bu kurulum sıkıştırmayı desteklemiyor.",
+            "Şifrenizi değiştirmek için aşağıdaki bağlantıya tıklayın.",
+        ],
+    ),
+    (
+        "hr",
+        &["windows-1250", "iso-8859-2"],
+        "hr",
+        &[
+            "Nije moguće čitati datoteku; provjerite dozvole.",
+            "Veličine početnog i zaključnog dijela bloka su različite.",
+            "Hvala na brzom odgovoru, vidimo se u četvrtak.",
+            "Molim vas da mi pošaljete račun do petka.",
+        ],
+    ),
+    (
+        "pl",
+        &["iso-8859-2", "windows-1250"],
+        "pl",
+        &[
+            "Błąd wewnętrzny: nie udało się odnaleźć składnika.",
+            "Dziękuję za szybką odpowiedź, do zobaczenia w środę.",
+            "Nie można zablokować pliku, spróbuj ponownie później.",
+            "Proszę przesłać fakturę do piątku.",
+        ],
+    ),
+    (
+        "hu",
+        &["iso-8859-2", "windows-1250"],
+        "hu",
+        &[
+            "Köszönöm a gyors választ, csütörtökön találkozunk.",
+            "Minden elérhető hitelesítési mechanizmus kimerítve.",
+            "A fájl nem írható, ellenőrizze a jogosultságokat.",
+            "Kérem, küldje el a számlát péntekig.",
+        ],
+    ),
+    (
+        "cs",
+        &["windows-1250", "iso-8859-2"],
+        "cz",
+        &[
+            "Děkuji za rychlou odpověď, uvidíme se ve čtvrtek.",
+            "Soubor nelze otevřít, zkontrolujte přístupová práva.",
+            "Prosím pošlete mi fakturu do pátku.",
+        ],
+    ),
+    (
+        "ro",
+        &["windows-1250", "iso-8859-2"],
+        "ro",
+        &[
+            "Mulţumesc pentru răspunsul rapid; ne vedem marţi la Braşov.",
+            "Fişierul nu a putut fi găsit în directorul specificat.",
+            "Vă rog să-mi trimiteţi factura până vineri.",
+        ],
+    ),
+    (
+        "lt",
+        &["windows-1257", "iso-8859-13"],
+        "lt",
+        &[
+            "Ačiū už greitą atsakymą, susitiksime ketvirtadienį.",
+            "Nepavyko įdiegti paketų, nes trūksta priklausomybių.",
+            "Prašau atsiųsti sąskaitą iki penktadienio.",
+        ],
+    ),
+    (
+        "lv",
+        &["windows-1257", "iso-8859-13"],
+        "lv",
+        &[
+            "Paldies par ātro atbildi, tiksimies ceturtdien.",
+            "Neizdevās atvērt failu; pārbaudiet piekļuves tiesības.",
+            "Lūdzu, nosūtiet rēķinu līdz piektdienai.",
+        ],
+    ),
+];
+
+/// Western languages: windows-1252 is their charset.
+const WESTERN: &[Language] = &[
+    (
+        "fr",
+        &["windows-1252"],
+        "fr",
+        &[
+            "Merci pour ta réponse rapide, à jeudi prochain.",
+            "Le fichier n'a pas pu être créé : vérifiez les droits d'accès.",
+            "Ça coûte 25 € ; la réunion est déplacée à mercredi.",
+        ],
+    ),
+    (
+        "de",
+        &["windows-1252"],
+        "de",
+        &[
+            "Vielen Dank für die schnelle Antwort, bis Donnerstag.",
+            "Die Datei konnte nicht geöffnet werden; bitte prüfen Sie die Größe.",
+            "Grüße aus München.",
+        ],
+    ),
+    (
+        "es",
+        &["windows-1252"],
+        "es",
+        &[
+            "Gracias por la respuesta rápida; nos vemos el miércoles.",
+            "No se pudo crear el archivo, señor Muñoz.",
+            "¿Vienes mañana? 2ª edición, nº 5.",
+        ],
+    ),
+    (
+        "pt",
+        &["windows-1252"],
+        "pt",
+        &[
+            "Obrigado pela resposta rápida, até quinta-feira.",
+            "Não foi possível abrir o ficheiro; verifique as permissões.",
+        ],
+    ),
+    (
+        "nl",
+        &["windows-1252"],
+        "nl",
+        &[
+            "Bedankt voor het snelle antwoord, tot donderdag; één ogenblik.",
+            "Het bestand kon niet worden geopend, controleer de rechten.",
+            "Wij hebben de ideeën van de coöperatie besproken.",
+        ],
+    ),
+    (
+        "da",
+        &["windows-1252"],
+        "dk",
+        &[
+            "Tak for det hurtige svar, vi ses på torsdag.",
+            "Filen kunne ikke åbnes; kontrollér adgangsrettighederne.",
+            "Hilsen fra Ærø og Ødegård.",
+        ],
+    ),
+    (
+        "is",
+        &["windows-1252"],
+        "is",
+        &[
+            "Takk fyrir skjótt svar, sjáumst á fimmtudaginn.",
+            "Ekki tókst að opna skrána; athugaðu aðgangsheimildir þínar.",
+            "Kveðja, Þórður.",
+        ],
+    ),
+    (
+        "ca",
+        &["windows-1252"],
+        "es",
+        &[
+            "Gràcies per la resposta ràpida, ens veiem dijous.",
+            "S'ha produït un error de protocol: s'esperava «%s».",
+        ],
+    ),
+    (
+        "ga",
+        &["windows-1252"],
+        "ie",
+        &[
+            "Go raibh maith agat as an bhfreagra tapa, feicfidh mé Déardaoin thú.",
+            "Níl an comhad ar fáil; seiceáil na ceadanna, a Åsa.",
+        ],
+    ),
+    (
+        "it",
+        &["windows-1252"],
+        "it",
+        &[
+            "Grazie per la risposta veloce, ci vediamo giovedì.",
+            "Non è stato possibile aprire il file; controlla i permessi.",
+        ],
+    ),
+    (
+        "en",
+        &["windows-1252"],
+        "uk",
+        &[
+            "Thanks for the quick reply — I’ll send the invoice on Monday.",
+            "Price is £40 per seat, or €45 if paid after the 3rd.",
+            "Bring the “Q3 figures” if you can.",
+        ],
+    ),
+];
+
+/// Top-level domains a sender writes from besides the language's own:
+/// generic, and foreign ones whose hint leads chardetng elsewhere.
+const FOREIGN: &[&str] = &["com", "ru", "jp", "cn", "il", "gr", "bg"];
+
+/// A one-part message: `body` (ending in a line end) under `ct`, 8bit,
+/// from a sender of `tld`.
+fn message(tld: &str, ct: &str, body: &[u8]) -> Vec<u8> {
+    [
+        format!(
+            "From: Someone <a@mail.example.{tld}>\nTo: b@example.net\nSubject: test\n\
+             Message-ID: <x@mail.example.{tld}>\nMIME-Version: 1.0\nContent-Type: {ct}\n\
+             Content-Transfer-Encoding: 8bit\n\n"
+        )
+        .into_bytes(),
+        body.to_vec(),
+    ]
+    .concat()
+}
+
+/// What the normalizer writes for the body, decoded.
+fn normalized_body(msg: &[u8]) -> String {
+    let out = normalize::normalize(msg, &Options::default()).expect("normalize");
+    let m = Message::parse(&out.bytes);
+    String::from_utf8(m.root.decoded_body(&m).0.into_owned()).expect("UTF-8 out")
+}
+
+fn encoding(label: &str) -> &'static Encoding {
+    Encoding::for_label(label.as_bytes()).expect("a known label")
+}
+
+const CONTENT_TYPES: [&str; 3] = [
+    "text/plain",
+    "text/plain; charset=us-ascii",
+    "text/plain; charset=utf-8",
+];
+
+/// What the text must come back as: itself, but under a `utf-8` label
+/// with fewer than four octets beyond ASCII the label's reading (too
+/// little evidence against the label: U+FFFD at each).
+fn expected(text: &str, bytes: &[u8], ct: &str) -> String {
+    if ct.ends_with("utf-8") && bytes.iter().filter(|b| !b.is_ascii()).count() < 4 {
+        String::from_utf8_lossy(bytes).into_owned()
+    } else {
+        text.to_string()
+    }
+}
+
+/// Latvian whose windows-1252 reading is French letters (`ā ē ļ ī ū` are
+/// `â ç ï î û`): only `ķ` as `í` tells, one letter, too little for the
+/// alphabets; chardetng knows it from its own or a generic domain, not
+/// from a Russian or Japanese one.
+fn known_miss(lang: &str, tld: &str) -> bool {
+    lang == "lv" && matches!(tld, "ru" | "jp" | "cn" | "il" | "gr" | "bg")
+}
+
+/// Every language's sentences together (two to four of them), in each of
+/// its charsets, under each content type, from its own domain, a generic
+/// and a foreign one: read as written, but for the known misses, which
+/// must still miss (a fix shows here, to be moved into the rule's
+/// figures).
+#[test]
+fn latin_text_without_its_label_is_read_as_written() {
+    let mut wrong = Vec::new();
+    let mut missed = 0;
+    for &(lang, charsets, own, sentences) in OTHERS.iter().chain(WESTERN) {
+        let text = sentences.join("\n") + "\n";
+        for cs in charsets {
+            let bytes = encoding_rs_encode(&text, encoding(cs));
+            for ct in CONTENT_TYPES {
+                for tld in [own, "com", "ru", "jp"] {
+                    let got = normalized_body(&message(tld, ct, &bytes));
+                    let want = expected(&text, &bytes, ct);
+                    if known_miss(lang, tld) {
+                        assert_ne!(
+                            got, want,
+                            "{lang} from .{tld} is read now: a known miss no more"
+                        );
+                        missed += 1;
+                    } else if got != want {
+                        wrong.push(format!("{lang} {cs} under {ct:?} from .{tld}: {got:?}"));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} not read as written:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+    assert_eq!(missed, 12);
+}
+
+fn encoding_rs_encode(text: &str, enc: &'static Encoding) -> Vec<u8> {
+    let (b, _, unmappable) = enc.encode(text);
+    assert!(!unmappable, "{} cannot write {text:?}", enc.name());
+    b.into_owned()
+}
+
+/// One sentence of a Western language alone, from any domain, is never
+/// read as another Latin charset: where chardetng guesses one (Dutch
+/// `één` as ISO-8859-4, `£40` as windows-1250 `Ł40`), windows-1252 reads
+/// an alphabet as well as it does.
+#[test]
+fn a_western_sentence_is_never_read_as_another_latin_charset() {
+    let mut wrong = Vec::new();
+    for &(lang, _, own, sentences) in WESTERN {
+        for s in sentences {
+            let text = format!("{s}\n");
+            let bytes = encoding_rs_encode(&text, encoding_rs::WINDOWS_1252);
+            for tld in std::iter::once(own).chain(FOREIGN.iter().copied()) {
+                let opts = DecodeOptions {
+                    tld: Tld::from_domain(format!("example.{tld}").as_bytes()),
+                    body: true,
+                    ..DecodeOptions::default()
+                };
+                let d = charset::decode(&bytes, None, &opts);
+                let latin = d.detected.is_some_and(|g| {
+                    matches!(
+                        g.charset.decoder_name(),
+                        Some(
+                            "windows-1250"
+                                | "ISO-8859-2"
+                                | "windows-1254"
+                                | "windows-1257"
+                                | "ISO-8859-13"
+                                | "ISO-8859-4"
+                        )
+                    )
+                });
+                if latin && d.text != text {
+                    wrong.push(format!("{lang} from .{tld}: {:?} {:?}", d.detected, d.text));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// The cases the rule was made for, one by one, through the library: a
+/// Turkish Subject in a `utf-8` encoded-word lie, Polish symbols inside
+/// words from a Bulgarian domain, Crimean Tatar from a Ukrainian one (read
+/// as windows-1251 before: `dцgmesiniс`), and two that must stay: English
+/// `£40` and `I’ll` under `us-ascii` (ISO-8859-2 would make `Ł40`), a
+/// GB2312 text no Latin charset reads better (no charset named for
+/// nothing).
+#[test]
+fn regression_latin_guesses() {
+    let opts = |tld: &str| DecodeOptions {
+        tld: Tld::from_domain(format!("example.{tld}").as_bytes()),
+        body: true,
+        ..DecodeOptions::default()
+    };
+    let read = |text: &str, cs: &str, label: Option<&str>, tld: &str| {
+        let bytes = encoding_rs_encode(text, encoding(cs));
+        let d = charset::decode(&bytes, label.map(str::as_bytes), &opts(tld));
+        (d.text.into_owned(), d.detected.map(|g| g.charset.name()))
+    };
+    let tr = "Merhaba Ayşe, hızlı cevabın için teşekkürler.";
+    assert_eq!(read(tr, "windows-1254", Some("utf-8"), "com").0, tr);
+    assert_eq!(read(tr, "iso-8859-9", None, "com").0, tr);
+    let pl = "Błąd wewnętrzny, nie udało się odnaleźć składnika.";
+    assert_eq!(read(pl, "iso-8859-2", None, "bg").0, pl);
+    let crh = "Aylanma döğmesiniñ etrafındaki şev uslübı";
+    assert_eq!(read(crh, "windows-1254", Some("utf-8"), "ua").0, crh);
+    let en = "Thanks \u{2014} I\u{2019}ll pay \u{a3}40 or \u{20ac}45.";
+    let (text, det) = read(en, "windows-1252", Some("us-ascii"), "com");
+    assert_eq!(text, en);
+    assert_eq!(det, Some("windows-1252"));
+    // GB2312 full-width signs, which windows-1252 and windows-1254 read
+    // alike: windows-1252 is named, not a look-alike.
+    let gb = b"WROTE\xa3\xba=====\n> \xa1\xa1\xa1\xa1Guangxing Zhang\n";
+    let d = charset::decode(gb, None, &opts("com"));
+    assert_ne!(
+        d.detected.map(|g| g.charset.name()),
+        Some("windows-1254"),
+        "{:?}",
+        d.text
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Any sentences of a language (one to four, in any order), in one of
+    /// its charsets, without a label or under `us-ascii` or `utf-8`, from
+    /// its own, a generic or a foreign domain, are read as written (as
+    /// [`expected`] has it; the known misses left out) or, where the
+    /// evidence is too thin, as windows-1252: never as a third charset's
+    /// look-alike. Western text is windows-1252: read as written.
+    #[test]
+    fn sentences_without_their_label_are_read_as_written(
+        which in 0..(OTHERS.len() + WESTERN.len()),
+        cs_at in 0..2usize,
+        picks in prop::collection::vec(any::<prop::sample::Index>(), 2..5),
+        ct_at in 0..3usize,
+        tld_at in 0..(FOREIGN.len() + 1),
+    ) {
+        let (lang, charsets, own, sentences) =
+            if which < OTHERS.len() { OTHERS[which] } else { WESTERN[which - OTHERS.len()] };
+        let cs = charsets[cs_at % charsets.len()];
+        let mut chosen: Vec<&str> = picks.iter().map(|i| sentences[i.index(sentences.len())]).collect();
+        chosen.dedup();
+        let text = chosen.join("\n") + "\n";
+        let tld = if tld_at == 0 { own } else { FOREIGN[tld_at - 1] };
+        prop_assume!(!known_miss(lang, tld));
+        let bytes = encoding_rs_encode(&text, encoding(cs));
+        let got = normalized_body(&message(tld, CONTENT_TYPES[ct_at], &bytes));
+        let want = expected(&text, &bytes, CONTENT_TYPES[ct_at]);
+        // A sentence or two may fit one language in windows-1252 too (a
+        // lone Hungarian `ő` as Portuguese `õ`, Turkish `ı ş` alone as
+        // Icelandic `ý þ`): windows-1252, what mail readers show, stays.
+        // Never a third reading.
+        let w = encoding_rs::WINDOWS_1252.decode_without_bom_handling(&bytes).0;
+        prop_assert!(got == want || got == w, "{} {} from .{}: {:?}", lang, cs, tld, got);
+    }
+}
