@@ -20,14 +20,9 @@ language: read as written, read as another text (and in which charset).
 With --base, the same messages through a second binary, and the cases
 whose outcome differs.
 """
-import argparse
 import collections
-import json
 import os
-import random
-import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hunt_latin_labels as hl  # noqa: E402
@@ -39,21 +34,8 @@ PY.update({'ISO-8859-3': 'iso8859_3', 'ISO-8859-10': 'iso8859_10', 'ISO-8859-14'
 LABELS = [None, 'us-ascii', 'utf-8']
 
 
-def eml(tld, label, body):
-    ct = 'text/plain' if label is None else f'text/plain; charset="{label}"'
-    h = (f'From: Someone <a@mail.example.{tld}>\nTo: b@example.net\nSubject: test\n'
-         f'Message-ID: <x@mail.example.{tld}>\nMIME-Version: 1.0\n'
-         f'Content-Type: {ct}\nContent-Transfer-Encoding: 8bit\n\n')
-    return h.encode() + body + b'\n'
-
-
 def outcomes(binp, folder, cases):
-    r = subprocess.run([binp, 'audit', '-j', '2', '--format', 'jsonl', folder], capture_output=True)
-    recs = {}
-    for line in r.stdout.decode().splitlines():
-        j = json.loads(line)
-        if j.get('location') == 'body':
-            recs[os.path.basename(j['input'])] = j
+    recs = hl.audit(binp, folder)
     out = {}
     for name, c in cases.items():
         rec = recs.get(name, {})
@@ -67,18 +49,7 @@ def outcomes(binp, folder, cases):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument('--bin', required=True)
-    ap.add_argument('--base')
-    ap.add_argument('--per', type=int, default=40, help='messages per language and charset')
-    ap.add_argument('--seed', type=int, default=1)
-    ap.add_argument('--out')
-    ap.add_argument('--show', type=int, default=3)
-    a = ap.parse_args()
-    rng = random.Random(a.seed)
-    folder = a.out or tempfile.mkdtemp(prefix='latin-guess-')
-    os.makedirs(folder, exist_ok=True)
-    cats = hl.catalogs()
+    a, rng, folder, cats = hl.setup(40, 3, 'latin-guess-')
     cases = {}
     n = 0
     for lang in sorted(hl.LATIN):
@@ -100,7 +71,7 @@ def main():
                 name = f'{n:06d}.eml'
                 n += 1
                 with open(os.path.join(folder, name), 'wb') as f:
-                    f.write(eml(tld, label, body))
+                    f.write(hl.eml(tld, label, body))
                 cases[name] = dict(lang=lang, codec=codec, size=size, tld=tld, label=label, body=body, text=text)
     new = outcomes(a.bin, folder, cases)
     base = outcomes(a.base, folder, cases) if a.base else None

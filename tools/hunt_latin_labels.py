@@ -155,9 +155,12 @@ def text_of(rng, pool, size):
 
 
 def eml(tld, label, body):
+    """A one-part text/plain message, 8bit, under `label` (None: no charset
+    parameter), from a sender of `tld`."""
+    ct = 'text/plain' if label is None else f'text/plain; charset="{label}"'
     h = (f'From: Someone <a@mail.example.{tld}>\nTo: b@example.net\nSubject: test\n'
          f'Message-ID: <x@mail.example.{tld}>\nMIME-Version: 1.0\n'
-         f'Content-Type: text/plain; charset="{label}"\nContent-Transfer-Encoding: 8bit\n\n')
+         f'Content-Type: {ct}\nContent-Transfer-Encoding: 8bit\n\n')
     return h.encode() + body + b'\n'
 
 
@@ -241,19 +244,25 @@ def report_section(cases, out, recs, which, show):
           {k: f'{v["caught"]}/{v["third"]}/{v["missed"]}' for k, v in sorted(per.items())})
 
 
-def main():
+def setup(per, show, prefix):
+    """The command line both Latin hunters take (--bin, --base, --per,
+    --seed, --out, --show), the random source of the seed, the folder the
+    messages go to, and the catalogs."""
     ap = argparse.ArgumentParser()
     ap.add_argument('--bin', required=True)
     ap.add_argument('--base')
-    ap.add_argument('--per', type=int, default=30, help='messages per language and charset')
+    ap.add_argument('--per', type=int, default=per, help='messages per language and charset')
     ap.add_argument('--seed', type=int, default=1)
     ap.add_argument('--out')
-    ap.add_argument('--show', type=int, default=10)
+    ap.add_argument('--show', type=int, default=show)
     a = ap.parse_args()
-    rng = random.Random(a.seed)
-    out = a.out or tempfile.mkdtemp(prefix='latin-')
+    out = a.out or tempfile.mkdtemp(prefix=prefix)
     os.makedirs(out, exist_ok=True)
-    cats = catalogs()
+    return a, random.Random(a.seed), out, catalogs()
+
+
+def main():
+    a, rng, out, cats = setup(30, 10, 'latin-')
     cases = {}
     n = 0
     for lang in sorted(LATIN):
