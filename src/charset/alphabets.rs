@@ -154,27 +154,17 @@ fn fold(c: char) -> char {
     }
 }
 
-/// Whether the reading `a` fits a language's alphabet better than `b`:
-/// a larger share of its letters beyond ASCII in the best-fitting
-/// alphabet. Two readings that fit alike (Catalan `ï` is Czech `ď`, both
-/// alphabets) do not, nor does `a` when `b` has no letters beyond ASCII
+/// How the reading `a` fits a language's alphabet against `b`: by the
+/// share of its letters beyond ASCII that its best-fitting alphabet holds.
+/// `Equal` when the shares are equal (Catalan `ï` is Czech `ď`, both
+/// alphabets); `None` when either reading has no letter beyond ASCII
 /// (`«%s»` is not ISO-8859-2 `Ť%sť`: symbols against letters is the
 /// question of a symbol inside a word, not of alphabets).
-pub(super) fn fits_better(a: &str, b: &str) -> bool {
+pub(super) fn compare_fit(a: &str, b: &str) -> Option<std::cmp::Ordering> {
     let (ha, ta) = alphabet_fit(a);
     let (hb, tb) = alphabet_fit(b);
-    if ta == 0 || tb == 0 {
-        return false;
-    }
-    // ha/ta > hb/tb, in integers.
-    ha * tb > hb * ta
-}
-
-/// Whether `a` and `b` fit their best alphabets equally well.
-pub(super) fn fit_alike(a: &str, b: &str) -> bool {
-    let (ha, ta) = alphabet_fit(a);
-    let (hb, tb) = alphabet_fit(b);
-    ha * tb == hb * ta
+    // ha/ta against hb/tb, in integers.
+    (ta > 0 && tb > 0).then(|| (ha * tb).cmp(&(hb * ta)))
 }
 
 #[cfg(test)]
@@ -188,13 +178,16 @@ mod tests {
         // ç is no Icelandic letter and þ ý no Turkish one.
         let (h, t) = alphabet_fit("çalýþtýrýlacak");
         assert!(h < t, "{h}/{t}");
-        assert!(fits_better("çalıştırılacak", "çalýþtýrýlacak"));
-        assert!(!fits_better("çalýþtýrýlacak", "çalıştırılacak"));
+        use std::cmp::Ordering::{Equal, Greater, Less};
+        assert_eq!(
+            compare_fit("çalıştırılacak", "çalýþtýrýlacak"),
+            Some(Greater)
+        );
+        assert_eq!(compare_fit("çalýþtýrýlacak", "çalıştırılacak"), Some(Less));
         // Catalan ï is Czech ď: both alphabets, no reading better.
-        assert!(fit_alike("produït", "produďt"));
-        assert!(!fits_better("produďt", "produït"));
+        assert_eq!(compare_fit("produït", "produďt"), Some(Equal));
         assert_eq!(alphabet_fit("plain ASCII, 25 °C ± 2"), (0, 0));
-        assert!(!fits_better("Ť%sť", "«%s»"));
+        assert_eq!(compare_fit("Ť%sť", "«%s»"), None);
     }
 
     #[test]

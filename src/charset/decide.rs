@@ -127,10 +127,11 @@ fn candidate<'a>(
             Cow::Borrowed(s),
         ));
     }
-    read_guess(bytes, label_cs, {
-        let tld = label_tld(label_cs, opts);
-        latin_preference(bytes, guess(bytes, tld, false), tld)
-    })
+    read_guess(
+        bytes,
+        label_cs,
+        latin_preference(bytes, guess(bytes, label_tld(label_cs, opts), false)),
+    )
 }
 
 /// chardetng's hint for the octets a label cannot explain: the sender's
@@ -1738,7 +1739,7 @@ pub(super) fn unlabelled<'a>(
     let cs = if ev.in_words >= 4 && ev.errors * 4 <= ev.in_words {
         Charset::UTF_8
     } else if opts.detect {
-        let g = latin_preference(bytes, guess(bytes, opts.tld, false), opts.tld);
+        let g = latin_preference(bytes, guess(bytes, opts.tld, false));
         // windows-1252 with octets it has no character for (81 8D 8F 90
         // 9D, read as C1 controls) is no Latin text: the hint misled
         // chardetng (Shift_JIS in a raw Subject from a `.tw` sender was

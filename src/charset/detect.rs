@@ -3,7 +3,7 @@
 //! bodies are checked for before any decoding (binary content, BOM-less
 //! UTF-16/32).
 
-use super::alphabets::{Letters, fit_alike, fits_better, holds};
+use super::alphabets::{Letters, compare_fit, holds};
 use super::dispatch::decode_with;
 use super::evidence::find_nonascii;
 use super::evidence::{plausible, wedged_in_latin, words};
@@ -254,17 +254,19 @@ pub(super) fn is_latin(cs: &'static Charset) -> bool {
 /// windows-1252 (what mail readers fall back to) instead of a guess the
 /// text does not bear out: another Latin charset whose windows-1252 reading
 /// puts no non-letter inside a word (Polish `³` for `ł` would be one) and
-/// fits a language's alphabet as well as the guess's does (Turkish
-/// `çalıştır` is an alphabet, its windows-1252 reading `çalýþtýr` no
-/// language's; Dutch `één` read as ISO-8859-4 fits Czech as well, and stays
-/// windows-1252), unless the sender's domain is the guess's country; or a
-/// non-Latin charset whose reading is not words (a lone `£` read as `г`;
+/// fits a language's alphabet as well as the guess's does, or has one word
+/// only that its alphabet does not hold and the guess changes fewer than
+/// three words; the guess's own reading must fit one alphabet in every
+/// word, with no symbol inside one (Turkish `çalıştır` is an
+/// alphabet, its windows-1252 reading `çalýþtýr` no language's; Dutch
+/// `één` read as ISO-8859-4 fits Czech as well, and stays windows-1252,
+/// from a Czech sender too: French `à` is no `ŕ`; `Åsa` in an Irish text
+/// is no Slovak `Ĺsa`); or
+/// a non-Latin charset whose reading is not words (a lone `£` read as `г`;
 /// `Größe` read from a `.cn` sender as GBK `Gr鲞e`, [`wedged_in_latin`]).
-pub(super) fn latin_preference(
-    bytes: &[u8],
-    g: &'static Charset,
-    tld: Option<Tld>,
-) -> &'static Charset {
+/// Then, when windows-1252's reading is no one language's, the charset of
+/// [`latin_alternative`].
+pub(super) fn latin_preference(bytes: &[u8], g: &'static Charset) -> &'static Charset {
     if g.is_utf8() {
         return g;
     }
@@ -278,7 +280,9 @@ pub(super) fn latin_preference(
             let (own, own_report, _) = decode_with(sample, g);
             symbol_inside_word(&t, &own)
                 || (own_report.is_clean()
-                    && (fits_better(&own, &t) || (fit_alike(&own, &t) && native(tld, g))))
+                    && compare_fit(&own, &t) == Some(std::cmp::Ordering::Greater)
+                    && misfits(&own, 1).0 == 0
+                    && (misfits(&t, 2).0 >= 2 || words_changed(&t, &own, 3) >= 3))
         } else {
             let (own, own_report, _) = decode_with(bytes, g);
             own_report.is_clean() && words(&own) && plausible(&own) && !wedged_in_latin(&own)
@@ -292,6 +296,33 @@ pub(super) fn latin_preference(
 
 /// How much of a text [`latin_preference`] reads in each Latin charset.
 const LATIN_SAMPLE: usize = 64 << 10;
+
+/// How many different words two single-byte readings of the same octets
+/// (a character an octet) read differently, counted up to `enough`.
+fn words_changed(a: &str, b: &str, enough: usize) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    if a.len() != b.len() {
+        return 0;
+    }
+    let mut changed: Vec<String> = Vec::new();
+    let mut start = 0;
+    for i in 0..=a.len() {
+        if i < a.len() && (a[i].is_alphabetic() || b[i].is_alphabetic()) {
+            continue;
+        }
+        if a[start..i] != b[start..i] {
+            let word: String = a[start..i].iter().flat_map(|c| c.to_lowercase()).collect();
+            if !changed.contains(&word) {
+                changed.push(word);
+                if changed.len() >= enough {
+                    break;
+                }
+            }
+        }
+        start = i + 1;
+    }
+    changed.len()
+}
 
 /// The Latin charsets that [`latin_alternative`] tries, in this order.
 const LATIN_ALTERNATIVES: [&encoding_rs::Encoding; 6] = [
@@ -397,27 +428,6 @@ fn misfits(text: &str, enough: usize) -> (usize, usize) {
         at = end;
     }
     (foreign.len(), letters.total())
-}
-
-/// Whether the sender's top-level domain is a country that writes the
-/// Latin charset `cs`: Turkish and Azeri windows-1254, Central European
-/// windows-1250 and ISO-8859-2, Baltic windows-1257, ISO-8859-4 and -13.
-fn native(tld: Option<Tld>, cs: &'static Charset) -> bool {
-    let Some(tld) = tld else {
-        return false;
-    };
-    let t = tld.as_bytes();
-    match cs.decoder_name() {
-        Some("windows-1254") => matches!(t, b"tr" | b"az"),
-        Some("windows-1250" | "ISO-8859-2" | "ISO-8859-16") => matches!(
-            t,
-            b"cz" | b"sk" | b"pl" | b"hu" | b"hr" | b"si" | b"ro" | b"ba" | b"rs" | b"al"
-        ),
-        Some("windows-1257" | "ISO-8859-4" | "ISO-8859-13") => {
-            matches!(t, b"lt" | b"lv" | b"ee")
-        }
-        _ => false,
-    }
 }
 
 /// Whether the windows-1252 reading `text` has a non-letter inside a word

@@ -223,8 +223,12 @@ const WESTERN: &[Language] = &[
 ];
 
 /// Top-level domains a sender writes from besides the language's own:
-/// generic, and foreign ones whose hint leads chardetng elsewhere.
-const FOREIGN: &[&str] = &["com", "ru", "jp", "cn", "il", "gr", "bg"];
+/// generic, and foreign ones whose hint leads chardetng elsewhere (to
+/// another script, or to the Central European, Turkish and Baltic
+/// charsets, where the alphabet rule trusts the guess more).
+const FOREIGN: &[&str] = &[
+    "com", "ru", "jp", "cn", "il", "gr", "bg", "cz", "hu", "tr", "lt",
+];
 
 /// A one-part message: `body` (ending in a line end) under `ct`, 8bit,
 /// from a sender of `tld`.
@@ -368,7 +372,8 @@ fn a_western_sentence_is_never_read_as_another_latin_charset() {
 /// as windows-1251 before: `dцgmesiniс`), and two that must stay: English
 /// `£40` and `I’ll` under `us-ascii` (ISO-8859-2 would make `Ł40`), a
 /// GB2312 text no Latin charset reads better (no charset named for
-/// nothing).
+/// nothing), Catalan guillemets from a Czech sender (not ISO-8859-2
+/// `Ť ť`: no letter in windows-1252's reading to weigh against).
 #[test]
 fn regression_latin_guesses() {
     let opts = |tld: &str| DecodeOptions {
@@ -392,6 +397,12 @@ fn regression_latin_guesses() {
     let (text, det) = read(en, "windows-1252", Some("us-ascii"), "com");
     assert_eq!(text, en);
     assert_eq!(det, Some("windows-1252"));
+    // Guillemets from a Czech sender: ISO-8859-2 reads letters (`Ť ť`)
+    // where windows-1252 reads no letter at all; no alphabet to compare.
+    let ca = "Afichar \u{ab} Se connectar al servidor \u{bb} i \u{ab}fitxer\u{bb}";
+    for tld in ["cz", "hu", "pl"] {
+        assert_eq!(read(ca, "windows-1252", None, tld).0, ca, "from .{tld}");
+    }
     // GB2312 full-width signs, which windows-1252 and windows-1254 read
     // alike: windows-1252 is named, not a look-alike.
     let gb = b"WROTE\xa3\xba=====\n> \xa1\xa1\xa1\xa1Guangxing Zhang\n";
