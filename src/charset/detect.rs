@@ -5,7 +5,7 @@
 
 use super::alphabets::{Letters, compare_fit, holds};
 use super::dispatch::decode_with;
-use super::evidence::find_nonascii;
+use super::evidence::{find_nonascii, word_symbol};
 use super::evidence::{plausible, wedged_in_latin, words};
 use super::{Charset, Detected};
 
@@ -275,14 +275,28 @@ pub(super) fn latin_preference(bytes: &[u8], g: &'static Charset) -> &'static Ch
     // evidence enough, and a long text is not read seven times over.
     let sample = &bytes[..bytes.len().min(LATIN_SAMPLE)];
     let (t, _, _) = decode_with(sample, Charset::WINDOWS_1252);
+    // windows-1252's foreign words (up to two), counted once when asked.
+    let foreign = std::cell::OnceCell::new();
+    let t_foreign = || *foreign.get_or_init(|| misfits(&t, 2).0);
     let stands = g != Charset::WINDOWS_1252
         && if is_latin(g) {
             let (own, own_report, _) = decode_with(sample, g);
-            symbol_inside_word(&t, &own)
-                || (own_report.is_clean()
-                    && compare_fit(&own, &t) == Some(std::cmp::Ordering::Greater)
-                    && misfits(&own, 1).0 == 0
-                    && (misfits(&t, 2).0 >= 2 || words_changed(&t, &own, 3) >= 3))
+            let own_fits = own_report.is_clean() && misfits(&own, 1).0 == 0;
+            if symbol_inside_word(&t, &own) {
+                // The guess reads letters for windows-1252's symbols, so
+                // windows-1252 is out whatever its foreign words; if the
+                // guess's reading is still no one language's, a charset
+                // whose reading is repairs them better (Czech ISO-8859-2
+                // guessed as ISO-8859-4 from a `.lt` sender: `pøístupová`).
+                return if own_fits {
+                    g
+                } else {
+                    latin_alternative(sample, &t, || usize::MAX).unwrap_or(g)
+                };
+            }
+            own_fits
+                && compare_fit(&own, &t) == Some(std::cmp::Ordering::Greater)
+                && (t_foreign() >= 2 || words_changed(&t, &own, 3) >= 3)
         } else {
             let (own, own_report, _) = decode_with(bytes, g);
             own_report.is_clean() && words(&own) && plausible(&own) && !wedged_in_latin(&own)
@@ -290,7 +304,7 @@ pub(super) fn latin_preference(bytes: &[u8], g: &'static Charset) -> &'static Ch
     if stands {
         g
     } else {
-        latin_alternative(sample, &t).unwrap_or(Charset::WINDOWS_1252)
+        latin_alternative(sample, &t, t_foreign).unwrap_or(Charset::WINDOWS_1252)
     }
 }
 
@@ -336,7 +350,8 @@ const LATIN_ALTERNATIVES: [&encoding_rs::Encoding; 6] = [
 
 /// The Turkish, Central European or Baltic charset of a text whose
 /// windows-1252 reading `t` does not fit one language (two words or more
-/// with a letter outside the best-fitting alphabet or a symbol inside), when
+/// with a letter outside the best-fitting alphabet or a symbol inside:
+/// `t_foreign`, the caller's count of [`misfits`]), when
 /// that charset's reading fits one throughout: chardetng said
 /// windows-1252 (or a charset that did not stand) for Turkish
 /// `çalýþtýrýlacak`, Croatian `velièine poèetnog`, Polish `B³±d`. The
@@ -344,7 +359,11 @@ const LATIN_ALTERNATIVES: [&encoding_rs::Encoding; 6] = [
 /// windows-1252's; of several, the one reading the most letters
 /// (ISO-8859-2 `ąś` where windows-1250 reads `±¶`). One word is no sign:
 /// a foreign name (`Åsa` in an Irish text) is not a Slovak `Ĺsa`.
-fn latin_alternative(bytes: &[u8], t: &str) -> Option<&'static Charset> {
+fn latin_alternative(
+    bytes: &[u8],
+    t: &str,
+    t_foreign: impl FnOnce() -> usize,
+) -> Option<&'static Charset> {
     // Octets beyond ASCII mostly in pairs or runs are no Latin text (CJK,
     // UTF-8 read as Latin): every single-byte reading keeps the runs.
     let (mut high, mut paired) = (0usize, 0usize);
@@ -354,7 +373,7 @@ fn latin_alternative(bytes: &[u8], t: &str) -> Option<&'static Charset> {
             paired += usize::from(!w[1].is_ascii());
         }
     }
-    if high == 0 || paired * 2 > high || misfits(t, 2).0 < 2 {
+    if high == 0 || paired * 2 > high || t_foreign() < 2 {
         return None;
     }
     let mut best: Option<(&'static Charset, usize)> = None;
@@ -376,19 +395,17 @@ fn latin_alternative(bytes: &[u8], t: &str) -> Option<&'static Charset> {
 /// How far a Latin reading is from one language's text: how many
 /// different words have a letter beyond ASCII outside the best-fitting
 /// alphabet (`çalýþtýr` read as windows-1252: `ç` is no Icelandic letter),
-/// or a symbol beyond ASCII inside them (`B³±d`; not punctuation every
-/// charset reads alike and Latin text puts there: `’` in `I’ll`, the
-/// Catalan middle dot of `col·lecció`, `´` for an apostrophe). A name
+/// or a symbol beyond ASCII inside them (`B³±d`; [`word_symbol`]: not
+/// punctuation that words hold, `’` in `I’ll`, the Catalan middle dot of
+/// `col·lecció`, `´` for an apostrophe, nor a no-break space). A name
 /// written twice is one word; the count stops at `enough`. And the
 /// reading's letters beyond ASCII.
 fn misfits(text: &str, enough: usize) -> (usize, usize) {
     let letters = Letters::of(text);
     let abc = letters.best().0;
-    let symbol = |c: char| {
-        !c.is_ascii()
-            && !c.is_alphabetic()
-            && !matches!(c, '\u{2000}'..='\u{206F}' | '\u{B7}' | '\u{B4}')
-    };
+    // Double quotes are the same octets in every windows-125x charset, and
+    // Turkish puts them before a suffix (`“dosya”nın`).
+    let symbol = |c: char| word_symbol(c) && !matches!(c, '\u{201C}'..='\u{201E}');
     // Only words with a character beyond ASCII are looked at: from each
     // such character, back over the ASCII letters before it and on over
     // the letters and symbols after it.

@@ -417,6 +417,19 @@ pub(super) fn nonascii_runs(text: &str, min: usize) -> Option<Runs> {
 /// ¿` (`Wroc³aw`), Czech `š ž` in ISO-8859-2 `¹ ¾`, Russian `р` in
 /// windows-1251 read as ISO-8859-5 is `№` (`Я№штхђ`).
 fn symbol_between(prev: char, c: char, next: char) -> bool {
+    word_symbol(c)
+        && prev.is_alphabetic()
+        && next.is_alphabetic()
+        && !matches!(prev, '\u{00C3}' | '\u{00C2}')
+}
+
+/// Whether `c`, found inside a word, is a symbol there: a non-ASCII
+/// character that is not a letter, white space, a combining mark or
+/// punctuation that words hold (`’ ‘ ´ ʼ`, a soft hyphen, the Catalan
+/// `l·l`, a dash). Not double quotes: x-mac-cyrillic reads ISO-8859-5
+/// `т у` as `“ ”`, inside every other word. [`symbol_between`] asks it of one character between
+/// two letters; the Latin alphabet rule of a run of them (`B³±d`).
+pub(super) fn word_symbol(c: char) -> bool {
     !c.is_ascii()
         && !c.is_alphabetic()
         && !c.is_whitespace()
@@ -431,9 +444,6 @@ fn symbol_between(prev: char, c: char, next: char) -> bool {
                 | '\u{00B7}'
                 | '\u{2010}'..='\u{2015}'
         )
-        && prev.is_alphabetic()
-        && next.is_alphabetic()
-        && !matches!(prev, '\u{00C3}' | '\u{00C2}')
 }
 
 /// Symbols inside words in `text` ([`symbol_between`]), after a walk of its
@@ -569,10 +579,12 @@ pub(super) fn mixed_script_letters(text: &str) -> usize {
 /// and Latin ones, and Crimean Tatar read as windows-1251 is
 /// `Aylanma dцgmesiniс etrafэndaki` (one letter of Cyrillic after a Latin
 /// one, at the end of a word). So does a CJK character with no other
-/// beside it (Danish `kontrollér` read as Shift_JIS, `kontroll駻`).
+/// beside it (Danish `kontrollér` read as Shift_JIS, `kontroll駻`), and a
+/// run of letters with an ASCII letter on both sides (`cs黷鰎t`).
 pub(super) fn wedged_in_latin(text: &str) -> bool {
     let chars: Vec<char> = text.chars().collect();
     let (mut letters, mut wedged) = (0usize, 0usize);
+    let (mut run_end, mut run_enclosed) = (0usize, false);
     for (i, &c) in chars.iter().enumerate() {
         if c.is_ascii() || !c.is_alphabetic() || matches!(script(c), Script::Latin | Script::Other)
         {
@@ -595,7 +607,18 @@ pub(super) fn wedged_in_latin(text: &str) -> bool {
                 .is_some_and(|&d| !d.is_ascii() && d.is_alphabetic())
         };
         let alone = !own(i.checked_sub(1)) && !own(Some(i + 1));
-        if (before && after) || ((spaced || alone) && (before || after)) {
+        // A run of them between two ASCII letters (`cs黷鰎t`, Hungarian
+        // `csütörtök` read as GBK from a `.cn` sender): the run's end is
+        // looked for once, at its first letter.
+        if i >= run_end {
+            let mut e = i + 1;
+            while own(Some(e)) {
+                e += 1;
+            }
+            run_end = e;
+            run_enclosed = before && ascii_letter(Some(e));
+        }
+        if run_enclosed || ((spaced || alone) && (before || after)) {
             wedged += 1;
         }
     }

@@ -341,6 +341,14 @@ fn body_opts() -> DecodeOptions {
     }
 }
 
+/// The `mixed-charset` finding of a decoded text; there must be one.
+fn mixed_finding<'a>(d: &'a charset::Decoded<'_>) -> &'a mailcharset::finding::Finding {
+    d.findings
+        .iter()
+        .find(|f| f.kind == FindingKind::MixedCharset)
+        .expect("mixed-charset")
+}
+
 /// The decoded text's lines, each with its LF.
 fn split_lines(text: &str) -> Vec<&str> {
     text.split_inclusive('\n').collect()
@@ -1658,11 +1666,7 @@ fn regression_iso_2022_jp_reply_quoting_utf8_keeps_its_lines() {
         "{}",
         d.text
     );
-    let mixed = d
-        .findings
-        .iter()
-        .find(|f| f.kind == FindingKind::MixedCharset)
-        .expect("mixed-charset");
+    let mixed = mixed_finding(&d);
     assert!(
         mixed.note.as_deref().is_some_and(|n| n.contains("UTF-8")),
         "{mixed:?}"
@@ -1712,11 +1716,7 @@ fn regression_short_iso_2022_jp_reply_over_a_long_quote_keeps_its_lines() {
         assert_eq!(&d.text[reply.len()..], &*want_rest, "{name}");
         let fffd = want_rest.matches('\u{FFFD}').count();
         assert_eq!((d.replacements, fffd > 0), (fffd, damaged), "{name}");
-        let own = d
-            .findings
-            .iter()
-            .find(|f| f.kind == FindingKind::MixedCharset)
-            .expect("mixed-charset");
+        let own = mixed_finding(&d);
         assert_eq!(own.count, 1, "{name}: {own:?}");
         assert!(
             own.note
@@ -2170,11 +2170,7 @@ fn regression_latin1_letter_with_a_utf8_signature_keeps_its_accents() {
         assert_eq!(d.replacements, 0);
         assert_eq!(d.used.map(|c| c.name()), Some("UTF-8"));
         assert_eq!(d.verdict, Verdict::Invalid);
-        let mixed = d
-            .findings
-            .iter()
-            .find(|f| f.kind == FindingKind::MixedCharset)
-            .expect("mixed-charset");
+        let mixed = mixed_finding(&d);
         assert!(
             mixed
                 .note
@@ -3290,11 +3286,7 @@ fn regression_a_latin1_footer_under_a_utf8_label_is_read_as_latin1() {
     let d = charset::decode(&bytes, Some(b"utf-8"), &body_opts());
     assert_eq!(d.text, format!("{letter}{footer}"));
     assert_eq!(d.verdict, Verdict::Suspicious, "{:?}", d.findings);
-    let mixed = d
-        .findings
-        .iter()
-        .find(|f| f.kind == FindingKind::MixedCharset)
-        .expect("mixed-charset");
+    let mixed = mixed_finding(&d);
     assert_eq!(
         (mixed.offset, mixed.count),
         (letter.len() + 1, 1),
