@@ -277,6 +277,11 @@ pub struct MilterArgs {
     /// MTA then applies its milter_default_action).
     #[arg(long, default_value_t = 300)]
     pub timeout: u64,
+    /// On SIGTERM or SIGINT: stop accepting sessions and wait up to this
+    /// many seconds for the open ones to finish, then exit (a second
+    /// signal exits at once).
+    #[arg(long, default_value_t = 30)]
+    pub drain: u64,
 }
 
 /// `--on-failure`.

@@ -142,3 +142,185 @@ fn a_stale_socket_is_replaced_and_a_message_is_normalized() {
     drop(child);
     assert!(log.contains("QID42"), "log names the queue id: {log}");
 }
+
+/// The milter's stderr, a line at a time, read on its own thread.
+fn log_lines(child: &mut Child) -> std::sync::mpsc::Receiver<String> {
+    let stderr = child.stderr.take().expect("stderr is piped");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufRead::lines(std::io::BufReader::new(stderr)) {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+/// Reads log lines until one contains `what`; returns every line read.
+fn wait_for_line(rx: &std::sync::mpsc::Receiver<String>, what: &str, log: &mut String) -> bool {
+    while let Ok(line) = rx.recv_timeout(Duration::from_secs(20)) {
+        log.push_str(&line);
+        log.push('\n');
+        if line.contains(what) {
+            return true;
+        }
+    }
+    false
+}
+
+fn exit_code_within(child: &mut Child, limit: Duration) -> Option<i32> {
+    let start = std::time::Instant::now();
+    while start.elapsed() < limit {
+        if let Ok(Some(status)) = child.try_wait() {
+            return status.code();
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    None
+}
+
+fn signal(child: &Child, sig: libc::c_int) {
+    let pid = libc::pid_t::try_from(child.id()).expect("pid");
+    // SAFETY: a plain kill(2) of our own child.
+    assert_eq!(unsafe { libc::kill(pid, sig) }, 0, "kill");
+}
+
+/// Option negotiation as Postfix does it, over the Unix socket.
+fn negotiate(s: &mut UnixStream) {
+    s.set_read_timeout(Some(Duration::from_secs(20)))
+        .expect("timeout");
+    let mut opt = Vec::new();
+    for v in [6u32, 0x1FF, 0x0F_FFFF] {
+        opt.extend_from_slice(&v.to_be_bytes());
+    }
+    s.write_all(&packet(b'O', &opt)).expect("optneg");
+    assert_eq!(read_packet(s).0, b'O');
+}
+
+/// A service manager's stop (SIGTERM) in the middle of a message: new
+/// sessions are refused at once, the message being received is still
+/// answered with its changes, and the milter exits 0 when its last session
+/// ends, removing its socket.
+#[test]
+fn a_stop_signal_lets_the_open_session_finish_its_message() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("milter.sock");
+    let mut child = Running(
+        milter(&path)
+            .arg("--drain")
+            .arg("60")
+            .spawn()
+            .expect("spawn"),
+    );
+    let mut s = connect(&path, &mut child.0);
+    let rx = log_lines(&mut child.0);
+    let mut log = String::new();
+    negotiate(&mut s);
+    s.write_all(&packet(b'D', b"Ei\0QID77\0")).expect("macro");
+    s.write_all(&packet(b'L', b"Subject\0=?iso-8859-1?Q?Voil=E0?=\0"))
+        .expect("header");
+    signal(&child.0, libc::SIGTERM);
+    assert!(
+        wait_for_line(&rx, "SIGTERM: no new sessions; waiting for 1", &mut log),
+        "the stop is logged with the open session: {log}"
+    );
+    let start = std::time::Instant::now();
+    while UnixStream::connect(&path).is_ok() {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "still accepting sessions after SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(
+        child.0.try_wait().expect("try_wait"),
+        None,
+        "the milter waits for the open session: {log}"
+    );
+    s.write_all(&packet(b'B', b"plain\r\n")).expect("body");
+    s.write_all(&packet(b'E', b"")).expect("eom");
+    let (cmd, data) = read_packet(&mut s);
+    assert_eq!(cmd, b'm', "a changed field, not {:?}", cmd as char);
+    assert_eq!(&data[4..], b"Subject\0=?UTF-8?B?Vm9pbMOg?=\0");
+    assert_eq!(read_packet(&mut s).0, b'a');
+    s.write_all(&packet(b'Q', b"")).expect("quit");
+    drop(s);
+    assert_eq!(
+        exit_code_within(&mut child.0, Duration::from_secs(30)),
+        Some(0),
+        "exits 0 once the session has ended"
+    );
+    while let Ok(line) = rx.recv_timeout(Duration::from_secs(5)) {
+        log.push_str(&line);
+        log.push('\n');
+    }
+    assert!(log.contains("QID77"), "the message is logged: {log}");
+    assert!(
+        log.contains("stopped: every session finished"),
+        "the stop says nothing was cut: {log}"
+    );
+    assert!(!path.exists(), "the socket is removed");
+}
+
+/// A session still open when `--drain` runs out is cut (the MTA applies
+/// its milter_default_action) and the milter says so.
+#[test]
+fn a_session_open_past_the_drain_is_cut_and_reported() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("milter.sock");
+    let mut child = Running(
+        milter(&path)
+            .arg("--drain")
+            .arg("1")
+            .spawn()
+            .expect("spawn"),
+    );
+    let mut s = connect(&path, &mut child.0);
+    let rx = log_lines(&mut child.0);
+    negotiate(&mut s);
+    signal(&child.0, libc::SIGTERM);
+    assert_eq!(
+        exit_code_within(&mut child.0, Duration::from_secs(30)),
+        Some(0)
+    );
+    let mut log = String::new();
+    assert!(
+        wait_for_line(&rx, "1 open session(s) cut", &mut log),
+        "the cut session is reported: {log}"
+    );
+}
+
+/// A second signal does not wait for the drain.
+#[test]
+fn a_second_signal_stops_at_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("milter.sock");
+    let mut child = Running(
+        milter(&path)
+            .arg("--drain")
+            .arg("600")
+            .spawn()
+            .expect("spawn"),
+    );
+    let mut s = connect(&path, &mut child.0);
+    let rx = log_lines(&mut child.0);
+    let mut log = String::new();
+    negotiate(&mut s);
+    signal(&child.0, libc::SIGINT);
+    assert!(
+        wait_for_line(&rx, "SIGINT: no new sessions", &mut log),
+        "{log}"
+    );
+    signal(&child.0, libc::SIGINT);
+    assert_eq!(
+        exit_code_within(&mut child.0, Duration::from_secs(30)),
+        Some(0),
+        "{log}"
+    );
+    assert!(
+        wait_for_line(&rx, "SIGINT again: stopping now; 1 open", &mut log),
+        "{log}"
+    );
+}

@@ -14,11 +14,13 @@
 //! wrong (a panic in normalization is caught, a message over the size limit)
 //! the message goes on unchanged, or is deferred with `--on-failure
 //! tempfail`; if the milter itself is gone, the MTA applies its
-//! `milter_default_action`. One line per message on stderr: the queue id,
+//! `milter_default_action`. SIGTERM and SIGINT let open sessions finish
+//! (`stop.rs`). One line per message on stderr: the queue id,
 //! the Message-ID, what changed and the worst verdict; `--report FILE`
 //! appends the normalize report as JSON lines.
 
 mod protocol;
+mod stop;
 
 use super::{CliError, CliResult, MilterArgs, OnFailureArg, exit};
 use mailcharset::audit::escape_controls;
@@ -26,6 +28,7 @@ use mailcharset::mime::{HeaderBlock, parse_header_block};
 use mailcharset::normalize::{self, NormalizeReport, Options};
 use protocol::{Command, Reply};
 use std::io::{self, BufReader, BufWriter, Write};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
 /// What every session shares.
@@ -37,6 +40,9 @@ struct Shared {
 }
 
 pub fn run(args: &MilterArgs) -> CliResult {
+    // Before any thread exists, so that every thread inherits the mask and
+    // only the stop thread receives SIGTERM and SIGINT.
+    let signals = stop::block_signals();
     let mut opts = super::filter::options(args.unicode11, args.headers);
     opts.on_error = args.on_error.into();
     opts.repair_cesu8 = args.repair_cesu8;
@@ -64,17 +70,29 @@ pub fn run(args: &MilterArgs) -> CliResult {
     // swapping the process-wide hook per message would race between
     // sessions.
     std::panic::set_hook(Box::new(|info| note(&format!("internal error: {info}"))));
+    let sessions = Arc::new(stop::Sessions::default());
+    let drain = std::time::Duration::from_secs(args.drain);
     if let Some(addr) = args.listen.strip_prefix("inet:") {
         let listener = std::net::TcpListener::bind(addr)
             .map_err(|e| CliError::io(&format!("listen {}", args.listen), e))?;
+        let wake = listener
+            .local_addr()
+            .map(stop::Wake::Tcp)
+            .unwrap_or(stop::Wake::Nothing);
+        let stopping = stop::on_signal(signals, wake, Arc::clone(&sessions));
         note(&format!("listening on {}", args.listen));
         for stream in listener.incoming() {
+            if stopping.load(Ordering::SeqCst) {
+                break;
+            }
             let Ok(stream) = stream else { continue };
             let _ = stream.set_read_timeout(Some(timeout));
             let _ = stream.set_nodelay(true);
+            let Ok(w) = stream.try_clone() else { continue };
             let shared = Arc::clone(&shared);
+            let open = stop::Sessions::enter(&sessions);
             std::thread::spawn(move || {
-                let Ok(w) = stream.try_clone() else { return };
+                let _open = open;
                 session(
                     BufReader::new(stream),
                     BufWriter::new(w),
@@ -83,18 +101,31 @@ pub fn run(args: &MilterArgs) -> CliResult {
                 );
             });
         }
+        drop(listener);
+        sessions.drain(drain);
         Ok(exit::OK)
     } else if let Some(path) = args.listen.strip_prefix("unix:") {
         clear_stale_socket(path)?;
         let listener = std::os::unix::net::UnixListener::bind(path)
             .map_err(|e| CliError::io(&format!("listen {}", args.listen), e))?;
+        let ours = stop::OurSocket::new(path);
+        let stopping = stop::on_signal(
+            signals,
+            stop::Wake::Unix(path.into()),
+            Arc::clone(&sessions),
+        );
         note(&format!("listening on {}", args.listen));
         for stream in listener.incoming() {
+            if stopping.load(Ordering::SeqCst) {
+                break;
+            }
             let Ok(stream) = stream else { continue };
             let _ = stream.set_read_timeout(Some(timeout));
+            let Ok(w) = stream.try_clone() else { continue };
             let shared = Arc::clone(&shared);
+            let open = stop::Sessions::enter(&sessions);
             std::thread::spawn(move || {
-                let Ok(w) = stream.try_clone() else { return };
+                let _open = open;
                 session(
                     BufReader::new(stream),
                     BufWriter::new(w),
@@ -103,6 +134,12 @@ pub fn run(args: &MilterArgs) -> CliResult {
                 );
             });
         }
+        // New sessions are refused from here on (the MTA applies its
+        // milter_default_action to them); the socket file goes too, if it
+        // is still ours.
+        drop(listener);
+        ours.remove();
+        sessions.drain(drain);
         Ok(exit::OK)
     } else {
         Err(CliError::new(
