@@ -17,7 +17,10 @@ concurrent SMTP clients, in three modes:
   (examples/postfix-content-filter.sh), re-injecting with sendmail.
 
 Then the milter is killed in the middle of a fourth run: Postfix applies
-milter_default_action (accept) and nothing is lost.
+milter_default_action (accept) and nothing is lost. In a fifth it is
+restarted the way a service manager does (SIGTERM while eight SMTP sessions
+send, then a new milter on the same socket): the stopping milter finishes
+every open session, cuts none and exits 0; nothing is lost.
 
 Checks, per mode: every Message-ID delivered exactly once; each text part
 reads (Python's email) as the original text (the damaged line of a damaged
@@ -424,7 +427,7 @@ def run_mode(mode, messages, binary, base_dir):
     listen = None
     if mode in ("milter", "killed"):
         listen = "inet:127.0.0.1:%d" % free_port()
-    elif mode == "milter-unix":
+    elif mode in ("milter-unix", "restarted"):
         listen = "unix:%s" % os.path.join(base_dir, "milter.sock")
     if listen:
         milter = subprocess.Popen([binary, "milter", "--listen", listen,
@@ -434,12 +437,54 @@ def run_mode(mode, messages, binary, base_dir):
     pf = Postfix(os.path.join(base_dir, mode), mode, listen, binary)
     try:
         start = time.time()
+        restart_fails = []
         if mode == "killed":
             half = len(messages) // 2
             errors = send_all(pf.smtp, messages[:half])
             milter.send_signal(signal.SIGKILL)
             milter.wait()
             errors += send_all(pf.smtp, messages[half:])
+        elif mode == "restarted":
+            # A service manager's restart while mail flows: SIGTERM while
+            # 8 SMTP sessions are sending the second third, then a new
+            # milter on the same socket for the last third. The stopping
+            # milter finishes its open sessions (no message cut), exits 0;
+            # sessions in between get milter_default_action (accept).
+            third = len(messages) // 3
+            errors = send_all(pf.smtp, messages[:third])
+            out = []
+            sender = threading.Thread(
+                target=lambda: out.extend(send_all(pf.smtp, messages[third:2 * third])))
+            sender.start()
+            first_log = os.path.join(base_dir, "milter-%s.log" % mode)
+            # Signal once the second third is flowing: a few of its
+            # messages logged.
+            for _ in range(600):
+                with open(first_log, errors="replace") as f:
+                    if sum(1 for l in f if re.match(r"mailcharset milter: [0-9A-F]{6,} ", l)) >= third + 3:
+                        break
+                time.sleep(0.01)
+            milter.send_signal(signal.SIGTERM)
+            try:
+                rc = milter.wait(timeout=90)
+            except subprocess.TimeoutExpired:
+                rc = None
+            with open(first_log, errors="replace") as f:
+                log = f.read()
+            if rc != 0:
+                restart_fails.append("restarted: the milter exited %r after SIGTERM" % rc)
+            if "stopped: every session finished" not in log:
+                restart_fails.append("restarted: sessions cut at the stop (see %s)" % first_log)
+            if not re.search(r"SIGTERM: no new sessions; waiting for [1-9]", log):
+                restart_fails.append("restarted: no session was open at the SIGTERM (see %s)"
+                                     % first_log)
+            milter = subprocess.Popen([binary, "milter", "--listen", listen,
+                                       "--max-message-size", str(MAX_SIZE)],
+                                      stderr=open(os.path.join(base_dir, "milter-restarted-2.log"), "w"))
+            wait_for_milter(listen)
+            sender.join()
+            errors += out
+            errors += send_all(pf.smtp, messages[2 * third:])
         else:
             errors = send_all(pf.smtp, messages)
         ok = wait_for(pf, len(messages))
@@ -448,7 +493,7 @@ def run_mode(mode, messages, binary, base_dir):
         if not ok:
             fails.append("%s: only %d of %d delivered (see %s/maillog)"
                          % (mode, len(pf.delivered()), len(messages), pf.base))
-        fails += check(mode, pf, messages)
+        fails += check(mode, pf, messages) + restart_fails
         if mode in ("milter", "milter-unix"):
             # One log line per message, naming Postfix's queue id.
             milter.terminate()
@@ -474,8 +519,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=1,
                     help="run the throughput modes this many times, interleaved; the best "
                          "rate of each is reported (the machine's noise is large)")
-    ap.add_argument("--modes", default="neither,milter,milter-unix,filter,killed",
-                    help="which runs to make (comma-separated; the default is all five)")
+    ap.add_argument("--modes", default="neither,milter,milter-unix,filter,killed,restarted",
+                    help="which runs to make (comma-separated; the default is all six)")
     args = ap.parse_args()
     if os.geteuid() != 0:
         raise SystemExit("gateway_e2e: needs root (it runs a Postfix instance)")
@@ -514,6 +559,12 @@ def main():
             _, f = run_mode("killed", killed, args.binary, os.path.join(base_dir, "k"))
             fails += f
             print("milter killed mid-run: %d messages, %d checks failed" % (len(killed), len(f)), flush=True)
+        if "restarted" in modes:
+            restarted = messages[: min(600, len(messages))]
+            _, f = run_mode("restarted", restarted, args.binary, os.path.join(base_dir, "r"))
+            fails += f
+            print("milter restarted (SIGTERM) mid-run: %d messages, %d checks failed"
+                  % (len(restarted), len(f)), flush=True)
     finally:
         if saved is None:
             os.remove(default_cf)
