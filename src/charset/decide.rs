@@ -60,7 +60,7 @@ use super::detect::{
     binary, confidence, guess, has_controls, has_magic, is_latin, latin_preference, magic,
     nul_shaped, wide_binary,
 };
-use super::dispatch::{c1_check, decode_with, unicode11};
+use super::dispatch::{c1_as_twin, c1_check, c1_twin, decode_with, unicode11};
 use super::evidence::{
     Evidence, case_of, characters, evidence, find_nonascii, foreign_mark, implausible,
     mixed_script_letters, multi_octet_chars, non_latin, nonascii_runs, plausible, repair,
@@ -130,7 +130,11 @@ fn candidate<'a>(
     read_guess(
         bytes,
         label_cs,
-        latin_preference(bytes, guess(bytes, label_tld(label_cs, opts), false)),
+        latin_preference(
+            bytes,
+            guess(bytes, label_tld(label_cs, opts), false),
+            opts.tld,
+        ),
     )
 }
 
@@ -800,6 +804,12 @@ fn accept<'a>(
     d.used = Some(used);
     if let Kind::Superset(e) = &cs.kind {
         c1_check(bytes, e, &d.text, &mut d.findings);
+    } else if let Some(enc) = used.encoding()
+        && let Some(twin) = c1_twin(enc)
+        && let Some((text, finding)) = c1_as_twin(bytes, enc, twin, &d.text)
+    {
+        d.text = Cow::Owned(text);
+        d.findings.push(finding);
     }
     if cs.is_unicode11_utf8() {
         out.mislabeled |= unicode11(d, bytes, opts.unicode11);
@@ -1739,7 +1749,7 @@ pub(super) fn unlabelled<'a>(
     let cs = if ev.in_words >= 4 && ev.errors * 4 <= ev.in_words {
         Charset::UTF_8
     } else if opts.detect {
-        let g = latin_preference(bytes, guess(bytes, opts.tld, false));
+        let g = latin_preference(bytes, guess(bytes, opts.tld, false), opts.tld);
         // windows-1252 with octets it has no character for (81 8D 8F 90
         // 9D, read as C1 controls) is no Latin text: the hint misled
         // chardetng (Shift_JIS in a raw Subject from a `.tw` sender was

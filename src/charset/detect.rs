@@ -266,7 +266,11 @@ pub(super) fn is_latin(cs: &'static Charset) -> bool {
 /// `Größe` read from a `.cn` sender as GBK `Gr鲞e`, [`wedged_in_latin`]).
 /// Then, when windows-1252's reading is no one language's, the charset of
 /// [`latin_alternative`].
-pub(super) fn latin_preference(bytes: &[u8], g: &'static Charset) -> &'static Charset {
+pub(super) fn latin_preference(
+    bytes: &[u8],
+    g: &'static Charset,
+    tld: Option<Tld>,
+) -> &'static Charset {
     if g.is_utf8() {
         return g;
     }
@@ -291,7 +295,7 @@ pub(super) fn latin_preference(bytes: &[u8], g: &'static Charset) -> &'static Ch
                 return if own_fits {
                     g
                 } else {
-                    latin_alternative(sample, &t, || usize::MAX).unwrap_or(g)
+                    latin_alternative(sample, &t, || usize::MAX, tld).unwrap_or(g)
                 };
             }
             own_fits
@@ -304,7 +308,7 @@ pub(super) fn latin_preference(bytes: &[u8], g: &'static Charset) -> &'static Ch
     if stands {
         g
     } else {
-        latin_alternative(sample, &t, t_foreign).unwrap_or(Charset::WINDOWS_1252)
+        latin_alternative(sample, &t, t_foreign, tld).unwrap_or(Charset::WINDOWS_1252)
     }
 }
 
@@ -358,11 +362,18 @@ const LATIN_ALTERNATIVES: [&encoding_rs::Encoding; 6] = [
 /// reading must decode every octet, hold no C1 control and differ from
 /// windows-1252's; of several, the one reading the most letters
 /// (ISO-8859-2 `ąś` where windows-1250 reads `±¶`). One word is no sign:
-/// a foreign name (`Åsa` in an Irish text) is not a Slovak `Ĺsa`.
+/// a foreign name (`Åsa` in an Irish text) is not a Slovak `Ĺsa`, nor
+/// Nynorsk `lèt` (`è` is no Norwegian letter here, since with it Croatian
+/// `č ć` read as `è æ` would be Norwegian) a reason to read `regulært` as
+/// Lithuanian `regulęrt`. So when windows-1252's reading has a single
+/// foreign word, the charset must be the sender's country's ([`home`])
+/// and change two words or more: a short Czech text from a `.cz` sender,
+/// `Dobrý den, dìkuji ... odpovìï` (`ì ï` are Welsh letters and `ý` not).
 fn latin_alternative(
     bytes: &[u8],
     t: &str,
     t_foreign: impl FnOnce() -> usize,
+    tld: Option<Tld>,
 ) -> Option<&'static Charset> {
     // Octets beyond ASCII mostly in pairs or runs are no Latin text (CJK,
     // UTF-8 read as Latin): every single-byte reading keeps the runs.
@@ -373,14 +384,22 @@ fn latin_alternative(
             paired += usize::from(!w[1].is_ascii());
         }
     }
-    if high == 0 || paired * 2 > high || t_foreign() < 2 {
+    if high == 0 || paired * 2 > high {
         return None;
     }
+    let one_foreign = match t_foreign() {
+        0 => return None,
+        1 => true,
+        _ => false,
+    };
     let mut best: Option<(&'static Charset, usize)> = None;
     for enc in LATIN_ALTERNATIVES {
         let cs = Charset::for_encoding(enc);
         let (own, report, _) = decode_with(bytes, cs);
-        if !report.is_clean() || own == t || own.chars().any(|c| ('\u{80}'..='\u{9f}').contains(&c))
+        if !report.is_clean()
+            || own == t
+            || own.chars().any(|c| ('\u{80}'..='\u{9f}').contains(&c))
+            || (one_foreign && (!home(tld).contains(&enc) || words_changed(t, &own, 2) < 2))
         {
             continue;
         }
@@ -390,6 +409,26 @@ fn latin_alternative(
         }
     }
     best.map(|(cs, _)| cs)
+}
+
+/// The Latin charsets of the countries whose languages
+/// [`LATIN_ALTERNATIVES`] are for, by the sender's top-level domain.
+fn home(tld: Option<Tld>) -> &'static [&'static encoding_rs::Encoding] {
+    let tld = tld.unwrap_or_default();
+    const CENTRAL: &[&encoding_rs::Encoding] =
+        &[encoding_rs::WINDOWS_1250, encoding_rs::ISO_8859_2];
+    const TURKISH: &[&encoding_rs::Encoding] = &[encoding_rs::WINDOWS_1254];
+    const BALTIC: &[&encoding_rs::Encoding] = &[
+        encoding_rs::WINDOWS_1257,
+        encoding_rs::ISO_8859_13,
+        encoding_rs::ISO_8859_4,
+    ];
+    match tld.as_bytes() {
+        b"cz" | b"sk" | b"pl" | b"hu" | b"hr" | b"si" | b"ba" | b"rs" | b"me" | b"ro" => CENTRAL,
+        b"tr" | b"az" => TURKISH,
+        b"lt" | b"lv" | b"ee" => BALTIC,
+        _ => &[],
+    }
 }
 
 /// How far a Latin reading is from one language's text: how many

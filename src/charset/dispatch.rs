@@ -205,6 +205,67 @@ pub(super) fn c1_check(
     }
 }
 
+/// The Windows charset whose octets 0x80..0x9F stand in for the C1
+/// controls of an ISO 8859 charset that has no Windows superset: the
+/// charset its writers' systems used (Word's quotes and dashes under
+/// ISO-8859-15, `š ž` of windows-1250 under ISO-8859-2). Mail text holds no
+/// C1 control; read as one, a `’` vanishes from the text.
+pub(super) fn c1_twin(enc: &'static Encoding) -> Option<&'static Encoding> {
+    use encoding_rs as e;
+    Some(if enc == e::ISO_8859_2 {
+        e::WINDOWS_1250
+    } else if enc == e::ISO_8859_4 || enc == e::ISO_8859_13 {
+        e::WINDOWS_1257
+    } else if enc == e::ISO_8859_3
+        || enc == e::ISO_8859_10
+        || enc == e::ISO_8859_14
+        || enc == e::ISO_8859_15
+        || enc == e::ISO_8859_16
+    {
+        e::WINDOWS_1252
+    } else if enc == e::ISO_8859_5 {
+        e::WINDOWS_1251
+    } else if enc == e::ISO_8859_6 {
+        e::WINDOWS_1256
+    } else if enc == e::ISO_8859_7 {
+        e::WINDOWS_1253
+    } else if enc == e::ISO_8859_8 || enc == e::ISO_8859_8_I {
+        e::WINDOWS_1255
+    } else {
+        return None;
+    })
+}
+
+/// `text` (`bytes` read as the single-octet `enc`) with the C1 controls it
+/// read for 0x80..0x9F replaced by `twin`'s characters there ([`c1_twin`]),
+/// and the `c1-in-latin1` finding; `None` when there is no C1 octet.
+pub(super) fn c1_as_twin(
+    bytes: &[u8],
+    enc: &'static Encoding,
+    twin: &'static Encoding,
+    text: &str,
+) -> Option<(String, Finding)> {
+    let first = bytes.iter().position(|b| (0x80..0xA0).contains(b))?;
+    let count = bytes.iter().filter(|b| (0x80..0xA0).contains(*b)).count();
+    let mut out = String::with_capacity(text.len() + 2 * count);
+    for c in text.chars() {
+        match u8::try_from(u32::from(c)) {
+            Ok(b @ 0x80..0xA0) => {
+                let one = [b];
+                let (t, _) = twin.decode_without_bom_handling(&one);
+                out.push_str(&t);
+            }
+            _ => out.push(c),
+        }
+    }
+    let finding = Finding::new(FindingKind::C1InLatin1, first, count).with_note(format!(
+        "{count} octet(s) 0x80..0x9F, C1 controls in {}, read as {}",
+        enc.name(),
+        twin.name()
+    ));
+    Some((out, finding))
+}
+
 /// `possible-old-hangul` for text not labelled UNICODE-1-1-UTF-8 whose
 /// U+3400..U+4DFF outnumber the other CJK characters
 /// ([`hangul::possible_old_hangul`]). A question about the text, asked by

@@ -3441,3 +3441,78 @@ fn regression_raw_header_octets_are_read_in_the_charset_of_the_text() {
     let msg = raw(subject.as_bytes(), "iso-8859-2", &encode(body, l2));
     assert_eq!(subject_of(&filtered(&msg)), subject);
 }
+
+/// Text under an ISO 8859 label with octets 0x80..0x9F, C1 controls in the
+/// label's charset: Word's quotes and dashes of the writer's Windows
+/// charset (a Polish writer in Pine quoting `“IsC”`, in the linux-mips
+/// archive). They are read as that charset's characters, the rest as the
+/// label says, and reported; no C1 control reaches the text. encoding_rs
+/// writes each piece in its own charset.
+#[test]
+fn c1_octets_under_iso_8859_labels_are_the_windows_charsets_punctuation() {
+    // (label, its Windows charset, text in the label's charset, punctuation
+    // only the Windows charset has)
+    let cases: &[(&str, &str, &str, &str)] = &[
+        (
+            "iso-8859-15",
+            "windows-1252",
+            "Prix : 5 €, l'œuvre",
+            "’ — “ça” …",
+        ),
+        ("iso-8859-2", "windows-1250", "Říkal, že šel", "„ahoj“ – ‰"),
+        ("iso-8859-7", "windows-1253", "Καλημέρα σας", "— ‘ναι’ …"),
+        ("iso-8859-5", "windows-1251", "Привет, как дела", "— “ok” …"),
+        ("iso-8859-8", "windows-1255", "שלום לכם", "— “כן” …"),
+        (
+            "iso-8859-13",
+            "windows-1257",
+            "Ačiū, labai gerai",
+            "„taip“ – …",
+        ),
+        (
+            "iso-8859-16",
+            "windows-1252",
+            "Mulțumesc frumos",
+            "„da” – …",
+        ),
+    ];
+    for &(label, windows, text, marks) in cases {
+        let enc = |s: &str, name: &str| {
+            let e = Encoding::for_label(name.as_bytes()).expect("label");
+            let (b, _, bad) = e.encode(s);
+            assert!(!bad, "{s} in {name}");
+            b.into_owned()
+        };
+        let mut bytes = enc(text, label);
+        bytes.push(b' ');
+        let punct = enc(marks, windows);
+        assert!(
+            punct.iter().any(|b| (0x80..0xA0).contains(b)),
+            "{marks} uses 0x80..0x9F in {windows}"
+        );
+        bytes.extend_from_slice(&punct);
+        bytes.push(b'\n');
+        let opts = DecodeOptions {
+            body: true,
+            ..DecodeOptions::default()
+        };
+        let d = charset::decode(&bytes, Some(label.as_bytes()), &opts);
+        assert_eq!(d.text, format!("{text} {marks}\n"), "under {label}");
+        let f = d
+            .findings
+            .iter()
+            .find(|f| f.kind == FindingKind::C1InLatin1)
+            .unwrap_or_else(|| panic!("c1-in-latin1 under {label}: {:?}", d.findings));
+        assert_eq!(
+            f.count,
+            punct.iter().filter(|b| (0x80..0xA0).contains(*b)).count()
+        );
+        assert_eq!(
+            f.offset,
+            bytes
+                .iter()
+                .position(|b| (0x80..0xA0).contains(b))
+                .expect("a C1 octet")
+        );
+    }
+}

@@ -403,6 +403,26 @@ fn regression_latin_guesses() {
     for tld in ["cz", "hu", "pl"] {
         assert_eq!(read(ca, "windows-1252", None, tld).0, ca, "from .{tld}");
     }
+    // One word outside any one alphabet in windows-1252's reading (`ì ï`
+    // are Welsh, `ý` is not): thin evidence, so windows-1250 only from a
+    // Czech sender; the Nynorsk `lèt` from a `.bg` sender is not reason
+    // enough to read `regulært` as Lithuanian `regulęrt`.
+    let cs = "Dobrý den, děkuji za rychlou odpověď.";
+    assert_eq!(read(cs, "windows-1250", Some("utf-8"), "cz").0, cs);
+    assert_eq!(read(cs, "windows-1250", None, "cz").0, cs);
+    assert_eq!(
+        read(cs, "windows-1250", None, "com").1,
+        Some("windows-1252"),
+        "from .com the evidence stays too thin"
+    );
+    let nn = "regulært uttrykk men lèt seg ikkje installera to markørar i høgre-tekst";
+    for tld in ["bg", "cz", "com"] {
+        assert_eq!(read(nn, "windows-1252", None, tld).0, nn, "from .{tld}");
+    }
+    // The price of the sender's country as evidence: the same Nynorsk from
+    // a Lithuanian sender is read as windows-1257, whose reading is all
+    // Lithuanian letters (`ę č ų`).
+    assert_eq!(read(nn, "windows-1252", None, "lt").1, Some("windows-1257"));
     // GB2312 full-width signs, which windows-1252 and windows-1254 read
     // alike: windows-1252 is named, not a look-alike.
     let gb = b"WROTE\xa3\xba=====\n> \xa1\xa1\xa1\xa1Guangxing Zhang\n";
