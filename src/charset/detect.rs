@@ -411,22 +411,18 @@ fn latin_alternative(
     best.map(|(cs, _)| cs)
 }
 
-/// The Latin charsets of the countries whose languages
-/// [`LATIN_ALTERNATIVES`] are for, by the sender's top-level domain.
+/// The Central European and Turkish charsets of the countries whose
+/// languages [`LATIN_ALTERNATIVES`] are for, by the sender's top-level
+/// domain. Not the Baltic ones: windows-1257 reads Western `æ è ø å á` as
+/// Lithuanian `ę č ų ą į`, so that Croatian `moguæe èitati` (windows-1250
+/// read as windows-1252) from a `.lt` sender became `moguęe čitati`.
 fn home(tld: Option<Tld>) -> &'static [&'static encoding_rs::Encoding] {
-    let tld = tld.unwrap_or_default();
     const CENTRAL: &[&encoding_rs::Encoding] =
         &[encoding_rs::WINDOWS_1250, encoding_rs::ISO_8859_2];
     const TURKISH: &[&encoding_rs::Encoding] = &[encoding_rs::WINDOWS_1254];
-    const BALTIC: &[&encoding_rs::Encoding] = &[
-        encoding_rs::WINDOWS_1257,
-        encoding_rs::ISO_8859_13,
-        encoding_rs::ISO_8859_4,
-    ];
-    match tld.as_bytes() {
+    match tld.unwrap_or_default().as_bytes() {
         b"cz" | b"sk" | b"pl" | b"hu" | b"hr" | b"si" | b"ba" | b"rs" | b"me" | b"ro" => CENTRAL,
         b"tr" | b"az" => TURKISH,
-        b"lt" | b"lv" | b"ee" => BALTIC,
         _ => &[],
     }
 }
