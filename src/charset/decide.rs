@@ -31,6 +31,7 @@
 //! | KOI8-R read cleanly with 3+ of KOI8-U's letter octets (A4 A6 A7 AD B4 B6 B7 BD) as box drawing touching letters, and no other box drawing touching one (`koi8u_letters`) | Ukrainian KOI8-U under KOI8-R (`Прив╕т`) | `mislabeled` | KOI8-U |
 //! | a Latin label (not windows-1258) read cleanly into runs of 3+ non-ASCII characters: 3+ runs, 32+ characters in them, at least half as many runs as words with a non-ASCII character ([`nonascii_runs`]) | another script read as Latin (`Ïðèâåò`, `ÇÑ±¹¾î`) | `mislabeled` if a candidate reads plausibly, in a script other than Latin, its Cyrillic or Greek case natural (`Case::natural`); windows-1251 or x-mac-cyrillic by their capitals | the candidate's |
 //! | a Latin label (not macintosh, windows-1258) or a Cyrillic one read cleanly with 3+ symbols inside words ([`symbols_in_words`]) | `Wroc³aw`, `¾lu»ouèký`, `Я№штхђ`: windows-1250, ISO-8859-2, windows-1251 read in another charset of the script | `mislabeled` if chardetng's guess is of the script (not windows-1252), reads 3+ of them as letters fitting their word's case (2+ different symbols under a Latin label), turns no letter into a symbol ([`repair`]), and its windows-1250/ISO-8859-2 twin does not read them as well | the guess's |
+//! | a Latin label (not macintosh) read cleanly with 3+ words whose letters no one alphabet holds, where windows-1252 or a Turkish, Central European or Baltic charset reads every word as one language's, mending 3+ of those words that are not names and as many of the label's foreign words as of its others ([`alphabet_lie`]) | `Joăo, informaçăo, tręs`: Latin-1 under ISO-8859-2; Hungarian `hõmérséklet` under Latin-1 | `mislabeled` | that charset |
 //! | ISO-8859-6 with 4+ errors | windows-1256 (`ف ق ك` have no octet in ISO-8859-6) | `mislabeled` if the guess is windows-1256, reads more letters in words, no Latin letter inside an Arabic word | windows-1256 |
 //! | errors, label explains the text: `clean >= 1` and (`errors <= 3` or `8 * errors <= clean`), or 4+ characters on lines the label decodes entirely (and `8 * errors` at most 8 times those), or (UTF-8) complete forms only a UTF-8 writer makes, accounting for the errors (at most six per form, plus three) | damaged | `invalid` (`truncated` when it ends inside a character) | the label's, U+FFFD at the damage only |
 //! | … and some damaged lines hold no character of the label but read cleanly in another charset: 2+ characters, letters in words, not shaped like damaged UTF-8 ([`foreign_lines_read`]) | mixed (a Latin-1 footer in a UTF-8 letter) | `suspicious`, finding `mixed-charset` ("read as such") | the label's; those lines in that charset |
@@ -57,8 +58,8 @@
 //! these thresholds.
 
 use super::detect::{
-    binary, confidence, guess, has_controls, has_magic, is_latin, latin_preference, magic,
-    nul_shaped, wide_binary,
+    alphabet_lie, binary, confidence, guess, has_controls, has_magic, is_latin, latin_preference,
+    magic, nul_shaped, wide_binary,
 };
 use super::dispatch::{c1_as_twin, c1_check, c1_twin, decode_with, unicode11};
 use super::evidence::{
@@ -641,6 +642,34 @@ pub(super) fn labelled<'a>(
                 Finding::new(FindingKind::Mislabeled, first_nonascii(bytes), 1).with_note(format!(
                     "read as {}, {} symbols sit inside words; it reads them as letters as {}",
                     cs.name, fix.repaired, det.charset.name
+                )),
+            );
+            return;
+        }
+        // A Latin label whose reading is no one language's, where another
+        // Latin charset reads every word as one language's.
+        if !ascii
+            && opts.detect
+            && latin_label(cs)
+            && cs.decoder_name() != Some("macintosh")
+            && let Some((lie, foreign)) = alphabet_lie(bytes, cs)
+            && let (t, r, used) = decode_with(bytes, lie)
+            && r.is_clean()
+        {
+            read_as(
+                d,
+                out,
+                Detected {
+                    charset: used,
+                    confidence: 0.9,
+                },
+                t,
+                Finding::new(FindingKind::Mislabeled, first_nonascii(bytes), 1).with_note(format!(
+                    "read as {}, {foreign}{} words have letters no one language has together; \
+                     {} reads every word as one language's",
+                    cs.name,
+                    if foreign >= 64 { "+" } else { "" },
+                    used.name
                 )),
             );
             return;

@@ -318,11 +318,18 @@ const LATIN_SAMPLE: usize = 64 << 10;
 /// How many different words two single-byte readings of the same octets
 /// (a character an octet) read differently, counted up to `enough`.
 fn words_changed(a: &str, b: &str, enough: usize) -> usize {
+    changed_words(a, b, enough).len()
+}
+
+/// The words of `a` (lower case, each once) that `b`, the same octets in
+/// another single-byte charset, reads differently, up to `enough`; each
+/// with whether it is only ever written capitalised in `a` (a name).
+fn changed_words(a: &str, b: &str, enough: usize) -> Vec<(String, bool)> {
     let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
     if a.len() != b.len() {
-        return 0;
+        return Vec::new();
     }
-    let mut changed: Vec<String> = Vec::new();
+    let mut changed: Vec<(String, bool)> = Vec::new();
     let mut start = 0;
     for i in 0..=a.len() {
         if i < a.len() && (a[i].is_alphabetic() || b[i].is_alphabetic()) {
@@ -330,8 +337,11 @@ fn words_changed(a: &str, b: &str, enough: usize) -> usize {
         }
         if a[start..i] != b[start..i] {
             let word: String = a[start..i].iter().flat_map(|c| c.to_lowercase()).collect();
-            if !changed.contains(&word) {
-                changed.push(word);
+            let capital = a.get(start).is_some_and(|c| c.is_uppercase());
+            if let Some(seen) = changed.iter_mut().find(|(w, _)| *w == word) {
+                seen.1 &= capital;
+            } else {
+                changed.push((word, capital));
                 if changed.len() >= enough {
                     break;
                 }
@@ -339,7 +349,7 @@ fn words_changed(a: &str, b: &str, enough: usize) -> usize {
         }
         start = i + 1;
     }
-    changed.len()
+    changed
 }
 
 /// The Latin charsets that [`latin_alternative`] tries, in this order.
@@ -411,6 +421,73 @@ fn latin_alternative(
     best.map(|(cs, _)| cs)
 }
 
+/// A Latin charset for text under a Latin label whose reading is no one
+/// language's: three different words or more with a letter outside the
+/// best-fitting alphabet (Portuguese `Joăo, informaçăo, tręs, açőes`:
+/// ISO-8859-1 under an ISO-8859-2 label, whose `ă ő ę` are Romanian,
+/// Hungarian and Polish), when the charset's reading fits one alphabet in
+/// every word, fits better than the label's ([`compare_fit`]), changes
+/// three words or more, decodes every octet and holds no C1 control. Tried
+/// in the order windows-1252, then [`LATIN_ALTERNATIVES`]; of several, the
+/// one reading the most letters. It must change three words or more,
+/// not names (written only capitalised: a list of names, `Čapek, Müller`,
+/// is anyone's), that the label reads with letters outside the
+/// charset's own best-fitting alphabet, and change no more of the words
+/// the label reads as one language's than of the label's foreign words: Latvian with German and Czech names
+/// (`Kļūda ... Müller-Lüdenscheidt, Čapek` under windows-1257) reads in
+/// windows-1252 as `Kïûda`, Dutch letters all, but mends none of the names.
+/// Returns the charset and the label's foreign words (up to 64). A
+/// correctly labelled text fits its language's alphabet, or has a foreign
+/// name or two (`Dvořák` in a German text); what is in no alphabet here (a
+/// language the table does not hold) rarely fits another one perfectly in
+/// another charset.
+pub(super) fn alphabet_lie(
+    bytes: &[u8],
+    label: &'static Charset,
+) -> Option<(&'static Charset, usize)> {
+    let sample = &bytes[..bytes.len().min(LATIN_SAMPLE)];
+    let (l, _, _) = decode_with(sample, label);
+    let (foreign, _) = foreign_words(&l, 64);
+    if foreign.len() < 3 {
+        return None;
+    }
+    let mut best: Option<(&'static Charset, usize)> = None;
+    for enc in std::iter::once(encoding_rs::WINDOWS_1252).chain(LATIN_ALTERNATIVES) {
+        if label.encoding() == Some(enc) {
+            continue;
+        }
+        let cs = Charset::for_encoding(enc);
+        let (own, report, _) = decode_with(sample, cs);
+        if !report.is_clean() || own == l || own.chars().any(|c| ('\u{80}'..='\u{9f}').contains(&c))
+        {
+            continue;
+        }
+        let (misfit, letters) = misfits(&own, 1);
+        if misfit == 0
+            && letters > 0
+            && compare_fit(&own, &l) == Some(std::cmp::Ordering::Greater)
+            && best.is_none_or(|(_, n)| letters > n)
+        {
+            // It mends the label's foreign words, and changes fewer of the
+            // words the label reads as one language's.
+            // It mends three words or more, not names, that are foreign to
+            // its own alphabet, and as many of the label's foreign words
+            // as it changes of the words the label reads as one language's.
+            let changed = changed_words(&l, &own, usize::MAX);
+            let theirs = foreign_to(&l, Letters::of(&own).best().0, usize::MAX);
+            let mended = changed
+                .iter()
+                .filter(|(w, capital)| !capital && theirs.contains(w))
+                .count();
+            let label_foreign = changed.iter().filter(|(w, _)| foreign.contains(w)).count();
+            if mended >= 3 && label_foreign >= changed.len() - label_foreign {
+                best = Some((cs, letters));
+            }
+        }
+    }
+    best.map(|(cs, _)| (cs, foreign.len()))
+}
+
 /// The Central European and Turkish charsets of the countries whose
 /// languages [`LATIN_ALTERNATIVES`] are for, by the sender's top-level
 /// domain. Not the Baltic ones: windows-1257 reads Western `æ è ø å á` as
@@ -436,8 +513,19 @@ fn home(tld: Option<Tld>) -> &'static [&'static encoding_rs::Encoding] {
 /// written twice is one word; the count stops at `enough`. And the
 /// reading's letters beyond ASCII.
 fn misfits(text: &str, enough: usize) -> (usize, usize) {
+    let (foreign, letters) = foreign_words(text, enough);
+    (foreign.len(), letters)
+}
+
+/// [`misfits`]' foreign words themselves (lower case), and the letters.
+fn foreign_words(text: &str, enough: usize) -> (Vec<String>, usize) {
     let letters = Letters::of(text);
-    let abc = letters.best().0;
+    (foreign_to(text, letters.best().0, enough), letters.total())
+}
+
+/// The words of `text` (lower case, each once, up to `enough`) with a
+/// letter outside the alphabet `abc` or a symbol inside ([`misfits`]).
+fn foreign_to(text: &str, abc: &str, enough: usize) -> Vec<String> {
     // Double quotes are the same octets in every windows-125x charset, and
     // Turkish puts them before a suffix (`“dosya”nın`).
     let symbol = |c: char| word_symbol(c) && !matches!(c, '\u{201C}'..='\u{201E}');
@@ -479,7 +567,7 @@ fn misfits(text: &str, enough: usize) -> (usize, usize) {
         }
         at = end;
     }
-    (foreign.len(), letters.total())
+    foreign
 }
 
 /// Whether the windows-1252 reading `text` has a non-letter inside a word

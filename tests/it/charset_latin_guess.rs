@@ -425,6 +425,30 @@ fn regression_latin_guesses() {
     let hr = "Nije moguće čitati datoteku; provjerite dozvole.";
     assert_ne!(read(hr, "windows-1250", None, "lt").1, Some("windows-1257"));
     assert_eq!(read(hr, "windows-1250", None, "hr").0, hr);
+    // Under a Latin label that lies about which Latin charset: the label's
+    // reading is no one language's in three words or more (`Joăo`
+    // `informaçăo` `tręs`: Romanian, Hungarian and Polish letters), and
+    // another charset's mends them.
+    let labelled = |text: &str, cs: &str, label: &str| read(text, cs, Some(label), "com");
+    let pt = "Olá João, obrigado pela informação sobre a reunião. As ações caíram três por cento. Você já recebeu?";
+    assert_eq!(
+        labelled(pt, "iso-8859-1", "iso-8859-2"),
+        (pt.to_string(), Some("windows-1252"))
+    );
+    let hu =
+        "A hőmérséklet túl magas, a tűz közel van; kérjük, hívja a szolgálatot és győződjön meg.";
+    assert_eq!(labelled(hu, "iso-8859-2", "iso-8859-1").0, hu);
+    // Correct labels whose text holds names of other languages keep them.
+    let lv = "Kļūda, saņemot informāciju datnes deskriptoram\nTurp ritinātājs\nWinHelp palīdzības datne\nMüller-Lüdenscheidt\nÉcole\nČapek";
+    assert_eq!(
+        labelled(lv, "windows-1257", "windows-1257"),
+        (lv.to_string(), None)
+    );
+    let names = "Čapek\né\nMüller-Lüdenscheidt\né\nMülčler-Lüdenschůidt\n";
+    assert_eq!(
+        labelled(names, "windows-1250", "windows-1250"),
+        (names.to_string(), None)
+    );
     // GB2312 full-width signs, which windows-1252 and windows-1254 read
     // alike: windows-1252 is named, not a look-alike.
     let gb = b"WROTE\xa3\xba=====\n> \xa1\xa1\xa1\xa1Guangxing Zhang\n";
