@@ -61,6 +61,11 @@ const ALPHABETS: &[(&str, &str)] = &[
     ("crh", "âçğıİñöşü"),
 ];
 
+const _: () = assert!(
+    ALPHABETS.len() <= 64,
+    "holders() keeps one bit per alphabet"
+);
+
 /// The letters beyond ASCII of a text, case folded: each different letter
 /// and how often it occurs (a text has a few dozen different ones at
 /// most), and their number.
@@ -98,19 +103,21 @@ impl Letters {
         letters
     }
 
-    /// The alphabet holding most of the letters, and how many it holds.
+    /// The alphabet holding most of the letters, and how many it holds
+    /// (of several, the last in [`ALPHABETS`]).
     pub(super) fn best(&self) -> (&'static str, usize) {
+        let mut held = [0usize; ALPHABETS.len()];
+        for &(c, n) in &self.counts {
+            let mut mask = holders(c);
+            while mask != 0 {
+                held[mask.trailing_zeros() as usize] += n;
+                mask &= mask - 1;
+            }
+        }
         ALPHABETS
             .iter()
-            .map(|(_, abc)| {
-                let held = self
-                    .counts
-                    .iter()
-                    .filter(|(c, _)| abc.contains(*c))
-                    .map(|(_, n)| n)
-                    .sum();
-                (*abc, held)
-            })
+            .zip(held)
+            .map(|((_, abc), held)| (*abc, held))
             .max_by_key(|&(_, held)| held)
             .unwrap_or(("", 0))
     }
@@ -119,6 +126,28 @@ impl Letters {
     pub(super) fn total(&self) -> usize {
         self.total
     }
+}
+
+/// Which alphabets hold the (folded) letter `c`: bit `i` for
+/// `ALPHABETS[i]`. The letters and their alphabets are listed once, sorted.
+fn holders(c: char) -> u64 {
+    static TABLE: std::sync::OnceLock<Vec<(char, u64)>> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        let mut t: Vec<(char, u64)> = Vec::new();
+        for (i, (_, abc)) in ALPHABETS.iter().enumerate() {
+            for c in abc.chars() {
+                match t.iter_mut().find(|(d, _)| *d == c) {
+                    Some(e) => e.1 |= 1 << i,
+                    None => t.push((c, 1 << i)),
+                }
+            }
+        }
+        t.sort_unstable();
+        t
+    });
+    table
+        .binary_search_by_key(&c, |&(d, _)| d)
+        .map_or(0, |k| table[k].1)
 }
 
 /// How well the best-fitting language's alphabet holds the letters beyond

@@ -652,7 +652,7 @@ pub(super) fn labelled<'a>(
             && opts.detect
             && latin_label(cs)
             && cs.decoder_name() != Some("macintosh")
-            && let Some((lie, foreign)) = alphabet_lie(bytes, cs)
+            && let Some((lie, foreign)) = alphabet_lie(bytes, cs, &text)
             && let (t, r, used) = decode_with(bytes, lie)
             && r.is_clean()
         {

@@ -444,10 +444,30 @@ fn latin_alternative(
 pub(super) fn alphabet_lie(
     bytes: &[u8],
     label: &'static Charset,
+    text: &str,
 ) -> Option<(&'static Charset, usize)> {
     let sample = &bytes[..bytes.len().min(LATIN_SAMPLE)];
-    let (l, _, _) = decode_with(sample, label);
-    let (foreign, _) = foreign_words(&l, 64);
+    // Three foreign words need three octets beyond ASCII (most text has a
+    // name or two and stops here).
+    let mut at = 0;
+    for _ in 0..3 {
+        at += 1 + find_nonascii(sample.get(at..)?)?;
+    }
+    // `text` is the label's reading, a character an octet.
+    let l = if sample.len() == bytes.len() {
+        text
+    } else {
+        text.char_indices()
+            .nth(sample.len())
+            .map_or(text, |(end, _)| &text[..end])
+    };
+    // Most text fits one alphabet: no word need be looked at.
+    let letters = Letters::of(l);
+    let abc = letters.best();
+    if abc.1 == letters.total() {
+        return None;
+    }
+    let foreign = foreign_to(l, abc.0, 64);
     if foreign.len() < 3 {
         return None;
     }
@@ -465,7 +485,7 @@ pub(super) fn alphabet_lie(
         let (misfit, letters) = misfits(&own, 1);
         if misfit == 0
             && letters > 0
-            && compare_fit(&own, &l) == Some(std::cmp::Ordering::Greater)
+            && compare_fit(&own, l) == Some(std::cmp::Ordering::Greater)
             && best.is_none_or(|(_, n)| letters > n)
         {
             // It mends the label's foreign words, and changes fewer of the
@@ -473,8 +493,8 @@ pub(super) fn alphabet_lie(
             // It mends three words or more, not names, that are foreign to
             // its own alphabet, and as many of the label's foreign words
             // as it changes of the words the label reads as one language's.
-            let changed = changed_words(&l, &own, usize::MAX);
-            let theirs = foreign_to(&l, Letters::of(&own).best().0, usize::MAX);
+            let changed = changed_words(l, &own, usize::MAX);
+            let theirs = foreign_to(l, Letters::of(&own).best().0, usize::MAX);
             let mended = changed
                 .iter()
                 .filter(|(w, capital)| !capital && theirs.contains(w))

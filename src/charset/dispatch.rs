@@ -245,8 +245,16 @@ pub(super) fn c1_as_twin(
     twin: &'static Encoding,
     text: &str,
 ) -> Option<(String, Finding)> {
-    let first = bytes.iter().position(|b| (0x80..0xA0).contains(b))?;
-    let count = bytes.iter().filter(|b| (0x80..0xA0).contains(*b)).count();
+    // Most text has none: looked for a block at a time first.
+    let c1 = |b: &u8| b & 0xE0 == 0x80;
+    if !bytes
+        .chunks(64)
+        .any(|c| c.iter().fold(false, |a, b| a | c1(b)))
+    {
+        return None;
+    }
+    let first = bytes.iter().position(c1)?;
+    let count = bytes.iter().filter(|b| c1(b)).count();
     let mut out = String::with_capacity(text.len() + 2 * count);
     for c in text.chars() {
         match u8::try_from(u32::from(c)) {
