@@ -756,6 +756,14 @@ pub(super) fn labelled<'a>(
         // pair up into such letters by chance, "谢谢" into "лл").
         && !(utf8_label && ev.in_words >= 1 && det.charset.encoding().is_some_and(|e| e.is_single_byte()))
     {
+        // chardetng's windows-1251 may be x-mac-cyrillic (a subject
+        // `Встреча` under a utf-8 lie was `‚стреча`); when the two cannot
+        // be told apart, windows-1251 as before.
+        let (det, t) = if det.charset.decoder_name() == Some("windows-1251") {
+            mac_cyrillic(bytes, det, t.clone()).unwrap_or((det, t))
+        } else {
+            (det, t)
+        };
         let first = report.errors.iter().map(|e| e.1).min().unwrap_or(0);
         let why = Finding::new(FindingKind::Mislabeled, first, 1).with_note(format!(
             "invalid as {} ({} errors, {} characters read, {} in words), valid as {}",

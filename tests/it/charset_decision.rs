@@ -3516,3 +3516,32 @@ fn c1_octets_under_iso_8859_labels_are_the_windows_charsets_punctuation() {
         );
     }
 }
+
+/// Russian under a utf-8 lie, in windows-1251 or in x-mac-cyrillic
+/// (whose capitals windows-1251 reads as symbols: `Встреча` was
+/// `‚стреча`): each read in its own charset, from a word to sentences.
+#[test]
+fn russian_under_a_utf8_lie_is_read_in_its_own_cyrillic_charset() {
+    let texts = [
+        "Встреча",
+        "Привет, Мария!",
+        "Встреча перенесена на пятницу. С уважением, Анна Смирнова",
+    ];
+    let opts = DecodeOptions {
+        body: true,
+        ..DecodeOptions::default()
+    };
+    for text in texts {
+        for cs in [encoding_rs::WINDOWS_1251, encoding_rs::X_MAC_CYRILLIC] {
+            let (bytes, _, bad) = cs.encode(text);
+            assert!(!bad);
+            let d = charset::decode(&bytes, Some(b"utf-8"), &opts);
+            assert_eq!(d.text, text, "{} under utf-8", cs.name());
+            assert_eq!(
+                d.detected.map(|g| g.charset.name()),
+                Some(cs.name()),
+                "{text:?}"
+            );
+        }
+    }
+}
