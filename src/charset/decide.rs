@@ -548,8 +548,11 @@ pub(super) fn labelled<'a>(
             && opts.detect
             && cyrillic_label(cs)
             && let k = case_of(&text)
-            && k.inverted >= CASE_INVERTED
-            && k.inverted > 2 * k.capitalised
+            // Turned-over words, or a few with the rest in capitals: a
+            // lowercase text read as the other charset is capitals but
+            // for the capital that began each sentence (`рТПЫХ РТЙУМБФШ`).
+            && ((k.inverted >= CASE_INVERTED && k.inverted > 2 * k.capitalised)
+                || (k.inverted >= 2 && k.upper > 3 * k.lower))
             && let Some((det, t)) = candidate(bytes, cs, opts)
             && cyrillic_label(det.charset)
             // chardetng says windows-1251 for any x-mac-cyrillic text: under

@@ -3545,3 +3545,24 @@ fn russian_under_a_utf8_lie_is_read_in_its_own_cyrillic_charset() {
         }
     }
 }
+
+/// KOI8-R under a windows-1251 label reads as capitals but for each
+/// sentence's first word, turned over (`рТПЫХ РТЙУМБФШ`): two sentences
+/// are enough. Capitals written as such, with a unit or two whose case is
+/// turned by nature (`кВт`, `мА`), keep their label.
+#[test]
+fn koi8r_under_windows_1251_is_read_from_two_sentences() {
+    let opts = DecodeOptions {
+        body: true,
+        ..DecodeOptions::default()
+    };
+    let text = "Прошу прислать исправленную версию до пятницы.\nВстреча будет в четверг в два часа дня в нашем офисе.\n";
+    let (bytes, _, _) = encoding_rs::KOI8_R.encode(text);
+    let d = charset::decode(&bytes, Some(b"windows-1251"), &opts);
+    assert_eq!(d.text, text);
+    let caps = "ВНИМАНИЕ! МОЩНОСТЬ 5 кВт, ТОК 20 мА. НЕ ВКЛЮЧАТЬ БЕЗ ЗАЗЕМЛЕНИЯ.\nПРОВЕРИТЬ ПЕРЕД ЗАПУСКОМ, 3 кВт НА ФАЗУ.\n";
+    let (bytes, _, _) = encoding_rs::WINDOWS_1251.encode(caps);
+    let d = charset::decode(&bytes, Some(b"windows-1251"), &opts);
+    assert_eq!(d.text, caps);
+    assert_eq!(d.detected, None);
+}
