@@ -256,22 +256,59 @@ pub(super) fn c1_as_twin(
     let first = bytes.iter().position(c1)?;
     let count = bytes.iter().filter(|b| c1(b)).count();
     let mut out = String::with_capacity(text.len() + 2 * count);
-    for c in text.chars() {
+    let chars: Vec<char> = text.chars().collect();
+    let mut damaged = 0;
+    for (i, &c) in chars.iter().enumerate() {
         match u8::try_from(u32::from(c)) {
             Ok(b @ 0x80..0xA0) => {
                 let one = [b];
                 let (t, _) = twin.decode_without_bom_handling(&one);
-                out.push_str(&t);
+                // A mark no word holds, between two letters: a damaged
+                // octet, not the writer's punctuation. Between Greek,
+                // Cyrillic, Hebrew or Arabic letters any mark but an
+                // apostrophe (`ευχαρι–στώ`, `μ…υ`); between Latin ones any
+                // but an apostrophe or a dash (`I’ll`, `Jean–Pierre`).
+                let letter = |k: Option<&char>| k.copied().filter(|c| c.is_alphabetic());
+                let latin = |c: char| c.is_ascii() || ('\u{80}'..'\u{250}').contains(&c);
+                let damage = match (
+                    i.checked_sub(1).and_then(|k| letter(chars.get(k))),
+                    letter(chars.get(i + 1)),
+                ) {
+                    (Some(a), Some(z)) => t.chars().all(|m| {
+                        !m.is_alphabetic()
+                            && !matches!(m, '’' | '‘' | 'ʼ')
+                            && (!(latin(a) || latin(z)) || !matches!(m, '–' | '—'))
+                    }),
+                    _ => false,
+                };
+                // An octet the Windows charset has no character for either.
+                let none = t.chars().any(|m| ('\u{80}'..='\u{9f}').contains(&m));
+                if damage || none {
+                    out.push('\u{FFFD}');
+                    damaged += 1;
+                } else {
+                    out.push_str(&t);
+                }
             }
             _ => out.push(c),
         }
     }
-    let finding = Finding::new(FindingKind::C1InLatin1, first, count).with_note(format!(
+    let mut note = format!(
         "{count} octet(s) 0x80..0x9F, C1 controls in {}, read as {}",
         enc.name(),
         twin.name()
-    ));
-    Some((out, finding))
+    );
+    if damaged > 0 {
+        note.push_str(&format!(
+            "; {damaged} of them damage (between two letters, marks no word holds; or no \
+             character in {} either): replaced",
+            twin.name()
+        ));
+    }
+    Some((
+        out,
+        Finding::new(FindingKind::C1InLatin1, first, count).with_note(note),
+    ))
 }
 
 /// `possible-old-hangul` for text not labelled UNICODE-1-1-UTF-8 whose

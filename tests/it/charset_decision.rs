@@ -3566,3 +3566,45 @@ fn koi8r_under_windows_1251_is_read_from_two_sentences() {
     assert_eq!(d.text, caps);
     assert_eq!(d.detected, None);
 }
+
+/// A C1 octet between two letters is damage when no word holds its
+/// Windows mark there: between Greek letters any mark but an apostrophe,
+/// between Latin ones any but an apostrophe or a dash; so is one the
+/// Windows charset has no character for. Damage is replaced (and noted);
+/// the writer's punctuation is read.
+#[test]
+fn c1_octets_between_letters_are_damage_unless_words_hold_the_mark() {
+    let opts = DecodeOptions {
+        body: true,
+        ..DecodeOptions::default()
+    };
+    let cases: &[(&str, &[u8], &str)] = &[
+        (
+            "iso-8859-7",
+            b"\xc5\xf5\xf7\xe1\xf1\xe9\x96\xf3\xf4\xfe \x85\xc1\xe8\xde\xed\xe1.\n",
+            "Ευχαρι\u{FFFD}στώ …Αθήνα.\n",
+        ),
+        // 0x81: no character in windows-1253 either.
+        ("iso-8859-7", b"\xc1\x81 \xc2\n", "Α\u{FFFD} Β\n"),
+        (
+            "iso-8859-15",
+            b"Jean\x96Pierre don\x92t caf\x95e \xa4\n",
+            "Jean–Pierre don’t caf\u{FFFD}e €\n",
+        ),
+    ];
+    for &(label, bytes, want) in cases {
+        let d = charset::decode(bytes, Some(label.as_bytes()), &opts);
+        assert_eq!(d.text, want, "under {label}");
+        let f = d
+            .findings
+            .iter()
+            .find(|f| f.kind == FindingKind::C1InLatin1)
+            .expect("c1-in-latin1");
+        assert!(
+            f.note
+                .as_deref()
+                .is_some_and(|n| n.contains("; 1 of them damage (between two letters")),
+            "{f:?}"
+        );
+    }
+}
