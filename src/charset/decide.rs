@@ -596,18 +596,15 @@ pub(super) fn labelled<'a>(
             let koi8u = Charset::for_encoding(encoding_rs::KOI8_U);
             let (t, r, used) = decode_with(bytes, koi8u);
             if r.is_clean() {
-                read_as(
+                read_in(
                     d,
                     out,
-                    Detected {
-                        charset: used,
-                        confidence: 0.9,
-                    },
-                    t,
-                    Finding::new(FindingKind::Mislabeled, first_nonascii(bytes), 1).with_note(format!(
+                    bytes,
+                    (used, t),
+                    format!(
                         "read as KOI8-R, {n} box-drawing characters sit against letters; KOI8-U \
                          reads them as Ukrainian letters"
-                    )),
+                    ),
                 );
                 return;
             }
@@ -659,22 +656,14 @@ pub(super) fn labelled<'a>(
             && let (t, r, used) = decode_with(bytes, lie)
             && r.is_clean()
         {
-            read_as(
-                d,
-                out,
-                Detected {
-                    charset: used,
-                    confidence: 0.9,
-                },
-                t,
-                Finding::new(FindingKind::Mislabeled, first_nonascii(bytes), 1).with_note(format!(
-                    "read as {}, {foreign}{} words have letters no one language has together; \
-                     {} reads every word as one language's",
-                    cs.name,
-                    if foreign >= 64 { "+" } else { "" },
-                    used.name
-                )),
+            let note = format!(
+                "read as {}, {foreign}{} words have letters no one language has together; \
+                 {} reads every word as one language's",
+                cs.name,
+                if foreign >= 64 { "+" } else { "" },
+                used.name
             );
+            read_in(d, out, bytes, (used, t), note);
             return;
         }
         accept(bytes, cs, used, text, &report, opts, d, out);
@@ -1210,6 +1199,24 @@ fn read_as<'a>(
     d.used = Some(det.charset);
     d.detected = Some(det);
     out.mislabeled = true;
+}
+
+/// The text read in `charset` (its reading `t`) for a lie the label's own
+/// reading shows: [`read_as`] with the finding `mislabeled` at the first
+/// octet beyond ASCII, noted.
+fn read_in<'a>(
+    d: &mut Decoded<'a>,
+    out: &mut Outcome,
+    bytes: &[u8],
+    (charset, t): (&'static Charset, Cow<'a, str>),
+    note: String,
+) {
+    let why = Finding::new(FindingKind::Mislabeled, first_nonascii(bytes), 1).with_note(note);
+    let det = Detected {
+        charset,
+        confidence: 0.9,
+    };
+    read_as(d, out, det, t, why);
 }
 
 /// The finding of ISO-2022-JP escapes in 7-bit text under `cs`.

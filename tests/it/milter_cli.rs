@@ -199,6 +199,31 @@ fn negotiate(s: &mut UnixStream) {
     assert_eq!(read_packet(s).0, b'O');
 }
 
+/// A milter on a Unix socket in `dir` with `--drain SECS`, one session
+/// negotiated with it, and its log.
+fn started(
+    dir: &std::path::Path,
+    drain: &str,
+) -> (
+    Running,
+    std::path::PathBuf,
+    UnixStream,
+    std::sync::mpsc::Receiver<String>,
+) {
+    let path = dir.join("milter.sock");
+    let mut child = Running(
+        milter(&path)
+            .arg("--drain")
+            .arg(drain)
+            .spawn()
+            .expect("spawn"),
+    );
+    let mut s = connect(&path, &mut child.0);
+    let rx = log_lines(&mut child.0);
+    negotiate(&mut s);
+    (child, path, s, rx)
+}
+
 /// A service manager's stop (SIGTERM) in the middle of a message: new
 /// sessions are refused at once, the message being received is still
 /// answered with its changes, and the milter exits 0 when its last session
@@ -206,18 +231,8 @@ fn negotiate(s: &mut UnixStream) {
 #[test]
 fn a_stop_signal_lets_the_open_session_finish_its_message() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("milter.sock");
-    let mut child = Running(
-        milter(&path)
-            .arg("--drain")
-            .arg("60")
-            .spawn()
-            .expect("spawn"),
-    );
-    let mut s = connect(&path, &mut child.0);
-    let rx = log_lines(&mut child.0);
+    let (mut child, path, mut s, rx) = started(dir.path(), "60");
     let mut log = String::new();
-    negotiate(&mut s);
     s.write_all(&packet(b'D', b"Ei\0QID77\0")).expect("macro");
     s.write_all(&packet(b'L', b"Subject\0=?iso-8859-1?Q?Voil=E0?=\0"))
         .expect("header");
@@ -269,17 +284,7 @@ fn a_stop_signal_lets_the_open_session_finish_its_message() {
 #[test]
 fn a_session_open_past_the_drain_is_cut_and_reported() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("milter.sock");
-    let mut child = Running(
-        milter(&path)
-            .arg("--drain")
-            .arg("1")
-            .spawn()
-            .expect("spawn"),
-    );
-    let mut s = connect(&path, &mut child.0);
-    let rx = log_lines(&mut child.0);
-    negotiate(&mut s);
+    let (mut child, _path, _session, rx) = started(dir.path(), "1");
     signal(&child.0, libc::SIGTERM);
     assert_eq!(
         exit_code_within(&mut child.0, Duration::from_secs(30)),
@@ -296,18 +301,8 @@ fn a_session_open_past_the_drain_is_cut_and_reported() {
 #[test]
 fn a_second_signal_stops_at_once() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("milter.sock");
-    let mut child = Running(
-        milter(&path)
-            .arg("--drain")
-            .arg("600")
-            .spawn()
-            .expect("spawn"),
-    );
-    let mut s = connect(&path, &mut child.0);
-    let rx = log_lines(&mut child.0);
+    let (mut child, _path, _session, rx) = started(dir.path(), "600");
     let mut log = String::new();
-    negotiate(&mut s);
     signal(&child.0, libc::SIGINT);
     assert!(
         wait_for_line(&rx, "SIGINT: no new sessions", &mut log),
