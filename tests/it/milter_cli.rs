@@ -90,16 +90,7 @@ fn a_stale_socket_is_replaced_and_a_message_is_normalized() {
     );
     let mut child = Running(milter(&path).spawn().expect("spawn"));
     let mut s = connect(&path, &mut child.0);
-    s.set_read_timeout(Some(Duration::from_secs(20)))
-        .expect("timeout");
-    // Version 6, all actions, every protocol flag but SMFIP_HDR_LEADSPC.
-    let mut opt = Vec::new();
-    for v in [6u32, 0x1FF, 0x0F_FFFF] {
-        opt.extend_from_slice(&v.to_be_bytes());
-    }
-    s.write_all(&packet(b'O', &opt)).expect("optneg");
-    let (cmd, data) = read_packet(&mut s);
-    assert_eq!(cmd, b'O');
+    let data = negotiate(&mut s);
     let asked = u32::from_be_bytes(data[8..12].try_into().expect("flags"));
     assert_ne!(
         asked & 0x80,
@@ -187,8 +178,10 @@ fn signal(child: &Child, sig: libc::c_int) {
     assert_eq!(unsafe { libc::kill(pid, sig) }, 0, "kill");
 }
 
-/// Option negotiation as Postfix does it, over the Unix socket.
-fn negotiate(s: &mut UnixStream) {
+/// Option negotiation as Postfix does it, over the Unix socket (version
+/// 6, all actions, every protocol flag but SMFIP_HDR_LEADSPC); the
+/// milter's answer.
+fn negotiate(s: &mut UnixStream) -> Vec<u8> {
     s.set_read_timeout(Some(Duration::from_secs(20)))
         .expect("timeout");
     let mut opt = Vec::new();
@@ -196,7 +189,9 @@ fn negotiate(s: &mut UnixStream) {
         opt.extend_from_slice(&v.to_be_bytes());
     }
     s.write_all(&packet(b'O', &opt)).expect("optneg");
-    assert_eq!(read_packet(s).0, b'O');
+    let (cmd, data) = read_packet(s);
+    assert_eq!(cmd, b'O');
+    data
 }
 
 /// A milter on a Unix socket in `dir` with `--drain SECS`, one session
