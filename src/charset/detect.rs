@@ -402,20 +402,38 @@ fn latin_alternative(
         1 => true,
         _ => false,
     };
+    best_latin_reading(bytes, t, LATIN_ALTERNATIVES.into_iter(), |enc, own, _| {
+        !one_foreign || (home(tld).contains(&enc) && words_changed(t, own, 2) >= 2)
+    })
+}
+
+/// Of the charsets `encs`, the one whose reading of `bytes` (a character
+/// an octet) differs from `t`, decodes every octet, holds no C1 control,
+/// fits one alphabet in every word ([`misfits`]) and passes `accept` (given
+/// the charset, its reading and its letters); of several, the one reading
+/// the most letters, the first of equals.
+fn best_latin_reading(
+    bytes: &[u8],
+    t: &str,
+    encs: impl Iterator<Item = &'static encoding_rs::Encoding>,
+    mut accept: impl FnMut(&'static encoding_rs::Encoding, &str, &Letters) -> bool,
+) -> Option<&'static Charset> {
     let mut best: Option<(&'static Charset, usize)> = None;
-    for enc in LATIN_ALTERNATIVES {
+    for enc in encs {
         let cs = Charset::for_encoding(enc);
         let (own, report, _) = decode_with(bytes, cs);
-        if !report.is_clean()
-            || own == t
-            || own.chars().any(|c| ('\u{80}'..='\u{9f}').contains(&c))
-            || (one_foreign && (!home(tld).contains(&enc) || words_changed(t, &own, 2) < 2))
+        if !report.is_clean() || own == t || own.chars().any(|c| ('\u{80}'..='\u{9f}').contains(&c))
         {
             continue;
         }
-        let (misfit, letters) = misfits(&own, 1);
-        if misfit == 0 && letters > 0 && best.is_none_or(|(_, n)| letters > n) {
-            best = Some((cs, letters));
+        let letters = Letters::of(&own);
+        let n = letters.total();
+        if n > 0
+            && best.is_none_or(|(_, most)| n > most)
+            && foreign_to(&own, letters.best().0, 1).is_empty()
+            && accept(enc, &own, &letters)
+        {
+            best = Some((cs, n));
         }
     }
     best.map(|(cs, _)| cs)
@@ -425,22 +443,21 @@ fn latin_alternative(
 /// language's: three different words or more with a letter outside the
 /// best-fitting alphabet (Portuguese `Joăo, informaçăo, tręs, açőes`:
 /// ISO-8859-1 under an ISO-8859-2 label, whose `ă ő ę` are Romanian,
-/// Hungarian and Polish), when the charset's reading fits one alphabet in
-/// every word, fits better than the label's ([`compare_fit`]), changes
-/// three words or more, decodes every octet and holds no C1 control. Tried
-/// in the order windows-1252, then [`LATIN_ALTERNATIVES`]; of several, the
-/// one reading the most letters. It must change three words or more,
-/// not names (written only capitalised: a list of names, `Čapek, Müller`,
-/// is anyone's), that the label reads with letters outside the
-/// charset's own best-fitting alphabet, and change no more of the words
-/// the label reads as one language's than of the label's foreign words: Latvian with German and Czech names
-/// (`Kļūda ... Müller-Lüdenscheidt, Čapek` under windows-1257) reads in
-/// windows-1252 as `Kïûda`, Dutch letters all, but mends none of the names.
-/// Returns the charset and the label's foreign words (up to 64). A
-/// correctly labelled text fits its language's alphabet, or has a foreign
-/// name or two (`Dvořák` in a German text); what is in no alphabet here (a
-/// language the table does not hold) rarely fits another one perfectly in
-/// another charset.
+/// Polish and Hungarian). Tried: windows-1252, then [`LATIN_ALTERNATIVES`]
+/// ([`best_latin_reading`]: clean, no C1 control, every word one
+/// alphabet's; the most letters wins). The charset's reading must fit
+/// better than the label's ([`compare_fit`]) and change the label's
+/// doubtful words: three or more, not names (written only capitalised: a
+/// list of names, `Čapek, Müller`, is anyone's), with letters outside the
+/// charset's own best-fitting alphabet; and no more of the words the label
+/// reads as one language's than of the label's foreign words (Latvian with
+/// German and Czech names, `Kļūda ... Müller-Lüdenscheidt, Čapek` under
+/// windows-1257, reads in windows-1252 as `Kïûda`, Dutch letters all, but
+/// mends none of the names). Returns the charset and the label's foreign
+/// words (up to 64). A correctly labelled text fits its language's
+/// alphabet, or has a foreign name or two (`Dvořák` in a German text);
+/// what is in no alphabet here (a language the table does not hold)
+/// rarely fits another one perfectly in another charset.
 pub(super) fn alphabet_lie(
     bytes: &[u8],
     label: &'static Charset,
@@ -471,41 +488,26 @@ pub(super) fn alphabet_lie(
     if foreign.len() < 3 {
         return None;
     }
-    let mut best: Option<(&'static Charset, usize)> = None;
-    for enc in std::iter::once(encoding_rs::WINDOWS_1252).chain(LATIN_ALTERNATIVES) {
-        if label.encoding() == Some(enc) {
-            continue;
+    let encs = std::iter::once(encoding_rs::WINDOWS_1252)
+        .chain(LATIN_ALTERNATIVES)
+        .filter(|&enc| label.encoding() != Some(enc));
+    let cs = best_latin_reading(sample, l, encs, |_, own, letters| {
+        if compare_fit(own, l) != Some(std::cmp::Ordering::Greater) {
+            return false;
         }
-        let cs = Charset::for_encoding(enc);
-        let (own, report, _) = decode_with(sample, cs);
-        if !report.is_clean() || own == l || own.chars().any(|c| ('\u{80}'..='\u{9f}').contains(&c))
-        {
-            continue;
-        }
-        let (misfit, letters) = misfits(&own, 1);
-        if misfit == 0
-            && letters > 0
-            && compare_fit(&own, l) == Some(std::cmp::Ordering::Greater)
-            && best.is_none_or(|(_, n)| letters > n)
-        {
-            // It mends the label's foreign words, and changes fewer of the
-            // words the label reads as one language's.
-            // It mends three words or more, not names, that are foreign to
-            // its own alphabet, and as many of the label's foreign words
-            // as it changes of the words the label reads as one language's.
-            let changed = changed_words(l, &own, usize::MAX);
-            let theirs = foreign_to(l, Letters::of(&own).best().0, usize::MAX);
-            let mended = changed
-                .iter()
-                .filter(|(w, capital)| !capital && theirs.contains(w))
-                .count();
-            let label_foreign = changed.iter().filter(|(w, _)| foreign.contains(w)).count();
-            if mended >= 3 && label_foreign >= changed.len() - label_foreign {
-                best = Some((cs, letters));
-            }
-        }
-    }
-    best.map(|(cs, _)| (cs, foreign.len()))
+        // It mends three words or more, not names, that are foreign to its
+        // own alphabet, and as many of the label's foreign words as it
+        // changes of the words the label reads as one language's.
+        let changed = changed_words(l, own, usize::MAX);
+        let theirs = foreign_to(l, letters.best().0, usize::MAX);
+        let mended = changed
+            .iter()
+            .filter(|(w, capital)| !capital && theirs.contains(w))
+            .count();
+        let label_foreign = changed.iter().filter(|(w, _)| foreign.contains(w)).count();
+        mended >= 3 && label_foreign >= changed.len() - label_foreign
+    })?;
+    Some((cs, foreign.len()))
 }
 
 /// The Central European and Turkish charsets of the countries whose
@@ -533,14 +535,11 @@ fn home(tld: Option<Tld>) -> &'static [&'static encoding_rs::Encoding] {
 /// written twice is one word; the count stops at `enough`. And the
 /// reading's letters beyond ASCII.
 fn misfits(text: &str, enough: usize) -> (usize, usize) {
-    let (foreign, letters) = foreign_words(text, enough);
-    (foreign.len(), letters)
-}
-
-/// [`misfits`]' foreign words themselves (lower case), and the letters.
-fn foreign_words(text: &str, enough: usize) -> (Vec<String>, usize) {
     let letters = Letters::of(text);
-    (foreign_to(text, letters.best().0, enough), letters.total())
+    (
+        foreign_to(text, letters.best().0, enough).len(),
+        letters.total(),
+    )
 }
 
 /// The words of `text` (lower case, each once, up to `enough`) with a

@@ -4,6 +4,7 @@
 //! ISO 8859, the Unicode 1.1 Hangul policy).
 
 use super::detect::utf16_looks_big_endian;
+use super::evidence::{Script, script, word_symbol};
 use super::{Charset, Decoded, Kind, Unicode11Policy, sevenbit};
 use crate::codec::utf8::DecodeReport;
 use crate::codec::{ErrorKind, hangul, utf7, utf8, utf16_32};
@@ -264,20 +265,19 @@ pub(super) fn c1_as_twin(
                 let one = [b];
                 let (t, _) = twin.decode_without_bom_handling(&one);
                 // A mark no word holds, between two letters: a damaged
-                // octet, not the writer's punctuation. Between Greek,
-                // Cyrillic, Hebrew or Arabic letters any mark but an
-                // apostrophe (`ευχαρι–στώ`, `μ…υ`); between Latin ones any
-                // but an apostrophe or a dash (`I’ll`, `Jean–Pierre`).
+                // octet, not the writer's punctuation. Between Latin letters
+                // a symbol inside a word ([`word_symbol`]: not `’` of
+                // `I’ll`, nor the dash of `Jean–Pierre`); between Greek,
+                // Cyrillic, Hebrew or Arabic ones a dash too (`ευχαρι–στώ`).
                 let letter = |k: Option<&char>| k.copied().filter(|c| c.is_alphabetic());
-                let latin = |c: char| c.is_ascii() || ('\u{80}'..'\u{250}').contains(&c);
+                let latin = |c: char| c.is_ascii() || script(c) == Script::Latin;
                 let damage = match (
                     i.checked_sub(1).and_then(|k| letter(chars.get(k))),
                     letter(chars.get(i + 1)),
                 ) {
                     (Some(a), Some(z)) => t.chars().all(|m| {
-                        !m.is_alphabetic()
-                            && !matches!(m, '’' | '‘' | 'ʼ')
-                            && (!(latin(a) || latin(z)) || !matches!(m, '–' | '—'))
+                        word_symbol(m)
+                            || (!(latin(a) || latin(z)) && matches!(m, '\u{2010}'..='\u{2015}'))
                     }),
                     _ => false,
                 };

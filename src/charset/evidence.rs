@@ -426,8 +426,8 @@ fn symbol_between(prev: char, c: char, next: char) -> bool {
 /// Whether `c`, found inside a word, is a symbol there: a non-ASCII
 /// character that is not a letter, white space, a combining mark or
 /// punctuation that words hold (`’ ‘ ´ ʼ`, a soft hyphen, the Catalan
-/// `l·l`, a dash). Not double quotes: x-mac-cyrillic reads ISO-8859-5
-/// `т у` as `“ ”`, inside every other word. [`symbol_between`] asks it of one character between
+/// `l·l`, a dash). Double quotes are symbols: x-mac-cyrillic reads
+/// ISO-8859-5 `т у` as `“ ”`, inside every other word. [`symbol_between`] asks it of one character between
 /// two letters; the Latin alphabet rule of a run of them (`B³±d`).
 pub(super) fn word_symbol(c: char) -> bool {
     !c.is_ascii()
