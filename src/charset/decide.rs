@@ -30,8 +30,8 @@
 //! | a Cyrillic label (windows-1251, KOI8-R/U, ISO-8859-5, IBM866, x-mac-cyrillic) read cleanly with its case turned over: 3+ words with a lowercase letter before a capital, more than twice its capitalised words (`Case`) | KOI8-R under windows-1251 (`рТЙЧЕФ`) and the like | `mislabeled` if chardetng's candidate is another Cyrillic charset (not windows-1251 under x-mac-cyrillic), reads plausibly, its case natural, a capitalised word for each two turned over, as many letters in words | the candidate's |
 //! | KOI8-R read cleanly with 3+ of KOI8-U's letter octets (A4 A6 A7 AD B4 B6 B7 BD) as box drawing touching letters, and no other box drawing touching one (`koi8u_letters`) | Ukrainian KOI8-U under KOI8-R (`Прив╕т`) | `mislabeled` | KOI8-U |
 //! | a Latin label (not windows-1258) read cleanly into runs of 3+ non-ASCII characters: 3+ runs, 32+ characters in them, at least half as many runs as words with a non-ASCII character ([`nonascii_runs`]) | another script read as Latin (`Ïðèâåò`, `ÇÑ±¹¾î`) | `mislabeled` if a candidate reads plausibly, in a script other than Latin, its Cyrillic or Greek case natural (`Case::natural`); windows-1251 or x-mac-cyrillic by their capitals | the candidate's |
-//! | a Latin label (not macintosh, windows-1258) or a Cyrillic one read cleanly with 3+ symbols inside words ([`symbols_in_words`]) | `Wroc³aw`, `¾lu»ouèký`, `Я№штхђ`: windows-1250, ISO-8859-2, windows-1251 read in another charset of the script | `mislabeled` if chardetng's guess is of the script (not windows-1252), reads 3+ of them as letters fitting their word's case (2+ different symbols under a Latin label), turns no letter into a symbol ([`repair`]), and its windows-1250/ISO-8859-2 twin does not read them as well | the guess's |
-//! | a Latin label (not macintosh) read cleanly with 3+ words whose letters no one alphabet holds, where windows-1252 or a Turkish, Central European or Baltic charset reads every word as one language's, mending 3+ of those words that are not names and as many of the label's foreign words as of its others ([`alphabet_lie`]) | `Joăo, informaçăo, tręs`: Latin-1 under ISO-8859-2; Hungarian `hõmérséklet` under Latin-1 | `mislabeled` | that charset |
+//! | a Latin label (not macintosh, windows-1258) or a Cyrillic one read cleanly with 3+ symbols inside words ([`symbols_in_words`]) | `Wroc³aw`, `¾lu»ouèký`, `Я№штхђ`: windows-1250, ISO-8859-2, windows-1251 read in another charset of the script | `mislabeled` if chardetng's guess is of the script (not windows-1252), reads 3+ of them as letters fitting their word's case (2+ different symbols under a Latin label), turns no letter into a symbol ([`repair`]), its windows-1250/ISO-8859-2 twin does not read them as well, and (Latin) it fits a language's alphabet no worse than the label's reading | the guess's |
+//! | a Latin label (not macintosh) read cleanly with 3+ words whose letters no one alphabet holds, where windows-1252 or a Turkish, Central European or Baltic charset reads every word as one language's, mending 3+ of those words that are not names and as many of the label's foreign words as of its others (or any, when no alphabet holds 3 in 4 of the label's 40+ letters) ([`alphabet_lie`]) | `Joăo, informaçăo, tręs`: Latin-1 under ISO-8859-2; Hungarian `hõmérséklet` under Latin-1 | `mislabeled` | that charset |
 //! | ISO-8859-6 with 4+ errors | windows-1256 (`ف ق ك` have no octet in ISO-8859-6) | `mislabeled` if the guess is windows-1256, reads more letters in words, no Latin letter inside an Arabic word | windows-1256 |
 //! | errors, label explains the text: `clean >= 1` and (`errors <= 3` or `8 * errors <= clean`), or 4+ characters on lines the label decodes entirely (and `8 * errors` at most 8 times those), or (UTF-8) complete forms only a UTF-8 writer makes, accounting for the errors (at most six per form, plus three) | damaged | `invalid` (`truncated` when it ends inside a character) | the label's, U+FFFD at the damage only |
 //! | … and some damaged lines hold no character of the label but read cleanly in another charset: 2+ characters, letters in words, not shaped like damaged UTF-8 ([`foreign_lines_read`]) | mixed (a Latin-1 footer in a UTF-8 letter) | `suspicious`, finding `mixed-charset` ("read as such") | the label's; those lines in that charset |
@@ -42,7 +42,7 @@
 //! | no label, unknown, `unknown-8bit`, `x-user-defined`, unsupported | — | (unknown label: `unknown-label`) | ASCII; UTF-8 if valid or mostly so; else chardetng with the top-level domain, windows-1252 for Latin script unless the text says otherwise (a symbol inside a word, a better fit to a language's alphabet: [`latin_preference`]) |
 //! | `us-ascii` with 8-bit octets | the label cannot explain them | `mislabeled` when they decode cleanly | as unlabelled |
 //! | bodies only: NUL, C0 controls other than TAB LF FF CR ESC SO SI at 1% of the octets or more (a final SUB and trailing NULs are allowed), or an archive/image/PDF magic number | binary | `suspicious`, finding `binary-in-text` | kept byte for byte ([`Decoded::binary`]) |
-//! | bodies only: NULs in every other (or 3 of 4) octets under an ASCII-compatible, 7-bit or no label | UTF-16/32 without BOM | as for a label that lies | UTF-16 (byte-order guess) or UTF-32; binary when that does not decode cleanly |
+//! | bodies only: a UTF-16/32 byte order mark, or NULs in every other (or 3 of 4) octets, under an ASCII-compatible, 7-bit or no label | UTF-16/32 | as for a label that lies | UTF-16 or UTF-32 (by the mark, else the NULs); binary when that does not decode cleanly into text ([`wide_binary`]; without a mark, also plausible or 3 in 4 characters ASCII) |
 //! | 7-bit label (ISO-2022-JP, -JP-2, -KR, HZ, UTF-7) | as for an ASCII-compatible label: every 8-bit octet is an error, escape lines are what it explains; one valid UTF-8 character is a candidate | as above | as above |
 //! | bodies under UTF-16/32: a magic number; U+0000 inside, C0/C1 controls (SO, SI too) or noncharacters at 1% of the characters, or 4+ decoding errors at 1% ([`wide_binary`]) | binary | `suspicious`, `binary-in-text` | kept byte for byte |
 //! | UTF-16/32 label, no NUL octet, an LF octet | the label explains nothing | `mislabeled` if valid UTF-8 (ASCII too) or a candidate reads plausibly | UTF-8 / the candidate's; else the label's |
@@ -57,6 +57,7 @@
 //! `doc/charset-decision.md` has the reasoning and the measurements behind
 //! these thresholds.
 
+use super::alphabets::compare_fit;
 use super::detect::{
     alphabet_lie, binary, confidence, guess, has_controls, has_magic, is_latin, latin_preference,
     magic, nul_shaped, wide_binary,
@@ -245,30 +246,31 @@ pub(super) struct Outcome {
 /// Bodies: binary content and BOM-less UTF-16/32 under a label that does
 /// not say so. Returns true when it decided.
 pub(super) fn body_checks<'a>(bytes: &'a [u8], d: &mut Decoded<'a>, out: &mut Outcome) -> bool {
+    let bom = wide_bom(bytes);
     // The usual case costs one vectorized pass: no NUL, no control, and
     // (checked in `binary`) no magic number.
-    if !has_controls(bytes) && !has_magic(bytes) {
+    if bom.is_none() && !has_controls(bytes) && !has_magic(bytes) {
         return false;
     }
-    if let Some(cs) = nul_shaped(bytes) {
+    if let Some(cs) = bom.or_else(|| nul_shaped(bytes)) {
         let (text, report, used) = decode_with(bytes, cs);
         // Clean is not enough: 16-bit samples (audio, a table of small
         // integers) have the same NULs and decode cleanly, into U+0000 and
-        // C0/C1 controls no text has.
-        if report.is_clean() && wide_binary(&text, 0).is_none() {
-            // (A UTF-16 text file saved by Notepad has its byte order mark.)
-            let bom = bytes.starts_with(b"\xFF\xFE") || bytes.starts_with(b"\xFE\xFF");
-            d.findings.push(
-                Finding::new(FindingKind::Mislabeled, 0, 1).with_note(format!(
-                    "NULs in every other octet: {} {}",
-                    used.name,
-                    if bom {
-                        "with a byte order mark"
+        // C0/C1 controls no text has, or (a short clip) into a few letters
+        // of as many scripts (`uﾜÕｨĆêﻧx³`): without a byte order mark, the
+        // reading must also be text.
+        if report.is_clean()
+            && wide_binary(&text, 0).is_none()
+            && (bom.is_some() || wide_text(&text))
+        {
+            d.findings
+                .push(
+                    Finding::new(FindingKind::Mislabeled, 0, 1).with_note(if bom.is_some() {
+                        format!("{} with a byte order mark", used.name)
                     } else {
-                        "without a BOM"
-                    }
-                )),
-            );
+                        format!("NULs in every other octet: {} without a BOM", used.name)
+                    }),
+                );
             d.text = text;
             d.used = Some(used);
             d.detected = Some(Detected {
@@ -284,6 +286,31 @@ pub(super) fn body_checks<'a>(bytes: &'a [u8], d: &mut Decoded<'a>, out: &mut Ou
         return true;
     }
     false
+}
+
+/// UTF-16 or UTF-32 by a byte order mark at the start of a body (a
+/// Notepad file attached without a charset, or under an ASCII-compatible
+/// one): `FF FE 00 00` and `00 00 FE FF` (UTF-32), `FF FE` and `FE FF`.
+fn wide_bom(bytes: &[u8]) -> Option<&'static Charset> {
+    match bytes {
+        [0xFF, 0xFE, 0, 0, ..] => Some(Charset::UTF_32LE),
+        [0, 0, 0xFE, 0xFF, ..] => Some(Charset::UTF_32BE),
+        [0xFF, 0xFE, _, _, ..] => Some(Charset::UTF_16LE),
+        [0xFE, 0xFF, _, _, ..] => Some(Charset::UTF_16BE),
+        _ => None,
+    }
+}
+
+/// Whether a reading as UTF-16/32 without a byte order mark is text:
+/// plausible ([`plausible`]), or three characters in four ASCII (English
+/// with `“quotes”` and a dash has no letter beyond ASCII to judge by).
+fn wide_text(text: &str) -> bool {
+    let (mut chars, mut nonascii) = (0usize, 0usize);
+    for c in text.chars() {
+        chars += 1;
+        nonascii += usize::from(!c.is_ascii());
+    }
+    nonascii * 4 <= chars || plausible(text)
 }
 
 /// Decodes under an ASCII-compatible, supported label (UTF-8,
@@ -633,6 +660,10 @@ pub(super) fn labelled<'a>(
             && fix.broken == 0
             && !twin_reads_too(bytes, det.charset, &text, &t, fix.repaired)
             && case_of(&t).natural()
+            // Nor does it fit a language's alphabet worse than the label's
+            // reading: Friulian Latin-1 with `Yahoo!®Mail, x³y, Preis±Rabatt`
+            // is no ISO-8859-4 (`montaį, nol č stât, Finlandęs`).
+            && (cyrillic_label(cs) || compare_fit(&t, &text) != Some(std::cmp::Ordering::Less))
         {
             read_as(
                 d,

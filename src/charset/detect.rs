@@ -453,7 +453,8 @@ fn best_latin_reading(
 /// reads as one language's than of the label's foreign words (Latvian with
 /// German and Czech names, `Kļūda ... Müller-Lüdenscheidt, Čapek` under
 /// windows-1257, reads in windows-1252 as `Kïûda`, Dutch letters all, but
-/// mends none of the names). Returns the charset and the label's foreign
+/// mends none of the names), unless no alphabet holds three in four of the
+/// label's letters, forty or more. Returns the charset and the label's foreign
 /// words (up to 64). A correctly labelled text fits its language's
 /// alphabet, or has a foreign name or two (`Dvořák` in a German text);
 /// what is in no alphabet here (a language the table does not hold)
@@ -488,6 +489,13 @@ pub(super) fn alphabet_lie(
     if foreign.len() < 3 {
         return None;
     }
+    // No alphabet holds three in four of the reading's letters, forty or
+    // more: no language's text with foreign names in it. Czech
+    // windows-1250 under ISO-8859-1 (`Pøíliš žlu\u{9d}ouèký kùò úpìl`)
+    // fits Welsh best, whose `ù ò ì ï` leave few of its words foreign.
+    // Fewer letters are a short text, where a few names weigh as much
+    // (`Kļūda ... Müller-Lüdenscheidt, Čapek, É` under windows-1257).
+    let scattered = letters.total() >= 40 && abc.1 * 4 < letters.total() * 3;
     let encs = std::iter::once(encoding_rs::WINDOWS_1252)
         .chain(LATIN_ALTERNATIVES)
         .filter(|&enc| label.encoding() != Some(enc));
@@ -505,7 +513,7 @@ pub(super) fn alphabet_lie(
             .filter(|(w, capital)| !capital && theirs.contains(w))
             .count();
         let label_foreign = changed.iter().filter(|(w, _)| foreign.contains(w)).count();
-        mended >= 3 && label_foreign >= changed.len() - label_foreign
+        mended >= 3 && (label_foreign >= changed.len() - label_foreign || scattered)
     })?;
     Some((cs, foreign.len()))
 }

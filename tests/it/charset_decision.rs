@@ -981,6 +981,70 @@ fn regression_pcm_audio_read_as_utf_16_is_kept_byte_for_byte() {
     }
 }
 
+/// A 40-octet clip that decodes as UTF-16LE without a control or a
+/// noncharacter: `uﾜÕｨĆêﻧx³﹧Ãd＊ﻬﻱŻó'ﾹﾇ`, a few letters of Latin,
+/// half-width katakana and Hangul and Arabic presentation forms. Under an
+/// ASCII-based label (or none), the NULs alone made it UTF-16 text, and
+/// normalize wrote that out; a BOM-less reading must now also be
+/// plausible text, and this one is kept byte for byte
+/// (`tools/hunt_charsets.py` seed 2001, `pcm/shift_jis`).
+#[test]
+fn regression_a_short_clip_read_as_utf_16_in_four_scripts_is_kept() {
+    let hex = "75009cffd50068ff0601ea00e7fe7800b30067fec30064000affecfef1fe7b01f3002700b9ff87ff";
+    let clip: Vec<u8> = (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).expect("test hex"))
+        .collect();
+    assert_eq!(clip.len(), 40);
+    for ct in [
+        "text/plain; charset=shift_jis",
+        "text/plain; charset=us-ascii",
+        "text/plain",
+    ] {
+        let msg = message(ct, &clip);
+        assert_eq!(filtered(&msg), msg, "{ct}");
+        let (_, _, findings) = audit_body(&msg);
+        assert!(
+            findings.contains(&"binary-in-text".to_string()),
+            "{ct}: {findings:?}"
+        );
+    }
+    // English UTF-16 without a BOM, with typographic quotes and a dash
+    // and no letter beyond ASCII, is still read as UTF-16.
+    let text = "Thanks \u{201C}all\u{201D} \u{2014} see you.\n";
+    let utf16: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+    let msg = message("text/plain; charset=us-ascii", &utf16);
+    assert_eq!(body_text(&filtered(&msg)), text);
+}
+
+/// A text file with a UTF-16 byte order mark, attached without a charset,
+/// whose characters are mostly not Latin (Japanese and Russian): too few
+/// NULs for BOM-less UTF-16, so it was kept as binary ("NUL octets"). The
+/// byte order mark says UTF-16: it is now read as such
+/// (`tools/hunt_clients.py` seed 2001, `att:utf16`).
+#[test]
+fn regression_utf_16_with_a_byte_order_mark_is_read_by_it() {
+    let text = "会議の資料を添付します。\nВстреча состоится в четверг.\n";
+    for (bom, le) in [(&b"\xFF\xFE"[..], true), (b"\xFE\xFF", false)] {
+        let mut body = bom.to_vec();
+        body.extend(
+            text.encode_utf16()
+                .flat_map(|u| if le { u.to_le_bytes() } else { u.to_be_bytes() }),
+        );
+        for ct in ["text/plain", "text/plain; charset=us-ascii"] {
+            let msg = message(ct, &body);
+            let out = body_text(&filtered(&msg));
+            assert_eq!(out.trim_start_matches('\u{FEFF}'), text, "{ct} le={le}");
+            let (_, verdict, findings) = audit_body(&msg);
+            assert!(
+                !findings.contains(&"binary-in-text".to_string()),
+                "{ct}: {findings:?}"
+            );
+            assert_ne!(verdict, "ok", "{ct}");
+        }
+    }
+}
+
 /// 16-bit samples (a quiet sound, a table of small integers) have a NUL in
 /// every other octet, like BOM-less UTF-16, and decode cleanly as it, into
 /// U+0000 and C0/C1 controls: they were written out as UTF-16 "text".

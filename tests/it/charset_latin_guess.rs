@@ -449,6 +449,31 @@ fn regression_latin_guesses() {
         labelled(names, "windows-1250", "windows-1250"),
         (names.to_string(), None)
     );
+    // ... also when no alphabet holds three in four of its few letters.
+    let lv2 = "Kļūda, saņemot informāciju datnes deskriptoram — %s\nü\nTurp ritinātājs\nBotsvana\nlapas cilne\nWinHelp palīdzības datne\nMüller-Lüdenscheidt\nČapek\nÉ\n";
+    assert_eq!(
+        labelled(lv2, "windows-1257", "windows-1257"),
+        (lv2.to_string(), None)
+    );
+    // Czech windows-1250 under ISO-8859-1 fits Welsh best (`kùò úpìl
+    // ïábelské`: Welsh letters), so few of its words are foreign to it;
+    // no alphabet holds three in four of its letters, and windows-1250
+    // reads every word as Czech.
+    let cz = "Příliš žluťoučký kůň úpěl ďábelské ódy.\nDobrý den, děkuji za rychlou odpověď.\nSchůzka bude ve čtvrtek v Brně, v zasedací místnosti.\nS pozdravem, Jiří Šťastný\n";
+    let cz3 = cz.repeat(2);
+    assert_eq!(
+        labelled(&cz3, "windows-1250", "iso-8859-1"),
+        (cz3.clone(), Some("windows-1250"))
+    );
+    // Symbols inside words of a correct Latin-1 text (`Ma¿ana`, `p¼q`,
+    // `ab¹cd`) are no reason for ISO-8859-4 (`Maŋana`), whose reading of
+    // the text's letters is no one language's (`seletôr ... tierį ...
+    // agjīs`): it fits an alphabet worse than the label's.
+    let fur = "Ma¿ana\np¼q\nab¹cd\nIl seletôr dal tierç nivel al agjìs come un bloc cuant che si sposte il file.\n";
+    assert_eq!(
+        labelled(fur, "iso-8859-1", "iso-8859-1"),
+        (fur.to_string(), None)
+    );
     // GB2312 full-width signs, which windows-1252 and windows-1254 read
     // alike: windows-1252 is named, not a look-alike.
     let gb = b"WROTE\xa3\xba=====\n> \xa1\xa1\xa1\xa1Guangxing Zhang\n";
