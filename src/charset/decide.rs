@@ -246,12 +246,14 @@ pub(super) struct Outcome {
 /// Bodies: binary content and BOM-less UTF-16/32 under a label that does
 /// not say so. Returns true when it decided.
 pub(super) fn body_checks<'a>(bytes: &'a [u8], d: &mut Decoded<'a>, out: &mut Outcome) -> bool {
-    let bom = wide_bom(bytes);
     // The usual case costs one vectorized pass: no NUL, no control, and
-    // (checked in `binary`) no magic number.
-    if bom.is_none() && !has_controls(bytes) && !has_magic(bytes) {
+    // (checked in `binary`) no magic number. (A byte order mark alone
+    // decides nothing: a text of Latin-1 letters can start `ÿþ`; UTF-16
+    // text of more than one line has a NUL in each line end.)
+    if !has_controls(bytes) && !has_magic(bytes) {
         return false;
     }
+    let bom = wide_bom(bytes);
     if let Some(cs) = bom.or_else(|| nul_shaped(bytes)) {
         let (text, report, used) = decode_with(bytes, cs);
         // Clean is not enough: 16-bit samples (audio, a table of small

@@ -1043,6 +1043,13 @@ fn regression_utf_16_with_a_byte_order_mark_is_read_by_it() {
             assert_ne!(verdict, "ok", "{ct}");
         }
     }
+    // A Latin-1 text that starts with `ÿþ` and has no NUL is Latin-1.
+    let latin = b"\xFF\xFEHello world\nzweite Zeile, gr\xFC\xDFe\n";
+    let msg = message("text/plain; charset=iso-8859-1", latin);
+    assert_eq!(
+        body_text(&filtered(&msg)),
+        "ÿþHello world\nzweite Zeile, grüße\n"
+    );
 }
 
 /// 16-bit samples (a quiet sound, a table of small integers) have a NUL in
