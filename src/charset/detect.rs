@@ -352,17 +352,20 @@ fn changed_words(a: &str, b: &str, enough: usize) -> Vec<(String, bool)> {
     changed
 }
 
-/// The Latin charsets that [`latin_alternative`] tries, in this order.
-const LATIN_ALTERNATIVES: [&encoding_rs::Encoding; 6] = [
+/// The Latin charsets that [`latin_alternative`] tries, in this order:
+/// Turkish, Central European, Baltic, and Mac OS Roman (whose small
+/// accented letters windows-1252 reads as `š Ÿ Š Ž` and symbols).
+const LATIN_ALTERNATIVES: [&encoding_rs::Encoding; 7] = [
     encoding_rs::WINDOWS_1254,
     encoding_rs::WINDOWS_1250,
     encoding_rs::ISO_8859_2,
     encoding_rs::WINDOWS_1257,
     encoding_rs::ISO_8859_13,
     encoding_rs::ISO_8859_4,
+    encoding_rs::MACINTOSH,
 ];
 
-/// The Turkish, Central European or Baltic charset of a text whose
+/// The Turkish, Central European, Baltic or Mac charset of a text whose
 /// windows-1252 reading `t` does not fit one language (two words or more
 /// with a letter outside the best-fitting alphabet or a symbol inside:
 /// `t_foreign`, the caller's count of [`misfits`]), when
@@ -407,9 +410,27 @@ fn latin_alternative(
     })
 }
 
+/// Whether `text` has a capital beyond ASCII right after a lowercase
+/// letter: no language writes `pellgargaÒ` or `TomÈ` (Breton and
+/// Portuguese Latin-1 read as macintosh, whose capitals sit where
+/// Latin-1 has its small letters).
+fn capital_inside_word(text: &str) -> bool {
+    let mut lower = false;
+    for c in text.chars() {
+        if !c.is_ascii() && c.is_uppercase() && lower {
+            return true;
+        }
+        lower = c.is_lowercase();
+    }
+    false
+}
+
 /// Of the charsets `encs`, the one whose reading of `bytes` (a character
 /// an octet) differs from `t`, decodes every octet, holds no C1 control,
-/// fits one alphabet in every word ([`misfits`]) and passes `accept` (given
+/// fits one alphabet in every word ([`misfits`]), has no capital inside a
+/// word, turns none of `t`'s letters into a symbol (a reading that fits
+/// because its symbols are no letters to judge, Romanian `úžší` as
+/// macintosh `˙∏®Ì`, mends nothing) and passes `accept` (given
 /// the charset, its reading and its letters); of several, the one reading
 /// the most letters, the first of equals.
 fn best_latin_reading(
@@ -430,6 +451,8 @@ fn best_latin_reading(
         let n = letters.total();
         if n > 0
             && best.is_none_or(|(_, most)| n > most)
+            && !capital_inside_word(&own)
+            && !letter_to_symbol(t, &own)
             && foreign_to(&own, letters.best().0, 1).is_empty()
             && accept(enc, &own, &letters)
         {
@@ -550,12 +573,45 @@ fn misfits(text: &str, enough: usize) -> (usize, usize) {
     )
 }
 
+/// A symbol that has no place inside a word ([`word_symbol`]). Double
+/// quotes are the same octets in every windows-125x charset, and Turkish
+/// puts them before a suffix (`“dosya”nın`).
+fn inner_symbol(c: char) -> bool {
+    word_symbol(c) && !matches!(c, '\u{201C}'..='\u{201E}')
+}
+
+/// Whether `own`, another single-byte reading of the octets `t` reads,
+/// has a symbol ([`inner_symbol`]) where `t` has a letter between two
+/// letters. (Between other characters, `t`'s letter may be the other
+/// reading's punctuation: macintosh `«%s»` and `etc…` read as
+/// windows-1252 are `Ç%sÈ` and `etcÉ`.)
+fn letter_to_symbol(t: &str, own: &str) -> bool {
+    let mut prev: [Option<(char, char)>; 2] = [None, None];
+    for pair in t
+        .chars()
+        .zip(own.chars())
+        .map(Some)
+        .chain(std::iter::once(None))
+    {
+        if let ([Some((a0, _)), Some((a1, b1))], Some((a2, _))) = (prev, pair)
+            && a1 != b1
+            && a0.is_alphabetic()
+            && a1.is_alphabetic()
+            && a2.is_alphabetic()
+            && !b1.is_alphabetic()
+            && inner_symbol(b1)
+        {
+            return true;
+        }
+        prev = [prev[1], pair];
+    }
+    false
+}
+
 /// The words of `text` (lower case, each once, up to `enough`) with a
 /// letter outside the alphabet `abc` or a symbol inside ([`misfits`]).
 fn foreign_to(text: &str, abc: &str, enough: usize) -> Vec<String> {
-    // Double quotes are the same octets in every windows-125x charset, and
-    // Turkish puts them before a suffix (`“dosya”nın`).
-    let symbol = |c: char| word_symbol(c) && !matches!(c, '\u{201C}'..='\u{201E}');
+    let symbol = inner_symbol;
     // Only words with a character beyond ASCII are looked at: from each
     // such character, back over the ASCII letters before it and on over
     // the letters and symbols after it.

@@ -486,6 +486,55 @@ fn regression_latin_guesses() {
     );
 }
 
+/// Mac OS Roman text sent without its label (or under a `utf-8` lie),
+/// as classic Mac mailers did: windows-1252 reads its lowercase accented
+/// letters as `š Ÿ Š Ž` and its `ß` as `§` (`Schšne GrŸ§e aus Kšln`), no
+/// one language's words, and chardetng never names macintosh. It is now
+/// one of the charsets tried when windows-1252's reading is no one
+/// language's. It must not take text whose Latin-1 small letters it reads
+/// as capitals (Breton `pellgargañ` as `pellgargaÒ`) or as symbols inside
+/// a word (a Czech name in a Romanian ISO-8859-16 text, `úžší` as `˙∏®Ì`).
+#[test]
+fn regression_macintosh_text_is_read_as_macintosh() {
+    let opts = |tld: &str| DecodeOptions {
+        tld: Tld::from_domain(format!("example.{tld}").as_bytes()),
+        body: true,
+        ..DecodeOptions::default()
+    };
+    let read = |text: &str, cs: &str, label: Option<&str>, tld: &str| {
+        let bytes = encoding_rs_encode(text, encoding(cs));
+        let d = charset::decode(&bytes, label.map(str::as_bytes), &opts(tld));
+        (d.text.into_owned(), d.detected.map(|g| g.charset.name()))
+    };
+    let de = "Schöne Grüße aus Köln! Wir freuen uns über Ihre Anfrage und schicken Ihnen gern die Unterlagen für nächste Woche.";
+    let fr = "Bonjour à tous, voici le «rapport» de l’été… Merci d’avance, à bientôt. Ça a été très agréable.";
+    for text in [de, fr] {
+        for label in [None, Some("us-ascii"), Some("utf-8")] {
+            for tld in ["com", "de", "fr"] {
+                assert_eq!(
+                    read(text, "macintosh", label, tld),
+                    (text.to_string(), Some("macintosh")),
+                    "{label:?} from .{tld}"
+                );
+            }
+        }
+    }
+    // The same texts in windows-1252 stay windows-1252.
+    for text in [de, fr] {
+        assert_eq!(read(text, "windows-1252", None, "com").0, text);
+    }
+    let br = "O tegas ar munudoù\npellgargañ\nraktresoù\nDesteudañ a-blaen\nDeomp dezhi gant ar cheñchamantoù ?\nSão Tomé ha Príncipe\nSahara ar C'hornôg\n";
+    for label in [None, Some("us-ascii")] {
+        assert_ne!(read(br, "windows-1252", label, "fr").1, Some("macintosh"));
+    }
+    let ro =
+        "Kurdă (Turcia, F) Belgiană (alternativă, doar Latin-9) setează toate mesajele\núžší\n";
+    assert_eq!(
+        read(ro, "iso-8859-16", Some("iso-8859-16"), "com"),
+        (ro.to_string(), None)
+    );
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
