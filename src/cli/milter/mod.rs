@@ -81,26 +81,7 @@ pub fn run(args: &MilterArgs) -> CliResult {
             .unwrap_or(stop::Wake::Nothing);
         let stopping = stop::on_signal(signals, wake, Arc::clone(&sessions));
         note(&format!("listening on {}", args.listen));
-        for stream in listener.incoming() {
-            if stopping.load(Ordering::SeqCst) {
-                break;
-            }
-            let Ok(stream) = stream else { continue };
-            let _ = stream.set_read_timeout(Some(timeout));
-            let _ = stream.set_nodelay(true);
-            let Ok(w) = stream.try_clone() else { continue };
-            let shared = Arc::clone(&shared);
-            let open = stop::Sessions::enter(&sessions);
-            std::thread::spawn(move || {
-                let _open = open;
-                session(
-                    BufReader::new(stream),
-                    BufWriter::new(w),
-                    &shared,
-                    protocol::PROTOCOL_TCP,
-                );
-            });
-        }
+        accept(listener.incoming(), &stopping, &sessions, &shared, timeout);
         drop(listener);
         sessions.drain(drain);
         Ok(exit::OK)
@@ -115,25 +96,7 @@ pub fn run(args: &MilterArgs) -> CliResult {
             Arc::clone(&sessions),
         );
         note(&format!("listening on {}", args.listen));
-        for stream in listener.incoming() {
-            if stopping.load(Ordering::SeqCst) {
-                break;
-            }
-            let Ok(stream) = stream else { continue };
-            let _ = stream.set_read_timeout(Some(timeout));
-            let Ok(w) = stream.try_clone() else { continue };
-            let shared = Arc::clone(&shared);
-            let open = stop::Sessions::enter(&sessions);
-            std::thread::spawn(move || {
-                let _open = open;
-                session(
-                    BufReader::new(stream),
-                    BufWriter::new(w),
-                    &shared,
-                    protocol::PROTOCOL_UNIX,
-                );
-            });
-        }
+        accept(listener.incoming(), &stopping, &sessions, &shared, timeout);
         // New sessions are refused from here on (the MTA applies its
         // milter_default_action to them); the socket file goes too, if it
         // is still ours.
@@ -149,6 +112,67 @@ pub fn run(args: &MilterArgs) -> CliResult {
                 args.listen
             ),
         ))
+    }
+}
+
+/// A connection from the MTA: a TCP or a Unix stream.
+trait Conn: io::Read + Write + Send + Sized + 'static {
+    /// The protocol flags to ask for on this kind of connection.
+    const WANTED: u32;
+    /// A second handle for writing while the first one reads.
+    fn writer(&self) -> io::Result<Self>;
+    /// Socket options: the read timeout, and for TCP no Nagle delay.
+    fn prepare(&self, timeout: std::time::Duration);
+}
+
+impl Conn for std::net::TcpStream {
+    const WANTED: u32 = protocol::PROTOCOL_TCP;
+    fn writer(&self) -> io::Result<Self> {
+        self.try_clone()
+    }
+    fn prepare(&self, timeout: std::time::Duration) {
+        let _ = self.set_read_timeout(Some(timeout));
+        let _ = self.set_nodelay(true);
+    }
+}
+
+impl Conn for std::os::unix::net::UnixStream {
+    const WANTED: u32 = protocol::PROTOCOL_UNIX;
+    fn writer(&self) -> io::Result<Self> {
+        self.try_clone()
+    }
+    fn prepare(&self, timeout: std::time::Duration) {
+        let _ = self.set_read_timeout(Some(timeout));
+    }
+}
+
+/// Takes connections until a stop signal, each session on its own thread
+/// and counted in `sessions` until it ends.
+fn accept<C: Conn>(
+    incoming: impl Iterator<Item = io::Result<C>>,
+    stopping: &std::sync::atomic::AtomicBool,
+    sessions: &Arc<stop::Sessions>,
+    shared: &Arc<Shared>,
+    timeout: std::time::Duration,
+) {
+    for stream in incoming {
+        if stopping.load(Ordering::SeqCst) {
+            break;
+        }
+        let Ok(stream) = stream else { continue };
+        stream.prepare(timeout);
+        let Ok(w) = stream.writer() else { continue };
+        let shared = Arc::clone(shared);
+        let open = stop::Sessions::enter(sessions);
+        std::thread::spawn(move || {
+            let _open = open;
+            session(
+                BufReader::new(stream),
+                BufWriter::new(w),
+                &shared,
+                C::WANTED,
+            );
+        });
     }
 }
 
