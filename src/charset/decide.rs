@@ -1850,6 +1850,21 @@ pub(super) fn unlabelled<'a>(
     } else {
         Charset::WINDOWS_1252
     };
+    // chardetng's windows-1251 may be x-mac-cyrillic, which it never
+    // names (`‚стреча` for `Встреча`), as under a label that fails.
+    let cs = if cs.decoder_name() == Some("windows-1251") {
+        let (t, r, used) = decode_with(bytes, cs);
+        let det = Detected {
+            charset: used,
+            confidence: 0.5,
+        };
+        match mac_cyrillic(bytes, det, t) {
+            Some((det, _)) if r.is_clean() => det.charset,
+            _ => cs,
+        }
+    } else {
+        cs
+    };
     let (text, report, used) = decode_with(bytes, cs);
     if opts.detect || cs.is_utf8() {
         d.detected = Some(Detected {

@@ -2637,6 +2637,32 @@ fn regression_another_script_under_a_latin_label_is_read_as_itself() {
     }
 }
 
+/// Russian Mac text without a label (or under `us-ascii`): chardetng
+/// names windows-1251, which reads Mac capitals as symbols and Serbian
+/// letters (`‡дравствуйте, €ван ѕетрович`). Weighed against
+/// x-mac-cyrillic as under a failing label; windows-1251 text stays.
+#[test]
+fn regression_mac_cyrillic_without_a_label_is_read_as_such() {
+    let text = "Здравствуйте, Иван Петрович! Прошу прислать исправленную версию до пятницы.\nВстреча будет в четверг в Москве. С уважением, Ольга\n";
+    for (enc, name) in [
+        (encoding_rs::X_MAC_CYRILLIC, "x-mac-cyrillic"),
+        (encoding_rs::WINDOWS_1251, "windows-1251"),
+    ] {
+        let (bytes, _, bad) = enc.encode(text);
+        assert!(!bad);
+        for (label, tld) in [(None, "ru"), (None, "com"), (Some(&b"us-ascii"[..]), "ru")] {
+            let opts = DecodeOptions {
+                tld: charset::Tld::from_domain(format!("example.{tld}").as_bytes()),
+                body: true,
+                ..DecodeOptions::default()
+            };
+            let d = charset::decode(&bytes, label, &opts);
+            assert_eq!(d.text, text, "{name} {label:?} .{tld}");
+            assert_eq!(d.detected.map(|g| g.charset.name()), Some(name));
+        }
+    }
+}
+
 /// Thin evidence keeps the label: a list of letters has the shape of
 /// another script's words (four runs, 13 characters: `ДЦЬ дць ЙИКЛ АВД`
 /// in windows-1251), Vietnamese under windows-1258 is runs of non-ASCII
