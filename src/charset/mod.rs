@@ -468,8 +468,14 @@ fn decode_resolved<'a>(
         // Plausible: text in one script, and read as Latin not mostly
         // non-ASCII characters side by side (another script's octets,
         // `ÄãºÃ`, `ðÒÉ×ÅÔ ÄÒÕÇ`: a header copied from mail in another
-        // charset).
-        if h.replacements == 0 && h.verdict != Verdict::Invalid && evidence::plausible(&h.text) {
+        // charset); nor another script's letters wedged into Latin words
+        // (a Latin-1 file name in a KOI8-R message, `naïve café.png`,
+        // read as `naОve cafИ.png`).
+        if h.replacements == 0
+            && h.verdict != Verdict::Invalid
+            && evidence::plausible(&h.text)
+            && !evidence::wedged_in_latin(&h.text)
+        {
             let used = h.used.unwrap_or(hint);
             d.text = h.text;
             d.used = Some(used);

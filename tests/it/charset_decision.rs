@@ -3537,6 +3537,17 @@ fn regression_raw_header_octets_are_read_in_the_charset_of_the_text() {
     // Raw UTF-8 stays UTF-8 whatever the body's label.
     let msg = raw(subject.as_bytes(), "iso-8859-2", &encode(body, l2));
     assert_eq!(subject_of(&filtered(&msg)), subject);
+    // A Latin-1 subject in a KOI8-R letter: KOI8-R reads it as Cyrillic
+    // capitals wedged into Latin words (`naОve cafИ`), no text; detection
+    // reads it (`tools/hunt_structure.py` seed 2001, a file name).
+    let latin = "naïve café, déjà vu";
+    let ru_body = encode("Привет, как дела?\n", encoding_rs::KOI8_R);
+    let msg = raw(
+        &encode(latin, encoding_rs::WINDOWS_1252),
+        "koi8-r",
+        &ru_body,
+    );
+    assert_eq!(subject_of(&filtered(&msg)), latin);
 }
 
 /// Text under an ISO 8859 label with octets 0x80..0x9F, C1 controls in the
