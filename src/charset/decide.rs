@@ -327,7 +327,7 @@ pub(super) fn labelled<'a>(
     out: &mut Outcome,
 ) {
     let utf8_label = cs.is_utf8() || cs.is_unicode11_utf8();
-    let ascii = bytes.is_ascii();
+    let ascii = crate::codec::is_ascii(bytes);
     // Valid UTF-8 is borrowed after one SIMD validation.
     let valid_utf8 = if ascii {
         None

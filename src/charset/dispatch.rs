@@ -189,7 +189,7 @@ pub(super) fn c1_check(
     text: &str,
     findings: &mut Vec<Finding>,
 ) {
-    if text.is_ascii() {
+    if crate::codec::is_ascii(text.as_bytes()) {
         return;
     }
     let mut it = bytes

@@ -514,7 +514,7 @@ fn decode_resolved<'a>(
             }
             Kind::Detect => dont_know(bytes, cs, opts, &mut d),
             Kind::Ascii => {
-                if bytes.is_ascii() {
+                if crate::codec::is_ascii(bytes) {
                     d.text = ascii(bytes);
                     d.used = Some(cs);
                     // ISO-2022-JP escapes: US-ASCII has no such text.
@@ -546,7 +546,7 @@ fn decode_resolved<'a>(
             Kind::Unsupported(reason) => {
                 d.findings
                     .push(Finding::new(FindingKind::UnsupportedCharset, 0, 1).with_note(*reason));
-                if bytes.is_ascii() {
+                if crate::codec::is_ascii(bytes) {
                     d.text = ascii(bytes);
                 } else {
                     decide::unlabelled(bytes, opts, &mut d, false);

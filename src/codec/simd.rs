@@ -119,6 +119,26 @@ pub(super) fn decoder_run<S: Sink>(
     false
 }
 
+/// Whether every octet of `bytes` is ASCII. 128 octets a step, OR-ed
+/// together and tested once (AVX2 where the CPU has it): every body is
+/// asked, some twice, and `<[u8]>::is_ascii` goes a word at a time (this
+/// took 1% off the normalize worker's instructions on the linux-mips
+/// mbox, 0.3% off audit's).
+pub(crate) fn is_ascii(bytes: &[u8]) -> bool {
+    with_avx2(|| is_ascii_in(bytes))
+}
+
+#[inline]
+fn is_ascii_in(bytes: &[u8]) -> bool {
+    let mut blocks = bytes.chunks_exact(128);
+    for block in blocks.by_ref() {
+        if block.iter().fold(0u8, |acc, &b| acc | b) >= 0x80 {
+            return false;
+        }
+    }
+    blocks.remainder().is_ascii()
+}
+
 /// `f()` compiled for AVX2 where the CPU has it, else as it is: for plain
 /// safe loops the compiler vectorizes (a scan for control octets over every
 /// body), which then run 32 octets wide instead of SSE2's 16. `f` and what
@@ -503,3 +523,25 @@ mod sse2 {
 /// How much of the next message [`prefetch`] asks for: a message's header
 /// section, about.
 const PREFETCH: usize = 4096;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn is_ascii_agrees_with_std_at_every_position_and_length() {
+        for len in [0, 1, 63, 127, 128, 129, 255, 256, 300] {
+            let ascii = vec![b'x'; len];
+            assert!(is_ascii(&ascii), "{len}");
+            for at in 0..len {
+                for high in [0x80u8, 0xC3, 0xFF] {
+                    let mut v = ascii.clone();
+                    v[at] = high;
+                    // Through `with_avx2` (AVX2 where the CPU has it) and plain.
+                    assert!(!is_ascii(&v), "{len} {at}");
+                    assert!(!is_ascii_in(&v), "plain: {len} {at}");
+                }
+            }
+        }
+    }
+}

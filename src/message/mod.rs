@@ -258,7 +258,7 @@ impl<'a> Message<'a> {
                 return;
             }
             let (bytes, _) = part.decoded_body(self);
-            if bytes.is_ascii() {
+            if crate::codec::is_ascii(&bytes) {
                 return;
             }
             let Some((label, _)) = body_label(&part.content_type, &bytes) else {

@@ -176,7 +176,7 @@ pub fn is_7bit_clean(input: &[u8]) -> bool {
     // Passes that each run wide (a scalar walk octet by octet showed in
     // profiles of normalize, once per converted part): 8-bit octets; NUL;
     // every CR followed by LF; the distance between line ends.
-    if !input.is_ascii() || memchr::memchr(0, input).is_some() {
+    if !crate::codec::is_ascii(input) || memchr::memchr(0, input).is_some() {
         return false;
     }
     if !memchr::memchr_iter(b'\r', input).all(|i| input.get(i + 1) == Some(&b'\n')) {

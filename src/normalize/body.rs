@@ -35,7 +35,7 @@ pub(super) fn text_part(
     let d = charset::decode(&decoded, label, &body);
     let used = d.used;
     let label_cs = charset::resolve(label).charset;
-    let ascii = decoded.is_ascii();
+    let ascii = crate::codec::is_ascii(&decoded);
     // A damaged transfer coding is reported whatever is done with the text
     // (it used to be only when the part was kept for it: a base64 body cut
     // short, or with garbage in it, was converted without a word).
