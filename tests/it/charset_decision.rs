@@ -721,6 +721,17 @@ fn filtered(msg: &[u8]) -> Vec<u8> {
     out
 }
 
+/// `msg` goes through filter and normalize byte for byte, and its body is
+/// audited as `binary-in-text`; `what` names the case.
+fn assert_kept_as_binary(msg: &[u8], what: &str) {
+    assert_eq!(filtered(msg), msg, "{what}");
+    let (_, verdict, findings) = audit_body(msg);
+    assert!(
+        findings.contains(&"binary-in-text".to_string()),
+        "{what}: {verdict} {findings:?}"
+    );
+}
+
 /// `text` written in `enc` under `label` is read as written, charset
 /// `name`, verdict `mislabeled`: through the library, the audit and the
 /// filter.
@@ -896,13 +907,7 @@ fn regression_binary_under_text_labels_is_kept_byte_for_byte() {
             b"\x00\x01\x02abc\x03\x04\xff\xfe\x10\x11\x12".to_vec(),
         ),
     ] {
-        let msg = message(ct, &body);
-        assert_eq!(filtered(&msg), msg, "{ct}");
-        let (_, _, findings) = audit_body(&msg);
-        assert!(
-            findings.contains(&"binary-in-text".to_string()),
-            "{ct}: {findings:?}"
-        );
+        assert_kept_as_binary(&message(ct, &body), ct);
     }
 }
 
@@ -968,13 +973,7 @@ fn regression_pcm_audio_read_as_utf_16_is_kept_byte_for_byte() {
         unhex("65ffc30039008bff2e049cfe2d01950145001efd400077008801c2003ffe7fffa7fe7efde8fd0dfe");
     for body in [&shift, &nonchar] {
         for label in ["utf-16le", "utf-7", "us-ascii"] {
-            let msg = binary_message(label, body);
-            assert_eq!(filtered(&msg), msg, "{label}");
-            let (_, _, findings) = audit_body(&msg);
-            assert!(
-                findings.contains(&"binary-in-text".to_string()),
-                "{label}: {findings:?}"
-            );
+            assert_kept_as_binary(&binary_message(label, body), label);
         }
         let msg = message("text/plain", body);
         assert_eq!(filtered(&msg), msg, "no label");
@@ -1001,13 +1000,7 @@ fn regression_a_short_clip_read_as_utf_16_in_four_scripts_is_kept() {
         "text/plain; charset=us-ascii",
         "text/plain",
     ] {
-        let msg = message(ct, &clip);
-        assert_eq!(filtered(&msg), msg, "{ct}");
-        let (_, _, findings) = audit_body(&msg);
-        assert!(
-            findings.contains(&"binary-in-text".to_string()),
-            "{ct}: {findings:?}"
-        );
+        assert_kept_as_binary(&message(ct, &clip), ct);
     }
     // English UTF-16 without a BOM, with typographic quotes and a dash
     // and no letter beyond ASCII, is still read as UTF-16.
@@ -1076,13 +1069,7 @@ fn regression_16_bit_samples_under_text_labels_are_kept_byte_for_byte() {
             "text/plain; charset=iso-2022-jp",
             "text/plain",
         ] {
-            let msg = message(ct, body);
-            assert_eq!(filtered(&msg), msg, "{ct}");
-            let (_, verdict, findings) = audit_body(&msg);
-            assert!(
-                findings.contains(&"binary-in-text".to_string()),
-                "{ct}: {verdict} {findings:?}"
-            );
+            assert_kept_as_binary(&message(ct, body), ct);
         }
     }
 }

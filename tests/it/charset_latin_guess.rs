@@ -366,6 +366,28 @@ fn a_western_sentence_is_never_read_as_another_latin_charset() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
+/// Body options with the sender's top-level domain `tld`.
+fn body_opts(tld: &str) -> DecodeOptions {
+    DecodeOptions {
+        tld: Tld::from_domain(format!("example.{tld}").as_bytes()),
+        body: true,
+        ..DecodeOptions::default()
+    }
+}
+
+/// `text` written in `cs`, decoded as a body under `label` from a `.tld`
+/// sender: the text read and the charset detected, if any.
+fn read_from(
+    text: &str,
+    cs: &str,
+    label: Option<&str>,
+    tld: &str,
+) -> (String, Option<&'static str>) {
+    let bytes = encoding_rs_encode(text, encoding(cs));
+    let d = charset::decode(&bytes, label.map(str::as_bytes), &body_opts(tld));
+    (d.text.into_owned(), d.detected.map(|g| g.charset.name()))
+}
+
 /// The cases the rule was made for, one by one, through the library: a
 /// Turkish Subject in a `utf-8` encoded-word lie, Polish symbols inside
 /// words from a Bulgarian domain, Crimean Tatar from a Ukrainian one (read
@@ -376,16 +398,7 @@ fn a_western_sentence_is_never_read_as_another_latin_charset() {
 /// `Ť ť`: no letter in windows-1252's reading to weigh against).
 #[test]
 fn regression_latin_guesses() {
-    let opts = |tld: &str| DecodeOptions {
-        tld: Tld::from_domain(format!("example.{tld}").as_bytes()),
-        body: true,
-        ..DecodeOptions::default()
-    };
-    let read = |text: &str, cs: &str, label: Option<&str>, tld: &str| {
-        let bytes = encoding_rs_encode(text, encoding(cs));
-        let d = charset::decode(&bytes, label.map(str::as_bytes), &opts(tld));
-        (d.text.into_owned(), d.detected.map(|g| g.charset.name()))
-    };
+    let read = read_from;
     let tr = "Merhaba Ayşe, hızlı cevabın için teşekkürler.";
     assert_eq!(read(tr, "windows-1254", Some("utf-8"), "com").0, tr);
     assert_eq!(read(tr, "iso-8859-9", None, "com").0, tr);
@@ -477,7 +490,7 @@ fn regression_latin_guesses() {
     // GB2312 full-width signs, which windows-1252 and windows-1254 read
     // alike: windows-1252 is named, not a look-alike.
     let gb = b"WROTE\xa3\xba=====\n> \xa1\xa1\xa1\xa1Guangxing Zhang\n";
-    let d = charset::decode(gb, None, &opts("com"));
+    let d = charset::decode(gb, None, &body_opts("com"));
     assert_ne!(
         d.detected.map(|g| g.charset.name()),
         Some("windows-1254"),
@@ -496,16 +509,7 @@ fn regression_latin_guesses() {
 /// a word (a Czech name in a Romanian ISO-8859-16 text, `úžší` as `˙∏®Ì`).
 #[test]
 fn regression_macintosh_text_is_read_as_macintosh() {
-    let opts = |tld: &str| DecodeOptions {
-        tld: Tld::from_domain(format!("example.{tld}").as_bytes()),
-        body: true,
-        ..DecodeOptions::default()
-    };
-    let read = |text: &str, cs: &str, label: Option<&str>, tld: &str| {
-        let bytes = encoding_rs_encode(text, encoding(cs));
-        let d = charset::decode(&bytes, label.map(str::as_bytes), &opts(tld));
-        (d.text.into_owned(), d.detected.map(|g| g.charset.name()))
-    };
+    let read = read_from;
     let de = "Schöne Grüße aus Köln! Wir freuen uns über Ihre Anfrage und schicken Ihnen gern die Unterlagen für nächste Woche.";
     let fr = "Bonjour à tous, voici le «rapport» de l’été… Merci d’avance, à bientôt. Ça a été très agréable.";
     for text in [de, fr] {
