@@ -185,7 +185,11 @@ fn read_guess<'a>(
         return None;
     }
     let (text, report, used) = decode_with(bytes, g);
-    let typography = g == Charset::WINDOWS_1252 && typographic(&text, bytes);
+    // Windows or Mac typography in Latin text: no letter beyond ASCII for
+    // `plausible` to count (Mac: `detect::mac_typography`).
+    let typography = (g == Charset::WINDOWS_1252 && typographic(&text, bytes))
+        || (g.decoder_name() == Some("macintosh")
+            && text.chars().all(|c| c.is_ascii() || !c.is_alphabetic()));
     (report.is_clean() && (typography || (plausible(&text) && words(&text)))).then(|| {
         (
             Detected {

@@ -308,8 +308,52 @@ pub(super) fn latin_preference(
     if stands {
         g
     } else {
-        latin_alternative(sample, &t, t_foreign, tld).unwrap_or(Charset::WINDOWS_1252)
+        latin_alternative(sample, &t, t_foreign, tld)
+            .or_else(|| mac_typography(sample, &t))
+            .unwrap_or(Charset::WINDOWS_1252)
     }
+}
+
+/// Mac OS Roman text whose only characters beyond ASCII are its
+/// typography (`’ “ ” — …`), which windows-1252 reads as capitals
+/// (`donÕt`, `ÒQ3 figuresÓ`, `reply Ñ IÕll`): no letter for the alphabets
+/// to weigh. Taken when the Mac reading has nothing beyond ASCII but
+/// such punctuation and signs, and windows-1252's reading has a capital
+/// beyond ASCII right after a letter, a lowercase one on either side, in
+/// two places or more (no language writes `donÕt` or `IÕll`; Portuguese
+/// `nÃo` reads as Mac `n√o`, no typography).
+fn mac_typography(bytes: &[u8], t: &str) -> Option<&'static Charset> {
+    // Capitals beyond ASCII after a letter, with a lowercase one on either
+    // side (`donÕt`, `IÕll`, `figuresÓ`).
+    let chars: Vec<char> = t.chars().collect();
+    let wedged = chars
+        .windows(3)
+        .filter(|w| {
+            !w[1].is_ascii()
+                && w[1].is_uppercase()
+                && w[0].is_alphabetic()
+                && (w[0].is_lowercase() || w[2].is_lowercase())
+        })
+        .count();
+    if wedged < 2 {
+        return None;
+    }
+    let mac = Charset::for_encoding(encoding_rs::MACINTOSH);
+    let (own, report, _) = decode_with(bytes, mac);
+    let typography = |c: char| {
+        matches!(
+            c,
+            '\u{2018}'..='\u{201E}'
+                | '\u{2013}'
+                | '\u{2014}'
+                | '\u{2026}'
+                | '\u{2022}'
+                | '\u{2122}'
+                | '\u{20AC}'
+                | '\u{00A0}'..='\u{00BF}'
+        ) && !c.is_alphabetic()
+    };
+    (report.is_clean() && own.chars().all(|c| c.is_ascii() || typography(c))).then_some(mac)
 }
 
 /// How much of a text [`latin_preference`] reads in each Latin charset.
@@ -410,25 +454,25 @@ fn latin_alternative(
     })
 }
 
-/// Whether `text` has a capital beyond ASCII right after a lowercase
+/// How many capitals beyond ASCII `text` has right after a lowercase
 /// letter: no language writes `pellgargaÒ` or `TomÈ` (Breton and
 /// Portuguese Latin-1 read as macintosh, whose capitals sit where
-/// Latin-1 has its small letters).
-fn capital_inside_word(text: &str) -> bool {
+/// Latin-1 has its small letters). A text can quote a few (a pattern,
+/// `^[yYaAáÁ]`); a reading is judged by having more than another.
+fn capitals_inside_words(text: &str) -> usize {
     let mut lower = false;
+    let mut n = 0;
     for c in text.chars() {
-        if !c.is_ascii() && c.is_uppercase() && lower {
-            return true;
-        }
+        n += usize::from(!c.is_ascii() && c.is_uppercase() && lower);
         lower = c.is_lowercase();
     }
-    false
+    n
 }
 
 /// Of the charsets `encs`, the one whose reading of `bytes` (a character
 /// an octet) differs from `t`, decodes every octet, holds no C1 control,
-/// fits one alphabet in every word ([`misfits`]), has no capital inside a
-/// word, turns none of `t`'s letters into a symbol (a reading that fits
+/// fits one alphabet in every word ([`misfits`]), has no more capitals
+/// inside words than `t` ([`capitals_inside_words`]), turns none of `t`'s letters into a symbol (a reading that fits
 /// because its symbols are no letters to judge, Romanian `úžší` as
 /// macintosh `˙∏®Ì`, mends nothing) and passes `accept` (given
 /// the charset, its reading and its letters); of several, the one reading
@@ -440,6 +484,7 @@ fn best_latin_reading(
     mut accept: impl FnMut(&'static encoding_rs::Encoding, &str, &Letters) -> bool,
 ) -> Option<&'static Charset> {
     let mut best: Option<(&'static Charset, usize)> = None;
+    let capitals = capitals_inside_words(t);
     for enc in encs {
         let cs = Charset::for_encoding(enc);
         let (own, report, _) = decode_with(bytes, cs);
@@ -451,7 +496,7 @@ fn best_latin_reading(
         let n = letters.total();
         if n > 0
             && best.is_none_or(|(_, most)| n > most)
-            && !capital_inside_word(&own)
+            && capitals_inside_words(&own) <= capitals
             && !letter_to_symbol(t, &own)
             && foreign_to(&own, letters.best().0, 1).is_empty()
             && accept(enc, &own, &letters)
