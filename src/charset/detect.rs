@@ -323,37 +323,48 @@ pub(super) fn latin_preference(
 /// two places or more (no language writes `donÕt` or `IÕll`; Portuguese
 /// `nÃo` reads as Mac `n√o`, no typography).
 fn mac_typography(bytes: &[u8], t: &str) -> Option<&'static Charset> {
-    // Capitals beyond ASCII after a letter, with a lowercase one on either
-    // side (`donÕt`, `IÕll`, `figuresÓ`).
-    let chars: Vec<char> = t.chars().collect();
-    let wedged = chars
-        .windows(3)
-        .filter(|w| {
-            !w[1].is_ascii()
-                && w[1].is_uppercase()
-                && w[0].is_alphabetic()
-                && (w[0].is_lowercase() || w[2].is_lowercase())
-        })
-        .count();
-    if wedged < 2 {
+    // Which octets Mac OS Roman has its punctuation and signs at, worked
+    // out once from its decoder: most texts stop at their first letter.
+    static TYPOGRAPHY: std::sync::LazyLock<[bool; 128]> = std::sync::LazyLock::new(|| {
+        let mut table = [false; 128];
+        for (i, slot) in table.iter_mut().enumerate() {
+            let octet = [0x80 | i as u8];
+            let (c, _) = encoding_rs::MACINTOSH.decode_without_bom_handling(&octet);
+            *slot = c.chars().all(|c| {
+                matches!(
+                    c,
+                    '\u{2018}'..='\u{201E}'
+                        | '\u{2013}'
+                        | '\u{2014}'
+                        | '\u{2026}'
+                        | '\u{2022}'
+                        | '\u{2122}'
+                        | '\u{20AC}'
+                        | '\u{00A0}'..='\u{00BF}'
+                ) && !c.is_alphabetic()
+            });
+        }
+        table
+    });
+    if !bytes
+        .iter()
+        .all(|&b| b.is_ascii() || TYPOGRAPHY[usize::from(b & 0x7F)])
+    {
         return None;
     }
-    let mac = Charset::for_encoding(encoding_rs::MACINTOSH);
-    let (own, report, _) = decode_with(bytes, mac);
-    let typography = |c: char| {
-        matches!(
-            c,
-            '\u{2018}'..='\u{201E}'
-                | '\u{2013}'
-                | '\u{2014}'
-                | '\u{2026}'
-                | '\u{2022}'
-                | '\u{2122}'
-                | '\u{20AC}'
-                | '\u{00A0}'..='\u{00BF}'
-        ) && !c.is_alphabetic()
-    };
-    (report.is_clean() && own.chars().all(|c| c.is_ascii() || typography(c))).then_some(mac)
+    // Capitals beyond ASCII after a letter, with a lowercase one on either
+    // side (`donÕt`, `IÕll`, `figuresÓ`).
+    let (mut wedged, mut a, mut b) = (0, ' ', ' ');
+    for c in t.chars().chain(std::iter::once(' ')) {
+        wedged += usize::from(
+            !b.is_ascii()
+                && b.is_uppercase()
+                && a.is_alphabetic()
+                && (a.is_lowercase() || c.is_lowercase()),
+        );
+        (a, b) = (b, c);
+    }
+    (wedged >= 2).then(|| Charset::for_encoding(encoding_rs::MACINTOSH))
 }
 
 /// How much of a text [`latin_preference`] reads in each Latin charset.
@@ -484,7 +495,8 @@ fn best_latin_reading(
     mut accept: impl FnMut(&'static encoding_rs::Encoding, &str, &Letters) -> bool,
 ) -> Option<&'static Charset> {
     let mut best: Option<(&'static Charset, usize)> = None;
-    let capitals = capitals_inside_words(t);
+    // Counted once, when a reading gets that far.
+    let capitals = std::cell::OnceCell::new();
     for enc in encs {
         let cs = Charset::for_encoding(enc);
         let (own, report, _) = decode_with(bytes, cs);
@@ -496,9 +508,9 @@ fn best_latin_reading(
         let n = letters.total();
         if n > 0
             && best.is_none_or(|(_, most)| n > most)
-            && capitals_inside_words(&own) <= capitals
-            && !letter_to_symbol(t, &own)
             && foreign_to(&own, letters.best().0, 1).is_empty()
+            && capitals_inside_words(&own) <= *capitals.get_or_init(|| capitals_inside_words(t))
+            && !letter_to_symbol(t, &own)
             && accept(enc, &own, &letters)
         {
             best = Some((cs, n));
