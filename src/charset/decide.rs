@@ -66,7 +66,7 @@ use super::dispatch::{c1_as_twin, c1_check, c1_twin, decode_with, unicode11};
 use super::evidence::{
     Evidence, case_of, characters, evidence, find_nonascii, foreign_mark, implausible,
     mixed_script_letters, multi_octet_chars, non_latin, nonascii_runs, plausible, repair,
-    symbols_in_words, typographic, utf8_majority, utf8_writer_forms, words,
+    symbols_in_words, typographic, typography, utf8_majority, utf8_writer_forms, words,
 };
 use super::{Charset, DecodeOptions, Decoded, Detected, Kind, add_report, ascii};
 use crate::codec::utf8::{self, DecodeReport};
@@ -187,10 +187,10 @@ fn read_guess<'a>(
     let (text, report, used) = decode_with(bytes, g);
     // Windows or Mac typography in Latin text: no letter beyond ASCII for
     // `plausible` to count (Mac: `detect::mac_typography`).
-    let typography = (g == Charset::WINDOWS_1252 && typographic(&text, bytes))
+    let marks_only = (g == Charset::WINDOWS_1252 && typographic(&text, bytes))
         || (g.decoder_name() == Some("macintosh")
-            && text.chars().all(|c| c.is_ascii() || !c.is_alphabetic()));
-    (report.is_clean() && (typography || (plausible(&text) && words(&text)))).then(|| {
+            && text.chars().all(|c| c.is_ascii() || typography(c)));
+    (report.is_clean() && (marks_only || (plausible(&text) && words(&text)))).then(|| {
         (
             Detected {
                 charset: used,
@@ -788,11 +788,7 @@ pub(super) fn labelled<'a>(
         // chardetng's windows-1251 may be x-mac-cyrillic (a subject
         // `Встреча` under a utf-8 lie was `‚стреча`); when the two cannot
         // be told apart, windows-1251 as before.
-        let (det, t) = if det.charset.decoder_name() == Some("windows-1251") {
-            mac_cyrillic(bytes, det, t.clone()).unwrap_or((det, t))
-        } else {
-            (det, t)
-        };
+        let (det, t) = mac_cyrillic_or_1251(bytes, det, t);
         let first = report.errors.iter().map(|e| e.1).min().unwrap_or(0);
         let why = Finding::new(FindingKind::Mislabeled, first, 1).with_note(format!(
             "invalid as {} ({} errors, {} characters read, {} in words), valid as {}",
@@ -1660,13 +1656,35 @@ fn mac_cyrillic<'a>(
     det: Detected,
     t: Cow<'a, str>,
 ) -> Option<(Detected, Cow<'a, str>)> {
+    let (det, t, told) = weigh_mac_cyrillic(bytes, det, t);
+    told.then_some((det, t))
+}
+
+/// [`mac_cyrillic`]'s choice, windows-1251's reading when the two cannot be
+/// told apart (where the label's reading is no text either way).
+fn mac_cyrillic_or_1251<'a>(
+    bytes: &'a [u8],
+    det: Detected,
+    t: Cow<'a, str>,
+) -> (Detected, Cow<'a, str>) {
+    let (det, t, _) = weigh_mac_cyrillic(bytes, det, t);
+    (det, t)
+}
+
+/// The reading [`mac_cyrillic`] takes, and whether the two were told
+/// apart (when not: `det` and `t` as given).
+fn weigh_mac_cyrillic<'a>(
+    bytes: &'a [u8],
+    det: Detected,
+    t: Cow<'a, str>,
+) -> (Detected, Cow<'a, str>, bool) {
     if det.charset.decoder_name() != Some("windows-1251") {
-        return Some((det, t));
+        return (det, t, true);
     }
     let mac = Charset::for_encoding(encoding_rs::X_MAC_CYRILLIC);
     let (m, report, used) = decode_with(bytes, mac);
     if !report.is_clean() || m == t {
-        return Some((det, t));
+        return (det, t, true);
     }
     // Letters in words and capitalised words, less three for each word
     // whose case is turned over (a word is some six letters; a `«` read as
@@ -1677,20 +1695,21 @@ fn mac_cyrillic<'a>(
     };
     let (t_words, m_words) = (characters(&t).1, characters(&m).1);
     match score(&m, m_words).cmp(&score(&t, t_words)) {
-        std::cmp::Ordering::Less => Some((det, t)),
+        std::cmp::Ordering::Less => (det, t, true),
         // x-mac-cyrillic only with no fewer letters in words: its symbols
         // (`ƒ`, `÷`, `°`, `№` for Latin-1 `Ä`, `Ö`, `¡`, `Ü`) must not
         // win over a windows-1251 reading for its case alone (random
         // accented letters under ISO-8859-1, `ÖçÄ Üîñß`, were read as
         // `÷зƒ №ося`).
-        std::cmp::Ordering::Greater if m_words >= t_words => Some((
+        std::cmp::Ordering::Greater if m_words >= t_words => (
             Detected {
                 charset: used,
                 confidence: det.confidence,
             },
             m,
-        )),
-        _ => None,
+            true,
+        ),
+        _ => (det, t, false),
     }
 }
 
@@ -1854,22 +1873,19 @@ pub(super) fn unlabelled<'a>(
     } else {
         Charset::WINDOWS_1252
     };
+    let (text, report, used) = decode_with(bytes, cs);
     // chardetng's windows-1251 may be x-mac-cyrillic, which it never
     // names (`‚стреча` for `Встреча`), as under a label that fails.
-    let cs = if cs.decoder_name() == Some("windows-1251") {
-        let (t, r, used) = decode_with(bytes, cs);
+    let (text, used) = if report.is_clean() {
         let det = Detected {
             charset: used,
             confidence: 0.5,
         };
-        match mac_cyrillic(bytes, det, t) {
-            Some((det, _)) if r.is_clean() => det.charset,
-            _ => cs,
-        }
+        let (det, text) = mac_cyrillic_or_1251(bytes, det, text);
+        (text, det.charset)
     } else {
-        cs
+        (text, used)
     };
-    let (text, report, used) = decode_with(bytes, cs);
     if opts.detect || cs.is_utf8() {
         d.detected = Some(Detected {
             charset: used,

@@ -5,7 +5,7 @@
 
 use super::alphabets::{Letters, compare_fit, holds};
 use super::dispatch::decode_with;
-use super::evidence::{find_nonascii, word_symbol};
+use super::evidence::{find_nonascii, typography, word_symbol};
 use super::evidence::{plausible, wedged_in_latin, words};
 use super::{Charset, Detected};
 
@@ -330,19 +330,7 @@ fn mac_typography(bytes: &[u8], t: &str) -> Option<&'static Charset> {
         for (i, slot) in table.iter_mut().enumerate() {
             let octet = [0x80 | i as u8];
             let (c, _) = encoding_rs::MACINTOSH.decode_without_bom_handling(&octet);
-            *slot = c.chars().all(|c| {
-                matches!(
-                    c,
-                    '\u{2018}'..='\u{201E}'
-                        | '\u{2013}'
-                        | '\u{2014}'
-                        | '\u{2026}'
-                        | '\u{2022}'
-                        | '\u{2122}'
-                        | '\u{20AC}'
-                        | '\u{00A0}'..='\u{00BF}'
-                ) && !c.is_alphabetic()
-            });
+            *slot = c.chars().all(typography);
         }
         table
     });
@@ -352,19 +340,7 @@ fn mac_typography(bytes: &[u8], t: &str) -> Option<&'static Charset> {
     {
         return None;
     }
-    // Capitals beyond ASCII after a letter, with a lowercase one on either
-    // side (`donÕt`, `IÕll`, `figuresÓ`).
-    let (mut wedged, mut a, mut b) = (0, ' ', ' ');
-    for c in t.chars().chain(std::iter::once(' ')) {
-        wedged += usize::from(
-            !b.is_ascii()
-                && b.is_uppercase()
-                && a.is_alphabetic()
-                && (a.is_lowercase() || c.is_lowercase()),
-        );
-        (a, b) = (b, c);
-    }
-    (wedged >= 2).then(|| Charset::for_encoding(encoding_rs::MACINTOSH))
+    (capitals_inside_words(t) >= 2).then(|| Charset::for_encoding(encoding_rs::MACINTOSH))
 }
 
 /// How much of a text [`latin_preference`] reads in each Latin charset.
@@ -465,17 +441,23 @@ fn latin_alternative(
     })
 }
 
-/// How many capitals beyond ASCII `text` has right after a lowercase
-/// letter: no language writes `pellgargaÒ` or `TomÈ` (Breton and
-/// Portuguese Latin-1 read as macintosh, whose capitals sit where
-/// Latin-1 has its small letters). A text can quote a few (a pattern,
-/// `^[yYaAáÁ]`); a reading is judged by having more than another.
+/// How many capitals beyond ASCII `text` has inside words: after a
+/// letter, with a lowercase one on either side. No language writes
+/// `pellgargaÒ` or `TomÈ` (Breton and Portuguese Latin-1 read as
+/// macintosh, whose capitals sit where Latin-1 has its small letters), nor
+/// `donÕt` or `IÕll` (Mac typography read as windows-1252). A text can
+/// quote a few (a pattern, `^[yYaAáÁ]`); a reading is judged by having
+/// more than another.
 fn capitals_inside_words(text: &str) -> usize {
-    let mut lower = false;
-    let mut n = 0;
-    for c in text.chars() {
-        n += usize::from(!c.is_ascii() && c.is_uppercase() && lower);
-        lower = c.is_lowercase();
+    let (mut n, mut a, mut b) = (0, ' ', ' ');
+    for c in text.chars().chain(std::iter::once(' ')) {
+        n += usize::from(
+            !b.is_ascii()
+                && b.is_uppercase()
+                && a.is_alphabetic()
+                && (a.is_lowercase() || c.is_lowercase()),
+        );
+        (a, b) = (b, c);
     }
     n
 }
@@ -643,15 +625,14 @@ fn inner_symbol(c: char) -> bool {
 /// reading's punctuation: macintosh `«%s»` and `etc…` read as
 /// windows-1252 are `Ç%sÈ` and `etcÉ`.)
 fn letter_to_symbol(t: &str, own: &str) -> bool {
-    let mut prev: [Option<(char, char)>; 2] = [None, None];
-    for pair in t
+    // `t`'s characters three at a time, the middle one's reading in `own`.
+    let (mut a0, mut a1, mut b1) = (' ', ' ', ' ');
+    for (a2, b2) in t
         .chars()
         .zip(own.chars())
-        .map(Some)
-        .chain(std::iter::once(None))
+        .chain(std::iter::once((' ', ' ')))
     {
-        if let ([Some((a0, _)), Some((a1, b1))], Some((a2, _))) = (prev, pair)
-            && a1 != b1
+        if a1 != b1
             && a0.is_alphabetic()
             && a1.is_alphabetic()
             && a2.is_alphabetic()
@@ -660,7 +641,7 @@ fn letter_to_symbol(t: &str, own: &str) -> bool {
         {
             return true;
         }
-        prev = [prev[1], pair];
+        (a0, a1, b1) = (a1, a2, b2);
     }
     false
 }

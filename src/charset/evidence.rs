@@ -718,6 +718,33 @@ fn case_of_line(text: &str, k: &mut Case) {
     }
 }
 
+/// The typography Word, Outlook and Mac mailers put into Latin text:
+/// quotes, dashes, bullet, ellipsis, `€ £ © ® ™ °`, guillemets, Spanish
+/// `¡ ¿`, the middle dot, no-break space.
+pub(super) fn typography(c: char) -> bool {
+    matches!(
+        c,
+        '\u{2018}'
+            ..='\u{201E}'
+                | '\u{2013}'
+                | '\u{2014}'
+                | '\u{2022}'
+                | '\u{2026}'
+                | '\u{20AC}'
+                | '\u{A0}'
+                | '\u{A1}'
+                | '\u{BF}'
+                | '\u{B7}'
+                | '\u{A3}'
+                | '\u{A9}'
+                | '\u{AB}'
+                | '\u{AE}'
+                | '\u{B0}'
+                | '\u{BB}'
+                | '\u{2122}'
+    )
+}
+
 /// Whether `text` (a windows-1252 reading) is Latin text with Windows
 /// typography: every character beyond ASCII a Latin letter next to another
 /// letter or a mark of the typography Word and Outlook put in (`’ “ ” – —
@@ -737,24 +764,7 @@ pub(super) fn typographic(text: &str, bytes: &[u8]) -> bool {
             j.and_then(|j| chars.get(j))
                 .is_some_and(|c| c.is_alphabetic())
         };
-        if matches!(
-            c,
-            '\u{2018}'
-                ..='\u{201E}'
-                    | '\u{2013}'
-                    | '\u{2014}'
-                    | '\u{2022}'
-                    | '\u{2026}'
-                    | '\u{20AC}'
-                    | '\u{A0}'
-                    | '\u{A3}'
-                    | '\u{A9}'
-                    | '\u{AB}'
-                    | '\u{AE}'
-                    | '\u{B0}'
-                    | '\u{BB}'
-                    | '\u{2122}'
-        ) {
+        if typography(c) {
             marks += 1;
         } else if !(script(c) == Script::Latin
             && c.is_alphabetic()
