@@ -58,6 +58,7 @@
 //! these thresholds.
 
 use super::alphabets::compare_fit;
+use super::arabic_pairs::{ARABIC_FIRST, ARABIC_LAST, ARABIC_PAIRS};
 use super::detect::{
     alphabet_lie, binary, confidence, guess, has_controls, has_magic, is_latin, latin_preference,
     magic, nul_shaped, wide_binary,
@@ -557,7 +558,7 @@ pub(super) fn labelled<'a>(
             && shape.runs * 2 >= shape.accented
             && let Some((det, t)) = candidate(bytes, cs, opts)
             && non_latin(&t)
-            && let Some((det, t)) = mac_cyrillic(bytes, det, t)
+            && let Some((det, t)) = unnamed_twin(bytes, det, t)
             && case_of(&t).natural()
         {
             read_as(
@@ -593,7 +594,7 @@ pub(super) fn labelled<'a>(
             // `МосГорТранс, ВКонтакте, РосНефть`, was read as windows-1251).
             && !(cs.decoder_name() == Some("x-mac-cyrillic")
                 && det.charset.decoder_name() == Some("windows-1251"))
-            && let Some((det, t)) = mac_cyrillic(bytes, det, t)
+            && let Some((det, t)) = unnamed_twin(bytes, det, t)
             // The candidate turns the case back (a capitalised word for
             // each turned-over one, give or take half) and reads as many
             // letters in words: not a list of CamelCase names read as
@@ -659,7 +660,7 @@ pub(super) fn labelled<'a>(
                 // under ISO-8859-2) while it misreads the rest (`č` as `è`).
                 is_latin(det.charset) && det.charset.decoder_name() != Some("windows-1252")
             })
-            && let Some((det, t)) = mac_cyrillic(bytes, det, t)
+            && let Some((det, t)) = unnamed_twin(bytes, det, t)
             && let Some(fix) = repair(&text, &t)
             && fix.repaired >= SYMBOLS_IN_WORDS
             && (fix.distinct >= 2 || cyrillic_label(cs))
@@ -786,9 +787,10 @@ pub(super) fn labelled<'a>(
         && !(utf8_label && ev.in_words >= 1 && det.charset.encoding().is_some_and(|e| e.is_single_byte()))
     {
         // chardetng's windows-1251 may be x-mac-cyrillic (a subject
-        // `Встреча` under a utf-8 lie was `‚стреча`); when the two cannot
-        // be told apart, windows-1251 as before.
-        let (det, t) = mac_cyrillic_or_1251(bytes, det, t);
+        // `Встреча` under a utf-8 lie was `‚стреча`), its windows-1256 or
+        // ISO-8859-6 the other (`اجتماع` was `اجتهاظ`); when the two cannot
+        // be told apart, the guess as before.
+        let (det, t) = unnamed_twin_or_guess(bytes, det, t);
         let first = report.errors.iter().map(|e| e.1).min().unwrap_or(0);
         let why = Finding::new(FindingKind::Mislabeled, first, 1).with_note(format!(
             "invalid as {} ({} errors, {} characters read, {} in words), valid as {}",
@@ -1642,42 +1644,68 @@ fn chinese_rows(cs: &'static Charset, bytes: &[u8]) -> Rows {
     rows
 }
 
-/// chardetng does not guess x-mac-cyrillic: it takes its text for
-/// windows-1251, whose reading is the same but for the capitals (0x80 to
-/// 0x9F: symbols, Serbian letters and a C1 control in windows-1251,
-/// `‘пасибо`, `Џетрович`) and `я` (0xDF, `Я`: `пЯтницы`); a windows-1251
-/// text read as x-mac-cyrillic loses its capitals (`ѕривет`) and `я`
-/// (`€`). The reading with more letters in words and capitalised words,
-/// less three for each word whose case is turned over, is the text
-/// (x-mac-cyrillic only with no fewer letters in words); otherwise, when
-/// the two differ, they cannot be told apart (None: the label stays).
-fn mac_cyrillic<'a>(
+/// chardetng's guess weighed against the charset that reads its text
+/// the same but for a few octets, where chardetng does not tell the two
+/// apart: x-mac-cyrillic, which it never names, against windows-1251;
+/// ISO-8859-6 and windows-1256, which it tells apart in long texts only
+/// ([`weigh_unnamed`]). The guess's reading or the other charset's, or
+/// None when the two cannot be told apart (the label stays).
+fn unnamed_twin<'a>(
     bytes: &'a [u8],
     det: Detected,
     t: Cow<'a, str>,
 ) -> Option<(Detected, Cow<'a, str>)> {
-    let (det, t, told) = weigh_mac_cyrillic(bytes, det, t);
+    let (det, t, told) = weigh_unnamed(bytes, det, t);
     told.then_some((det, t))
 }
 
-/// [`mac_cyrillic`]'s choice, windows-1251's reading when the two cannot be
+/// [`unnamed_twin`]'s choice, the guess's reading when the two cannot be
 /// told apart (where the label's reading is no text either way).
-fn mac_cyrillic_or_1251<'a>(
+fn unnamed_twin_or_guess<'a>(
     bytes: &'a [u8],
     det: Detected,
     t: Cow<'a, str>,
 ) -> (Detected, Cow<'a, str>) {
-    let (det, t, _) = weigh_mac_cyrillic(bytes, det, t);
+    let (det, t, _) = weigh_unnamed(bytes, det, t);
     (det, t)
 }
 
-/// The reading [`mac_cyrillic`] takes, and whether the two were told
+/// The reading [`unnamed_twin`] takes, and whether the two were told
 /// apart (when not: `det` and `t` as given).
-fn weigh_mac_cyrillic<'a>(
+///
+/// x-mac-cyrillic against windows-1251: the two read the same but for
+/// the capitals (0x80 to 0x9F: symbols, Serbian letters and a C1 control
+/// in windows-1251, `‘пасибо`, `Џетрович`) and `я` (0xDF, `Я`:
+/// `пЯтницы`); a windows-1251 text read as x-mac-cyrillic loses its
+/// capitals (`ѕривет`) and `я` (`€`). The reading with more letters in
+/// words and capitalised words, less three for each word whose case is
+/// turned over, is the text (x-mac-cyrillic only with no fewer letters in
+/// words).
+///
+/// ISO-8859-6 and windows-1256: [`arabic_twin`].
+fn weigh_unnamed<'a>(
     bytes: &'a [u8],
     det: Detected,
     t: Cow<'a, str>,
 ) -> (Detected, Cow<'a, str>, bool) {
+    let twin = match det.charset.decoder_name() {
+        Some("windows-1256") => Some(encoding_rs::ISO_8859_6),
+        Some("ISO-8859-6") => Some(encoding_rs::WINDOWS_1256),
+        _ => None,
+    };
+    if let Some(twin) = twin {
+        return match arabic_twin(bytes, &t, twin) {
+            Some((text, used)) => (
+                Detected {
+                    charset: used,
+                    confidence: det.confidence,
+                },
+                Cow::Owned(text),
+                true,
+            ),
+            None => (det, t, true),
+        };
+    }
     if det.charset.decoder_name() != Some("windows-1251") {
         return (det, t, true);
     }
@@ -1711,6 +1739,58 @@ fn weigh_mac_cyrillic<'a>(
         ),
         _ => (det, t, false),
     }
+}
+
+/// The reading of `bytes` in `twin` (ISO-8859-6 or windows-1256, the one
+/// chardetng did not guess), when it reads clean and is by far the more
+/// likely Arabic text than `t`, the guess's reading. The two share the
+/// letters up to 0xD6; past that, ISO-8859-6's letters and vowel marks
+/// are windows-1256's letters one place off and French ones (`ه و ى ي`
+/// are `ç è é ê`), and windows-1256's `ف ق ك` have no octet in
+/// ISO-8859-6. A short text need have none of those: `اجتماع` in
+/// ISO-8859-6 reads `اجتهاظ` in windows-1256, which chardetng took, and
+/// windows-1256 `إجبو` reads `إجبن` in ISO-8859-6, which it took. Each
+/// reading's pairs of adjacent characters are weighed by how common they
+/// are in Arabic text ([`ARABIC_PAIRS`]: windows-1256's `ال`, in nearly
+/// every phrase, is ISO-8859-6's `اف`), and the twin is taken when its
+/// reading is e^5 times as likely or more (tools/gen_arabic_pairs.py says
+/// how that was chosen).
+fn arabic_twin(
+    bytes: &[u8],
+    t: &str,
+    twin: &'static encoding_rs::Encoding,
+) -> Option<(String, &'static Charset)> {
+    let (text, report, used) = decode_with(bytes, Charset::for_encoding(twin));
+    if !report.is_clean() || text == t {
+        return None;
+    }
+    // In hundredths of a natural logarithm.
+    (arabic_weight(&text) - arabic_weight(t) >= 500).then_some((text.into_owned(), used))
+}
+
+/// How likely `text` is as Arabic text: the sum of [`ARABIC_PAIRS`] over
+/// its pairs of adjacent characters where one is an Arabic letter or
+/// vowel mark (anything else is a word's edge), and one in a million
+/// for each other character beyond ASCII.
+fn arabic_weight(text: &str) -> i64 {
+    const OTHER: i64 = -1382;
+    let (mut sum, mut prev) = (0i64, 0usize);
+    for c in text.chars().chain(std::iter::once(' ')) {
+        let cp = c as u32;
+        let cur = if (ARABIC_FIRST..=ARABIC_LAST).contains(&cp) {
+            (cp - ARABIC_FIRST) as usize + 1
+        } else {
+            if !c.is_ascii() {
+                sum += OTHER;
+            }
+            0
+        };
+        if prev != 0 || cur != 0 {
+            sum += i64::from(ARABIC_PAIRS[prev][cur]);
+        }
+        prev = cur;
+    }
+    sum
 }
 
 /// Latin-script single-byte labels, whose text keeps an ASCII letter in
@@ -1881,7 +1961,7 @@ pub(super) fn unlabelled<'a>(
             charset: used,
             confidence: 0.5,
         };
-        let (det, text) = mac_cyrillic_or_1251(bytes, det, text);
+        let (det, text) = unnamed_twin_or_guess(bytes, det, text);
         (text, det.charset)
     } else {
         (text, used)

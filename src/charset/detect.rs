@@ -619,14 +619,45 @@ fn inner_symbol(c: char) -> bool {
     word_symbol(c) && !matches!(c, '\u{201C}'..='\u{201E}')
 }
 
+/// A symbol no word ends with: signs of mathematics, spacing accents,
+/// section and paragraph marks, daggers, bullets and the Spanish opening
+/// marks. Not punctuation (`etc…`, `»`), nor the signs a word can carry
+/// (`Yahoo!®`, `Nachweis¹`).
+fn word_end_symbol(c: char) -> bool {
+    matches!(
+        c,
+        '±' | '×'
+            | '÷'
+            | '¬'
+            | '¦'
+            | '¤'
+            | '§'
+            | '¶'
+            | '¨'
+            | '¯'
+            | '¸'
+            | '¡'
+            | '¿'
+            | '\u{02C7}'..='\u{02DD}'
+            | '†'
+            | '‡'
+            | '•'
+            | '⁄'
+            | '\u{2202}'..='\u{22FF}'
+            | '◊'
+    )
+}
+
 /// Whether `own`, another single-byte reading of the octets `t` reads,
 /// has a symbol ([`inner_symbol`]) where `t` has a letter between two
-/// letters. (Between other characters, `t`'s letter may be the other
-/// reading's punctuation: macintosh `«%s»` and `etc…` read as
-/// windows-1252 are `Ç%sÈ` and `etcÉ`.)
+/// letters, or one no word ends with ([`word_end_symbol`]) where `t` ends
+/// a word with one after a letter both read alike (Lithuanian `atsakymą`
+/// with a damaged octet elsewhere, read as macintosh `atsakym±`). (Elsewhere,
+/// `t`'s letter may be the other reading's punctuation: macintosh `«%s»`
+/// and `etc…` read as windows-1252 are `Ç%sÈ` and `etcÉ`.)
 fn letter_to_symbol(t: &str, own: &str) -> bool {
-    // `t`'s characters three at a time, the middle one's reading in `own`.
-    let (mut a0, mut a1, mut b1) = (' ', ' ', ' ');
+    // `t`'s characters three at a time, the first two's readings in `own`.
+    let (mut a0, mut a1, mut b0, mut b1) = (' ', ' ', ' ', ' ');
     for (a2, b2) in t
         .chars()
         .zip(own.chars())
@@ -635,13 +666,18 @@ fn letter_to_symbol(t: &str, own: &str) -> bool {
         if a1 != b1
             && a0.is_alphabetic()
             && a1.is_alphabetic()
-            && a2.is_alphabetic()
             && !b1.is_alphabetic()
-            && inner_symbol(b1)
+            && if a2.is_alphabetic() {
+                inner_symbol(b1)
+            } else {
+                // After a letter both read alike: Spanish Mac `¿¿??` is
+                // windows-1252 `ÀÀ??`.
+                a0 == b0 && word_end_symbol(b1)
+            }
         {
             return true;
         }
-        (a0, a1, b1) = (a1, a2, b2);
+        (a0, a1, b0, b1) = (a1, a2, b1, b2);
     }
     false
 }

@@ -14,6 +14,7 @@
 //! octets to the decision.
 
 mod alphabets;
+mod arabic_pairs;
 mod decide;
 mod detect;
 mod dispatch;
