@@ -42,6 +42,10 @@ pub struct MboxReader<R> {
     started: bool,
     done: bool,
     lookahead: u64,
+    /// Whether a `>From ` was seen since the message began (or may have
+    /// been: the flag errs on the side of looking); without one, no line
+    /// of the message needs unquoting.
+    quoted: bool,
 }
 
 impl<R: BufRead> MboxReader<R> {
@@ -59,6 +63,7 @@ impl<R: BufRead> MboxReader<R> {
             started: false,
             done: false,
             lookahead: CONTENT_LENGTH_LOOKAHEAD,
+            quoted: false,
         }
     }
 
@@ -101,6 +106,12 @@ impl<R: BufRead> MboxReader<R> {
         }
         let n = out.len() - before;
         self.pos += n as u64;
+        if !self.quoted
+            && self.flavor.format != MboxFormat::ContentLength
+            && QUOTED_FROM.find(&out[before..]).is_some()
+        {
+            self.quoted = true;
+        }
         Ok(n > 0)
     }
 
@@ -118,8 +129,25 @@ impl<R: BufRead> MboxReader<R> {
             if avail.starts_with(b"From ") {
                 return Ok(());
             }
-            let (take, from_next) = match NL_FROM.find(avail) {
-                Some(i) => (i + 1, true),
+            // One search for `From ` finds both the next line that starts
+            // with it and the quoted ones before it (`>From `, `>>From `),
+            // which mark the message for unquoting.
+            let mut next = None;
+            let mut at = 0;
+            while let Some(i) = FROM.find(&avail[at..]) {
+                let i = at + i;
+                match avail.get(i.wrapping_sub(1)) {
+                    Some(b'\n') => {
+                        next = Some(i);
+                        break;
+                    }
+                    Some(b'>') => self.quoted = true,
+                    _ => {}
+                }
+                at = i + 1;
+            }
+            let (take, from_next) = match next {
+                Some(i) => (i, true),
                 None => match memchr::memrchr(b'\n', avail) {
                     Some(i) => (i + 1, false),
                     None => return Ok(()),
@@ -308,11 +336,8 @@ impl<R: BufRead> MboxReader<R> {
         }
         let separator = split_separator(&mut buf);
         let input_len = from_line.len() as u64 + buf.len() as u64 + separator.len() as u64;
-        match self.flavor.format {
-            MboxFormat::Mboxo | MboxFormat::Mboxrd => {
-                unquote_in_place(&mut buf, self.flavor.format);
-            }
-            MboxFormat::ContentLength => {}
+        if std::mem::take(&mut self.quoted) {
+            unquote_in_place(&mut buf, self.flavor.format);
         }
         let msg = RawMessage {
             bytes: buf,

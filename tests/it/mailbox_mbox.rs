@@ -674,6 +674,8 @@ const MBOX_LINES: &[&str] = &[
     "From a@b Thu Jan  1 00:00:00 1970",
     "From x",
     ">From quoted",
+    ">>From quoted twice",
+    "a line with >From inside",
     "Subject: s",
     "Content-Length: 12",
     "Content-Length: 0",
