@@ -29,7 +29,7 @@
 //! | a Chinese label whose octets have another CJK charset's shape, 24+ characters, no line of the label's own shape ([`chinese_rows`]): Hangul rows only (GB label), a fifth with a trail 0x40..0x7E (GB label), no trail below 0xA1 and an eighth in rows 0xC9..0xF7 (Big5 label, also with a few errors) | EUC-KR or Big5 under GB, GB2312 under Big5 | `mislabeled` if chardetng's candidate is that charset (EUC-KR, Big5, GBK) and reads plausibly | the candidate's |
 //! | a Cyrillic label (windows-1251, KOI8-R/U, ISO-8859-5, IBM866, x-mac-cyrillic) read cleanly with its case turned over: 3+ words with a lowercase letter before a capital, more than twice its capitalised words (`Case`) | KOI8-R under windows-1251 (`рТЙЧЕФ`) and the like | `mislabeled` if chardetng's candidate is another Cyrillic charset (not windows-1251 under x-mac-cyrillic), reads plausibly, its case natural, a capitalised word for each two turned over, as many letters in words | the candidate's |
 //! | KOI8-R read cleanly with 3+ of KOI8-U's letter octets (A4 A6 A7 AD B4 B6 B7 BD) as box drawing touching letters, and no other box drawing touching one (`koi8u_letters`) | Ukrainian KOI8-U under KOI8-R (`Прив╕т`) | `mislabeled` | KOI8-U |
-//! | a Latin label (not windows-1258) read cleanly into runs of 3+ non-ASCII characters: 3+ runs, 32+ characters in them, at least half as many runs as words with a non-ASCII character ([`nonascii_runs`]) | another script read as Latin (`Ïðèâåò`, `ÇÑ±¹¾î`) | `mislabeled` if a candidate reads plausibly, in a script other than Latin, its Cyrillic or Greek case natural (`Case::natural`); windows-1251 or x-mac-cyrillic by their capitals | the candidate's |
+//! | a Latin label (not windows-1258) read cleanly into runs of 3+ non-ASCII characters: 3+ runs (or one of 16+), 32+ characters in them, at least half as many runs as words with a non-ASCII character ([`nonascii_runs`]) | another script read as Latin (`Ïðèâåò`, `ÇÑ±¹¾î`) | `mislabeled` if a candidate reads plausibly, in a script other than Latin, its Cyrillic or Greek case natural (`Case::natural`); windows-1251 or x-mac-cyrillic by their capitals | the candidate's |
 //! | a Latin label (not macintosh, windows-1258) or a Cyrillic one read cleanly with 3+ symbols inside words ([`symbols_in_words`]) | `Wroc³aw`, `¾lu»ouèký`, `Я№штхђ`: windows-1250, ISO-8859-2, windows-1251 read in another charset of the script | `mislabeled` if chardetng's guess is of the script (not windows-1252), reads 3+ of them as letters fitting their word's case (2+ different symbols under a Latin label), turns no letter into a symbol ([`repair`]), its windows-1250/ISO-8859-2 twin does not read them as well, and (Latin) it fits a language's alphabet no worse than the label's reading | the guess's |
 //! | a Latin label (not macintosh) read cleanly with 3+ words whose letters no one alphabet holds, where windows-1252 or a Turkish, Central European, Baltic or Mac charset reads every word as one language's, mending 3+ of those words that are not names and as many of the label's foreign words as of its others (or any, when no alphabet holds 3 in 4 of the label's 40+ letters) ([`alphabet_lie`]) | `Joăo, informaçăo, tręs`: Latin-1 under ISO-8859-2; Hungarian `hõmérséklet` under Latin-1 | `mislabeled` | that charset |
 //! | ISO-8859-6 with 4+ errors | windows-1256 (`ف ق ك` have no octet in ISO-8859-6) | `mislabeled` if the guess is windows-1256, reads more letters in words, no Latin letter inside an Arabic word | windows-1256 |
@@ -87,9 +87,14 @@ const MIN_EVIDENCE: usize = 4;
 /// hold before the label is doubted ([`nonascii_runs`]): three or more,
 /// of 32 or more characters in all, and half as many as its words with a
 /// non-ASCII character or more. Fewer are thin evidence: a list of letters
-/// (`ÄÖÜ äöü`, `ÉÈÊË`, `úžší`) has that shape too.
+/// (`ÄÖÜ äöü`, `ÉÈÊË`, `úžší`) has that shape too. One run of
+/// [`LATIN_LONG_RUN`] characters or more stands for three: no Latin word
+/// has sixteen non-ASCII characters in a row, while Japanese and Chinese
+/// write a line without a space (EUC-JP under an HTML `iso-8859-2`, two
+/// lines, two runs, was kept as `Ŕč...`).
 const LATIN_RUNS: usize = 3;
 const LATIN_RUN_CHARS: usize = 32;
+const LATIN_LONG_RUN: usize = 16;
 
 /// Words with their case turned over (a lowercase letter before a
 /// capital) a Cyrillic label's reading must hold, more than twice its
@@ -553,7 +558,7 @@ pub(super) fn labelled<'a>(
         if !ascii
             && opts.detect
             && latin_label(cs)
-            && let Some(shape) = nonascii_runs(&text, LATIN_RUNS)
+            && let Some(shape) = nonascii_runs(&text, LATIN_RUNS, LATIN_LONG_RUN)
             && shape.chars >= LATIN_RUN_CHARS
             && shape.runs * 2 >= shape.accented
             && let Some((det, t)) = candidate(bytes, cs, opts)

@@ -4,7 +4,7 @@
 //! UTF-16/32).
 
 use super::alphabets::{Letters, compare_fit, holds};
-use super::dispatch::decode_with;
+use super::dispatch::{c1_twin, decode_with};
 use super::evidence::{find_nonascii, typography, word_symbol};
 use super::evidence::{plausible, wedged_in_latin, words};
 use super::{Charset, Detected};
@@ -541,10 +541,17 @@ pub(super) fn alphabet_lie(
             .nth(sample.len())
             .map_or(text, |(end, _)| &text[..end])
     };
-    // Most text fits one alphabet: no word need be looked at.
+    // Most text fits one alphabet: no word need be looked at. Unless the
+    // label is an ISO 8859 charset and the text has octets where it has C1
+    // controls: another charset's letters, which no alphabet counts (Mac
+    // OS Roman's `í ó á` under ISO-8859-2, `Much\u{92}simas`).
     let letters = Letters::of(l);
     let abc = letters.best();
-    if abc.1 == letters.total() {
+    let fits = abc.1 == letters.total();
+    if fits
+        && (label.encoding().and_then(c1_twin).is_none()
+            || !sample.iter().any(|b| b & 0xE0 == 0x80))
+    {
         return None;
     }
     let foreign = foreign_to(l, abc.0, 64);
@@ -562,8 +569,12 @@ pub(super) fn alphabet_lie(
         .chain(LATIN_ALTERNATIVES)
         .filter(|&enc| label.encoding() != Some(enc));
     let cs = best_latin_reading(sample, l, encs, |_, own, letters| {
-        if compare_fit(own, l) != Some(std::cmp::Ordering::Greater) {
-            return false;
+        // Where the label's letters all fit (its doubtful words are C1
+        // controls inside them), fitting as well is enough.
+        match compare_fit(own, l) {
+            Some(std::cmp::Ordering::Greater) => {}
+            Some(std::cmp::Ordering::Equal) | None if fits => {}
+            _ => return false,
         }
         // It mends three words or more, not names, that are foreign to its
         // own alphabet, and as many of the label's foreign words as it

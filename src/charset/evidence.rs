@@ -336,21 +336,24 @@ pub(super) struct Runs {
     pub runs: usize,
     /// Characters in those runs.
     pub chars: usize,
+    /// Characters in the longest run.
+    pub longest: usize,
     pub accented: usize,
 }
 
-/// [`Runs`] of `text`, when it has at least `min` runs (else None, after a
-/// walk of its non-ASCII characters only: ASCII is skipped a block at a
-/// time, as most of a labelled text is ASCII and most Latin texts have no
-/// such run at all).
+/// [`Runs`] of `text`, when it has at least `min` runs or one of `long`
+/// characters or more (else None, after a walk of its non-ASCII characters
+/// only: ASCII is skipped a block at a time, as most of a labelled text is
+/// ASCII and most Latin texts have no such run at all).
 ///
 /// Latin-script text keeps an ASCII letter next to nearly every accented
 /// one (`Größe`, `Þjóðólfur`, `úžší` is a rare exception); text in another
 /// script read under a Latin label is non-ASCII from end to end of every
 /// word (`Ïðèâåò`, `ÇÑ±¹¾î`, `‚±‚ñ‚É‚¿‚Í`).
-pub(super) fn nonascii_runs(text: &str, min: usize) -> Option<Runs> {
+pub(super) fn nonascii_runs(text: &str, min: usize, long: usize) -> Option<Runs> {
     let mut runs = 0usize;
     let mut chars_in = 0usize;
+    let mut longest = 0usize;
     let mut rest = text;
     while let Some(at) = find_nonascii(rest.as_bytes()) {
         let mut chars = rest[at..].chars();
@@ -368,6 +371,7 @@ pub(super) fn nonascii_runs(text: &str, min: usize) -> Option<Runs> {
                     if len >= 3 && letter {
                         runs += 1;
                         chars_in += len;
+                        longest = longest.max(len);
                     }
                     len = 0;
                     letter = false;
@@ -381,9 +385,10 @@ pub(super) fn nonascii_runs(text: &str, min: usize) -> Option<Runs> {
         if len >= 3 && letter {
             runs += 1;
             chars_in += len;
+            longest = longest.max(len);
         }
     }
-    if runs < min {
+    if runs < min && longest < long {
         return None;
     }
     let mut accented = 0usize;
@@ -403,6 +408,7 @@ pub(super) fn nonascii_runs(text: &str, min: usize) -> Option<Runs> {
     Some(Runs {
         runs,
         chars: chars_in,
+        longest,
         accented,
     })
 }

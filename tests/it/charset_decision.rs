@@ -3784,3 +3784,45 @@ fn regression_a_damaged_baltic_text_keeps_its_label() {
         "Susitikimas vyks ketvirtadienį Vilniuje.\nLabas, ačiĐ uŅ grei\u{FFFD}ius atsakymą.\n"
     );
 }
+
+/// Japanese writes a line without a space: EUC-JP under a Latin label
+/// reads as one run of non-ASCII characters a line (`ŔčĆü...`), two runs
+/// for two lines, where the rule asked for three. One run of 16
+/// characters or more stands for three; a list of accented letters under
+/// its own label (one run of 21) still keeps it.
+#[test]
+fn regression_japanese_lines_under_a_latin_label_are_read_as_written() {
+    let ja = "会議の資料を添付しましたのでご確認ください。\n来週の打ち合わせは火曜日の午後三時からです。\n";
+    let bytes = encode(ja, encoding_rs::EUC_JP);
+    for label in ["iso-8859-2", "iso-8859-1", "windows-1252"] {
+        let d = charset::decode(&bytes, Some(label.as_bytes()), &body_opts());
+        assert_eq!(d.verdict, Verdict::Mislabeled, "{label}: {:?}", d.findings);
+        assert_eq!(&*d.text, ja, "{label}");
+    }
+    let list = "Umlaute: ÄÖÜäöüÉÈÊËÀÂÄÖÜäöüßÿ und Akzente\n";
+    let bytes = encode(list, encoding_rs::WINDOWS_1252);
+    let d = charset::decode(&bytes, Some(b"iso-8859-1"), &body_opts());
+    assert_ne!(d.verdict, Verdict::Mislabeled, "{:?}", d.findings);
+    assert_eq!(&*d.text, list);
+}
+
+/// Spanish Mac OS Roman under ISO-8859-2: Mac has `á í ó ñ é` at 0x80 to
+/// 0x9F, C1 controls in ISO-8859-2, so the label's few letters (`Á` for
+/// `¡`, `Ŕ` for `¿`) fit an alphabet and its doubtful words were not
+/// looked at; the C1 controls were read as windows-1250 (`port‡tiles`,
+/// four replaced). Where an ISO 8859 label reads C1 controls inside
+/// words, those words are doubted, and a reading that fits as well and
+/// mends them is taken. Croatian windows-1250 under the same label is
+/// windows-1250 as before.
+#[test]
+fn regression_mac_text_under_iso_8859_2_is_read_as_macintosh() {
+    let es = "¿Podrías enviarme el informe mañana? Gracias por la información sobre la reunión del miércoles.\nSaludos desde Málaga, José\n";
+    let bytes = encode(es, encoding_rs::MACINTOSH);
+    let d = charset::decode(&bytes, Some(b"iso-8859-2"), &body_opts());
+    assert_eq!(d.verdict, Verdict::Mislabeled, "{:?}", d.findings);
+    assert_eq!(&*d.text, es);
+    let hr = "Poštovani, šaljem vam izvještaj o prodaji za prošli mjesec. Želim vam ugodan dan, Željko Čačić\n";
+    let bytes = encode(hr, encoding_rs::WINDOWS_1250);
+    let d = charset::decode(&bytes, Some(b"iso-8859-2"), &body_opts());
+    assert_eq!(&*d.text, hr);
+}
