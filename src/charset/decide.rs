@@ -28,6 +28,7 @@
 //! | a CJK label read mostly as half-width katakana, private use or C1 | implausible reading | `mislabeled` if a candidate reads plausibly | the candidate's |
 //! | a Chinese label whose octets have another CJK charset's shape, 24+ characters, no line of the label's own shape ([`chinese_rows`]): Hangul rows only (GB label), a fifth with a trail 0x40..0x7E (GB label), no trail below 0xA1 and an eighth in rows 0xC9..0xF7 (Big5 label, also with a few errors) | EUC-KR or Big5 under GB, GB2312 under Big5 | `mislabeled` if chardetng's candidate is that charset (EUC-KR, Big5, GBK) and reads plausibly | the candidate's |
 //! | a Cyrillic label (windows-1251, KOI8-R/U, ISO-8859-5, IBM866, x-mac-cyrillic) read cleanly with its case turned over: 3+ words with a lowercase letter before a capital, more than twice its capitalised words (`Case`) | KOI8-R under windows-1251 (`рТЙЧЕФ`) and the like | `mislabeled` if chardetng's candidate is another Cyrillic charset (not windows-1251 under x-mac-cyrillic), reads plausibly, its case natural, a capitalised word for each two turned over, as many letters in words | the candidate's |
+//! | a Cyrillic label read cleanly with 3+ words whose letters no one Cyrillic language has together ([`cyrillic_misfits`]) | windows-1251 under ISO-8859-5 (`ёьхђѓ`, `юсёѓфшђќ`) | `mislabeled` if chardetng's candidate is another Cyrillic charset (not windows-1251 under x-mac-cyrillic) with at most one such word for three of the label's, its case natural, as many letters in words | the candidate's |
 //! | KOI8-R read cleanly with 3+ of KOI8-U's letter octets (A4 A6 A7 AD B4 B6 B7 BD) as box drawing touching letters, and no other box drawing touching one (`koi8u_letters`) | Ukrainian KOI8-U under KOI8-R (`Прив╕т`) | `mislabeled` | KOI8-U |
 //! | a Latin label (not windows-1258) read cleanly into runs of 3+ non-ASCII characters: 3+ runs (or one of 16+), 32+ characters in them, at least half as many runs as words with a non-ASCII character ([`nonascii_runs`]) | another script read as Latin (`Ïðèâåò`, `ÇÑ±¹¾î`) | `mislabeled` if a candidate reads plausibly, in a script other than Latin, its Cyrillic or Greek case natural (`Case::natural`); windows-1251 or x-mac-cyrillic by their capitals | the candidate's |
 //! | a Latin label (not macintosh, windows-1258) or a Cyrillic one read cleanly with 3+ symbols inside words ([`symbols_in_words`]) | `Wroc³aw`, `¾lu»ouèký`, `Я№штхђ`: windows-1250, ISO-8859-2, windows-1251 read in another charset of the script | `mislabeled` if chardetng's guess is of the script (not windows-1252), reads 3+ of them as letters fitting their word's case (2+ different symbols under a Latin label), turns no letter into a symbol ([`repair`]), its windows-1250/ISO-8859-2 twin does not read them as well, and (Latin) it fits a language's alphabet no worse than the label's reading | the guess's |
@@ -65,9 +66,9 @@ use super::detect::{
 };
 use super::dispatch::{c1_as_twin, c1_check, c1_twin, decode_with, unicode11};
 use super::evidence::{
-    Evidence, case_of, characters, evidence, find_nonascii, foreign_mark, implausible,
-    mixed_script_letters, multi_octet_chars, non_latin, nonascii_runs, plausible, repair,
-    symbols_in_words, typographic, typography, utf8_majority, utf8_writer_forms, words,
+    Evidence, case_of, characters, cyrillic_misfits, evidence, find_nonascii, foreign_mark,
+    implausible, mixed_script_letters, multi_octet_chars, non_latin, nonascii_runs, plausible,
+    repair, symbols_in_words, typographic, typography, utf8_majority, utf8_writer_forms, words,
 };
 use super::{Charset, DecodeOptions, Decoded, Detected, Kind, add_report, ascii};
 use crate::codec::utf8::{self, DecodeReport};
@@ -95,6 +96,11 @@ const MIN_EVIDENCE: usize = 4;
 const LATIN_RUNS: usize = 3;
 const LATIN_RUN_CHARS: usize = 32;
 const LATIN_LONG_RUN: usize = 16;
+
+/// Words whose Cyrillic letters no one language has together
+/// ([`cyrillic_misfits`]) a Cyrillic label's reading must hold before the
+/// label is doubted on that ground.
+const CYRILLIC_MISFITS: usize = 3;
 
 /// Words with their case turned over (a lowercase letter before a
 /// capital) a Cyrillic label's reading must hold, more than twice its
@@ -618,6 +624,41 @@ pub(super) fn labelled<'a>(
                     "read as {}, the case is turned over ({} words with a lowercase letter \
                      before a capital, {} capitalised); it reads as {}",
                     cs.name, k.inverted, k.capitalised, det.charset.name
+                )),
+            );
+            return;
+        }
+        // A Cyrillic label whose reading mixes letters no one language
+        // has together (`б ѓтрцхэшхь, Рээр бьш№эютр`: windows-1251 `С
+        // уважением, Анна Смирнова` under ISO-8859-5, whose case stays as
+        // it was): text in another Cyrillic charset, which reads each word
+        // as one language's.
+        if !ascii
+            && opts.detect
+            && cyrillic_label(cs)
+            && let n = cyrillic_misfits(&text, usize::MAX)
+            && n >= CYRILLIC_MISFITS
+            && let Some((det, t)) = candidate(bytes, cs, opts)
+            && cyrillic_label(det.charset)
+            && !(cs.decoder_name() == Some("x-mac-cyrillic")
+                && det.charset.decoder_name() == Some("windows-1251"))
+            && let Some((det, t)) = unnamed_twin(bytes, det, t)
+            // The candidate's words are one language's, but for a damaged
+            // one or so in three, its case natural and as many letters in
+            // words.
+            && cyrillic_misfits(&t, n) * 3 <= n
+            && case_of(&t).natural()
+            && characters(&t).1 >= characters(&text).1
+        {
+            read_as(
+                d,
+                out,
+                det,
+                t,
+                Finding::new(FindingKind::Mislabeled, first_nonascii(bytes), 1).with_note(format!(
+                    "read as {}, {n} words have Cyrillic letters no one language has \
+                     together; {} reads every word as one language's",
+                    cs.name, det.charset.name
                 )),
             );
             return;
@@ -1775,25 +1816,40 @@ fn arabic_twin(
 
 /// How likely `text` is as Arabic text: the sum of [`ARABIC_PAIRS`] over
 /// its pairs of adjacent characters where one is an Arabic letter or
-/// vowel mark (anything else is a word's edge), and one in a million
-/// for each other character beyond ASCII.
+/// vowel mark (anything else is a word's edge), and one in a million for
+/// an Arabic letter beside an ASCII one and for each other character
+/// beyond ASCII not beside one. Latin letters in Latin words are no
+/// evidence either way: windows-1256 has `é è ê` for French, and
+/// Afrikaans `lêer` under a `utf-8` lie from an `.eg` sender is no
+/// ISO-8859-6 `lيer`.
 fn arabic_weight(text: &str) -> i64 {
     const OTHER: i64 = -1382;
-    let (mut sum, mut prev) = (0i64, 0usize);
-    for c in text.chars().chain(std::iter::once(' ')) {
+    let index = |c: char| {
         let cp = c as u32;
-        let cur = if (ARABIC_FIRST..=ARABIC_LAST).contains(&cp) {
+        if (ARABIC_FIRST..=ARABIC_LAST).contains(&cp) {
             (cp - ARABIC_FIRST) as usize + 1
         } else {
-            if !c.is_ascii() {
-                sum += OTHER;
-            }
             0
-        };
+        }
+    };
+    let mut sum = 0i64;
+    let (mut prev, mut prev_c) = (0usize, ' ');
+    // A character beyond ASCII, not Arabic, not after an ASCII letter:
+    // weighed when the next one is not an ASCII letter either.
+    let mut pending = false;
+    for c in text.chars().chain(std::iter::once(' ')) {
+        let cur = index(c);
+        if pending && !c.is_ascii_alphabetic() {
+            sum += OTHER;
+        }
+        pending = cur == 0 && !c.is_ascii() && !prev_c.is_ascii_alphabetic();
+        if (cur != 0 && prev_c.is_ascii_alphabetic()) || (prev != 0 && c.is_ascii_alphabetic()) {
+            sum += OTHER;
+        }
         if prev != 0 || cur != 0 {
             sum += i64::from(ARABIC_PAIRS[prev][cur]);
         }
-        prev = cur;
+        (prev, prev_c) = (cur, c);
     }
     sum
 }

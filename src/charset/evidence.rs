@@ -724,6 +724,82 @@ fn case_of_line(text: &str, k: &mut Case) {
     }
 }
 
+/// Which of the Cyrillic-script languages whose charsets mail uses have
+/// the lowercase letter `c` beyond the letters they all share: a bit each
+/// for Russian, Ukrainian, Belarusian, Bulgarian, Serbian and
+/// Macedonian; all six for a shared letter, none for any other character.
+fn cyrillic_languages(c: char) -> u8 {
+    const RU: u8 = 1;
+    const UK: u8 = 2;
+    const BE: u8 = 4;
+    const BG: u8 = 8;
+    const SR: u8 = 16;
+    const MK: u8 = 32;
+    const ALL: u8 = 63;
+    match c {
+        'а' | 'б' | 'в' | 'г' | 'д' | 'е' | 'ж' | 'з' | 'к' | 'л' | 'м' | 'н' | 'о' | 'п' | 'р'
+        | 'с' | 'т' | 'у' | 'ф' | 'х' | 'ц' | 'ч' | 'ш' => ALL,
+        'и' => RU | UK | BG | SR | MK,
+        'й' | 'ь' | 'ю' | 'я' => RU | UK | BE | BG,
+        'щ' => RU | UK | BG,
+        'ъ' => RU | BG,
+        'ы' | 'э' | 'ё' => RU | BE,
+        'і' => UK | BE,
+        'ї' | 'є' | 'ґ' => UK,
+        'ў' => BE,
+        'ј' | 'љ' | 'њ' | 'џ' => SR | MK,
+        'ђ' | 'ћ' => SR,
+        'ѓ' | 'ќ' | 'ѕ' => MK,
+        _ => 0,
+    }
+}
+
+/// Words of `text` (each counted once, up to `enough`) that are Cyrillic
+/// letters no one language writes together: Russian `ё ы э` beside
+/// Serbian `ђ` or Macedonian `ѓ ќ` (`ёьхђѓ`, windows-1251 `смету` read as
+/// ISO-8859-5).
+/// A Russian text quoting a Serbian name (`Ђорђевић`) has none: each word
+/// is one language's. A word is a run of letters and symbols beyond ASCII
+/// with a Cyrillic letter; ASCII ends it.
+pub(super) fn cyrillic_misfits(text: &str, enough: usize) -> usize {
+    let mut seen: Vec<&str> = Vec::new();
+    for line in text.split_inclusive('\n').filter(|l| !l.is_ascii()) {
+        let mut start = None;
+        for (i, c) in line
+            .char_indices()
+            .chain(std::iter::once((line.len(), ' ')))
+        {
+            if !c.is_ascii() && (c.is_alphabetic() || word_symbol(c)) {
+                start.get_or_insert(i);
+                continue;
+            }
+            let Some(s) = start.take() else { continue };
+            // Symbols at its edges are punctuation (`«Привет»`).
+            let word = line[s..i].trim_matches(|c: char| !c.is_alphabetic());
+            // A symbol or a letter of another script inside is the
+            // symbols rule's question, not this one's (KOI8-R reads
+            // damaged octets as box drawing glued to their words).
+            let mut mask = 0x3Fu8;
+            let mut cyrillic = true;
+            for c in word.chars() {
+                let lower = c.to_lowercase().next().unwrap_or(c);
+                if script(lower) == Script::Cyrillic {
+                    mask &= cyrillic_languages(lower);
+                } else {
+                    cyrillic = false;
+                }
+            }
+            if cyrillic && mask == 0 && !word.is_empty() && !seen.contains(&word) {
+                seen.push(word);
+                if seen.len() >= enough {
+                    return seen.len();
+                }
+            }
+        }
+    }
+    seen.len()
+}
+
 /// The typography Word, Outlook and Mac mailers put into Latin text:
 /// quotes, dashes, bullet, ellipsis, `€ £ © ® ™ °`, guillemets, Spanish
 /// `¡ ¿`, the middle dot, no-break space.

@@ -3707,7 +3707,7 @@ fn c1_octets_between_letters_are_damage_unless_words_hold_the_mark() {
 /// Short Arabic text: ISO-8859-6 and windows-1256 read the same octets
 /// as two sets of Arabic letters, and chardetng tells them apart in long
 /// texts only (`اجتماع` in ISO-8859-6 was read as windows-1256
-/// `اجتهاظ`; windows-1256 `عاجل`-like words the other way). Each phrase
+/// `اجتهاظ`; windows-1256 `إجبو` as ISO-8859-6 `إجبن`). Each phrase
 /// (written for this test) in both charsets, as a Subject under a lying
 /// `utf-8` label and as a body without a label: read as written, never
 /// as the other charset's reading. encoding_rs writes the octets.
@@ -3766,6 +3766,20 @@ fn regression_short_arabic_is_weighed_between_iso_8859_6_and_windows_1256() {
         }
     }
     assert_eq!(read, 58, "phrases read as written");
+    // Latin letters in Latin words are no Arabic: Afrikaans `lêer` under a
+    // `utf-8` lie from an `.eg` sender, which chardetng reads as
+    // windows-1256 (its `ê` is windows-1256's too), is not ISO-8859-6 `lيer`.
+    let af = "Die lêer is gestoor. Kon nie die lêer lees nie; gebruik die tweede lêer \
+              of die derde lêer in die gids, of 'n ander lêer.";
+    let bytes = encode(af, encoding_rs::ISO_8859_15);
+    let d = charset::decode(&bytes, Some(b"utf-8"), &body);
+    assert!(
+        !d.text
+            .chars()
+            .any(|c| ('\u{0600}'..='\u{06FF}').contains(&c)),
+        "{:?}",
+        d.text
+    );
 }
 
 /// A correctly labelled Lithuanian ISO-8859-4 text with three damaged
@@ -3825,4 +3839,65 @@ fn regression_mac_text_under_iso_8859_2_is_read_as_macintosh() {
     let bytes = encode(hr, encoding_rs::WINDOWS_1250);
     let d = charset::decode(&bytes, Some(b"iso-8859-2"), &body_opts());
     assert_eq!(&*d.text, hr);
+}
+
+/// windows-1251 under ISO-8859-5 keeps its case (`Рээр` for `Анна`), so
+/// the turned-case rule misses it; its reading mixes letters of Russian
+/// (`ё ы э`), Serbian (`ђ`) and Macedonian (`ѓ ќ`) in one word
+/// (`ёьхђѓ`, `юсёѓфшђќ`). Three such words or more, and a candidate that
+/// reads every word as one language's: the candidate. Correct texts of
+/// six languages under their labels, one quoting a Serbian name in a
+/// Russian sentence, keep them.
+#[test]
+fn regression_cyrillic_letters_of_no_one_language_doubt_the_label() {
+    let ru = "С уважением, Анна Смирнова\nЕщё нужно обсудить смету на следующий год.\n";
+    for label in ["iso-8859-5", "ibm866"] {
+        let bytes = encode(ru, encoding_rs::WINDOWS_1251);
+        let d = charset::decode(&bytes, Some(label.as_bytes()), &body_opts());
+        if label == "iso-8859-5" {
+            assert_eq!(d.verdict, Verdict::Mislabeled, "{label}: {:?}", d.findings);
+            assert_eq!(&*d.text, ru, "{label}");
+        } else {
+            // IBM866 reads it with its case turned over: caught before.
+            assert_eq!(&*d.text, ru, "{label}");
+        }
+    }
+    let correct: &[(&str, &'static Encoding, &str)] = &[
+        (
+            "Встреча с Ђорђе Ђорђевићем перенесена на пятницу. Ещё раз спасибо!\n",
+            encoding_rs::ISO_8859_5,
+            "iso-8859-5",
+        ),
+        (
+            "Поштовани, шаљем вам извештај о продаји. Хвала унапред, Ђорђе\n",
+            encoding_rs::ISO_8859_5,
+            "iso-8859-5",
+        ),
+        (
+            "Почитувани, ви испраќам извештај за продажбата. Ѓорѓи ќе дојде утре.\n",
+            encoding_rs::WINDOWS_1251,
+            "windows-1251",
+        ),
+        (
+            "Шановний пане, надсилаю звіт про продажі. Її відповідь ґрунтовна, є питання.\n",
+            encoding_rs::KOI8_U,
+            "koi8-u",
+        ),
+        (
+            "Паважаны спадар, дасылаю справаздачу. Дзякуй за ўвагу, усё добра.\n",
+            encoding_rs::WINDOWS_1251,
+            "windows-1251",
+        ),
+        (
+            "Уважаеми господине, изпращам ви отчета. Щом получите, пишете ми.\n",
+            encoding_rs::WINDOWS_1251,
+            "windows-1251",
+        ),
+    ];
+    for &(text, enc, label) in correct {
+        let bytes = encode(text, enc);
+        let d = charset::decode(&bytes, Some(label.as_bytes()), &body_opts());
+        assert_ne!(d.verdict, Verdict::Mislabeled, "{label}: {:?}", d.findings);
+        assert_eq!(&*d.text, text, "{label}");
+    }
 }
