@@ -636,7 +636,8 @@ pub(super) fn labelled<'a>(
         if !ascii
             && opts.detect
             && cyrillic_label(cs)
-            && let n = cyrillic_misfits(&text, usize::MAX)
+            // Counted up to 64, as the Latin rule's foreign words.
+            && let n = cyrillic_misfits(&text, 64)
             && n >= CYRILLIC_MISFITS
             && let Some((det, t)) = candidate(bytes, cs, opts)
             && cyrillic_label(det.charset)
@@ -656,9 +657,11 @@ pub(super) fn labelled<'a>(
                 det,
                 t,
                 Finding::new(FindingKind::Mislabeled, first_nonascii(bytes), 1).with_note(format!(
-                    "read as {}, {n} words have Cyrillic letters no one language has \
+                    "read as {}, {n}{} words have Cyrillic letters no one language has \
                      together; {} reads every word as one language's",
-                    cs.name, det.charset.name
+                    cs.name,
+                    if n >= 64 { "+" } else { "" },
+                    det.charset.name
                 )),
             );
             return;

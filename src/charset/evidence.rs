@@ -757,7 +757,7 @@ fn cyrillic_languages(c: char) -> u8 {
 /// Words of `text` (each counted once, up to `enough`) that are Cyrillic
 /// letters no one language writes together: Russian `ё ы э` beside
 /// Serbian `ђ` or Macedonian `ѓ ќ` (`ёьхђѓ`, windows-1251 `смету` read as
-/// ISO-8859-5).
+/// ISO-8859-5), or with a symbol between two of them (`бьш№эютр`).
 /// A Russian text quoting a Serbian name (`Ђорђевић`) has none: each word
 /// is one language's. A word is a run of letters and symbols beyond ASCII
 /// with a Cyrillic letter; ASCII ends it.
@@ -776,15 +776,19 @@ pub(super) fn cyrillic_misfits(text: &str, enough: usize) -> usize {
             let Some(s) = start.take() else { continue };
             // Symbols at its edges are punctuation (`«Привет»`).
             let word = line[s..i].trim_matches(|c: char| !c.is_alphabetic());
-            // A symbol or a letter of another script inside is the
-            // symbols rule's question, not this one's (KOI8-R reads
-            // damaged octets as box drawing glued to their words).
+            // A symbol between its letters makes it no one language's too
+            // (`бьш№эютр`), but for box drawing: KOI8-R reads damaged
+            // octets and KOI8-U's `і ї є ґ` as such, and whether those are
+            // Ukrainian is the KOI8-U rule's question. A letter of another
+            // script inside: not a Cyrillic word.
             let mut mask = 0x3Fu8;
             let mut cyrillic = true;
             for c in word.chars() {
                 let lower = c.to_lowercase().next().unwrap_or(c);
                 if script(lower) == Script::Cyrillic {
                     mask &= cyrillic_languages(lower);
+                } else if !c.is_alphabetic() && !('\u{2500}'..='\u{259F}').contains(&c) {
+                    mask = 0;
                 } else {
                     cyrillic = false;
                 }
@@ -913,6 +917,24 @@ mod tests {
                 .filter(|&i| symbol_between(chars[i - 1], chars[i], chars[i + 1]))
                 .count();
             prop_assert_eq!(symbols_in_words(&text), want);
+        }
+    }
+
+    #[test]
+    fn cyrillic_words_of_no_one_language_are_counted_once() {
+        // windows-1251 read as ISO-8859-5: letters of three languages in
+        // one word, a `№` between letters; `ёьхђѓ` twice counts once.
+        assert_eq!(cyrillic_misfits("ёьхђѓ ёьхђѓ бьш№эютр юсёѓфшђќ", 9), 3);
+        assert_eq!(cyrillic_misfits("ёьхђѓ бьш№эютр юсёѓфшђќ", 2), 2);
+        // Each word one language's: Russian, Serbian, Macedonian,
+        // Ukrainian, Belarusian; guillemets at the edges are punctuation;
+        // box drawing (KOI8-R's reading of KOI8-U letters) is not counted.
+        for text in [
+            "«Ещё» Ђорђевић Ѓорѓи Її ўвагу",
+            "Прив╕т, друз╕!",
+            "word ASCII only",
+        ] {
+            assert_eq!(cyrillic_misfits(text, 9), 0, "{text}");
         }
     }
 
