@@ -354,13 +354,15 @@ fn words_changed(a: &str, b: &str, enough: usize) -> usize {
 
 /// The words of `a` (lower case, each once) that `b`, the same octets in
 /// another single-byte charset, reads differently, up to `enough`; each
-/// with whether it is only ever written capitalised in `a` (a name).
-fn changed_words(a: &str, b: &str, enough: usize) -> Vec<(String, bool)> {
+/// with whether it is only ever written capitalised in `a` (a name), and
+/// whether `b` reads it with as many letters everywhere it is (`kůň` as
+/// `kùò`, not `ź` as `¼`).
+fn changed_words(a: &str, b: &str, enough: usize) -> Vec<(String, bool, bool)> {
     let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
     if a.len() != b.len() {
         return Vec::new();
     }
-    let mut changed: Vec<(String, bool)> = Vec::new();
+    let mut changed: Vec<(String, bool, bool)> = Vec::new();
     let mut start = 0;
     for i in 0..=a.len() {
         if i < a.len() && (a[i].is_alphabetic() || b[i].is_alphabetic()) {
@@ -369,10 +371,13 @@ fn changed_words(a: &str, b: &str, enough: usize) -> Vec<(String, bool)> {
         if a[start..i] != b[start..i] {
             let word: String = a[start..i].iter().flat_map(|c| c.to_lowercase()).collect();
             let capital = a.get(start).is_some_and(|c| c.is_uppercase());
-            if let Some(seen) = changed.iter_mut().find(|(w, _)| *w == word) {
+            let letters = |w: &[char]| w.iter().filter(|c| c.is_alphabetic()).count();
+            let kept = letters(&b[start..i]) >= letters(&a[start..i]);
+            if let Some(seen) = changed.iter_mut().find(|(w, _, _)| *w == word) {
                 seen.1 &= capital;
+                seen.2 &= kept;
             } else {
-                changed.push((word, capital));
+                changed.push((word, capital, kept));
                 if changed.len() >= enough {
                     break;
                 }
@@ -577,15 +582,21 @@ pub(super) fn alphabet_lie(
             _ => return false,
         }
         // It mends three words or more, not names, that are foreign to its
-        // own alphabet, and as many of the label's foreign words as it
+        // own alphabet (reading them with as many letters), and as many of the label's foreign words as it
         // changes of the words the label reads as one language's.
         let changed = changed_words(l, own, usize::MAX);
         let theirs = foreign_to(l, letters.best().0, usize::MAX);
+        // A word it reads with fewer letters is no word mended (`ź` as
+        // `¼` in a list of letters from many languages, `čtvrť` as
+        // `ètvr»`).
         let mended = changed
             .iter()
-            .filter(|(w, capital)| !capital && theirs.contains(w))
+            .filter(|(w, capital, kept)| !capital && *kept && theirs.contains(w))
             .count();
-        let label_foreign = changed.iter().filter(|(w, _)| foreign.contains(w)).count();
+        let label_foreign = changed
+            .iter()
+            .filter(|(w, _, _)| foreign.contains(w))
+            .count();
         mended >= 3 && (label_foreign >= changed.len() - label_foreign || scattered)
     })?;
     Some((cs, foreign.len()))
