@@ -598,14 +598,7 @@ pub(super) fn labelled<'a>(
             // for the capital that began each sentence (`рТПЫХ РТЙУМБФШ`).
             && ((k.inverted >= CASE_INVERTED && k.inverted > 2 * k.capitalised)
                 || (k.inverted >= 2 && k.upper > 3 * k.lower))
-            && let Some((det, t)) = candidate(bytes, cs, opts)
-            && cyrillic_label(det.charset)
-            // chardetng says windows-1251 for any x-mac-cyrillic text: under
-            // that label its guess tells nothing (a list of CamelCase names,
-            // `МосГорТранс, ВКонтакте, РосНефть`, was read as windows-1251).
-            && !(cs.decoder_name() == Some("x-mac-cyrillic")
-                && det.charset.decoder_name() == Some("windows-1251"))
-            && let Some((det, t)) = unnamed_twin(bytes, det, t)
+            && let Some((det, t)) = cyrillic_candidate(bytes, cs, opts)
             // The candidate turns the case back (a capitalised word for
             // each turned-over one, give or take half) and reads as many
             // letters in words: not a list of CamelCase names read as
@@ -639,11 +632,7 @@ pub(super) fn labelled<'a>(
             // Counted up to 64, as the Latin rule's foreign words.
             && let n = cyrillic_misfits(&text, 64)
             && n >= CYRILLIC_MISFITS
-            && let Some((det, t)) = candidate(bytes, cs, opts)
-            && cyrillic_label(det.charset)
-            && !(cs.decoder_name() == Some("x-mac-cyrillic")
-                && det.charset.decoder_name() == Some("windows-1251"))
-            && let Some((det, t)) = unnamed_twin(bytes, det, t)
+            && let Some((det, t)) = cyrillic_candidate(bytes, cs, opts)
             // The candidate's words are one language's, but for a damaged
             // one or so in three, its case natural and as many letters in
             // words.
@@ -1691,6 +1680,27 @@ fn chinese_rows(cs: &'static Charset, bytes: &[u8]) -> Rows {
             && rows.level2 * 8 >= rows.chars;
     }
     rows
+}
+
+/// chardetng's candidate for text under the Cyrillic label `cs`, when it is
+/// another Cyrillic charset, weighed against the twin it does not name
+/// ([`unnamed_twin`]). Not windows-1251 under x-mac-cyrillic: chardetng
+/// says windows-1251 for any x-mac-cyrillic text, so under that label its
+/// guess tells nothing (a list of CamelCase names, `МосГорТранс,
+/// ВКонтакте, РосНефть`, was read as windows-1251).
+fn cyrillic_candidate<'a>(
+    bytes: &'a [u8],
+    cs: &'static Charset,
+    opts: &DecodeOptions,
+) -> Option<(Detected, Cow<'a, str>)> {
+    let (det, t) = candidate(bytes, cs, opts)?;
+    if !cyrillic_label(det.charset)
+        || (cs.decoder_name() == Some("x-mac-cyrillic")
+            && det.charset.decoder_name() == Some("windows-1251"))
+    {
+        return None;
+    }
+    unnamed_twin(bytes, det, t)
 }
 
 /// chardetng's guess weighed against the charset that reads its text

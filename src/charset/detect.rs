@@ -4,7 +4,7 @@
 //! UTF-16/32).
 
 use super::alphabets::{Letters, compare_fit, holds};
-use super::dispatch::{c1_twin, decode_with};
+use super::dispatch::{c1_twin, decode_with, has_c1};
 use super::evidence::{find_nonascii, typography, word_symbol};
 use super::evidence::{plausible, wedged_in_latin, words};
 use super::{Charset, Detected};
@@ -362,6 +362,7 @@ fn changed_words(a: &str, b: &str, enough: usize) -> Vec<(String, bool, bool)> {
     if a.len() != b.len() {
         return Vec::new();
     }
+    let letters = |w: &[char]| w.iter().filter(|c| c.is_alphabetic()).count();
     let mut changed: Vec<(String, bool, bool)> = Vec::new();
     let mut start = 0;
     for i in 0..=a.len() {
@@ -371,7 +372,6 @@ fn changed_words(a: &str, b: &str, enough: usize) -> Vec<(String, bool, bool)> {
         if a[start..i] != b[start..i] {
             let word: String = a[start..i].iter().flat_map(|c| c.to_lowercase()).collect();
             let capital = a.get(start).is_some_and(|c| c.is_uppercase());
-            let letters = |w: &[char]| w.iter().filter(|c| c.is_alphabetic()).count();
             let kept = letters(&b[start..i]) >= letters(&a[start..i]);
             if let Some(seen) = changed.iter_mut().find(|(w, _, _)| *w == word) {
                 seen.1 &= capital;
@@ -470,11 +470,12 @@ fn capitals_inside_words(text: &str) -> usize {
 /// Of the charsets `encs`, the one whose reading of `bytes` (a character
 /// an octet) differs from `t`, decodes every octet, holds no C1 control,
 /// fits one alphabet in every word ([`misfits`]), has no more capitals
-/// inside words than `t` ([`capitals_inside_words`]), turns none of `t`'s letters into a symbol (a reading that fits
+/// inside words than `t` ([`capitals_inside_words`]), turns none of `t`'s
+/// letters into a symbol ([`letter_to_symbol`]: a reading that fits
 /// because its symbols are no letters to judge, Romanian `úžší` as
-/// macintosh `˙∏®Ì`, mends nothing) and passes `accept` (given
-/// the charset, its reading and its letters); of several, the one reading
-/// the most letters, the first of equals.
+/// macintosh `˙∏®Ì`, mends nothing) and passes `accept` (given the
+/// charset, its reading and its letters); of several, the one reading the
+/// most letters, the first of equals.
 fn best_latin_reading(
     bytes: &[u8],
     t: &str,
@@ -553,10 +554,7 @@ pub(super) fn alphabet_lie(
     let letters = Letters::of(l);
     let abc = letters.best();
     let fits = abc.1 == letters.total();
-    if fits
-        && (label.encoding().and_then(c1_twin).is_none()
-            || !sample.iter().any(|b| b & 0xE0 == 0x80))
-    {
+    if fits && (label.encoding().and_then(c1_twin).is_none() || !has_c1(sample)) {
         return None;
     }
     let foreign = foreign_to(l, abc.0, 64);
@@ -582,8 +580,9 @@ pub(super) fn alphabet_lie(
             _ => return false,
         }
         // It mends three words or more, not names, that are foreign to its
-        // own alphabet (reading them with as many letters), and as many of the label's foreign words as it
-        // changes of the words the label reads as one language's.
+        // own alphabet (reading them with as many letters), and as many of
+        // the label's foreign words as it changes of the words the label
+        // reads as one language's.
         let changed = changed_words(l, own, usize::MAX);
         let theirs = foreign_to(l, letters.best().0, usize::MAX);
         // A word it reads with fewer letters is no word mended (`ź` as

@@ -237,6 +237,14 @@ pub(super) fn c1_twin(enc: &'static Encoding) -> Option<&'static Encoding> {
     })
 }
 
+/// Whether `bytes` has an octet 0x80..0x9F, a C1 control in ISO 8859.
+/// Most text has none: looked for a block at a time.
+pub(super) fn has_c1(bytes: &[u8]) -> bool {
+    bytes
+        .chunks(64)
+        .any(|c| c.iter().fold(false, |a, b| a | (b & 0xE0 == 0x80)))
+}
+
 /// `text` (`bytes` read as the single-octet `enc`) with the C1 controls it
 /// read for 0x80..0x9F replaced by `twin`'s characters there ([`c1_twin`]),
 /// and the `c1-in-latin1` finding; `None` when there is no C1 octet.
@@ -246,14 +254,10 @@ pub(super) fn c1_as_twin(
     twin: &'static Encoding,
     text: &str,
 ) -> Option<(String, Finding)> {
-    // Most text has none: looked for a block at a time first.
-    let c1 = |b: &u8| b & 0xE0 == 0x80;
-    if !bytes
-        .chunks(64)
-        .any(|c| c.iter().fold(false, |a, b| a | c1(b)))
-    {
+    if !has_c1(bytes) {
         return None;
     }
+    let c1 = |b: &u8| b & 0xE0 == 0x80;
     let first = bytes.iter().position(c1)?;
     let count = bytes.iter().filter(|b| c1(b)).count();
     let mut out = String::with_capacity(text.len() + 2 * count);

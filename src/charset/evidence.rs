@@ -724,6 +724,9 @@ fn case_of_line(text: &str, k: &mut Case) {
     }
 }
 
+/// [`cyrillic_languages`] of a letter all six languages write.
+const ALL_CYRILLIC: u8 = 0x3F;
+
 /// Which of the Cyrillic-script languages whose charsets mail uses have
 /// the lowercase letter `c` beyond the letters they all share: a bit each
 /// for Russian, Ukrainian, Belarusian, Bulgarian, Serbian and
@@ -735,7 +738,7 @@ fn cyrillic_languages(c: char) -> u8 {
     const BG: u8 = 8;
     const SR: u8 = 16;
     const MK: u8 = 32;
-    const ALL: u8 = 63;
+    const ALL: u8 = ALL_CYRILLIC;
     match c {
         'а' | 'б' | 'в' | 'г' | 'д' | 'е' | 'ж' | 'з' | 'к' | 'л' | 'м' | 'н' | 'о' | 'п' | 'р'
         | 'с' | 'т' | 'у' | 'ф' | 'х' | 'ц' | 'ч' | 'ш' => ALL,
@@ -781,7 +784,7 @@ pub(super) fn cyrillic_misfits(text: &str, enough: usize) -> usize {
             // octets and KOI8-U's `і ї є ґ` as such, and whether those are
             // Ukrainian is the KOI8-U rule's question. A letter of another
             // script inside: not a Cyrillic word.
-            let mut mask = 0x3Fu8;
+            let mut mask = ALL_CYRILLIC;
             let mut cyrillic = true;
             for c in word.chars() {
                 let lower = c.to_lowercase().next().unwrap_or(c);
