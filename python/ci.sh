@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # CI for the Python package (called from .ci/run): build the abi3 wheel once,
-# install it into a fresh virtual environment with pytest and Dask, run the
-# pytest suite (exit 5, "no tests collected", is a failure), then the loopback
-# Dask cluster check against the CLI.
+# install it into a fresh virtual environment with pytest, Dask and dkimpy
+# (the DKIM oracle), run the pytest suite (exit 5, "no tests collected", is a
+# failure), then the loopback Dask cluster check against the CLI.
 #
 # Needs python3 (3.9+) with venv, and network access to PyPI. The cluster check
 # runs the whole linux-mips corpus (4375 messages, a few seconds per run);
@@ -18,7 +18,7 @@ trap 'rm -rf "$work"' EXIT
 python3 -m venv "$work/venv"
 py=$work/venv/bin/python
 "$py" -m pip install -q --upgrade pip
-"$py" -m pip install -q 'maturin>=1.5,<2' pytest 'dask[distributed]'
+"$py" -m pip install -q 'maturin>=1.5,<2' pytest 'dask[distributed]' 'dkimpy>=1.1' cryptography
 
 # The CLI the tests compare with (the root crate, release build).
 cargo build --release --bin mailcharset

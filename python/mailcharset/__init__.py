@@ -103,12 +103,15 @@ class Part:
 @dataclass(frozen=True)
 class NormalizeResult:
     """The normalized message (``bytes``), whether it differs from the input
-    (``changed``), the Message-ID and one :class:`Part` per body or rewritten field."""
+    (``changed``), the Message-ID, one :class:`Part` per body or rewritten field,
+    and whether it was left as it came for its DKIM signature
+    (``keep_dkim_signed``; what would have been rewritten is ``kept``)."""
 
     bytes: bytes
     changed: bool
     message_id: Optional[str]
     parts: List[Part]
+    dkim_signed: bool = False
 
 
 @dataclass(frozen=True)
@@ -151,17 +154,20 @@ def normalize(
     on_error: str = "replace",
     repair_cesu8: bool = False,
     eight_bit: bool = False,
+    keep_dkim_signed: bool = False,
 ) -> NormalizeResult:
     """Normalize one message to clean UTF-8, as ``mailcharset normalize`` does.
 
     unicode11: "auto" | "remap" | "off"; headers: "encoded" (RFC 2047) |
     "utf8" (RFC 6532); on_error: "replace" | "keep" | "fail" (raises
     :class:`NormalizeError` with the offset); eight_bit: write converted
-    bodies as 8bit instead of quoted-printable/base64.
+    bodies as 8bit instead of quoted-printable/base64; keep_dkim_signed:
+    leave a message with a DKIM-Signature field as it came (a rewrite would
+    make the signature fail for every later verifier).
     """
     try:
         out, report = _native.normalize(
-            bytes(raw), unicode11, headers, on_error, repair_cesu8, eight_bit
+            bytes(raw), unicode11, headers, on_error, repair_cesu8, eight_bit, keep_dkim_signed
         )
     except _native.NativeError as e:
         raise _raise(e) from None
@@ -178,7 +184,7 @@ def normalize(
         )
         for p in r["parts"]
     ]
-    return NormalizeResult(out, r["changed"], r.get("message_id"), parts)
+    return NormalizeResult(out, r["changed"], r.get("message_id"), parts, r.get("dkim_signed", False))
 
 
 def audit_jsonl(raw: bytes, *, input: Optional[str] = None, index: int = 0, unicode11: str = "auto") -> str:

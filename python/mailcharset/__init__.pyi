@@ -36,6 +36,7 @@ class NormalizeResult:
     changed: bool
     message_id: Optional[str]
     parts: List[Part]
+    dkim_signed: bool
 
 class Decoded:
     text: str
@@ -59,6 +60,7 @@ def normalize(
     on_error: Literal["replace", "keep", "fail"] = "replace",
     repair_cesu8: bool = False,
     eight_bit: bool = False,
+    keep_dkim_signed: bool = False,
 ) -> NormalizeResult: ...
 def audit(
     raw: bytes, *, input: Optional[str] = None, index: int = 0, unicode11: Unicode11 = "auto"

@@ -40,10 +40,10 @@ fn unicode11(name: &str) -> PyResult<Unicode11Policy> {
     }
 }
 
-/// normalize(raw, unicode11, headers, on_error, repair_cesu8, eight_bit)
-/// -> (bytes, report JSON)
+/// normalize(raw, unicode11, headers, on_error, repair_cesu8, eight_bit,
+/// keep_dkim_signed) -> (bytes, report JSON)
 #[pyfunction]
-#[pyo3(signature = (raw, unicode11_policy, headers, on_error, repair_cesu8, eight_bit))]
+#[pyo3(signature = (raw, unicode11_policy, headers, on_error, repair_cesu8, eight_bit, keep_dkim_signed))]
 #[pyo3(name = "normalize")]
 fn py_normalize(
     py: Python<'_>,
@@ -53,6 +53,7 @@ fn py_normalize(
     on_error: &str,
     repair_cesu8: bool,
     eight_bit: bool,
+    keep_dkim_signed: bool,
 ) -> PyResult<(Py<PyBytes>, String)> {
     let opts = Options {
         unicode11: unicode11(unicode11_policy)?,
@@ -77,6 +78,7 @@ fn py_normalize(
         },
         eight_bit,
         repair_cesu8,
+        keep_dkim_signed,
         ..Options::default()
     };
     let result = py.detach(|| {

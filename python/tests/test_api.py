@@ -276,3 +276,59 @@ def test_read_path_folder_names_match_cli_audit(tmp_path):
     want = cli("audit", "--format", "jsonl", str(d)).stdout
     got = "".join(mailcharset.audit_jsonl(m.bytes, input=m.input, index=m.index) for m in mailcharset.read_path(d))
     assert got.encode() == want
+
+
+def _dkim():
+    """dkimpy, the DKIM oracle (python/ci.sh installs it); skipped without
+    it, which MAILCHARSET_REQUIRE_ORACLES=1 (CI) turns into a failure."""
+    try:
+        import dkim
+        from cryptography.hazmat.primitives import serialization
+        from cryptography.hazmat.primitives.asymmetric import rsa
+    except ImportError:
+        if os.environ.get("MAILCHARSET_REQUIRE_ORACLES") == "1":
+            pytest.fail("dkimpy is required (MAILCHARSET_REQUIRE_ORACLES=1)")
+        pytest.skip("dkimpy not installed")
+    return dkim, serialization, rsa
+
+
+def test_keep_dkim_signed_keeps_the_signature_valid():
+    """A DKIM-signed ISO-8859-1 letter, signed and verified by dkimpy with a
+    key made here: normalized, the signature fails (why the option exists);
+    with keep_dkim_signed it is left as it came and still verifies, and the
+    report lists the body and Subject as kept."""
+    import base64
+
+    dkim, serialization, rsa = _dkim()
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    pem = key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.TraditionalOpenSSL,
+        serialization.NoEncryption(),
+    )
+    der = key.public_key().public_bytes(
+        serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
+    record = b"v=DKIM1; k=rsa; p=" + base64.b64encode(der)
+
+    def dns(name, timeout=5):
+        return record if name == b"sel._domainkey.example.org." else None
+
+    msg = (
+        b"From: a@example.org\r\nTo: b@example.org\r\n"
+        b"Subject: =?iso-8859-1?q?Gr=FC=DFe?=\r\nMIME-Version: 1.0\r\n"
+        b"Content-Type: text/plain; charset=iso-8859-1\r\n"
+        b"Content-Transfer-Encoding: 8bit\r\n\r\nGr\xfc\xdfe aus K\xf6ln\r\n"
+    )
+    signed = dkim.sign(
+        msg, b"sel", b"example.org", pem,
+        include_headers=[b"from", b"to", b"subject", b"content-type", b"mime-version"],
+    ) + msg
+    assert dkim.verify(signed, dnsfunc=dns)
+    plain = mailcharset.normalize(signed)
+    assert plain.changed and not plain.dkim_signed
+    assert not dkim.verify(plain.bytes, dnsfunc=dns)
+    kept = mailcharset.normalize(signed, keep_dkim_signed=True)
+    assert kept.bytes == signed and not kept.changed and kept.dkim_signed
+    assert dkim.verify(kept.bytes, dnsfunc=dns)
+    assert {(p.location, p.action) for p in kept.parts} >= {("body", "kept"), ("header:Subject", "kept")}

@@ -53,6 +53,8 @@ pub fn filter_bytes<'a>(raw: &'a [u8], opts: &Options) -> (Cow<'a, [u8]>, String
                     String::new()
                 };
                 format!("normalized ({converted} part{s} converted{kept})")
+            } else if kept > 0 && n.report.dkim_signed {
+                format!("unchanged, DKIM-signed ({kept} kept as they were)")
             } else if kept > 0 {
                 format!("unchanged ({kept} kept as they were)")
             } else {
@@ -120,6 +122,7 @@ pub fn run(args: &FilterArgs) -> CliResult {
     let mut opts = options(args.unicode11, args.headers);
     opts.repair_cesu8 = args.repair_cesu8;
     opts.repair_mixed = args.repair_mixed;
+    opts.keep_dkim_signed = args.keep_dkim_signed;
     let (bytes, line) = filter_bytes(&raw, &opts);
     let mut out = std::fs::File::from(stdout);
     if let Err(e) = out.write_all(&bytes).and_then(|()| out.flush()) {

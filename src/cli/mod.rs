@@ -151,6 +151,11 @@ pub struct NormalizeArgs {
     /// lines with more are read so by default).
     #[arg(long = "repair-mixed")]
     pub repair_mixed: bool,
+    /// Leave a message with a DKIM signature exactly as it came (a rewritten
+    /// body or field would make the signature fail for later verifiers);
+    /// the report lists what would have been done as kept.
+    #[arg(long = "keep-dkim-signed")]
+    pub keep_dkim_signed: bool,
     /// Worker threads (default: all cores).
     #[arg(short, long)]
     pub jobs: Option<usize>,
@@ -234,6 +239,11 @@ pub struct FilterArgs {
     /// lines with more are read so by default).
     #[arg(long = "repair-mixed")]
     pub repair_mixed: bool,
+    /// Leave a message with a DKIM signature exactly as it came (a rewritten
+    /// body or field would make the signature fail for later verifiers);
+    /// the report lists what would have been done as kept.
+    #[arg(long = "keep-dkim-signed")]
+    pub keep_dkim_signed: bool,
     /// A message larger than this passes through unchanged (streamed; exit
     /// 0) with a note. Suffixes K, M, G (1024s).
     #[arg(long = "max-message-size", value_parser = parse_size, default_value = "100M")]
@@ -262,6 +272,11 @@ pub struct MilterArgs {
     /// also when they could be damage (by default only clear cases).
     #[arg(long = "repair-mixed")]
     pub repair_mixed: bool,
+    /// Leave a message with a DKIM signature exactly as it came (a rewritten
+    /// body or field would make the signature fail for later verifiers);
+    /// the report lists what would have been done as kept.
+    #[arg(long = "keep-dkim-signed")]
+    pub keep_dkim_signed: bool,
     /// A larger message is let through unchanged, never held whole.
     /// Suffixes K, M, G (1024s).
     #[arg(long = "max-message-size", value_parser = parse_size, default_value = "100M")]

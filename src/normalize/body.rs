@@ -95,6 +95,17 @@ pub(super) fn text_part(
         });
         return Ok(());
     }
+    // An OpenPGP clear-signed text (RFC 4880 7): the signature covers
+    // the characters as written, so written as UTF-8 it reads "BAD
+    // signature" in the recipient's client, which looks like tampering.
+    // Kept as it is, in its label's charset, which readers decode.
+    if clear_signed(&decoded) {
+        ctx.report.parts.push(PartReport {
+            action: Action::Kept,
+            ..entry
+        });
+        return Ok(());
+    }
     // A damaged transfer coding whose result does not decode cleanly under
     // its label: re-encoding would bake one reader's guess at the damage
     // into the message. Kept as it is.
@@ -163,6 +174,14 @@ pub(super) fn text_part(
     });
     header_fields(part, ctx, cte, le, rewritten);
     Ok(())
+}
+
+/// Whether `body` holds an OpenPGP clear-signed message: a line that is
+/// `-----BEGIN PGP SIGNED MESSAGE-----` (RFC 4880 7), at the start of the
+/// body or of a line (a quoted one, `> -----BEGIN`, is not signed here).
+fn clear_signed(body: &[u8]) -> bool {
+    const ARMOR: &[u8] = b"-----BEGIN PGP SIGNED MESSAGE-----";
+    memchr::memmem::find_iter(body, ARMOR).any(|at| at == 0 || body[at - 1] == b'\n')
 }
 
 /// Rewrites (or inserts) Content-Type with `charset=utf-8` and

@@ -96,6 +96,14 @@ pub struct Options {
     /// (finding `mixed-charset`) with that charset instead of U+FFFD, also
     /// when they could be damage (see [`DecodeOptions::repair_mixed`]).
     pub repair_mixed: bool,
+    /// Leave a message that carries a DKIM signature (a top-level
+    /// `DKIM-Signature` field) exactly as it came: any rewritten body or
+    /// signed field makes the signature fail for every later verifier (a
+    /// forwarding relay, a mailing list's subscribers), and a failed DKIM
+    /// under a DMARC `p=reject` policy is a rejected message. The report
+    /// still lists what would have been done, as `kept` (doc/gateway.md,
+    /// "Signatures").
+    pub keep_dkim_signed: bool,
 }
 
 impl Options {
@@ -168,6 +176,10 @@ pub struct NormalizeReport {
     pub changed: bool,
     /// One entry per text body, and per field or parameter rewritten or kept.
     pub parts: Vec<PartReport>,
+    /// Left as it came for its DKIM signature ([`Options::keep_dkim_signed`]);
+    /// what would have been rewritten is listed as `kept`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub dkim_signed: bool,
 }
 
 impl NormalizeReport {
@@ -336,7 +348,25 @@ pub fn normalize<'a>(raw: &'a [u8], opts: &Options) -> Result<Normalized<'a>, No
         }
         normalize_part(&msg, part, &mut ctx)?;
     }
+    let dkim_signed = opts.keep_dkim_signed
+        && msg
+            .parts()
+            .first()
+            .is_some_and(|top| top.header.get("dkim-signature").is_some());
     msg.recycle();
+    if dkim_signed {
+        // Reported as it would have been done, written as it came.
+        for p in &mut ctx.report.parts {
+            if matches!(p.action, Action::Converted | Action::Replaced) {
+                p.action = Action::Kept;
+            }
+        }
+        ctx.report.dkim_signed = true;
+        return Ok(Normalized {
+            bytes: Cow::Borrowed(raw),
+            report: ctx.report,
+        });
+    }
     let bytes = apply(raw, ctx.edits);
     ctx.report.changed = matches!(bytes, Cow::Owned(_));
     Ok(Normalized {

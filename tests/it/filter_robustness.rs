@@ -169,3 +169,22 @@ fn a_header_without_empty_line_is_written_as_normalize_writes_it() {
         );
     }
 }
+
+/// `--keep-dkim-signed`: a DKIM-signed message goes out byte for byte,
+/// and the stderr line says why; an unsigned one is normalized.
+#[test]
+fn keep_dkim_signed_passes_a_signed_message_through() {
+    let rest = b"From: a@example.org\nSubject: x\nMIME-Version: 1.0\n\
+        Content-Type: text/plain; charset=iso-8859-1\n\nGr\xfc\xdfe aus K\xf6ln\n";
+    let signed = [
+        &b"DKIM-Signature: v=1; a=rsa-sha256; d=example.org; s=sel; h=from;\n\tbh=AA==; b=AA==\n"[..],
+        rest,
+    ]
+    .concat();
+    let (code, out, err) = filter(&signed, &["--keep-dkim-signed"]);
+    assert_eq!((code, &out[..]), (0, &signed[..]), "{err}");
+    assert!(err.contains("DKIM-signed (1 kept"), "{err}");
+    let (code, out, err) = filter(rest, &["--keep-dkim-signed"]);
+    assert_eq!(code, 0);
+    assert!(out != rest && err.contains("normalized"), "{err}");
+}

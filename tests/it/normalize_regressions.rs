@@ -924,6 +924,83 @@ fn regression_rtf_is_not_converted() {
     assert_eq!(n.report.parts[0].action, normalize::Action::Unchanged);
 }
 
+/// An OpenPGP clear-signed letter in ISO-8859-1 (made with GnuPG 2.2,
+/// `gpg --clearsign`, by a key made for this test) was converted to UTF-8:
+/// the recipient's GnuPG then said "BAD signature", which reads as
+/// tampering. Kept byte for byte, in its label's charset; the same text
+/// quoted in a reply (`> -----BEGIN ...`) is not signed there and is
+/// converted.
+#[test]
+fn regression_a_clear_signed_text_is_not_converted() {
+    let signed = b"-----BEGIN PGP SIGNED MESSAGE-----\r\nHash: SHA256\r\n\r\n\
+        Gr\xfc\xdfe aus K\xf6ln,\r\nJ\xfcrgen\r\n-----BEGIN PGP SIGNATURE-----\r\n\r\n\
+        iHUEARYIAB0WIQTVnC3GfxFZlkmbmksCDdpoLAy4nAUCawYeNAAKCRACDdpoLAy4\r\n\
+        nK0UAP4pdw4YetOxHe4Kg/v0xqTUsh39rmLY8nuyCGnGIrijHQD/d8W9PsnABgKT\r\n\
+        22/PBOXGIRRd4WNt2+BpT3fCDTHvqgQ=\r\n=9uuR\r\n-----END PGP SIGNATURE-----\r\n";
+    let head = b"From: a@example.org\r\nTo: b@example.org\r\nSubject: signed\r\n\
+        MIME-Version: 1.0\r\nContent-Type: text/plain; charset=iso-8859-1\r\n\
+        Content-Transfer-Encoding: 8bit\r\n\r\n";
+    for body in [&signed[..], &[&b"Vorab:\r\n"[..], signed].concat()] {
+        let raw = [&head[..], body].concat();
+        let n = normalize::normalize(&raw, &Options::default()).unwrap();
+        assert_eq!(&n.bytes[..], &raw[..]);
+        assert_eq!(n.report.parts[0].action, normalize::Action::Kept);
+    }
+    // Quoted, the block is a reply's text and is converted.
+    let quoted: Vec<u8> = signed
+        .split_inclusive(|&b| b == b'\n')
+        .flat_map(|l| [&b"> "[..], l].concat())
+        .collect();
+    let raw = [&head[..], &quoted].concat();
+    let n = normalize::normalize(&raw, &Options::default()).unwrap();
+    assert_eq!(n.report.parts[0].action, normalize::Action::Converted);
+    assert!(String::from_utf8_lossy(&n.bytes).contains("Gr=C3=BC=C3=9Fe aus K=C3=B6ln"));
+}
+
+/// A gateway that rewrites a DKIM-signed message makes its signature fail
+/// for every verifier after it (a forwarding relay, a list's
+/// subscribers); under a DMARC `p=reject` policy that is a rejected
+/// message. With `keep_dkim_signed` the message is written as it came and
+/// the report lists what would have been done as `kept`; a signature only
+/// on an attached message does not count, and without the option the
+/// message is normalized as before.
+#[test]
+fn keep_dkim_signed_leaves_a_signed_message_as_it_came() {
+    let dkim = b"DKIM-Signature: v=1; a=rsa-sha256; c=relaxed/relaxed; d=example.org;\n\
+        \ts=sel; h=from:to:subject; bh=47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hXuFU=;\n\
+        \tb=dGVzdA==\n";
+    let rest = b"From: a@example.org\nTo: b@example.org\nSubject: =?iso-8859-1?q?K=F6ln?=\n\
+        MIME-Version: 1.0\nContent-Type: text/plain; charset=iso-8859-1\n\
+        Content-Transfer-Encoding: 8bit\n\nGr\xfc\xdfe aus K\xf6ln\n";
+    let signed = [&dkim[..], rest].concat();
+    let keep = Options {
+        keep_dkim_signed: true,
+        ..Options::default()
+    };
+    let n = normalize::normalize(&signed, &keep).unwrap();
+    assert_eq!(&n.bytes[..], &signed[..]);
+    assert!(n.report.dkim_signed && !n.report.changed);
+    assert_eq!(n.report.parts[0].action, normalize::Action::Kept);
+    assert_eq!(n.report.parts[0].charset, Some("ISO-8859-1"));
+    // Without the option, or without a signature, it is normalized.
+    let n = normalize::normalize(&signed, &Options::default()).unwrap();
+    assert!(n.report.changed && !n.report.dkim_signed);
+    assert_eq!(n.report.parts[0].action, normalize::Action::Converted);
+    let n = normalize::normalize(rest, &keep).unwrap();
+    assert!(n.report.changed && !n.report.dkim_signed);
+    // A signature on a forwarded message inside is not this message's.
+    let outer = [
+        &b"From: c@example.net\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=b\n\n\
+        --b\nContent-Type: text/plain; charset=iso-8859-1\n\nSieh unten, J\xfcrgen.\n\
+        --b\nContent-Type: message/rfc822\n\n"[..],
+        &signed,
+        b"--b--\n",
+    ]
+    .concat();
+    let n = normalize::normalize(&outer, &keep).unwrap();
+    assert!(n.report.changed && !n.report.dkim_signed);
+}
+
 /// A UTF-16 text file saved by Notepad (a byte order mark, then UTF-16LE)
 /// attached as text/plain without a charset is read as UTF-16LE; its
 /// finding said "without a BOM" of a text that has one.

@@ -25,7 +25,7 @@ mod stop;
 use super::{CliError, CliResult, MilterArgs, OnFailureArg, exit};
 use mailcharset::audit::escape_controls;
 use mailcharset::mime::{HeaderBlock, parse_header_block};
-use mailcharset::normalize::{self, NormalizeReport, Options};
+use mailcharset::normalize::{self, Action, NormalizeReport, Options};
 use protocol::{Command, Reply};
 use std::io::{self, BufReader, BufWriter, Write};
 use std::sync::atomic::Ordering;
@@ -47,6 +47,7 @@ pub fn run(args: &MilterArgs) -> CliResult {
     opts.on_error = args.on_error.into();
     opts.repair_cesu8 = args.repair_cesu8;
     opts.repair_mixed = args.repair_mixed;
+    opts.keep_dkim_signed = args.keep_dkim_signed;
     let report = match &args.report {
         Some(p) => Some(Mutex::new(BufWriter::new(
             std::fs::OpenOptions::new()
@@ -476,7 +477,12 @@ fn log(id: &str, report: &NormalizeReport, c: &Changes, shared: &Shared) {
         .map(|p| p.verdict)
         .max()
         .unwrap_or(mailcharset::Verdict::Ok);
-    let what = if c.changed.is_empty() && c.added.is_empty() && c.body.is_none() {
+    let what = if report.dkim_signed && report.count(Action::Kept) > 0 {
+        format!(
+            "unchanged, DKIM-signed ({} kept as they were)",
+            report.count(Action::Kept)
+        )
+    } else if c.changed.is_empty() && c.added.is_empty() && c.body.is_none() {
         "unchanged".to_string()
     } else {
         format!(
