@@ -95,7 +95,7 @@ pub fn audit_parsed(
             tld: top.tld_hint(),
             ..opts.decode_options()
         },
-        hint_asked: false,
+        hint_scope: None,
         limits: opts.limits,
         base: Record {
             input: shared_input(ctx.input),
@@ -146,8 +146,8 @@ fn shared_input(input: &str) -> Arc<str> {
 struct Auditor<'m, 'a> {
     msg: &'m Message<'a>,
     dopts: DecodeOptions,
-    /// Whether `dopts.header_hint` was asked for ([`Message::hint_headers`]).
-    hint_asked: bool,
+    /// Whose `dopts.header_hint` is set ([`Message::hint_headers`]).
+    hint_scope: Option<usize>,
     limits: Limits,
     base: Record,
     out: Vec<Record>,
@@ -186,7 +186,7 @@ impl Auditor<'_, '_> {
             .unwrap_or(self.msg.raw);
         if part.headers_within_limit && crate::mime::may_need_decoding(head) {
             self.msg
-                .hint_headers(head, &mut self.hint_asked, &mut self.dopts);
+                .hint_headers(part, head, &mut self.hint_scope, &mut self.dopts);
             for field in &part.header.fields {
                 if field.has_name() {
                     self.field(part, field);

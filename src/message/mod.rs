@@ -246,23 +246,43 @@ impl<'a> Message<'a> {
     /// them (Outlook Express, The Bat!, Eudora) write them in the charset
     /// of the body. A label over ASCII text (`iso-8859-1` is many a
     /// mailer's default) tells nothing and is passed over.
+    ///
+    /// The message's own text only: a message attached to it
+    /// (message/rfc822) was written by another mailer, often in another
+    /// charset (a French Subject read as windows-1250, `Réunion ŕ Genčve`,
+    /// because the forwarded message was Czech).
     pub fn text_charset(&self, opts: &DecodeOptions) -> Option<&'static Charset> {
+        self.text_charset_in(&self.root, opts)
+    }
+
+    /// [`Message::text_charset`] of the message whose top-level part is
+    /// `scope` (the root, or a message/rfc822 part's message), not
+    /// looking into the messages attached to it.
+    fn text_charset_in(&self, scope: &Part<'a>, opts: &DecodeOptions) -> Option<&'static Charset> {
         let body = DecodeOptions {
             body: true,
             header_hint: None,
             ..*opts
         };
-        let mut found = None;
-        self.each_part(|part| {
-            if found.is_some() || !part.is_text() {
-                return;
+        let mut stack = vec![scope];
+        while let Some(part) = stack.pop() {
+            match &part.kind {
+                PartKind::Multipart(m) => {
+                    stack.extend(m.parts.iter().rev());
+                    continue;
+                }
+                PartKind::Message(_) => continue,
+                PartKind::Leaf => {}
+            }
+            if !part.is_text() {
+                continue;
             }
             let (bytes, _) = part.decoded_body(self);
             if crate::codec::is_ascii(&bytes) {
-                return;
+                continue;
             }
             let Some((label, _)) = body_label(&part.content_type, &bytes) else {
-                return;
+                continue;
             };
             let d = crate::charset::decode(&bytes, Some(label), &body);
             if d.replacements == 0
@@ -272,19 +292,58 @@ impl<'a> Message<'a> {
                 && !cs.is_utf8()
                 && !cs.is_unicode11_utf8()
             {
-                found = Some(cs);
+                return Some(cs);
             }
-        });
-        found
+        }
+        None
     }
 
-    /// Sets `opts.header_hint` to [`Message::text_charset`] the first time
-    /// (`asked` false) a header section `head` holds 8-bit octets that are
-    /// not UTF-8, where it is used; until then no body is looked at.
-    pub(crate) fn hint_headers(&self, head: &[u8], asked: &mut bool, opts: &mut DecodeOptions) {
-        if !*asked && !head.is_ascii() && simdutf8::basic::from_utf8(head).is_err() {
-            *asked = true;
-            opts.header_hint = self.text_charset(opts);
+    /// The top-level part of the message `part` belongs to: the root, or
+    /// the innermost message/rfc822 part's message holding it.
+    fn scope_of(&self, part: &Part<'a>) -> &Part<'a> {
+        let at = part.range.start;
+        let mut scope = &self.root;
+        let mut stack = vec![&self.root];
+        while let Some(p) = stack.pop() {
+            match &p.kind {
+                PartKind::Leaf => {}
+                PartKind::Multipart(m) => stack.extend(m.parts.iter()),
+                PartKind::Message(inner) => {
+                    if inner.range.contains(&at) {
+                        scope = inner;
+                        stack.clear();
+                        stack.push(inner);
+                    }
+                }
+            }
+        }
+        scope
+    }
+
+    /// Sets `opts.header_hint` to the [`Message::text_charset`] of the
+    /// message `part` belongs to (itself, or one attached to it) when its
+    /// header section `head` holds 8-bit octets that are not UTF-8, where
+    /// it is used. `scope` remembers whose hint is set (the top-level
+    /// part's offset), so a message's bodies are looked at once, and only
+    /// when one of its header sections needs them.
+    pub(crate) fn hint_headers(
+        &self,
+        part: &Part<'a>,
+        head: &[u8],
+        scope: &mut Option<usize>,
+        opts: &mut DecodeOptions,
+    ) {
+        if head.is_ascii() || simdutf8::basic::from_utf8(head).is_ok() {
+            return;
+        }
+        let owner = if part.depth == 0 {
+            &self.root
+        } else {
+            self.scope_of(part)
+        };
+        if *scope != Some(owner.range.start) {
+            *scope = Some(owner.range.start);
+            opts.header_hint = self.text_charset_in(owner, opts);
         }
     }
 

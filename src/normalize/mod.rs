@@ -263,9 +263,9 @@ pub(crate) struct Edit {
 pub(crate) struct Ctx<'o> {
     pub opts: &'o Options,
     pub dopts: DecodeOptions,
-    /// Whether `dopts.header_hint` was asked for
+    /// Whose `dopts.header_hint` is set
     /// ([`crate::message::Message::hint_headers`]).
-    pub hint_asked: bool,
+    pub hint_scope: Option<usize>,
     pub edits: Vec<Edit>,
     pub report: NormalizeReport,
 }
@@ -335,7 +335,7 @@ pub fn normalize<'a>(raw: &'a [u8], opts: &Options) -> Result<Normalized<'a>, No
             tld: top.tld_hint(),
             ..opts.decode_options()
         },
-        hint_asked: false,
+        hint_scope: None,
         edits: Vec::new(),
         report: NormalizeReport {
             message_id: top.message_id(),
@@ -389,7 +389,7 @@ fn normalize_part(
         .unwrap_or(msg.raw);
     // (Before the body: its conversion rewrites Content-Type parameters.)
     if part.headers_within_limit {
-        msg.hint_headers(head, &mut ctx.hint_asked, &mut ctx.dopts);
+        msg.hint_headers(part, head, &mut ctx.hint_scope, &mut ctx.dopts);
     }
     if part.is_text() {
         body::text_part(msg, part, ctx, &mut rewritten)?;

@@ -3537,6 +3537,53 @@ fn regression_raw_header_octets_are_read_in_the_charset_of_the_text() {
     assert_eq!(subject_of(&filtered(&msg)), latin);
 }
 
+/// A forwarded message (message/rfc822) was written by another mailer:
+/// its charset says nothing of the raw octets in the header of the
+/// message that carries it. A French Subject in ISO-8859-1, forwarding a
+/// Czech letter in windows-1250, was read as windows-1250 (`Réunion ŕ
+/// Genčve`, `tools/hunt_structure.py` seed 2006, `naïve` as `naďve`).
+/// Each header is read with the charset of its own message's text; the
+/// attached message's raw header with the attached message's.
+#[test]
+fn regression_raw_header_octets_take_the_charset_of_their_own_message() {
+    let subject = "Réunion à Genève, après-midi";
+    let cz = "Dobrý den, děkuji za rychlou odpověď. Příliš žluťoučký kůň.\n";
+    let l1 = encoding_rs::WINDOWS_1252;
+    let w1250 = encoding_rs::WINDOWS_1250;
+    let forward = |outer_text: &[u8], outer_label: &str| {
+        [
+            b"From: a@example.org\nSubject: ".as_slice(),
+            &encode(subject, l1),
+            b"\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=b\n\n--b\n",
+            format!("Content-Type: text/plain; charset={outer_label}\n\n").as_bytes(),
+            outer_text,
+            b"\n--b\nContent-Type: message/rfc822\n\nFrom: c@example.cz\nSubject: ",
+            &encode("Příliš žluťoučký kůň", w1250),
+            b"\nMIME-Version: 1.0\nContent-Type: text/plain; charset=windows-1250\n\n",
+            &encode(cz, w1250),
+            b"--b--\n",
+        ]
+        .concat()
+    };
+    let subjects = |out: &[u8]| {
+        let m = mailcharset::message::Message::parse(out);
+        m.parts()
+            .iter()
+            .filter_map(|p| p.header.get("subject"))
+            .map(|f| mailcharset::mime::decode_unstructured(f.value).text)
+            .collect::<Vec<_>>()
+    };
+    let want = [subject, "Příliš žluťoučký kůň"];
+    // The carrier's own text is ASCII: no hint for its header, detection.
+    let msg = forward(b"See the attached message.", "us-ascii");
+    assert_eq!(subjects(&filtered(&msg)), want);
+    let parsed = mailcharset::message::Message::parse(&msg);
+    assert_eq!(parsed.text_charset(&DecodeOptions::default()), None);
+    // Its own text in ISO-8859-1: that charset, whatever the attached one.
+    let msg = forward(&encode("Voilà, ci-joint.", l1), "iso-8859-1");
+    assert_eq!(subjects(&filtered(&msg)), want);
+}
+
 /// Text under an ISO 8859 label with octets 0x80..0x9F, C1 controls in the
 /// label's charset: Word's quotes and dashes of the writer's Windows
 /// charset (a Polish writer in Pine quoting `“IsC”`, in the linux-mips
