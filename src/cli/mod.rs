@@ -12,7 +12,7 @@ mod normalize;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// sysexits(3) codes used by the CLI (doc/architecture.md, "Exit codes").
@@ -555,7 +555,7 @@ pub fn write_stdout(bytes: &[u8]) -> Result<(), CliError> {
 }
 
 pub fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let mut cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() {
@@ -567,6 +567,18 @@ pub fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    // `-o -` is standard output, as `-` is standard input (it wrote a
+    // file named `-`).
+    let stdout = |o: &mut Option<PathBuf>| {
+        if o.as_deref() == Some(Path::new("-")) {
+            *o = None;
+        }
+    };
+    match &mut cli.command {
+        Command::Normalize(a) => stdout(&mut a.output),
+        Command::Audit(a) => stdout(&mut a.output),
+        _ => {}
+    }
     let result = match &cli.command {
         Command::Normalize(a) => normalize::run(a),
         Command::Audit(a) => audit::run(a),

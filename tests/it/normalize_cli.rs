@@ -169,6 +169,26 @@ fn stdin_to_stdout_and_on_error_fail() {
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success());
     assert_eq!(out.stdout, lib(&raw));
+    // `-o -` is standard output too (it wrote a file named `-`), for
+    // normalize and audit alike; run where a file `-` would land.
+    let dir = tempfile::tempdir().unwrap();
+    let msg = common::fixtures().join("messages/latin1-qp.eml");
+    let out = bin()
+        .current_dir(dir.path())
+        .args(["normalize", "-q", "-o", "-"])
+        .arg(&msg)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(out.stdout, lib(&raw));
+    let out = bin()
+        .current_dir(dir.path())
+        .args(["audit", "--format", "jsonl", "-o", "-"])
+        .arg(&msg)
+        .output()
+        .unwrap();
+    assert!(out.status.success() && out.stdout.starts_with(b"{\"input\""));
+    assert!(!dir.path().join("-").exists());
 
     let bad = common::fixtures().join("messages/unknown-label.eml");
     let out = bin()
