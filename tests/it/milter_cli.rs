@@ -314,3 +314,63 @@ fn a_second_signal_stops_at_once() {
         "{log}"
     );
 }
+
+/// One message through an open session: its queue id in the `i` macro,
+/// a Subject in ISO-8859-1, the replies read to the final accept.
+fn one_message(s: &mut UnixStream, queue_id: &str) {
+    s.write_all(&packet(b'D', format!("Ei\0{queue_id}\0").as_bytes()))
+        .expect("macro");
+    s.write_all(&packet(b'L', b"Subject\0=?iso-8859-1?Q?Voil=E0?=\0"))
+        .expect("header");
+    s.write_all(&packet(b'B', b"plain\r\n")).expect("body");
+    s.write_all(&packet(b'E', b"")).expect("eom");
+    assert_eq!(read_packet(s).0, b'm');
+    assert_eq!(read_packet(s).0, b'a');
+}
+
+/// SIGHUP (logrotate's postrotate, a service manager's reload) reopens
+/// the `--report` file at its path: after the file is moved away, the
+/// next message's line goes to a new file, not on into the rotated one.
+/// SIGHUP's default action used to end the milter. Without `--report` it
+/// is logged and ignored.
+#[test]
+fn sighup_reopens_the_report_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("milter.sock");
+    let report = dir.path().join("report.jsonl");
+    let rotated = dir.path().join("report.jsonl.1");
+    let mut child = Running(
+        milter(&path)
+            .arg("--report")
+            .arg(&report)
+            .spawn()
+            .expect("spawn"),
+    );
+    let mut s = connect(&path, &mut child.0);
+    let rx = log_lines(&mut child.0);
+    let mut log = String::new();
+    negotiate(&mut s);
+    one_message(&mut s, "QID1");
+    assert!(wait_for_line(&rx, "QID1", &mut log), "{log}");
+    std::fs::rename(&report, &rotated).expect("rotate");
+    signal(&child.0, libc::SIGHUP);
+    assert!(wait_for_line(&rx, "SIGHUP: ", &mut log), "{log}");
+    assert!(log.contains("reopened"), "{log}");
+    one_message(&mut s, "QID2");
+    assert!(wait_for_line(&rx, "QID2", &mut log), "{log}");
+    let old = std::fs::read_to_string(&rotated).expect("rotated report");
+    let new = std::fs::read_to_string(&report).expect("new report");
+    assert!(old.contains("\"QID1\"") && !old.contains("QID2"), "{old}");
+    assert!(new.contains("\"QID2\"") && !new.contains("QID1"), "{new}");
+    assert_eq!(child.0.try_wait().expect("try_wait"), None, "still running");
+
+    // Without --report: logged, ignored, still answering.
+    let other = dir.path().join("b");
+    std::fs::create_dir(&other).expect("mkdir");
+    let (mut child, _path, mut s, rx) = started(&other, "5");
+    let mut log = String::new();
+    signal(&child.0, libc::SIGHUP);
+    assert!(wait_for_line(&rx, "SIGHUP: no --report", &mut log), "{log}");
+    one_message(&mut s, "QID3");
+    assert_eq!(child.0.try_wait().expect("try_wait"), None, "still running");
+}

@@ -28,6 +28,7 @@ use mailcharset::mime::{HeaderBlock, parse_header_block};
 use mailcharset::normalize::{self, Action, NormalizeReport, Options};
 use protocol::{Command, Reply};
 use std::io::{self, BufReader, BufWriter, Write};
+use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
@@ -37,6 +38,39 @@ struct Shared {
     max: u64,
     on_failure: OnFailureArg,
     report: Option<Mutex<BufWriter<std::fs::File>>>,
+    /// Where `report` is open, reopened on SIGHUP.
+    report_path: Option<PathBuf>,
+}
+
+impl Shared {
+    /// SIGHUP: the report file is opened again at its path (a rotated one
+    /// is flushed and left), and the stderr log says so.
+    fn reopen_report(&self) {
+        let (Some(path), Some(report)) = (&self.report_path, &self.report) else {
+            note("SIGHUP: no --report file to reopen; ignored");
+            return;
+        };
+        match open_report(path) {
+            Ok(file) => {
+                if let Ok(mut r) = report.lock() {
+                    let _ = r.flush();
+                    *r = BufWriter::new(file);
+                }
+                note(&format!("SIGHUP: {} reopened", path.display()));
+            }
+            Err(e) => note(&format!(
+                "SIGHUP: cannot reopen {}: {e}; still writing to the file open before",
+                path.display()
+            )),
+        }
+    }
+}
+
+fn open_report(path: &std::path::Path) -> io::Result<std::fs::File> {
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
 }
 
 pub fn run(args: &MilterArgs) -> CliResult {
@@ -50,11 +84,7 @@ pub fn run(args: &MilterArgs) -> CliResult {
     opts.keep_dkim_signed = args.keep_dkim_signed;
     let report = match &args.report {
         Some(p) => Some(Mutex::new(BufWriter::new(
-            std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(p)
-                .map_err(|e| CliError::io(&p.display().to_string(), e))?,
+            open_report(p).map_err(|e| CliError::io(&p.display().to_string(), e))?,
         ))),
         None => None,
     };
@@ -63,6 +93,7 @@ pub fn run(args: &MilterArgs) -> CliResult {
         max: args.max_message_size,
         on_failure: args.on_failure,
         report,
+        report_path: args.report.clone(),
     });
     let timeout = std::time::Duration::from_secs(args.timeout);
     // A panic in a session is caught at the end of its message and the
@@ -80,7 +111,10 @@ pub fn run(args: &MilterArgs) -> CliResult {
             .local_addr()
             .map(stop::Wake::Tcp)
             .unwrap_or(stop::Wake::Nothing);
-        let stopping = stop::on_signal(signals, wake, Arc::clone(&sessions));
+        let reload = Arc::clone(&shared);
+        let stopping = stop::on_signal(signals, wake, Arc::clone(&sessions), move || {
+            reload.reopen_report()
+        });
         note(&format!("listening on {}", args.listen));
         accept(listener.incoming(), &stopping, &sessions, &shared, timeout);
         drop(listener);
@@ -91,10 +125,12 @@ pub fn run(args: &MilterArgs) -> CliResult {
         let listener = std::os::unix::net::UnixListener::bind(path)
             .map_err(|e| CliError::io(&format!("listen {}", args.listen), e))?;
         let ours = stop::OurSocket::new(path);
+        let reload = Arc::clone(&shared);
         let stopping = stop::on_signal(
             signals,
             stop::Wake::Unix(path.into()),
             Arc::clone(&sessions),
+            move || reload.reopen_report(),
         );
         note(&format!("listening on {}", args.listen));
         accept(listener.incoming(), &stopping, &sessions, &shared, timeout);
@@ -524,6 +560,7 @@ mod tests {
             max,
             on_failure: OnFailureArg::Accept,
             report: None,
+            report_path: None,
         }
     }
 

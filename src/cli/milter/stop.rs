@@ -8,6 +8,11 @@
 //! not running; a message already being received is answered. A second
 //! signal stops at once.
 //!
+//! SIGHUP (a service manager's reload, logrotate's `postrotate`) reopens
+//! the `--report` file at its path, so a rotated report is not written
+//! on; without `--report` it is logged and ignored. (Its default action
+//! would end the milter.)
+//!
 //! The signals are blocked in every thread (the mask is set before the
 //! first thread starts, and threads inherit it) and taken by one thread
 //! with `sigwait`, so nothing runs in a signal handler. That thread wakes
@@ -22,7 +27,7 @@ use std::time::{Duration, Instant};
 /// The signals that stop the milter.
 pub struct Signals(libc::sigset_t);
 
-/// Blocks SIGTERM and SIGINT in the calling thread and in every thread it
+/// Blocks SIGTERM, SIGINT and SIGHUP in the calling thread and in every thread it
 /// starts afterwards. Call before any thread is started.
 pub fn block_signals() -> Signals {
     // SAFETY: sigset_t is plain data that sigemptyset initialises; the
@@ -32,6 +37,7 @@ pub fn block_signals() -> Signals {
         libc::sigemptyset(&mut set);
         libc::sigaddset(&mut set, libc::SIGTERM);
         libc::sigaddset(&mut set, libc::SIGINT);
+        libc::sigaddset(&mut set, libc::SIGHUP);
         libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
         Signals(set)
     }
@@ -69,8 +75,14 @@ impl Wake {
 }
 
 /// Starts the thread that waits for the signals; returns the flag it sets
-/// on the first one. On the second it exits the process at once.
-pub fn on_signal(signals: Signals, wake: Wake, sessions: Arc<Sessions>) -> Arc<AtomicBool> {
+/// on the first stop signal. On the second it exits the process at once.
+/// SIGHUP calls `reload` (which logs what it did).
+pub fn on_signal(
+    signals: Signals,
+    wake: Wake,
+    sessions: Arc<Sessions>,
+    reload: impl Fn() + Send + 'static,
+) -> Arc<AtomicBool> {
     let stopping = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&stopping);
     std::thread::spawn(move || {
@@ -79,6 +91,10 @@ pub fn on_signal(signals: Signals, wake: Wake, sessions: Arc<Sessions>) -> Arc<A
             // SAFETY: both pointers are valid for the call; the set holds
             // signals blocked in every thread, as sigwait requires.
             if unsafe { libc::sigwait(&signals.0, &mut sig) } != 0 {
+                continue;
+            }
+            if sig == libc::SIGHUP {
+                reload();
                 continue;
             }
             let name = if sig == libc::SIGINT {
