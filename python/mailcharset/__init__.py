@@ -155,6 +155,7 @@ def normalize(
     repair_cesu8: bool = False,
     eight_bit: bool = False,
     keep_dkim_signed: bool = False,
+    convert_attachments: bool = False,
 ) -> NormalizeResult:
     """Normalize one message to clean UTF-8, as ``mailcharset normalize`` does.
 
@@ -163,11 +164,13 @@ def normalize(
     :class:`NormalizeError` with the offset); eight_bit: write converted
     bodies as 8bit instead of quoted-printable/base64; keep_dkim_signed:
     leave a message with a DKIM-Signature field as it came (a rewrite would
-    make the signature fail for every later verifier).
+    make the signature fail for every later verifier); convert_attachments:
+    convert attached text files too (by default kept byte for byte).
     """
     try:
         out, report = _native.normalize(
-            bytes(raw), unicode11, headers, on_error, repair_cesu8, eight_bit, keep_dkim_signed
+            bytes(raw), unicode11, headers, on_error, repair_cesu8, eight_bit,
+            keep_dkim_signed, convert_attachments,
         )
     except _native.NativeError as e:
         raise _raise(e) from None

@@ -61,6 +61,7 @@ def normalize(
     repair_cesu8: bool = False,
     eight_bit: bool = False,
     keep_dkim_signed: bool = False,
+    convert_attachments: bool = False,
 ) -> NormalizeResult: ...
 def audit(
     raw: bytes, *, input: Optional[str] = None, index: int = 0, unicode11: Unicode11 = "auto"

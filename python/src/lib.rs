@@ -41,9 +41,9 @@ fn unicode11(name: &str) -> PyResult<Unicode11Policy> {
 }
 
 /// normalize(raw, unicode11, headers, on_error, repair_cesu8, eight_bit,
-/// keep_dkim_signed) -> (bytes, report JSON)
+/// keep_dkim_signed, convert_attachments) -> (bytes, report JSON)
 #[pyfunction]
-#[pyo3(signature = (raw, unicode11_policy, headers, on_error, repair_cesu8, eight_bit, keep_dkim_signed))]
+#[pyo3(signature = (raw, unicode11_policy, headers, on_error, repair_cesu8, eight_bit, keep_dkim_signed, convert_attachments))]
 #[pyo3(name = "normalize")]
 fn py_normalize(
     py: Python<'_>,
@@ -54,6 +54,7 @@ fn py_normalize(
     repair_cesu8: bool,
     eight_bit: bool,
     keep_dkim_signed: bool,
+    convert_attachments: bool,
 ) -> PyResult<(Py<PyBytes>, String)> {
     let opts = Options {
         unicode11: unicode11(unicode11_policy)?,
@@ -79,6 +80,7 @@ fn py_normalize(
         eight_bit,
         repair_cesu8,
         keep_dkim_signed,
+        convert_attachments,
         ..Options::default()
     };
     let result = py.detach(|| {

@@ -57,6 +57,8 @@ OPTION_SETS = [
     ({"on_error": "keep"}, ["--on-error", "keep"]),
     ({"eight_bit": True}, ["--8bit"]),
     ({"repair_cesu8": True, "unicode11": "off"}, ["--repair-cesu8", "--unicode11", "off"]),
+    ({"convert_attachments": True}, ["--convert-attachments"]),
+    ({"keep_dkim_signed": True}, ["--keep-dkim-signed"]),
 ]
 
 

@@ -123,6 +123,7 @@ pub fn run(args: &FilterArgs) -> CliResult {
     opts.repair_cesu8 = args.repair_cesu8;
     opts.repair_mixed = args.repair_mixed;
     opts.keep_dkim_signed = args.keep_dkim_signed;
+    opts.convert_attachments = args.convert_attachments;
     let (bytes, line) = filter_bytes(&raw, &opts);
     let mut out = std::fs::File::from(stdout);
     if let Err(e) = out.write_all(&bytes).and_then(|()| out.flush()) {

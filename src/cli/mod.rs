@@ -156,6 +156,11 @@ pub struct NormalizeArgs {
     /// the report lists what would have been done as kept.
     #[arg(long = "keep-dkim-signed")]
     pub keep_dkim_signed: bool,
+    /// Convert text files attached to a message (Content-Disposition
+    /// attachment, or a file name) as text bodies are; by default a file
+    /// is kept byte for byte in its charset.
+    #[arg(long = "convert-attachments")]
+    pub convert_attachments: bool,
     /// Worker threads (default: all cores).
     #[arg(short, long)]
     pub jobs: Option<usize>,
@@ -244,6 +249,11 @@ pub struct FilterArgs {
     /// the report lists what would have been done as kept.
     #[arg(long = "keep-dkim-signed")]
     pub keep_dkim_signed: bool,
+    /// Convert text files attached to a message (Content-Disposition
+    /// attachment, or a file name) as text bodies are; by default a file
+    /// is kept byte for byte in its charset.
+    #[arg(long = "convert-attachments")]
+    pub convert_attachments: bool,
     /// A message larger than this passes through unchanged (streamed; exit
     /// 0) with a note. Suffixes K, M, G (1024s).
     #[arg(long = "max-message-size", value_parser = parse_size, default_value = "100M")]
@@ -277,6 +287,11 @@ pub struct MilterArgs {
     /// the report lists what would have been done as kept.
     #[arg(long = "keep-dkim-signed")]
     pub keep_dkim_signed: bool,
+    /// Convert text files attached to a message (Content-Disposition
+    /// attachment, or a file name) as text bodies are; by default a file
+    /// is kept byte for byte in its charset.
+    #[arg(long = "convert-attachments")]
+    pub convert_attachments: bool,
     /// A larger message is let through unchanged, never held whole.
     /// Suffixes K, M, G (1024s).
     #[arg(long = "max-message-size", value_parser = parse_size, default_value = "100M")]

@@ -66,6 +66,7 @@ pub fn run(args: &NormalizeArgs) -> CliResult {
     opts.repair_cesu8 = args.repair_cesu8;
     opts.repair_mixed = args.repair_mixed;
     opts.keep_dkim_signed = args.keep_dkim_signed;
+    opts.convert_attachments = args.convert_attachments;
     let inputs: Vec<PathBuf> = if args.input.is_empty() {
         vec![PathBuf::from("-")]
     } else {

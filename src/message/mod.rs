@@ -488,6 +488,18 @@ impl<'a> Part<'a> {
         matches!(self.kind, PartKind::Leaf) && self.content_type.media_type == "text"
     }
 
+    /// True for a file the sender attached: `Content-Disposition:
+    /// attachment`, or a file name (the disposition's `filename`, the
+    /// Content-Type's `name`). Mailers name the files they attach, also
+    /// those shown inline (a patch, a log), and not the text they send.
+    pub fn is_file(&self) -> bool {
+        self.content_type.param("name").is_some()
+            || self
+                .header
+                .content_disposition()
+                .is_some_and(|cd| cd.is_attachment() || cd.param("filename").is_some())
+    }
+
     /// Absolute range of a header field's raw bytes.
     pub fn field_range(&self, field: &crate::mime::Field<'_>) -> Range<usize> {
         let start = self.range.start + field.offset;

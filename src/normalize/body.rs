@@ -85,6 +85,22 @@ pub(super) fn text_part(
         ctx.report.parts.push(entry);
         return Ok(());
     }
+    // A file the sender attached (a patch, a CSV, a log): its octets are
+    // the file, read by the program it is saved for, not by the label.
+    // Kept as it is, unless asked for (`Options::convert_attachments`),
+    // or unless it is UTF-8 as it stands (under a label that said
+    // otherwise, or none), whose octets the conversion keeps: only its
+    // label is corrected.
+    let octets_kept = used.is_some_and(Charset::is_utf8)
+        && d.replacements == 0
+        && matches!(d.text, Cow::Borrowed(_));
+    if !ctx.opts.convert_attachments && part.is_file() && !octets_kept {
+        ctx.report.parts.push(PartReport {
+            action: Action::Kept,
+            ..entry
+        });
+        return Ok(());
+    }
     // RTF: a reader takes its 8-bit octets in the code page the document
     // names (`\ansicpg1252`), whatever the MIME label says; written as
     // UTF-8 every accented letter would read as two. Kept as it is.

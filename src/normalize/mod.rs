@@ -104,6 +104,14 @@ pub struct Options {
     /// still lists what would have been done, as `kept` (doc/gateway.md,
     /// "Signatures").
     pub keep_dkim_signed: bool,
+    /// Convert text files attached to a message ([`Part::is_file`]) as
+    /// text bodies are. Off by default: a file is kept byte for byte in
+    /// its charset, as the sender's program wrote it (a Latin-1 patch
+    /// converted no longer applies, a converted CSV opens as `GrÃ¼ÃŸe` in
+    /// a spreadsheet that reads files in the system's code page).
+    ///
+    /// [`Part::is_file`]: crate::message::Part::is_file
+    pub convert_attachments: bool,
 }
 
 impl Options {

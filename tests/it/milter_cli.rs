@@ -352,14 +352,24 @@ fn sighup_reopens_the_report_file() {
     negotiate(&mut s);
     one_message(&mut s, "QID1");
     assert!(wait_for_line(&rx, "QID1", &mut log), "{log}");
+    let start = std::time::Instant::now();
+    while !std::fs::read_to_string(&report).is_ok_and(|r| r.contains("QID1")) {
+        assert!(start.elapsed() < Duration::from_secs(20), "no report line");
+        std::thread::sleep(Duration::from_millis(20));
+    }
     std::fs::rename(&report, &rotated).expect("rotate");
     signal(&child.0, libc::SIGHUP);
     assert!(wait_for_line(&rx, "SIGHUP: ", &mut log), "{log}");
     assert!(log.contains("reopened"), "{log}");
     one_message(&mut s, "QID2");
     assert!(wait_for_line(&rx, "QID2", &mut log), "{log}");
-    let old = std::fs::read_to_string(&rotated).expect("rotated report");
-    let new = std::fs::read_to_string(&report).expect("new report");
+    // The report line is written just after the log line.
+    let read = |p: &std::path::Path| std::fs::read_to_string(p).unwrap_or_default();
+    let start = std::time::Instant::now();
+    while !read(&report).contains("QID2") && start.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let (old, new) = (read(&rotated), read(&report));
     assert!(old.contains("\"QID1\"") && !old.contains("QID2"), "{old}");
     assert!(new.contains("\"QID2\"") && !new.contains("QID1"), "{new}");
     assert_eq!(child.0.try_wait().expect("try_wait"), None, "still running");

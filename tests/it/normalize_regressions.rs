@@ -6,10 +6,22 @@ use mailcharset::normalize::{self, Options};
 use std::borrow::Cow;
 
 fn norm(raw: &[u8]) -> Vec<u8> {
-    let n = normalize::normalize(raw, &Options::default()).unwrap();
-    let again = normalize::normalize(&n.bytes, &Options::default()).unwrap();
+    norm_with(raw, &Options::default())
+}
+
+fn norm_with(raw: &[u8], opts: &Options) -> Vec<u8> {
+    let n = normalize::normalize(raw, opts).unwrap();
+    let again = normalize::normalize(&n.bytes, opts).unwrap();
     assert!(matches!(again.bytes, Cow::Borrowed(_)), "not idempotent");
     n.bytes.into_owned()
+}
+
+/// Attached text files converted too ([`Options::convert_attachments`]).
+fn files_too() -> Options {
+    Options {
+        convert_attachments: true,
+        ..Options::default()
+    }
 }
 
 /// A part with no header fields used to get CRLF fields and a CRLF body
@@ -833,7 +845,10 @@ fn regression_xml_declaration_says_what_the_converted_body_is() {
         b"--B--\n",
     ]
     .concat();
-    let out = norm(&raw);
+    // Attached files are kept as they are by default (the declarations
+    // then say what they are); converted, as here, on request.
+    assert_eq!(norm(&raw), raw);
+    let out = norm_with(&raw, &files_too());
     let script = "import sys, email, xml.etree.ElementTree as ET\n\
         m = email.message_from_bytes(sys.stdin.buffer.read())\n\
         for p in m.walk():\n\
@@ -896,7 +911,10 @@ fn regression_vcard_charset_says_what_the_converted_card_is() {
         b"\r\n--B--\r\n",
     ]
     .concat();
-    let out = norm(&raw);
+    // By default the attached card is kept as it is; the letter is text.
+    let kept = norm(&raw);
+    assert!(kept.ends_with(&raw[raw.len() - 200..]));
+    let out = norm_with(&raw, &files_too());
     let m = mailcharset::message::Message::parse(&out);
     let parts = m.parts();
     let vcf = parts.last().expect("the card");
@@ -999,6 +1017,58 @@ fn keep_dkim_signed_leaves_a_signed_message_as_it_came() {
     .concat();
     let n = normalize::normalize(&outer, &keep).unwrap();
     assert!(n.report.changed && !n.report.dkim_signed);
+}
+
+/// A text file the sender attached is its octets: a Latin-1 patch shown
+/// inline (Thunderbird names it) converted to UTF-8 no longer applies to
+/// the Latin-1 source it patches, and one with a UTF-8 line beside a
+/// Latin-1 one (a patch that changes a file's encoding, in the linux-mips
+/// archive) had its UTF-8 line read as windows-1252 (`KyÃ¶sti`); a CSV
+/// converted opens as `MÃ¼ller` in a spreadsheet that reads the system's
+/// code page. Files (`Content-Disposition: attachment`, or a file name)
+/// are kept byte for byte; the letter beside them is converted. With
+/// `convert_attachments` they are converted as before.
+#[test]
+fn regression_attached_text_files_are_kept_as_they_are() {
+    let patch = b"--- a/AUTHORS\n+++ b/AUTHORS\n@@ -1 +1 @@\n\
+        -    With some changes from Ky\xc3\xb6sti M\xc3\xa4lkki\n\
+        +    With some changes from Ky\xf6sti M\xe4lkki\n";
+    let csv = b"Name;Ort\r\nM\xfcller;K\xf6ln\r\n";
+    let raw = [
+        b"From: a@example.se\nMessage-ID: <p@example.se>\nMIME-Version: 1.0\n\
+          Content-Type: multipart/mixed; boundary=B\n\n--B\n\
+          Content-Type: text/plain; charset=iso-8859-15\nContent-Transfer-Encoding: 8bit\n\n\
+          H\xe4r \xe4r patchen.\n--B\n\
+          Content-Type: text/x-patch; name=\"authors.patch\"\nContent-Transfer-Encoding: 8bit\n\
+          Content-Disposition: inline; filename=\"authors.patch\"\n\n"
+            .as_slice(),
+        patch,
+        b"--B\nContent-Type: text/csv; charset=windows-1252\n\
+          Content-Disposition: attachment\nContent-Transfer-Encoding: 8bit\n\n",
+        csv,
+        b"--B--\n",
+    ]
+    .concat();
+    let n = normalize::normalize(&raw, &Options::default()).unwrap();
+    let out = n.bytes.to_vec();
+    assert!(out.windows(patch.len()).any(|w| w == patch));
+    assert!(out.windows(csv.len()).any(|w| w == csv));
+    let actions: Vec<_> = n
+        .report
+        .parts
+        .iter()
+        .filter(|p| p.location == "body")
+        .map(|p| (p.part.as_str(), p.action))
+        .collect();
+    use normalize::Action::{Converted, Kept};
+    assert_eq!(actions, [("1", Converted), ("2", Kept), ("3", Kept)]);
+    let m = mailcharset::message::Message::parse(&out);
+    let letter = m.parts()[1].decoded_body(&m).0.into_owned();
+    assert_eq!(String::from_utf8(letter).unwrap(), "Här är patchen.");
+    // Asked for, the files are converted too.
+    let n = normalize::normalize(&raw, &files_too()).unwrap();
+    assert_eq!(n.report.count(Kept), 0);
+    assert_eq!(n.report.count(Converted), 3);
 }
 
 /// A UTF-16 text file saved by Notepad (a byte order mark, then UTF-16LE)

@@ -82,6 +82,7 @@ pub fn run(args: &MilterArgs) -> CliResult {
     opts.repair_cesu8 = args.repair_cesu8;
     opts.repair_mixed = args.repair_mixed;
     opts.keep_dkim_signed = args.keep_dkim_signed;
+    opts.convert_attachments = args.convert_attachments;
     let report = match &args.report {
         Some(p) => Some(Mutex::new(BufWriter::new(
             open_report(p).map_err(|e| CliError::io(&p.display().to_string(), e))?,
