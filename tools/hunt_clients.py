@@ -385,6 +385,7 @@ class Gen:
         if name:
             headers.append((b'Content-Disposition', b'attachment;\n\tfilename="' + name.encode() + b'"'))
         leaf.cte = cte
+        leaf.name = name
         leaf.raw_octets = data
         self.leaves.append(leaf)
         return dict(headers=headers, body=body, leaf=leaf)
@@ -1202,7 +1203,11 @@ def check_text(leaf, pin, pout, rep):
         return fails   # kept as it was (doc/normalize.md, damaged transfer coding)
     if rin == rout and action == 'kept':
         # byte for byte: nothing of the text changed, it was not converted
-        return fails + [('info-text-kept', f'{tag} {(rep or {}).get("findings", [{}])[0].get("note", "")[:60]}')]
+        # (an attached file is kept so by default: doc/normalize.md)
+        if getattr(leaf, 'name', None):
+            return fails + [('info-file-kept', tag)]
+        notes = (rep or {}).get('findings') or [{}]
+        return fails + [('info-text-kept', f'{tag} {notes[0].get("note", "")[:60]}')]
     got, _ = out_text(pout)
     got = nl(got)
     truth = nl(leaf.text)

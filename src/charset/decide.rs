@@ -41,6 +41,8 @@
 //! | errors, no such candidate (a single-byte candidate is refused when the UTF-8 label reads a letter inside a word) | too little evidence | `invalid` (`mixed-charset` as above) | the label's |
 //! | header text without a label, 8-bit and not UTF-8, `header_hint` set (the charset of the message's text) | the mailer wrote both | as under that label when it reads the octets without error into plausible text, no other script's letters wedged into Latin words (finding `missing-label`, noted) | the hint's |
 //! | no label, unknown, `unknown-8bit`, `x-user-defined`, unsupported | — | (unknown label: `unknown-label`) | ASCII; UTF-8 if valid or mostly so; else chardetng with the top-level domain, windows-1252 for Latin script unless the text says otherwise (a symbol inside a word, a better fit to a language's alphabet: [`latin_preference`]) |
+//! | … UTF-8 (valid, or four characters to an error, or lines of it with more 8-bit octets than the rest: [`utf8_beside`]), and the lines it fails on read as another charset's words below the text ([`foreign_lines_read`]) | a Latin-1 footer below an unlabelled UTF-8 letter | `suspicious`, `mixed-charset` ("read as such") | UTF-8, those lines the other's |
+//! | … a single-byte guess read cleanly, with lines of valid UTF-8 as under a legacy label ([`utf8_lines`]) | a UTF-8 signature below an unlabelled Latin-1 letter | `suspicious`, `mixed-charset` | the guess; those lines UTF-8 |
 //! | `us-ascii` with 8-bit octets | the label cannot explain them | `mislabeled` when they decode cleanly | as unlabelled |
 //! | bodies only: NUL, C0 controls other than TAB LF FF CR ESC SO SI at 1% of the octets or more (a final SUB and trailing NULs are allowed), or an archive/image/PDF magic number | binary | `suspicious`, finding `binary-in-text` | kept byte for byte ([`Decoded::binary`]) |
 //! | bodies only: a UTF-16/32 byte order mark, or NULs in every other (or 3 of 4) octets, under an ASCII-compatible, 7-bit or no label | UTF-16/32 | as for a label that lies | UTF-16 or UTF-32 (by the mark, else the NULs); binary when that does not decode cleanly into text ([`wide_binary`]; without a mark, also plausible or 3 in 4 characters ASCII) |
@@ -2003,7 +2005,50 @@ pub(super) fn unlabelled<'a>(
     }
     // Damaged UTF-8: UTF-8 explains most of it.
     let ev = evidence(bytes, Charset::UTF_8);
-    let cs = if ev.in_words >= 4 && ev.errors * 4 <= ev.in_words {
+    let damaged_utf8 = ev.in_words >= 4 && ev.errors * 4 <= ev.in_words;
+    // Its lines in another charset, as under a UTF-8 label: a Latin-1
+    // list footer below an unlabelled UTF-8 letter was U+FFFD for each
+    // accent (`Fu\u{FFFD}zeile`), or, when the letter had fewer UTF-8
+    // characters than four per error, the whole read as windows-1252
+    // (`JÃ¼rgen`). Read in that charset when they are its words below the
+    // text; damaged UTF-8 repaired on request otherwise.
+    if (damaged_utf8 || utf8_beside(bytes, &ev.foreign))
+        && opts.detect
+        && let Some(other) = foreign_charset(bytes, &ev, Charset::UTF_8, opts)
+    {
+        let (_, report, _) = decode_with(bytes, Charset::UTF_8);
+        let read = foreign_lines_read(bytes, Charset::UTF_8, other, &ev.foreign, &report);
+        if read || (damaged_utf8 && opts.repair_mixed) {
+            let first = ev.foreign[0].start
+                + first_nonascii(&bytes[ev.foreign[0].clone()]).min(ev.foreign[0].len());
+            d.findings.push(
+                Finding::new(FindingKind::MixedCharset, first, ev.foreign.len()).with_note(
+                    format!(
+                        "{} line(s) in {}, {}",
+                        ev.foreign.len(),
+                        other.name,
+                        if read { "read as such" } else { "repaired" }
+                    ),
+                ),
+            );
+            let (t, r) = repair_mixed(bytes, Charset::UTF_8, other, &ev.foreign);
+            if read {
+                add_report(d, &r);
+            } else {
+                // Repaired on request over UTF-8's errors.
+                add_report(d, &report);
+                d.replacements = r.replacements;
+            }
+            d.text = Cow::Owned(t);
+            d.used = Some(Charset::UTF_8);
+            d.detected = Some(Detected {
+                charset: Charset::UTF_8,
+                confidence: confidence(Charset::UTF_8, bytes, false),
+            });
+            return;
+        }
+    }
+    let cs = if damaged_utf8 {
         Charset::UTF_8
     } else if opts.detect {
         let g = latin_preference(bytes, guess(bytes, opts.tld, false), opts.tld);
@@ -2028,6 +2073,32 @@ pub(super) fn unlabelled<'a>(
         Charset::WINDOWS_1252
     };
     let (text, report, used) = decode_with(bytes, cs);
+    // UTF-8 lines in the guessed charset's text (a UTF-8 signature below
+    // an unlabelled Latin-1 letter was `JosÃ© PÃ©rez`): read as UTF-8, as
+    // under a label.
+    if opts.detect && !cs.is_utf8() && report.is_clean() {
+        let lines = utf8_lines(bytes, cs);
+        if !lines.is_empty()
+            && let (t, r) = repair_mixed(bytes, cs, Charset::UTF_8, &lines)
+            && r.is_clean()
+        {
+            let first = lines[0].start + first_nonascii(&bytes[lines[0].clone()]);
+            d.findings.push(
+                Finding::new(FindingKind::MixedCharset, first, lines.len()).with_note(format!(
+                    "{} line(s) in UTF-8, read as UTF-8 (the rest is {})",
+                    lines.len(),
+                    used.name
+                )),
+            );
+            d.detected = Some(Detected {
+                charset: used,
+                confidence: confidence(used, bytes, true),
+            });
+            d.text = Cow::Owned(t);
+            d.used = Some(used);
+            return;
+        }
+    }
     // chardetng's windows-1251 may be x-mac-cyrillic, which it never
     // names (`‚стреча` for `Встреча`), as under a label that fails.
     let (text, used) = if report.is_clean() {
@@ -2049,6 +2120,28 @@ pub(super) fn unlabelled<'a>(
     add_report(d, &report);
     d.text = text;
     d.used = Some(used);
+}
+
+/// Whether the lines of `bytes` outside `foreign` (the lines UTF-8 fails
+/// on) are a UTF-8 text of their own: two or more multi-octet characters,
+/// and more 8-bit octets than the foreign lines hold. Not a text in a
+/// CJK charset whose octets pair up into a UTF-8 character here and
+/// there (Big5, EUC-KR: every 8-bit line foreign).
+fn utf8_beside(bytes: &[u8], foreign: &[Range<usize>]) -> bool {
+    let high = |r: Range<usize>| bytes[r].iter().filter(|b| !b.is_ascii()).count();
+    let (mut own, mut other, mut chars, mut at) = (0, 0, 0, 0);
+    for r in foreign
+        .iter()
+        .cloned()
+        .chain(std::iter::once(bytes.len()..bytes.len()))
+    {
+        let between = at..r.start.max(at);
+        own += high(between.clone());
+        chars += bytes[between].iter().filter(|&&b| b >= 0xC0).count();
+        other += high(r.clone());
+        at = r.end;
+    }
+    chars >= 2 && own > other
 }
 
 /// The verdict for what was found.

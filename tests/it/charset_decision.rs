@@ -3397,6 +3397,73 @@ fn regression_a_latin1_footer_under_a_utf8_label_is_read_as_latin1() {
     }
 }
 
+/// The same without a label: an unlabelled UTF-8 letter with a Latin-1
+/// list footer below it was read as damaged UTF-8, U+FFFD for each accent
+/// of the footer (`Fu\u{FFFD}zeile`). Its lines are read as under a UTF-8
+/// label now; damage stays U+FFFD.
+#[test]
+fn regression_a_latin1_footer_below_unlabelled_utf8_is_read_as_latin1() {
+    let letter = "Hallo Jürgen, schöne Grüße aus Köln und München.\n";
+    let footer = "Fußzeile der Liste: Abmelden unter http://liste.example/ für immer.\n";
+    let bytes = [
+        letter.as_bytes(),
+        &encode(footer, encoding_rs::WINDOWS_1252),
+    ]
+    .concat();
+    let d = charset::decode(&bytes, None, &body_opts());
+    assert_eq!(d.text, format!("{letter}{footer}"), "{:?}", d.findings);
+    assert_eq!(d.verdict, Verdict::Suspicious, "{:?}", d.findings);
+    let mixed = mixed_finding(&d);
+    assert_eq!(
+        (mixed.offset, mixed.count),
+        (letter.len() + 2, 1),
+        "{mixed:?}"
+    );
+    let msg = message("text/plain", &bytes);
+    assert_eq!(body_text(&filtered(&msg)), format!("{letter}{footer}"));
+    for (what, tail) in [
+        ("one letter", b"Jos\xe9 Garcia\n".as_slice()),
+        ("two stray octets", b"x\xff\x80y\n"),
+        ("a lost octet", b"Gr\xc3 \xc3 la vie\n"),
+    ] {
+        // (Two lines of the letter: UTF-8 explains the text, four of its
+        // characters to an error.)
+        let body = [letter.repeat(2).as_bytes(), tail].concat();
+        let d = charset::decode(&body, None, &body_opts());
+        assert_eq!(d.used.map(|c| c.name()), Some("UTF-8"), "{what}");
+        assert!(d.text.starts_with(letter), "{what}: {}", d.text);
+        assert!(d.text.contains('\u{FFFD}'), "{what}: {}", d.text);
+        assert!(
+            !d.findings
+                .iter()
+                .any(|f| f.kind == FindingKind::MixedCharset),
+            "{what}"
+        );
+    }
+}
+
+/// And the other way: a UTF-8 signature below an unlabelled Latin-1
+/// letter was read as windows-1252 with the letter (`JosÃ© PÃ©rez`); its
+/// lines are read as UTF-8, as under a Latin label.
+#[test]
+fn regression_a_utf8_signature_below_unlabelled_latin1_is_read_as_utf8() {
+    let letter = "Hallo Jürgen, schöne Grüße aus Köln und München.\nBis bald.\n-- \n";
+    let sig = "José Pérez — Geschäftsführer\n";
+    let latin = encode(letter, encoding_rs::WINDOWS_1252);
+    let bytes = [&latin, sig.as_bytes()].concat();
+    let d = charset::decode(&bytes, None, &body_opts());
+    assert_eq!(d.text, format!("{letter}{sig}"), "{:?}", d.findings);
+    assert_eq!(d.used.map(|c| c.name()), Some("windows-1252"));
+    let mixed = mixed_finding(&d);
+    assert_eq!(
+        (mixed.offset, mixed.count),
+        (latin.len() + 3, 1),
+        "{mixed:?}"
+    );
+    let msg = message("text/plain", &bytes);
+    assert_eq!(body_text(&filtered(&msg)), format!("{letter}{sig}"));
+}
+
 /// A KOI8-R quote in a UTF-8 reply: `Ещё` has `ё` (0xA3) after a letter,
 /// the shape of a UTF-8 character, now and then; the quote is read as
 /// KOI8-R all the same (it was U+FFFD for every letter).
