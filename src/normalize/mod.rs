@@ -356,11 +356,7 @@ pub fn normalize<'a>(raw: &'a [u8], opts: &Options) -> Result<Normalized<'a>, No
         }
         normalize_part(&msg, part, &mut ctx)?;
     }
-    let dkim_signed = opts.keep_dkim_signed
-        && msg
-            .parts()
-            .first()
-            .is_some_and(|top| top.header.get("dkim-signature").is_some());
+    let dkim_signed = opts.keep_dkim_signed && msg.root.header.get("dkim-signature").is_some();
     msg.recycle();
     if dkim_signed {
         // Reported as it would have been done, written as it came.
