@@ -873,7 +873,29 @@ pub(super) fn binary(bytes: &[u8]) -> Option<&'static str> {
         .iter()
         .filter(|&&b| matches!(b, 0x01..=0x08 | 0x0B | 0x10..=0x1A | 0x1C..=0x1F))
         .count();
-    (controls > 0 && controls * 100 >= body.len()).then_some("control characters")
+    if controls > 0 && controls * 100 >= body.len() {
+        return Some("control characters");
+    }
+    // A yEnc block (Usenet's 8-bit binary coding, pasted into mail):
+    // octets shifted by 42, controls among them, a file however small in
+    // however long a letter.
+    (controls > 0 && yenc(body)).then_some("yEnc-encoded data")
+}
+
+/// Whether `body` holds a yEnc block: a line `=ybegin ` with `size=` and
+/// `name=`, and a line `=yend` after it.
+fn yenc(body: &[u8]) -> bool {
+    let line_start = |at: usize| at == 0 || body[at - 1] == b'\n';
+    let Some(begin) = memchr::memmem::find_iter(body, b"=ybegin ").find(|&at| line_start(at))
+    else {
+        return false;
+    };
+    let header_end = memchr::memchr(b'\n', &body[begin..]).map_or(body.len(), |i| begin + i);
+    let header = &body[begin..header_end];
+    memchr::memmem::find(header, b" size=").is_some()
+        && memchr::memmem::find(header, b" name=").is_some()
+        && memchr::memmem::find_iter(&body[header_end..], b"=yend")
+            .any(|at| line_start(header_end + at))
 }
 
 /// A body read as UTF-16 or UTF-32 that is not text: why, if so. The

@@ -1071,6 +1071,57 @@ fn regression_attached_text_files_are_kept_as_they_are() {
     assert_eq!(n.report.count(Converted), 3);
 }
 
+/// A yEnc block (Usenet's 8-bit binary coding) pasted into a long letter:
+/// its controls were under the 1% that makes a body binary, so the letter
+/// was converted from ISO-8859-1 and the file's octets with it. A body
+/// with a yEnc block is binary: kept byte for byte, reported.
+#[test]
+fn regression_a_yenc_block_in_a_long_letter_is_kept() {
+    let data: Vec<u8> = (0..=255u8).cycle().take(600).collect();
+    let mut block = b"=ybegin line=128 size=600 name=data.bin\r\n".to_vec();
+    let mut n = 0;
+    for b in data {
+        let c = b.wrapping_add(42);
+        if matches!(c, 0 | b'\n' | b'\r' | b'=') {
+            block.extend([b'=', c.wrapping_add(64)]);
+        } else {
+            block.push(c);
+        }
+        n += 1;
+        if n % 128 == 0 {
+            block.extend(b"\r\n");
+        }
+    }
+    block.extend(b"\r\n=yend size=600\r\n");
+    let letter = b"Gr\xfc\xdfe aus K\xf6ln, hier ist die Datei.\r\n".repeat(2000);
+    let raw = [
+        &b"From: a@example.de\r\nMIME-Version: 1.0\r\n\
+           Content-Type: text/plain; charset=iso-8859-1\r\n\
+           Content-Transfer-Encoding: 8bit\r\n\r\n"[..],
+        &letter,
+        &block,
+    ]
+    .concat();
+    let n = normalize::normalize(&raw, &Options::default()).unwrap();
+    assert_eq!(&n.bytes[..], &raw[..]);
+    assert_eq!(n.report.parts[0].action, normalize::Action::Kept);
+    let note = n.report.parts[0].findings[0].note.as_deref();
+    assert_eq!(
+        note,
+        Some("yEnc-encoded data: kept byte for byte"),
+        "{:?}",
+        n.report.parts[0]
+    );
+    // The letter alone is converted.
+    let alone = [
+        &raw[..raw.len() - block.len()],
+        b"=ybegin is how yEnc starts.\r\n",
+    ]
+    .concat();
+    let n = normalize::normalize(&alone, &Options::default()).unwrap();
+    assert_eq!(n.report.parts[0].action, normalize::Action::Converted);
+}
+
 /// A UTF-16 text file saved by Notepad (a byte order mark, then UTF-16LE)
 /// attached as text/plain without a charset is read as UTF-16LE; its
 /// finding said "without a BOM" of a text that has one.
