@@ -461,26 +461,12 @@ pub(super) fn labelled<'a>(
         && opts.detect
         && (cs.encoding().is_some_and(|e| e.is_single_byte()) || is_multibyte(cs))
     {
+        // Nothing is left damaged: `suspicious`, not `invalid` (`out.mixed`
+        // is for lines kept unreadable or repaired over errors).
         let lines = utf8_lines(bytes, cs);
-        if !lines.is_empty() {
-            let (t, r) = repair_mixed(bytes, cs, Charset::UTF_8, &lines);
-            if r.is_clean() {
-                let first = lines[0].start + first_nonascii(&bytes[lines[0].clone()]);
-                d.findings.push(
-                    Finding::new(FindingKind::MixedCharset, first, lines.len()).with_note(format!(
-                        "{} line(s) in UTF-8, read as UTF-8 (the label's reading was \
-                             mojibake)",
-                        lines.len()
-                    )),
-                );
-                // Nothing is left damaged: `suspicious`, not `invalid`
-                // (`out.mixed` is for lines kept unreadable or repaired
-                // over errors).
-                add_report(d, &r);
-                d.text = Cow::Owned(t);
-                d.used = Some(used);
-                return;
-            }
+        let why = "the label's reading was mojibake";
+        if read_utf8_lines(bytes, cs, used, &lines, why, d) {
+            return;
         }
     }
     if report.is_clean() {
@@ -848,41 +834,12 @@ pub(super) fn labelled<'a>(
         None
     };
     if let Some(other) = mixed {
-        let first = ev.foreign[0].start
-            + first_nonascii(&bytes[ev.foreign[0].clone()]).min(ev.foreign[0].len());
         // Lines that read as the other charset's words, with too many of
         // its characters to be damage, are read so by default; the rest
         // only under `repair_mixed`.
         let read = foreign_lines_read(bytes, cs, other, &ev.foreign, &report);
-        let repaired = opts.repair_mixed || read;
-        d.findings.push(
-            Finding::new(FindingKind::MixedCharset, first, ev.foreign.len()).with_note(format!(
-                "{} line(s) in {}{}",
-                ev.foreign.len(),
-                other.name,
-                if read {
-                    ", read as such"
-                } else if repaired {
-                    ", repaired"
-                } else {
-                    ""
-                }
-            )),
-        );
-        if repaired {
-            let (t, r) = repair_mixed(bytes, cs, other, &ev.foreign);
-            if read {
-                // Nothing is left damaged: `suspicious`, as for UTF-8
-                // lines in a single-byte text.
-                add_report(d, &r);
-            } else {
-                // Repaired on request over the label's errors: `invalid`.
-                add_report(d, &report);
-                d.replacements = r.replacements;
-                out.mixed = true;
-            }
-            d.text = Cow::Owned(t);
-            d.used = Some(used);
+        let repair = (read || opts.repair_mixed).then_some((used, &report));
+        if read_foreign_lines(bytes, cs, other, &ev.foreign, read, repair, d) {
             return;
         }
         out.mixed = true;
@@ -1227,6 +1184,84 @@ fn below_the_text(bytes: &[u8], foreign: &[Range<usize>]) -> bool {
             None => return false,
         }
     }
+    true
+}
+
+/// Reports the lines `foreign` of `bytes` as `other`'s (`mixed-charset`,
+/// noted "read as such" when `read`, "repaired" when only repaired) and,
+/// given `repair` (the charset that read the rest and its report over
+/// the whole), writes the text with those lines in `other` and the rest
+/// in `cs`. True when it wrote the text; left `invalid` (the report's
+/// errors, the repair's replacements) unless `read`. Shared by a label
+/// and by unlabelled UTF-8.
+fn read_foreign_lines(
+    bytes: &[u8],
+    cs: &'static Charset,
+    other: &'static Charset,
+    foreign: &[Range<usize>],
+    read: bool,
+    repair: Option<(&'static Charset, &DecodeReport)>,
+    d: &mut Decoded<'_>,
+) -> bool {
+    let first = foreign[0].start + first_nonascii(&bytes[foreign[0].clone()]).min(foreign[0].len());
+    d.findings.push(
+        Finding::new(FindingKind::MixedCharset, first, foreign.len()).with_note(format!(
+            "{} line(s) in {}{}",
+            foreign.len(),
+            other.name,
+            match (read, repair.is_some()) {
+                (true, _) => ", read as such",
+                (false, true) => ", repaired",
+                (false, false) => "",
+            }
+        )),
+    );
+    let Some((used, report)) = repair else {
+        return false;
+    };
+    let (t, r) = repair_mixed(bytes, cs, other, foreign);
+    if read {
+        // Nothing is left damaged: `suspicious`, as for UTF-8 lines in a
+        // single-byte text.
+        add_report(d, &r);
+    } else {
+        // Repaired on request over the errors: `invalid`.
+        add_report(d, report);
+        d.replacements = r.replacements;
+    }
+    d.text = Cow::Owned(t);
+    d.used = Some(used);
+    true
+}
+
+/// Reads the valid UTF-8 `lines` ([`utf8_lines`]) of a text `cs` reads
+/// otherwise as UTF-8 (`mixed-charset`, noted with `why`), when `cs`
+/// reads the rest without error. True when it did.
+fn read_utf8_lines(
+    bytes: &[u8],
+    cs: &'static Charset,
+    used: &'static Charset,
+    lines: &[Range<usize>],
+    why: &str,
+    d: &mut Decoded<'_>,
+) -> bool {
+    if lines.is_empty() {
+        return false;
+    }
+    let (t, r) = repair_mixed(bytes, cs, Charset::UTF_8, lines);
+    if !r.is_clean() {
+        return false;
+    }
+    let first = lines[0].start + first_nonascii(&bytes[lines[0].clone()]);
+    d.findings.push(
+        Finding::new(FindingKind::MixedCharset, first, lines.len()).with_note(format!(
+            "{} line(s) in UTF-8, read as UTF-8 ({why})",
+            lines.len()
+        )),
+    );
+    add_report(d, &r);
+    d.text = Cow::Owned(t);
+    d.used = Some(used);
     true
 }
 
@@ -2018,29 +2053,17 @@ pub(super) fn unlabelled<'a>(
     {
         let (_, report, _) = decode_with(bytes, Charset::UTF_8);
         let read = foreign_lines_read(bytes, Charset::UTF_8, other, &ev.foreign, &report);
-        if read || (damaged_utf8 && opts.repair_mixed) {
-            let first = ev.foreign[0].start
-                + first_nonascii(&bytes[ev.foreign[0].clone()]).min(ev.foreign[0].len());
-            d.findings.push(
-                Finding::new(FindingKind::MixedCharset, first, ev.foreign.len()).with_note(
-                    format!(
-                        "{} line(s) in {}, {}",
-                        ev.foreign.len(),
-                        other.name,
-                        if read { "read as such" } else { "repaired" }
-                    ),
-                ),
-            );
-            let (t, r) = repair_mixed(bytes, Charset::UTF_8, other, &ev.foreign);
-            if read {
-                add_report(d, &r);
-            } else {
-                // Repaired on request over UTF-8's errors.
-                add_report(d, &report);
-                d.replacements = r.replacements;
-            }
-            d.text = Cow::Owned(t);
-            d.used = Some(Charset::UTF_8);
+        if (read || (damaged_utf8 && opts.repair_mixed))
+            && read_foreign_lines(
+                bytes,
+                Charset::UTF_8,
+                other,
+                &ev.foreign,
+                read,
+                Some((Charset::UTF_8, &report)),
+                d,
+            )
+        {
             d.detected = Some(Detected {
                 charset: Charset::UTF_8,
                 confidence: confidence(Charset::UTF_8, bytes, false),
@@ -2076,28 +2099,23 @@ pub(super) fn unlabelled<'a>(
     // UTF-8 lines in the guessed charset's text (a UTF-8 signature below
     // an unlabelled Latin-1 letter was `JosÃ© PÃ©rez`): read as UTF-8, as
     // under a label.
-    if opts.detect && !cs.is_utf8() && report.is_clean() {
-        let lines = utf8_lines(bytes, cs);
-        if !lines.is_empty()
-            && let (t, r) = repair_mixed(bytes, cs, Charset::UTF_8, &lines)
-            && r.is_clean()
-        {
-            let first = lines[0].start + first_nonascii(&bytes[lines[0].clone()]);
-            d.findings.push(
-                Finding::new(FindingKind::MixedCharset, first, lines.len()).with_note(format!(
-                    "{} line(s) in UTF-8, read as UTF-8 (the rest is {})",
-                    lines.len(),
-                    used.name
-                )),
-            );
-            d.detected = Some(Detected {
-                charset: used,
-                confidence: confidence(used, bytes, true),
-            });
-            d.text = Cow::Owned(t);
-            d.used = Some(used);
-            return;
-        }
+    if opts.detect
+        && !cs.is_utf8()
+        && report.is_clean()
+        && read_utf8_lines(
+            bytes,
+            cs,
+            used,
+            &utf8_lines(bytes, cs),
+            &format!("the rest is {}", used.name),
+            d,
+        )
+    {
+        d.detected = Some(Detected {
+            charset: used,
+            confidence: confidence(used, bytes, true),
+        });
+        return;
     }
     // chardetng's windows-1251 may be x-mac-cyrillic, which it never
     // names (`‚стреча` for `Встреча`), as under a label that fails.

@@ -85,47 +85,32 @@ pub(super) fn text_part(
         ctx.report.parts.push(entry);
         return Ok(());
     }
-    // A file the sender attached (a patch, a CSV, a log): its octets are
-    // the file, read by the program it is saved for, not by the label.
-    // Kept as it is, unless asked for (`Options::convert_attachments`),
-    // or unless it is UTF-8 as it stands (under a label that said
-    // otherwise, or none), whose octets the conversion keeps: only its
-    // label is corrected.
+    // Kept as it is, whatever the decision read:
     let octets_kept = used.is_some_and(Charset::is_utf8)
         && d.replacements == 0
         && matches!(d.text, Cow::Borrowed(_));
-    if !ctx.opts.convert_attachments && part.is_file() && !octets_kept {
-        ctx.report.parts.push(PartReport {
-            action: Action::Kept,
-            ..entry
-        });
-        return Ok(());
-    }
-    // RTF: a reader takes its 8-bit octets in the code page the document
-    // names (`\ansicpg1252`), whatever the MIME label says; written as
-    // UTF-8 every accented letter would read as two. Kept as it is.
-    if ct.subtype == "rtf" {
-        ctx.report.parts.push(PartReport {
-            action: Action::Kept,
-            ..entry
-        });
-        return Ok(());
-    }
-    // An OpenPGP clear-signed text (RFC 4880 7): the signature covers
-    // the characters as written, so written as UTF-8 it reads "BAD
-    // signature" in the recipient's client, which looks like tampering.
-    // Kept as it is, in its label's charset, which readers decode.
-    if clear_signed(&decoded) {
-        ctx.report.parts.push(PartReport {
-            action: Action::Kept,
-            ..entry
-        });
-        return Ok(());
-    }
-    // A damaged transfer coding whose result does not decode cleanly under
-    // its label: re-encoding would bake one reader's guess at the damage
-    // into the message. Kept as it is.
-    if transfer_damaged && (d.replacements > 0 || d.verdict == Verdict::Mislabeled) {
+    let keep =
+        // RTF: a reader takes its 8-bit octets in the code page the
+        // document names (`\ansicpg1252`), whatever the MIME label says;
+        // written as UTF-8 every accented letter would read as two.
+        ct.subtype == "rtf"
+        // A damaged transfer coding whose result does not decode cleanly
+        // under its label: re-encoding would bake one reader's guess at
+        // the damage into the message.
+        || (transfer_damaged && (d.replacements > 0 || d.verdict == Verdict::Mislabeled))
+        // A file the sender attached (a patch, a CSV, a log): its octets
+        // are the file, read by the program it is saved for, not by the
+        // label. Unless asked for (`Options::convert_attachments`), or
+        // unless it is UTF-8 as it stands (under a label that said
+        // otherwise, or none), whose octets the conversion keeps: only
+        // its label is corrected.
+        || (!ctx.opts.convert_attachments && !octets_kept && part.is_file())
+        // An OpenPGP clear-signed text (RFC 4880 7): the signature covers
+        // the characters as written, so written as UTF-8 it reads "BAD
+        // signature" in the recipient's client, which looks like
+        // tampering. In its label's charset, which readers decode.
+        || clear_signed(&decoded);
+    if keep {
         ctx.report.parts.push(PartReport {
             action: Action::Kept,
             ..entry
