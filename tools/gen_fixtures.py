@@ -311,6 +311,17 @@ def main():
         b"--sig\nContent-Type: application/pgp-signature\n\n-----BEGIN PGP SIGNATURE-----\n"
         b"iQEzBAEBCAAdFiEEAAAAAAAAAAAAAAAAAAAAAAAAAAAFAmAAAAA=\n-----END PGP SIGNATURE-----\n--sig--\n"),
         ("body", "iso-8859-1", "ok", ""))
+    # An attached text file is kept byte for byte (a spreadsheet reads the
+    # CSV in its code page, not the MIME label); the letter is converted.
+    # `--convert-attachments` converts both.
+    add("attached-latin1-file.eml", message(common("attached-file", "Liste") + [
+        ("Content-Type", "multipart/mixed; boundary=\"f\"")],
+        b"--f\nContent-Type: text/plain; charset=iso-8859-1\nContent-Transfer-Encoding: 8bit\n\n"
+        + "Bonjour, voici la liste des inscrits à la journée.\n".encode("latin-1") +
+        b"--f\nContent-Type: text/csv; charset=iso-8859-1; name=\"inscrits.csv\"\n"
+        b"Content-Disposition: attachment; filename=\"inscrits.csv\"\nContent-Transfer-Encoding: 8bit\n\n"
+        + "nom;ville\nMüller;Köln\nLefèvre;Orléans\n".encode("latin-1") + b"--f--\n"),
+        ("body", "iso-8859-1", "ok", ""))
     inner = message([("Message-ID", "<inner@fixtures.mailcharset.invalid>"),
                      ("From", "Inner <inner@example.ru>"),
                      ("Subject", ew("Вложенное письмо", "koi8-r")),
