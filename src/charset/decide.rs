@@ -70,7 +70,8 @@ use super::dispatch::{c1_as_twin, c1_check, c1_twin, decode_with, unicode11};
 use super::evidence::{
     Evidence, case_of, characters, cyrillic_misfits, evidence, find_nonascii, foreign_mark,
     implausible, mixed_script_letters, multi_octet_chars, non_latin, nonascii_runs, plausible,
-    repair, symbols_in_words, typographic, typography, utf8_majority, utf8_writer_forms, words,
+    repair, symbols_in_words, typographic, typography, utf8_majority, utf8_standing,
+    utf8_writer_forms, words,
 };
 use super::{Charset, DecodeOptions, Decoded, Detected, Kind, add_report, ascii};
 use crate::codec::utf8::{self, DecodeReport};
@@ -2038,9 +2039,26 @@ pub(super) fn unlabelled<'a>(
         });
         return;
     }
-    // Damaged UTF-8: UTF-8 explains most of it.
+    // Damaged UTF-8: UTF-8 explains most of it (four characters in words
+    // per error); or, in a short text, a UTF-8 writer's characters
+    // ([`utf8_standing`]: two, or one inside a word) are at least as many
+    // as its errors, no guess of a CJK charset reads all of it, and the
+    // text is not whole lines of UTF-8 among lines of a legacy charset
+    // ([`utf8_lines_apart`], read so below). Read as windows-1252 instead, every
+    // intact character of a short UTF-8 line with a stray octet was
+    // mojibake (`reconstruyÃ³`, `grÅµp`); a two-character Big5 Subject
+    // pairs up into one Latin letter (`會議` as `�|ĳ`).
     let ev = evidence(bytes, Charset::UTF_8);
-    let damaged_utf8 = ev.in_words >= 4 && ev.errors * 4 <= ev.in_words;
+    let damaged_utf8 = (ev.in_words >= 4 && ev.errors * 4 <= ev.in_words)
+        || (ev.errors <= ev.clean && {
+            let good = utf8_standing(&String::from_utf8_lossy(bytes));
+            ev.errors <= good
+                && (good >= 2 || ev.in_words >= 1)
+                && !utf8_lines_apart(bytes)
+                && !(opts.detect
+                    && guessed(bytes, Charset::UTF_8, opts)
+                        .is_some_and(|(d, _)| is_multibyte(d.charset)))
+        });
     // Its lines in another charset, as under a UTF-8 label: a Latin-1
     // list footer below an unlabelled UTF-8 letter was U+FFFD for each
     // accent (`Fu\u{FFFD}zeile`), or, when the letter had fewer UTF-8
@@ -2138,6 +2156,22 @@ pub(super) fn unlabelled<'a>(
     add_report(d, &report);
     d.text = text;
     d.used = Some(used);
+}
+
+/// Whether `bytes` is lines of UTF-8 ([`utf8_lines`]) among lines with
+/// no UTF-8 character at all: a patch with a name in UTF-8 on its `-`
+/// lines and in Latin-1 on its `+` lines, not UTF-8 damaged in a line of
+/// its own characters.
+fn utf8_lines_apart(bytes: &[u8]) -> bool {
+    let lines = utf8_lines(bytes, Charset::WINDOWS_1252);
+    !lines.is_empty()
+        && super::evidence::lines(bytes)
+            .filter(|r| !lines.contains(r))
+            .all(|r| {
+                bytes[r]
+                    .utf8_chunks()
+                    .all(|c| multi_octet_chars(c.valid()) == 0)
+            })
 }
 
 /// Whether the lines of `bytes` outside `foreign` (the lines UTF-8 fails

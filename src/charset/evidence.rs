@@ -807,6 +807,29 @@ pub(super) fn cyrillic_misfits(text: &str, enough: usize) -> usize {
     seen.len()
 }
 
+/// The characters of a lossy UTF-8 reading a UTF-8 writer made, not octets
+/// of another charset that happen to pair up: letters of a script real
+/// text uses ([`script`]) and typography marks, inside a word or with no
+/// U+FFFD beside them (a legacy text's chance pairs sit among its other
+/// 8-bit octets, which are errors in UTF-8).
+pub(super) fn utf8_standing(text: &str) -> usize {
+    let chars: Vec<char> = text.chars().collect();
+    let mut n = 0;
+    for (i, &c) in chars.iter().enumerate() {
+        if c.is_ascii() || c == '\u{FFFD}' {
+            continue;
+        }
+        let prev = i.checked_sub(1).and_then(|j| chars.get(j)).copied();
+        let next = chars.get(i + 1).copied();
+        let kind = typography(c) || (c.is_alphabetic() && script(c) != Script::Other);
+        let alone = prev != Some('\u{FFFD}') && next != Some('\u{FFFD}');
+        if kind && (alone || same_word(c, prev) || same_word(c, next)) {
+            n += 1;
+        }
+    }
+    n
+}
+
 /// The typography Word, Outlook and Mac mailers put into Latin text:
 /// quotes, dashes, bullet, ellipsis, `€ £ © ® ™ °`, guillemets, Spanish
 /// `¡ ¿`, the middle dot, no-break space.

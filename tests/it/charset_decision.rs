@@ -4015,3 +4015,93 @@ fn regression_cyrillic_letters_of_no_one_language_doubt_the_label() {
         assert_eq!(&*d.text, text, "{label}");
     }
 }
+
+/// A short unlabelled UTF-8 text with a stray or lost octet was read as
+/// windows-1252 whole when it had fewer than four UTF-8 letters in words
+/// per error: every intact character became mojibake (`reconstruyÃ³`,
+/// `grÅµp`, `â€œlogout_enableâ€`). UTF-8 is kept when its characters (in
+/// words, standing alone like Italian `è`, or typography) are one for
+/// every two errors or more; only the damage is replaced. The oracle is
+/// std's lossy reading. A short text of another charset whose octets pair
+/// up into one UTF-8 letter by chance stays that charset's.
+#[test]
+fn regression_a_short_unlabelled_utf8_text_with_a_stray_octet_stays_utf8() {
+    let cases: Vec<Vec<u8>> = vec![
+        [
+            "Debido a los errores, el objetivo no se reconstruyó. Falta la opción".as_bytes(),
+            b"\x80.",
+        ]
+        .concat(),
+        b"Ffeil allwedd yn y gr\xc5\xb5p '%s'\nDim digon o gof er mwyn gwneud ffr\xc3m\n".into(),
+        [
+            "“%s” propietatea ez da idazgarria. Ezin da “%s” atzerapena ".as_bytes(),
+            b"\x93",
+            "%s” bihurtu".as_bytes(),
+        ]
+        .concat(),
+        b"Il pacchetto non \xc3\xa8 installato e quindi non \xc3\xa8 stato rimosso; gi\xe0 esiste\n"
+            .into(),
+        b"Umbenennen von tempor\xc3\xa4rer Schl\xc3\xbcsseldatei fehlgeschlagen\xa0: %s\n".into(),
+    ];
+    for bytes in &cases {
+        for (label, tld) in [(None, "com"), (Some(&b"us-ascii"[..]), "es")] {
+            let opts = DecodeOptions {
+                tld: charset::Tld::from_domain(format!("example.{tld}").as_bytes()),
+                ..body_opts()
+            };
+            let d = charset::decode(bytes, label, &opts);
+            let want = String::from_utf8_lossy(bytes);
+            assert_eq!(d.text, want, "{label:?} .{tld} {:?}", d.findings);
+            assert_eq!(d.verdict, Verdict::Invalid, "{want}");
+        }
+    }
+    let msg = message("text/plain", &cases[0]);
+    assert_eq!(
+        body_text(&filtered(&msg)),
+        String::from_utf8_lossy(&cases[0])
+    );
+    // Lines of UTF-8 among lines with none (a patch changing a name from
+    // UTF-8 to Latin-1) are two charsets, each read in its own.
+    let patch = [
+        "-    With some changes from Kyösti Mälkki and\n".as_bytes(),
+        b"+    With some changes from Ky\xf6sti M\xe4lkki and\n",
+        "-    Kyösti Mälkki again\n".as_bytes(),
+        b"+    Ky\xf6sti M\xe4lkki again\n",
+    ]
+    .concat();
+    let d = charset::decode(&patch, None, &body_opts());
+    assert!(!d.text.contains(['\u{FFFD}', 'Ã']), "{}", d.text);
+    assert_eq!(d.text.matches("Kyösti Mälkki").count(), 4, "{}", d.text);
+    assert!(
+        d.findings
+            .iter()
+            .any(|f| f.kind == FindingKind::MixedCharset),
+        "{:?}",
+        d.findings
+    );
+    // Not UTF-8: a Big5 Subject-sized text (`會議`: B7 7C C4 B3, whose
+    // C4 B3 is `ĳ` in UTF-8); Russian `её` in KOI8-R (C5 A3, `ţ`) among
+    // other words; French in Mac Roman, whose `’é` pairs up as Armenian.
+    let others: [(&str, &'static Encoding, &str); 3] = [
+        ("會議", encoding_rs::BIG5, "tw"),
+        ("Я люблю её", encoding_rs::KOI8_R, "ru"),
+        ("L’été à l’école", encoding_rs::MACINTOSH, "fr"),
+    ];
+    for (text, enc, tld) in others {
+        let bytes = encode(text, enc);
+        let opts = DecodeOptions {
+            tld: charset::Tld::from_domain(format!("example.{tld}").as_bytes()),
+            ..body_opts()
+        };
+        let d = charset::decode(&bytes, None, &opts);
+        assert_ne!(
+            d.used.map(|c| c.name()),
+            Some("UTF-8"),
+            "{text}: {}",
+            d.text
+        );
+        if enc == encoding_rs::BIG5 {
+            assert_eq!(d.text, text);
+        }
+    }
+}
