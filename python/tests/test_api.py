@@ -172,7 +172,9 @@ def test_normalized_output_reads_the_same_in_python_email():
         r = mailcharset.normalize(raw)
         msg, ours = _text_parts(r.bytes)
         for part in msg.walk():
-            if part.get_content_maintype() == "text" and r.changed:
+            # An attached file is kept as it came, label and octets
+            # (test_attached_file_is_kept_unless_asked below).
+            if part.get_content_maintype() == "text" and r.changed and not part.get_filename():
                 assert part.get_content_charset() in ("utf-8", "us-ascii", None), f
         bodies = [p for p in r.parts if p.location == "body"]
         if not bodies or any(p.verdict != "ok" or p.action not in ("converted", "unchanged") for p in bodies):
@@ -184,6 +186,29 @@ def test_normalized_output_reads_the_same_in_python_email():
         assert [t.replace("\r\n", "\n") for t in ours] == [t.replace("\r\n", "\n") for t in theirs], f
         checked += 1
     assert checked >= 3
+
+
+def test_attached_file_is_kept_unless_asked():
+    """A text file the sender attached keeps its octets and its label; the
+    letter beside it is converted. With convert_attachments=True both are
+    UTF-8, and Python's email package reads the same text from both."""
+    raw = (ROOT / "fixtures" / "messages" / "attached-latin1-file.eml").read_bytes()
+    orig = email.message_from_bytes(raw, policy=email.policy.default)
+    want = [p for p in orig.walk() if p.get_content_maintype() == "text"]
+    for convert in (False, True):
+        r = mailcharset.normalize(raw, convert_attachments=convert)
+        got = [p for p in email.message_from_bytes(r.bytes, policy=email.policy.default).walk()
+               if p.get_content_maintype() == "text"]
+        assert len(got) == len(want) == 2
+        assert [p.get_content() for p in got] == [p.get_content() for p in want]
+        letter, csv = got
+        assert letter.get_content_charset() == "utf-8"
+        if convert:
+            assert csv.get_content_charset() == "utf-8"
+        else:
+            assert csv.get_content_charset() == "iso-8859-1"
+            assert csv.get_payload(decode=True) == want[1].get_payload(decode=True)
+            assert [p.action for p in r.parts if p.location == "body"] == ["converted", "kept"]
 
 
 @pytest.mark.parametrize(
