@@ -1,6 +1,7 @@
 //! Label lookup: a label as written (any case, quoted, with an RFC 2231
 //! language suffix or quoted-printable damage) to its [`Charset`] and
-//! [`LabelStatus`], through a perfect hash over the generated registry.
+//! [`LabelStatus`], through a perfect hash over the generated registry;
+//! a label not found there is compared on its letters and digits.
 
 use super::{Charset, Resolution, registry};
 use crate::finding::LabelStatus;
@@ -62,7 +63,9 @@ fn lookup(buf: &[u8; MAX_LABEL], n: usize) -> Option<(&'static Charset, LabelSta
 
 /// Resolves a label (None = no label at all). ASCII case-insensitive; trims
 /// whitespace and quotes; drops a `*lang` suffix; a label damaged by
-/// quoted-printable (`3diso-8859-1`) resolves with status `alias`.
+/// quoted-printable (`3diso-8859-1`), written twice (`charset=us-ascii`)
+/// or spelt with other punctuation (Unicode TR #22 charset alias matching: `latin-1`, `euc_kr`)
+/// resolves with status `alias`.
 #[must_use]
 pub fn resolve(label: Option<&[u8]>) -> Resolution {
     let Some(label) = label else {
@@ -74,13 +77,21 @@ pub fn resolve(label: Option<&[u8]>) -> Resolution {
     let mut buf = [0u8; MAX_LABEL];
     let found = normalize(label, &mut buf).and_then(|n| {
         lookup(&buf, n).or_else(|| {
-            // Quoted-printable damage: "3d" + a label.
-            if n <= 2 || &buf[..2] != b"3d" {
-                return None;
-            }
-            let mut rest = [0u8; MAX_LABEL];
-            rest[..n - 2].copy_from_slice(&buf[2..n]);
-            lookup(&rest, n - 2).map(|(c, _)| (c, LabelStatus::Alias))
+            // Quoted-printable damage ("3d" + a label), a parameter written
+            // twice (`charset="charset=us-ascii"`), then the label spelt
+            // with other punctuation.
+            let rest = [&b"3d"[..], b"charset="]
+                .iter()
+                .find_map(|p| buf[..n].strip_prefix(*p))
+                .filter(|r| !r.is_empty())
+                .unwrap_or(&buf[..n]);
+            let mut again = [0u8; MAX_LABEL];
+            again[..rest.len()].copy_from_slice(rest);
+            (rest.len() < n)
+                .then(|| lookup(&again, rest.len()).map(|(c, _)| c))
+                .flatten()
+                .or_else(|| loose(rest))
+                .map(|c| (c, LabelStatus::Alias))
         })
     });
     match found {
@@ -95,6 +106,50 @@ pub fn resolve(label: Option<&[u8]>) -> Resolution {
     }
 }
 
+/// The charset alias matching of Unicode Technical Report #22 (section
+/// 1.4), as ICU and Java apply it: a label compared on its ASCII letters
+/// and digits only, case-folded, a `0` that does not follow a digit
+/// directly dropped (`cp-0437` is `cp437`). Mail
+/// writes labels in a program's own spelling: `latin-1`, `iso8859_15`,
+/// `euc_kr` (Python's codec names), `ANSI-X3.4-1968`, `windows1252`. A key
+/// two charsets' labels share resolves to neither.
+fn loose(label: &[u8]) -> Option<&'static Charset> {
+    use std::collections::HashMap;
+    use std::sync::OnceLock;
+    static KEYS: OnceLock<HashMap<Vec<u8>, Option<u16>>> = OnceLock::new();
+    let keys = KEYS.get_or_init(|| {
+        let mut keys: HashMap<Vec<u8>, Option<u16>> = HashMap::new();
+        for &(l, i, _) in &registry::LABELS {
+            let e = keys.entry(loose_key(l)).or_insert(Some(i));
+            if *e != Some(i) {
+                *e = None;
+            }
+        }
+        keys
+    });
+    let key = loose_key(label);
+    if key.is_empty() {
+        return None;
+    }
+    let i = (*keys.get(&key)?)?;
+    Some(&registry::CHARSETS[usize::from(i)])
+}
+
+/// A label's key for [`loose`].
+fn loose_key(label: &[u8]) -> Vec<u8> {
+    let mut key = Vec::with_capacity(label.len());
+    let mut after_digit = false;
+    for &b in label {
+        if !b.is_ascii_alphanumeric() {
+            after_digit = false;
+        } else if b != b'0' || after_digit {
+            key.push(b.to_ascii_lowercase());
+            after_digit = b.is_ascii_digit();
+        }
+    }
+    key
+}
+
 /// Every label in the registry with its charset and status (lower-case).
 pub fn labels() -> impl Iterator<Item = (&'static str, &'static Charset, LabelStatus)> {
     registry::LABELS.iter().map(|&(l, i, s)| {
@@ -104,4 +159,31 @@ pub fn labels() -> impl Iterator<Item = (&'static str, &'static Charset, LabelSt
             s,
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Loose matching never contradicts an exact label: every label of the
+    /// registry resolves loosely to its own charset, or to none when its
+    /// key is shared with another charset's label; and the keys shared
+    /// are few.
+    #[test]
+    fn loose_matching_agrees_with_every_exact_label() {
+        let mut shared = Vec::new();
+        for (l, c, _) in labels() {
+            match loose(l.as_bytes()) {
+                Some(d) => assert!(
+                    std::ptr::eq(c, d),
+                    "{l}: {} loosely, {} exactly",
+                    d.name(),
+                    c.name()
+                ),
+                None => shared.push(l),
+            }
+        }
+        assert!(shared.len() <= 40, "{shared:?}");
+        eprintln!("shared: {shared:?}");
+    }
 }

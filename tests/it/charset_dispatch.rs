@@ -135,6 +135,64 @@ fn python_oracle_legacy() {
     }
 }
 
+/// Labels in a program's own spelling (Python's codec names, punctuation
+/// dropped or changed: Unicode TR #22 charset alias matching) resolve
+/// with status `alias`: Python encodes under the spelling, we decode under
+/// it. They were unknown labels, read by detection.
+#[test]
+fn python_oracle_other_spellings() {
+    if python_encode("utf-8", "x").is_none() {
+        return;
+    }
+    for (label, text) in [
+        ("latin-1", "Gr\u{FC}\u{DF}e aus K\u{F6}ln, \u{A3}5"),
+        ("iso8859_15", "\u{20AC}5 pour le caf\u{E9} \u{153}uvre"),
+        (
+            "iso8859_2",
+            "\u{17C}\u{F3}\u{142}\u{107} g\u{119}\u{15B}l\u{105}",
+        ),
+        (
+            "koi8_u",
+            "\u{41F}\u{440}\u{438}\u{432}\u{435}\u{442}, \u{43C}\u{438}\u{440}!",
+        ),
+        (
+            "euc_kr",
+            "\u{D55C}\u{AD6D}\u{C5B4} \u{D14D}\u{C2A4}\u{D2B8}",
+        ),
+        ("ks_c_5601", "\u{D55C}\u{AD6D}\u{C5B4}"),
+        (
+            "euc_jp",
+            "\u{65E5}\u{672C}\u{8A9E}\u{306E}\u{30C6}\u{30AD}\u{30B9}\u{30C8}",
+        ),
+        ("big5hkscs", "\u{7E41}\u{9AD4}\u{4E2D}\u{6587}"),
+        ("iso2022_jp", "\u{65E5}\u{672C}\u{8A9E} abc"),
+        (
+            "windows_1250",
+            "P\u{159}\u{ED}li\u{161} \u{17E}lu\u{165}ou\u{10D}k\u{FD}",
+        ),
+        (
+            "iso8859_7",
+            "\u{39A}\u{3B1}\u{3BB}\u{3B7}\u{3BC}\u{3AD}\u{3C1}\u{3B1}",
+        ),
+        ("utf_8", "na\u{EF}ve \u{1F600}"),
+    ] {
+        let bytes = python_encode(label, text).unwrap();
+        let r = charset::resolve(Some(label.as_bytes()));
+        assert_eq!(r.status, LabelStatus::Alias, "{label}");
+        let d = decode(&bytes, Some(label.as_bytes()), &DecodeOptions::default());
+        assert_eq!(d.text, text, "{label}");
+        assert_eq!(d.verdict, Verdict::Ok, "{label}: {:?}", d.findings);
+    }
+    // Not every string is a spelling of a label: these stay unknown.
+    for label in ["win-1252", "8859-1", "utf", "iso", "a", "binary"] {
+        assert_eq!(
+            charset::resolve(Some(label.as_bytes())).status,
+            LabelStatus::Unknown,
+            "{label}"
+        );
+    }
+}
+
 /// ISO-2022-JP-2 with Python as the oracle in both directions (the byte
 /// forms may differ: Python writes ō with JIS X 0212, we with GB 2312).
 #[test]
