@@ -2044,10 +2044,10 @@ pub(super) fn unlabelled<'a>(
     // ([`utf8_standing`]: two, or one inside a word) are at least as many
     // as its errors, no guess of a CJK charset reads all of it, and the
     // text is not whole lines of UTF-8 among lines of a legacy charset
-    // ([`utf8_lines_apart`], read so below). Read as windows-1252 instead, every
-    // intact character of a short UTF-8 line with a stray octet was
-    // mojibake (`reconstruyÃ³`, `grÅµp`); a two-character Big5 Subject
-    // pairs up into one Latin letter (`會議` as `�|ĳ`).
+    // ([`utf8_lines_apart`], read so below). Read as windows-1252
+    // instead, every intact character of a short UTF-8 line with a stray
+    // octet was mojibake (`reconstruyÃ³`, `grÅµp`); a two-character Big5
+    // Subject pairs up into one Latin letter (`會議` as `�|ĳ`).
     let ev = evidence(bytes, Charset::UTF_8);
     let damaged_utf8 = (ev.in_words >= 4 && ev.errors * 4 <= ev.in_words)
         || (ev.errors <= ev.clean && {

@@ -64,8 +64,8 @@ fn lookup(buf: &[u8; MAX_LABEL], n: usize) -> Option<(&'static Charset, LabelSta
 /// Resolves a label (None = no label at all). ASCII case-insensitive; trims
 /// whitespace and quotes; drops a `*lang` suffix; a label damaged by
 /// quoted-printable (`3diso-8859-1`), written twice (`charset=us-ascii`)
-/// or spelt with other punctuation (Unicode TR #22 charset alias matching: `latin-1`, `euc_kr`)
-/// resolves with status `alias`.
+/// or spelt with other punctuation (Unicode TR #22 charset alias
+/// matching: `latin-1`, `euc_kr`) resolves with status `alias`.
 #[must_use]
 pub fn resolve(label: Option<&[u8]>) -> Resolution {
     let Some(label) = label else {
@@ -109,10 +109,10 @@ pub fn resolve(label: Option<&[u8]>) -> Resolution {
 /// The charset alias matching of Unicode Technical Report #22 (section
 /// 1.4), as ICU and Java apply it: a label compared on its ASCII letters
 /// and digits only, case-folded, a `0` that does not follow a digit
-/// directly dropped (`cp-0437` is `cp437`). Mail
-/// writes labels in a program's own spelling: `latin-1`, `iso8859_15`,
-/// `euc_kr` (Python's codec names), `ANSI-X3.4-1968`, `windows1252`. A key
-/// two charsets' labels share resolves to neither.
+/// directly dropped (`cp-0437` is `cp437`). Mail writes labels in a
+/// program's own spelling: `latin-1`, `iso8859_15`, `euc_kr` (Python's
+/// codec names), `ANSI-X3.4-1968`, `windows1252`. A key two charsets'
+/// labels share resolves to neither.
 fn loose(label: &[u8]) -> Option<&'static Charset> {
     use std::collections::HashMap;
     use std::sync::OnceLock;
@@ -183,7 +183,6 @@ mod tests {
                 None => shared.push(l),
             }
         }
-        assert!(shared.len() <= 40, "{shared:?}");
-        eprintln!("shared: {shared:?}");
+        assert!(shared.len() <= 8, "{shared:?}");
     }
 }
