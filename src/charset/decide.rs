@@ -585,16 +585,23 @@ pub(super) fn labelled<'a>(
             // Turned-over words, or a few with the rest in capitals: a
             // lowercase text read as the other charset is capitals but
             // for the capital that began each sentence (`рТПЫХ РТЙУМБФШ`).
-            && ((k.inverted >= CASE_INVERTED && k.inverted > 2 * k.capitalised)
-                || (k.inverted >= 2 && k.upper > 3 * k.lower))
+            && let many = k.inverted >= CASE_INVERTED && k.inverted > 2 * k.capitalised
+            && (many || (k.inverted >= 2 && k.upper > 3 * k.lower))
             && let Some((det, t)) = cyrillic_candidate(bytes, cs, opts)
             // The candidate turns the case back (a capitalised word for
             // each turned-over one, give or take half) and reads as many
             // letters in words: not a list of CamelCase names read as
-            // symbols (`МосГорТранс` as `∞“вё≤∞Ј`).
+            // symbols (`МосГорТранс` as `∞“вё≤∞Ј`). With only a few
+            // turned-over words, two of its capitals open a sentence, or
+            // it has more capitalised words than there are turned-over
+            // ones: two lowercase octets of damage at the start of words
+            // in a text in capitals (`аКАК`, `..аВКОНТАКТЕ` in
+            // windows-1251) read as two KOI8-U capitals too, one of them
+            // inside a sentence, and the rest of the text as lowercase.
             && let c = case_of(&t)
             && c.natural()
             && c.capitalised * 2 >= k.inverted
+            && (many || c.opening >= 2 || c.capitalised > k.inverted)
             && characters(&t).1 >= characters(&text).1
         {
             read_as(

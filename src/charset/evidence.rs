@@ -671,6 +671,9 @@ pub(super) struct Case {
     pub inverted: usize,
     /// Words of a capital and lowercase letters (`Привет`).
     pub capitalised: usize,
+    /// Of those, the ones that open a sentence: first on their line, or
+    /// after `.` `!` `?` `…` with no `,` `;` `:` between.
+    pub opening: usize,
     pub upper: usize,
     pub lower: usize,
 }
@@ -697,10 +700,12 @@ pub(super) fn case_of(text: &str) -> Case {
 fn case_of_line(text: &str, k: &mut Case) {
     let (mut len, mut cased, mut lower, mut turned) = (0usize, false, false, false);
     let (mut first_upper, mut upper_after) = (false, false);
+    let (mut sentence, mut opens) = (true, false);
     for c in text.chars().chain(std::iter::once(' ')) {
         if c.is_alphabetic() {
             if len == 0 {
                 first_upper = c.is_uppercase();
+                opens = sentence;
             } else {
                 upper_after |= c.is_uppercase();
             }
@@ -718,6 +723,15 @@ fn case_of_line(text: &str, k: &mut Case) {
             k.words += 1;
             k.inverted += usize::from(turned);
             k.capitalised += usize::from(first_upper && !upper_after);
+            k.opening += usize::from(first_upper && !upper_after && opens);
+        }
+        if len > 0 {
+            sentence = false;
+        }
+        match c {
+            '.' | '!' | '?' | '…' => sentence = true,
+            ',' | ';' | ':' => sentence = false,
+            _ => {}
         }
         (len, cased, lower, turned) = (0, false, false, false);
         (first_upper, upper_after) = (false, false);
