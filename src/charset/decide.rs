@@ -1211,9 +1211,10 @@ fn read_foreign_lines(
     repair: Option<(&'static Charset, &DecodeReport)>,
     d: &mut Decoded<'_>,
 ) -> bool {
-    let first = foreign[0].start + first_nonascii(&bytes[foreign[0].clone()]).min(foreign[0].len());
-    d.findings.push(
-        Finding::new(FindingKind::MixedCharset, first, foreign.len()).with_note(format!(
+    d.findings.push(mixed_lines(
+        bytes,
+        foreign,
+        format!(
             "{} line(s) in {}{}",
             foreign.len(),
             other.name,
@@ -1222,8 +1223,8 @@ fn read_foreign_lines(
                 (false, true) => ", repaired",
                 (false, false) => "",
             }
-        )),
-    );
+        ),
+    ));
     let Some((used, report)) = repair else {
         return false;
     };
@@ -1260,17 +1261,23 @@ fn read_utf8_lines(
     if !r.is_clean() {
         return false;
     }
-    let first = lines[0].start + first_nonascii(&bytes[lines[0].clone()]);
-    d.findings.push(
-        Finding::new(FindingKind::MixedCharset, first, lines.len()).with_note(format!(
-            "{} line(s) in UTF-8, read as UTF-8 ({why})",
-            lines.len()
-        )),
-    );
+    d.findings.push(mixed_lines(
+        bytes,
+        lines,
+        format!("{} line(s) in UTF-8, read as UTF-8 ({why})", lines.len()),
+    ));
     add_report(d, &r);
     d.text = Cow::Owned(t);
     d.used = Some(used);
     true
+}
+
+/// The `mixed-charset` finding for `lines` (not empty) of `bytes`: from
+/// the first line's first 8-bit octet, a count of lines, `note`.
+fn mixed_lines(bytes: &[u8], lines: &[Range<usize>], note: String) -> Finding {
+    let first = &lines[0];
+    let at = first.start + first_nonascii(&bytes[first.clone()]).min(first.len());
+    Finding::new(FindingKind::MixedCharset, at, lines.len()).with_note(note)
 }
 
 /// Decodes the foreign lines with `other`, the rest with the label.
@@ -2171,9 +2178,10 @@ pub(super) fn unlabelled<'a>(
 /// its own characters.
 fn utf8_lines_apart(bytes: &[u8]) -> bool {
     let lines = utf8_lines(bytes, Charset::WINDOWS_1252);
+    // Both in order: a binary search, not a scan, per line.
     !lines.is_empty()
         && super::evidence::lines(bytes)
-            .filter(|r| !lines.contains(r))
+            .filter(|r| lines.binary_search_by_key(&r.start, |l| l.start).is_err())
             .all(|r| {
                 bytes[r]
                     .utf8_chunks()

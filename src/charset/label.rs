@@ -85,11 +85,14 @@ pub fn resolve(label: Option<&[u8]>) -> Resolution {
                 .find_map(|p| buf[..n].strip_prefix(*p))
                 .filter(|r| !r.is_empty())
                 .unwrap_or(&buf[..n]);
-            let mut again = [0u8; MAX_LABEL];
-            again[..rest.len()].copy_from_slice(rest);
-            (rest.len() < n)
-                .then(|| lookup(&again, rest.len()).map(|(c, _)| c))
-                .flatten()
+            let stripped = if rest.len() < n {
+                let mut again = [0u8; MAX_LABEL];
+                again[..rest.len()].copy_from_slice(rest);
+                lookup(&again, rest.len()).map(|(c, _)| c)
+            } else {
+                None
+            };
+            stripped
                 .or_else(|| loose(rest))
                 .map(|c| (c, LabelStatus::Alias))
         })

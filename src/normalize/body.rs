@@ -85,10 +85,11 @@ pub(super) fn text_part(
         ctx.report.parts.push(entry);
         return Ok(());
     }
-    // Kept as it is, whatever the decision read:
+    // UTF-8 as it stands: converting it keeps its octets.
     let octets_kept = used.is_some_and(Charset::is_utf8)
         && d.replacements == 0
         && matches!(d.text, Cow::Borrowed(_));
+    // Kept as it is, whatever the decision read:
     let keep =
         // RTF: a reader takes its 8-bit octets in the code page the
         // document names (`\ansicpg1252`), whatever the MIME label says;
