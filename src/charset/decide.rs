@@ -1942,7 +1942,10 @@ fn symbol_label(cs: &'static Charset) -> bool {
 /// turned into symbols, into another text: then the symbols do not tell
 /// which of the two the text is (Polish `ą` is `š` in ISO-8859-2, and a
 /// short text with only `ą ł ż` reads as letters in both), and chardetng
-/// picks one on little text. The label stays.
+/// picks one on little text. The label stays. Not when the twin reads
+/// more C1 controls than the guess: no text has them, and ISO-8859-2 has
+/// them where windows-1250 has `ś ź š ž ť` (`\u{9c}rodę` for `środę`, a
+/// word's first letter, which no symbol test sees).
 fn twin_reads_too(
     bytes: &[u8],
     guess: &'static Charset,
@@ -1956,8 +1959,14 @@ fn twin_reads_too(
         _ => return false,
     };
     let (t, report, _) = decode_with(bytes, Charset::for_encoding(twin));
+    let c1 = |s: &str| {
+        s.chars()
+            .filter(|c| ('\u{80}'..='\u{9F}').contains(c))
+            .count()
+    };
     report.is_clean()
         && t != guess_text
+        && c1(&t) <= c1(guess_text)
         && repair(label_text, &t).is_some_and(|r| r.repaired >= repaired && r.broken == 0)
 }
 

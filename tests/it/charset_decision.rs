@@ -2947,6 +2947,62 @@ fn regression_symbols_inside_words_are_read_as_their_letters() {
     }
 }
 
+/// Polish windows-1250 under a Western label, whose `ś` starts its words
+/// (`środę`, 0x9C): ISO-8859-2, the twin of chardetng's windows-1250,
+/// reads that octet as a C1 control, which begins the word, so no symbol
+/// test saw it, and its reading "repaired" the symbols `¹ ³ ¿` as well
+/// (`ą` as `š`): the label stayed, `tysi¹c z³otych` (`hunt_charsets.py`
+/// seed 2026). A reading with C1 controls where the guess has letters is no
+/// rival. The same text with only `ą ł ż` (no octet from 0x80 to 0x9F)
+/// still keeps its label: there the two charsets cannot be told apart.
+/// encoding_rs writes the octets and reads the expected text.
+#[test]
+fn regression_polish_with_s_acute_starting_words_is_read_as_windows_1250() {
+    let pl = "Pozdrawiam serdecznie, Małgorzata Żak\n\
+              Zaliczka wynosi tysiąc złotych, reszta po odbiorze.\n\
+              Spotkanie odbędzie się w środę we Wrocławiu.\n\
+              Proszę przesłać poprawioną wersję umowy do piątku.\n";
+    let bytes = encode(pl, encoding_rs::WINDOWS_1250);
+    let (oracle, _) = encoding_rs::WINDOWS_1250.decode_without_bom_handling(&bytes);
+    assert_eq!(oracle, pl);
+    let (twin, _) = encoding_rs::ISO_8859_2.decode_without_bom_handling(&bytes);
+    assert!(twin.contains("\u{9c}rod"), "{twin}");
+    for label in ["iso-8859-1", "windows-1252", "iso-8859-15"] {
+        for tld in [None, Some("pl"), Some("com")] {
+            let opts = DecodeOptions {
+                tld: tld.and_then(|t| charset::Tld::from_domain(format!("example.{t}").as_bytes())),
+                ..body_opts()
+            };
+            let d = charset::decode(&bytes, Some(label.as_bytes()), &opts);
+            assert_eq!(
+                d.verdict,
+                Verdict::Mislabeled,
+                "{label} {tld:?}: {:?}",
+                d.findings
+            );
+            assert_eq!(
+                d.used.map(|c| c.name()),
+                Some("windows-1250"),
+                "{label} {tld:?}"
+            );
+            assert_eq!(&*d.text, pl, "{label} {tld:?}");
+        }
+        assert_read_as_written(pl, encoding_rs::WINDOWS_1250, label, "windows-1250");
+    }
+    // Only `ą ł ż`: ISO-8859-2 reads `ą` as `š`, a letter too, and no C1
+    // control; the label stays.
+    let few = "Zaliczka wynosi tysiąc złotych, reszta po odbiorze.\n\
+               Pozdrawiam serdecznie, Małgorzata Żak\n";
+    let bytes = encode(few, encoding_rs::WINDOWS_1250);
+    assert!(!bytes.iter().any(|b| (0x80..0xA0).contains(b)));
+    let opts = DecodeOptions {
+        tld: charset::Tld::from_domain(b"example.pl"),
+        ..body_opts()
+    };
+    let d = charset::decode(&bytes, Some(b"iso-8859-1"), &opts);
+    assert_ne!(d.verdict, Verdict::Mislabeled, "{:?}", d.findings);
+}
+
 /// Correct text with symbols between letters keeps its label: trademarks,
 /// superscripts, `±`, the Spanish `¿`, apostrophes as `´`, the Catalan
 /// `l·l`, UTF-8 read as Latin-1 already in the text (`Ã³`), `№` in Russian,
