@@ -188,4 +188,34 @@ mod tests {
         }
         assert!(shared.len() <= 8, "{shared:?}");
     }
+
+    /// A label as mail writes it around the name resolves exactly as the
+    /// bare name does, status included (loose matching would find the
+    /// charset too, but as an `alias`): white space and quotes trimmed at
+    /// both ends, before a `*language` suffix too, and case folded.
+    /// (Mutation testing found the trimming untested.)
+    #[test]
+    fn trimming_and_language_suffix_keep_the_exact_status() {
+        for (written, bare) in [
+            (&b"  \"UTF-8\"\t"[..], &b"utf-8"[..]),
+            (b"'iso-8859-1'", b"iso-8859-1"),
+            (b"\"'koi8-r'\"", b"koi8-r"),
+            (b"us-ascii *en", b"us-ascii"),
+            (b"ISO-2022-JP\t*ja", b"iso-2022-jp"),
+            (b"\"big5\"*zh-tw", b"big5"),
+            (b"windows-1252'*", b"windows-1252"),
+        ] {
+            let (w, b) = (resolve(Some(written)), resolve(Some(bare)));
+            let name = String::from_utf8_lossy(written);
+            assert!(b.charset.is_some(), "{name}: the bare label is known");
+            assert!(
+                w.charset.map(Charset::name) == b.charset.map(Charset::name),
+                "{name}: charset"
+            );
+            assert_eq!(w.status, b.status, "{name}: status");
+        }
+        for blank in [&b""[..], b"  ", b"\"\"", b"' '", b"*en", b" \"*de"] {
+            assert_eq!(resolve(Some(blank)).charset.map(Charset::name), None);
+        }
+    }
 }
