@@ -16,7 +16,7 @@
 //! exemplar characters of the Unicode CLDR, written out by hand). It holds
 //! the languages whose text the Latin legacy charsets carry.
 
-use super::evidence::find_nonascii;
+use super::evidence::{Alphabetic, find_nonascii};
 
 /// Lower-case letters beyond ASCII, per language (upper case is folded
 /// before the lookup; Turkish `İ` is listed as itself).
@@ -90,7 +90,7 @@ impl Letters {
                 .char_indices()
                 .find(|&(_, c)| c.is_ascii())
                 .map_or(rest.len(), |(k, _)| k);
-            for c in rest[..end].chars().filter(|c| c.is_alphabetic()) {
+            for c in rest[..end].chars().filter(|c| c.alphabetic()) {
                 let c = fold(c);
                 letters.total += 1;
                 match letters.counts.iter_mut().find(|(d, _)| *d == c) {

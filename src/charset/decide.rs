@@ -68,9 +68,9 @@ use super::detect::{
 };
 use super::dispatch::{c1_as_twin, c1_check, c1_twin, decode_with, unicode11};
 use super::evidence::{
-    Evidence, case_of, characters, cyrillic_misfits, evidence, find_nonascii, foreign_mark,
-    implausible, mixed_script_letters, multi_octet_chars, non_latin, nonascii_runs, plausible,
-    repair, symbols_in_words, typographic, typography, utf8_majority, utf8_standing,
+    Alphabetic, Evidence, case_of, characters, cyrillic_misfits, evidence, find_nonascii,
+    foreign_mark, implausible, mixed_script_letters, multi_octet_chars, non_latin, nonascii_runs,
+    plausible, repair, symbols_in_words, typographic, typography, utf8_majority, utf8_standing,
     utf8_writer_forms, words,
 };
 use super::{Charset, DecodeOptions, Decoded, Detected, Kind, add_report, ascii};
@@ -1116,7 +1116,7 @@ fn foreign_lines_read(
     let (n, in_words) = characters(&text);
     // Two letters in words, or letters only with one in a word (`à`
     // stands alone in French): not two stray octets side by side (`xÿ€y`).
-    let letters_only = text.chars().all(|c| c.is_ascii() || c.is_alphabetic());
+    let letters_only = text.chars().all(|c| c.is_ascii() || c.alphabetic());
     if !report.is_clean()
         || n < MIXED_READ
         || !(in_words >= 2 || (in_words == 1 && letters_only))

@@ -5,7 +5,7 @@
 
 use super::alphabets::{Letters, compare_fit, holds};
 use super::dispatch::{c1_twin, decode_with, has_c1};
-use super::evidence::{find_nonascii, typography, word_symbol};
+use super::evidence::{Alphabetic, find_nonascii, typography, word_symbol};
 use super::evidence::{plausible, wedged_in_latin, words};
 use super::{Charset, Detected};
 
@@ -362,11 +362,11 @@ fn changed_words(a: &str, b: &str, enough: usize) -> Vec<(String, bool, bool)> {
     if a.len() != b.len() {
         return Vec::new();
     }
-    let letters = |w: &[char]| w.iter().filter(|c| c.is_alphabetic()).count();
+    let letters = |w: &[char]| w.iter().filter(|c| c.alphabetic()).count();
     let mut changed: Vec<(String, bool, bool)> = Vec::new();
     let mut start = 0;
     for i in 0..=a.len() {
-        if i < a.len() && (a[i].is_alphabetic() || b[i].is_alphabetic()) {
+        if i < a.len() && (a[i].alphabetic() || b[i].alphabetic()) {
             continue;
         }
         if a[start..i] != b[start..i] {
@@ -459,7 +459,7 @@ fn capitals_inside_words(text: &str) -> usize {
         n += usize::from(
             !b.is_ascii()
                 && b.is_uppercase()
-                && a.is_alphabetic()
+                && a.alphabetic()
                 && (a.is_lowercase() || c.is_lowercase()),
         );
         (a, b) = (b, c);
@@ -685,10 +685,10 @@ fn letter_to_symbol(t: &str, own: &str) -> bool {
         .chain(std::iter::once((' ', ' ')))
     {
         if a1 != b1
-            && a0.is_alphabetic()
-            && a1.is_alphabetic()
-            && !b1.is_alphabetic()
-            && if a2.is_alphabetic() {
+            && a0.alphabetic()
+            && a1.alphabetic()
+            && !b1.alphabetic()
+            && if a2.alphabetic() {
                 inner_symbol(b1)
             } else {
                 // After a letter both read alike: Spanish Mac `¿¿??` is
@@ -723,7 +723,7 @@ fn foreign_to(text: &str, abc: &str, enough: usize) -> Vec<String> {
         let end = start
             + rest
                 .char_indices()
-                .find(|&(_, c)| !c.is_alphabetic() && !symbol(c))
+                .find(|&(_, c)| !c.alphabetic() && !symbol(c))
                 .map_or(rest.len(), |(k, _)| k);
         if end <= i {
             // Punctuation every charset reads alike, a no-break space.
@@ -733,7 +733,7 @@ fn foreign_to(text: &str, abc: &str, enough: usize) -> Vec<String> {
         let word = text[start..end].trim_matches(symbol);
         let odd = word
             .chars()
-            .any(|c| !c.is_ascii() && (!c.is_alphabetic() || !holds(abc, c)));
+            .any(|c| !c.is_ascii() && (!c.alphabetic() || !holds(abc, c)));
         if odd {
             let word = word.to_lowercase();
             if !foreign.contains(&word) {
@@ -760,10 +760,10 @@ pub(super) fn symbol_inside_word(text: &str, guess: &str) -> bool {
     let aligned = other.len() == chars.len();
     chars.windows(3).enumerate().any(|(i, w)| {
         !w[1].is_ascii()
-            && !w[1].is_alphabetic()
-            && w[0].is_alphabetic()
-            && w[2].is_alphabetic()
-            && (!aligned || other[i + 1].is_alphabetic())
+            && !w[1].alphabetic()
+            && w[0].alphabetic()
+            && w[2].alphabetic()
+            && (!aligned || other[i + 1].alphabetic())
     })
 }
 

@@ -4,7 +4,7 @@
 //! ISO 8859, the Unicode 1.1 Hangul policy).
 
 use super::detect::utf16_looks_big_endian;
-use super::evidence::{Script, script, word_symbol};
+use super::evidence::{Alphabetic, Script, script, word_symbol};
 use super::{Charset, Decoded, Kind, Unicode11Policy, sevenbit};
 use crate::codec::utf8::DecodeReport;
 use crate::codec::{ErrorKind, hangul, utf7, utf8, utf16_32};
@@ -273,7 +273,7 @@ pub(super) fn c1_as_twin(
                 // a symbol inside a word ([`word_symbol`]: not `’` of
                 // `I’ll`, nor the dash of `Jean–Pierre`); between Greek,
                 // Cyrillic, Hebrew or Arabic ones a dash too (`ευχαρι–στώ`).
-                let letter = |k: Option<&char>| k.copied().filter(|c| c.is_alphabetic());
+                let letter = |k: Option<&char>| k.copied().filter(|c| c.alphabetic());
                 let latin = |c: char| c.is_ascii() || script(c) == Script::Latin;
                 let damage = match (
                     i.checked_sub(1).and_then(|k| letter(chars.get(k))),

@@ -4,6 +4,7 @@
 
 use super::Charset;
 use super::dispatch::decode_with;
+use super::letter_bits::{LETTER_BITS, LETTER_BITS_END};
 use std::ops::Range;
 
 /// What the label explains of a text, counted line by line.
@@ -35,6 +36,36 @@ impl Evidence {
     pub fn explained(&self) -> bool {
         (self.in_words >= 1 && (self.errors <= 3 || self.errors <= 4 * self.in_words))
             || (self.clean_line_chars >= 4 && self.errors <= self.clean_line_chars * 8)
+    }
+}
+
+/// `char::is_alphabetic`, faster where text lives. std answers every
+/// non-ASCII character with a search of its tables (about 170
+/// instructions; a third of the decision's time on a 1 MiB Latin-1 text);
+/// here the first 0x3000 code points (Latin to Hangul Jamo, punctuation)
+/// are one bit each in a generated table (`letter_bits.rs`, from std's
+/// own answer), and the CJK ideographs and Hangul syllables one range
+/// each. The rest asks std. The test `alphabetic_is_std` compares every
+/// code point.
+pub(super) trait Alphabetic {
+    fn alphabetic(self) -> bool;
+}
+
+impl Alphabetic for char {
+    #[inline]
+    fn alphabetic(self) -> bool {
+        let u = u32::from(self);
+        if u < 0x80 {
+            self.is_ascii_alphabetic()
+        } else if u < LETTER_BITS_END {
+            LETTER_BITS
+                .get((u / 64) as usize)
+                .is_some_and(|w| w >> (u % 64) & 1 != 0)
+        } else if (0x4E00..=0x9FFF).contains(&u) || (0xAC00..=0xD7A3).contains(&u) {
+            true
+        } else {
+            self.is_alphabetic()
+        }
     }
 }
 
@@ -81,7 +112,7 @@ pub(super) fn same_word(c: char, neighbour: Option<char>) -> bool {
     let Some(n) = neighbour else {
         return false;
     };
-    if !c.is_alphabetic() || !n.is_alphabetic() {
+    if !c.alphabetic() || !n.alphabetic() {
         return false;
     }
     let sc = script(c);
@@ -184,6 +215,15 @@ pub(super) fn utf8_majority(bytes: &[u8]) -> bool {
 /// passed over with one branch-free test each (a body's ASCII is most of
 /// it), the octet is then looked for in its block.
 pub(super) fn find_nonascii(bytes: &[u8]) -> Option<usize> {
+    // In 8-bit text the next one is often a few octets on (the callers
+    // walk from one to the next): the first eight are tested as one word
+    // before the call into the AVX2 loop, which costs more than they do.
+    if let Some(head) = bytes.first_chunk::<8>() {
+        let high = u64::from_le_bytes(*head) & 0x8080_8080_8080_8080;
+        if high != 0 {
+            return Some(high.trailing_zeros() as usize / 8);
+        }
+    }
     crate::codec::with_avx2(|| find_nonascii_in(bytes))
 }
 
@@ -260,7 +300,7 @@ pub(super) fn plausible(text: &str) -> bool {
             bad += 1;
             continue;
         }
-        if c.is_alphabetic() {
+        if c.alphabetic() {
             letters += 1;
             by[script(c) as usize] += 1;
         }
@@ -364,7 +404,7 @@ pub(super) fn nonascii_runs(text: &str, min: usize, long: usize) -> Option<Runs>
             match chars.next() {
                 Some(c) if !c.is_ascii() && !c.is_whitespace() => {
                     len += 1;
-                    letter |= c.is_alphabetic();
+                    letter |= c.alphabetic();
                 }
                 Some(c) if !c.is_ascii() => {
                     // Non-ASCII white space (a no-break space) ends a run.
@@ -424,8 +464,8 @@ pub(super) fn nonascii_runs(text: &str, min: usize, long: usize) -> Option<Runs>
 /// windows-1251 read as ISO-8859-5 is `№` (`Я№штхђ`).
 fn symbol_between(prev: char, c: char, next: char) -> bool {
     word_symbol(c)
-        && prev.is_alphabetic()
-        && next.is_alphabetic()
+        && prev.alphabetic()
+        && next.alphabetic()
         && !matches!(prev, '\u{00C3}' | '\u{00C2}')
 }
 
@@ -437,7 +477,7 @@ fn symbol_between(prev: char, c: char, next: char) -> bool {
 /// two letters; the Latin alphabet rule of a run of them (`B³±d`).
 pub(super) fn word_symbol(c: char) -> bool {
     !c.is_ascii()
-        && !c.is_alphabetic()
+        && !c.alphabetic()
         && !c.is_whitespace()
         && !matches!(
             c,
@@ -532,7 +572,7 @@ pub(super) fn repair(label: &str, other: &str) -> Option<Repair> {
     let mut seen: Vec<char> = Vec::new();
     for i in 1..a.len().saturating_sub(1) {
         if symbol_between(a[i - 1], a[i], a[i + 1])
-            && b[i].is_alphabetic()
+            && b[i].alphabetic()
             && script(b[i]) != Script::Other
             && fits_case(a[i - 1], b[i], a[i + 1])
         {
@@ -541,7 +581,7 @@ pub(super) fn repair(label: &str, other: &str) -> Option<Repair> {
                 seen.push(a[i]);
             }
         }
-        if symbol_between(b[i - 1], b[i], b[i + 1]) && a[i].is_alphabetic() {
+        if symbol_between(b[i - 1], b[i], b[i + 1]) && a[i].alphabetic() {
             r.broken += 1;
         }
     }
@@ -559,7 +599,7 @@ pub(super) fn mixed_script_letters(text: &str) -> usize {
     for c in text.chars() {
         let here = if c.is_ascii_alphabetic() {
             Some(Script::Latin)
-        } else if !c.is_ascii() && c.is_alphabetic() && script(c) != Script::Other {
+        } else if !c.is_ascii() && c.alphabetic() && script(c) != Script::Other {
             Some(script(c))
         } else {
             None
@@ -592,8 +632,7 @@ pub(super) fn wedged_in_latin(text: &str) -> bool {
     let (mut letters, mut wedged) = (0usize, 0usize);
     let (mut run_end, mut run_enclosed) = (0usize, false);
     for (i, &c) in chars.iter().enumerate() {
-        if c.is_ascii() || !c.is_alphabetic() || matches!(script(c), Script::Latin | Script::Other)
-        {
+        if c.is_ascii() || !c.alphabetic() || matches!(script(c), Script::Latin | Script::Other) {
             continue;
         }
         letters += 1;
@@ -610,7 +649,7 @@ pub(super) fn wedged_in_latin(text: &str) -> bool {
         // a Latin word (`kontroll駻`): CJK words are runs of them.
         let own = |j: Option<usize>| {
             j.and_then(|j| chars.get(j))
-                .is_some_and(|&d| !d.is_ascii() && d.is_alphabetic())
+                .is_some_and(|&d| !d.is_ascii() && d.alphabetic())
         };
         let alone = !own(i.checked_sub(1)) && !own(Some(i + 1));
         // A run of them between two ASCII letters (`cs黷鰎t`, Hungarian
@@ -637,7 +676,7 @@ pub(super) fn wedged_in_latin(text: &str) -> bool {
 pub(super) fn non_latin(text: &str) -> bool {
     let mut by = [0usize; 10];
     for c in text.chars() {
-        if !c.is_ascii() && c.is_alphabetic() {
+        if !c.is_ascii() && c.alphabetic() {
             by[script(c) as usize] += 1;
         }
     }
@@ -702,7 +741,7 @@ fn case_of_line(text: &str, k: &mut Case) {
     let (mut first_upper, mut upper_after) = (false, false);
     let (mut sentence, mut opens) = (true, false);
     for c in text.chars().chain(std::iter::once(' ')) {
-        if c.is_alphabetic() {
+        if c.alphabetic() {
             if len == 0 {
                 first_upper = c.is_uppercase();
                 opens = sentence;
@@ -786,13 +825,13 @@ pub(super) fn cyrillic_misfits(text: &str, enough: usize) -> usize {
             .char_indices()
             .chain(std::iter::once((line.len(), ' ')))
         {
-            if !c.is_ascii() && (c.is_alphabetic() || word_symbol(c)) {
+            if !c.is_ascii() && (c.alphabetic() || word_symbol(c)) {
                 start.get_or_insert(i);
                 continue;
             }
             let Some(s) = start.take() else { continue };
             // Symbols at its edges are punctuation (`«Привет»`).
-            let word = line[s..i].trim_matches(|c: char| !c.is_alphabetic());
+            let word = line[s..i].trim_matches(|c: char| !c.alphabetic());
             // A symbol between its letters makes it no one language's too
             // (`бьш№эютр`), but for box drawing: KOI8-R reads damaged
             // octets and KOI8-U's `і ї є ґ` as such, and whether those are
@@ -804,7 +843,7 @@ pub(super) fn cyrillic_misfits(text: &str, enough: usize) -> usize {
                 let lower = c.to_lowercase().next().unwrap_or(c);
                 if script(lower) == Script::Cyrillic {
                     mask &= cyrillic_languages(lower);
-                } else if !c.is_alphabetic() && !('\u{2500}'..='\u{259F}').contains(&c) {
+                } else if !c.alphabetic() && !('\u{2500}'..='\u{259F}').contains(&c) {
                     mask = 0;
                 } else {
                     cyrillic = false;
@@ -835,7 +874,7 @@ pub(super) fn utf8_standing(text: &str) -> usize {
         }
         let prev = i.checked_sub(1).and_then(|j| chars.get(j)).copied();
         let next = chars.get(i + 1).copied();
-        let kind = typography(c) || (c.is_alphabetic() && script(c) != Script::Other);
+        let kind = typography(c) || (c.alphabetic() && script(c) != Script::Other);
         let alone = prev != Some('\u{FFFD}') && next != Some('\u{FFFD}');
         if kind && (alone || same_word(c, prev) || same_word(c, next)) {
             n += 1;
@@ -886,14 +925,12 @@ pub(super) fn typographic(text: &str, bytes: &[u8]) -> bool {
         if c.is_ascii() {
             continue;
         }
-        let letter = |j: Option<usize>| {
-            j.and_then(|j| chars.get(j))
-                .is_some_and(|c| c.is_alphabetic())
-        };
+        let letter =
+            |j: Option<usize>| j.and_then(|j| chars.get(j)).is_some_and(|c| c.alphabetic());
         if typography(c) {
             marks += 1;
         } else if !(script(c) == Script::Latin
-            && c.is_alphabetic()
+            && c.alphabetic()
             && (letter(i.checked_sub(1)) || letter(Some(i + 1))))
         {
             return false;
@@ -916,11 +953,9 @@ pub(super) fn words(text: &str) -> bool {
             continue;
         }
         nonascii += 1;
-        let letter = |j: Option<usize>| {
-            j.and_then(|j| chars.get(j))
-                .is_some_and(|c| c.is_alphabetic())
-        };
-        if c.is_alphabetic() && (letter(i.checked_sub(1)) || letter(Some(i + 1))) {
+        let letter =
+            |j: Option<usize>| j.and_then(|j| chars.get(j)).is_some_and(|c| c.alphabetic());
+        if c.alphabetic() && (letter(i.checked_sub(1)) || letter(Some(i + 1))) {
             in_words += 1;
         }
     }
@@ -940,7 +975,7 @@ mod tests {
             .filter_map(char::from_u32)
             .filter(|&c| common_letter(c))
         {
-            assert!(c.is_alphabetic(), "{c:?}");
+            assert!(c.alphabetic(), "{c:?}");
             assert!(!symbol_between('a', c, 'b'), "{c:?}");
         }
     }
@@ -975,6 +1010,19 @@ mod tests {
             "word ASCII only",
         ] {
             assert_eq!(cyrillic_misfits(text, 9), 0, "{text}");
+        }
+    }
+
+    #[test]
+    fn alphabetic_is_std() {
+        for u in 0..=0x10_FFFF {
+            if let Some(c) = char::from_u32(u) {
+                assert_eq!(
+                    c.alphabetic(),
+                    c.is_alphabetic(),
+                    "U+{u:04X}: std's Unicode data changed; run tools/gen_letter_bits.rs"
+                );
+            }
         }
     }
 

@@ -21,6 +21,7 @@ mod dispatch;
 mod encode;
 mod evidence;
 mod label;
+mod letter_bits;
 #[rustfmt::skip]
 mod registry;
 mod sevenbit;
