@@ -241,4 +241,40 @@ mod tests {
         );
         assert!(matches!(remap_old("abc \u{4E00}").0, Cow::Borrowed(_)));
     }
+
+    /// The octet-level finders agree with a walk of the characters, for
+    /// every code point around and inside both blocks (the UTF-8 lead and
+    /// second octets change at U+3400, U+4000, U+AC00, U+B000, U+D000,
+    /// U+D780, and after U+D7A3), placed after one, two and three octets of
+    /// other text; `is_old` and `is_new` agree with the tables.
+    /// (Mutation testing found `find_new`, the U+D780..U+D7A3 arm of
+    /// `find_new_bytes` and `is_old` untested.)
+    #[test]
+    fn finders_agree_with_the_characters() {
+        let around = |a: u32, b: u32| (a.saturating_sub(70)..=b + 70).filter_map(char::from_u32);
+        for c in around(OLD_FIRST, OLD_LAST).chain(around(NEW_FIRST, NEW_LAST)) {
+            assert_eq!(is_old(c), old_to_new(c as u32).is_some(), "{c:?}");
+            assert_eq!(is_new(c), ('\u{AC00}'..='\u{D7A3}').contains(&c), "{c:?}");
+            for prefix in ["a", "\u{e9}", "\u{4e00}"] {
+                let s = format!("{prefix}{c} \u{4E00}");
+                let walk = |f: fn(char) -> bool| s.char_indices().find(|&(_, c)| f(c)).map(|p| p.0);
+                assert_eq!(find_old(&s), walk(is_old), "{s:?}");
+                assert_eq!(find_new(&s), walk(is_new), "{s:?}");
+                assert_eq!(find_new_bytes(s.as_bytes()), walk(is_new), "{s:?}");
+            }
+            // Not valid UTF-8 (the octets of a text read as UTF-8 before its
+            // charset is known): a sequence cut short or broken in its third
+            // octet is no syllable.
+            let mut b = [0; 4];
+            let enc = c.encode_utf8(&mut b).as_bytes().to_vec();
+            if enc.len() == 3 {
+                for third in [b'A', 0xC0, 0xE0] {
+                    let broken = [b"x".as_slice(), &enc[..2], &[third]].concat();
+                    assert_eq!(find_old_bytes(&broken), None, "{broken:02X?}");
+                    assert_eq!(find_new_bytes(&broken), None, "{broken:02X?}");
+                }
+                assert_eq!(find_new_bytes(&enc[..2]), None, "{c:?}");
+            }
+        }
+    }
 }
