@@ -291,6 +291,24 @@ fn possible_old_hangul_thresholds() {
         possible_old_hangul(&format!("{}\u{4DC0}", ext_a(3))),
         Some((0, 4))
     );
+    // What follows the first old syllable is counted as the same: Korean
+    // words between spaces and Latin letters (not CJK: they do not count)
+    // fire; common ideographs after them outnumber them and do not.
+    // (Mutation testing found the count after the first one untested.)
+    assert_eq!(
+        possible_old_hangul(&format!("{} {} (Seoul) {}.", ext_a(2), ext_a(2), ext_a(1))),
+        Some((0, 5))
+    );
+    assert_eq!(
+        possible_old_hangul(&format!("{}{}", ext_a(3), "中文中文")),
+        None
+    );
+    // As many as the other CJK characters is not more.
+    assert_eq!(possible_old_hangul(&format!("{}中文字", ext_a(3))), None);
+    assert_eq!(
+        possible_old_hangul(&format!("{}中文", ext_a(3))),
+        Some((0, 3))
+    );
 }
 
 /// Adjacent ISO-2022-JP encoded-words each end with `ESC ( B` (RFC 1468);
