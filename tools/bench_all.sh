@@ -29,7 +29,7 @@ for bench in codec charset headers transfer normalize audit; do
     cargo bench --bench "$bench" -- --warm-up-time 1 --measurement-time 3 > "$out/$bench.log" 2>&1
     # A group's name line, then its functions' throughput; then the ratios.
     awk '/^[^ ]/ && !/^(ratio|min-ratio|Benchmarking|Found|Warning|note) / { name = $1 }
-         /thrpt:/ { print name, $0 } /^(ratio|min-ratio) / { print }' \
+         /thrpt:/ && !/%/ { print name, $0 } /^(ratio|min-ratio) / { print }' \
         "$out/$bench.log" | sed 's/  */ /g' >> "$summary"
 done
 big=/tmp/mailcharset-big.mbox
