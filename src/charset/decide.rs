@@ -68,10 +68,10 @@ use super::detect::{
 };
 use super::dispatch::{c1_as_twin, c1_check, c1_twin, decode_with, unicode11};
 use super::evidence::{
-    Alphabetic, Evidence, case_of, characters, cyrillic_misfits, evidence, find_nonascii,
-    foreign_mark, implausible, mixed_script_letters, multi_octet_chars, non_latin, nonascii_runs,
-    plausible, repair, symbols_in_words, typographic, typography, utf8_majority, utf8_standing,
-    utf8_writer_forms, words,
+    Alphabetic, Evidence, c1_control, case_of, characters, cyrillic_misfits, evidence,
+    find_nonascii, foreign_mark, implausible, mixed_script_letters, multi_octet_chars, non_latin,
+    nonascii_runs, plausible, repair, symbols_in_words, typographic, typography, utf8_majority,
+    utf8_standing, utf8_writer_forms, words,
 };
 use super::{Charset, DecodeOptions, Decoded, Detected, Kind, add_report, ascii};
 use crate::codec::utf8::{self, DecodeReport};
@@ -380,7 +380,7 @@ pub(super) fn labelled<'a>(
         // windows-1252): the label explains nothing that UTF-8 does not.
         // (One is what a damaged octet after a letter makes: `Ã` and 0x80,
         // C1 under ISO-8859-13, is `À` to UTF-8.)
-        let fails = !report.is_clean() || text.chars().any(|c| ('\u{80}'..='\u{9F}').contains(&c));
+        let fails = !report.is_clean() || text.chars().any(c1_control);
         if n == 2 && fails && opts.detect && words(s) && plausible(s) {
             let why =
                 Finding::new(FindingKind::Mislabeled, first_nonascii(bytes), n).with_note(format!(
@@ -1959,11 +1959,7 @@ fn twin_reads_too(
         _ => return false,
     };
     let (t, report, _) = decode_with(bytes, Charset::for_encoding(twin));
-    let c1 = |s: &str| {
-        s.chars()
-            .filter(|c| ('\u{80}'..='\u{9F}').contains(c))
-            .count()
-    };
+    let c1 = |s: &str| s.chars().filter(|&c| c1_control(c)).count();
     report.is_clean()
         && t != guess_text
         && c1(&t) <= c1(guess_text)

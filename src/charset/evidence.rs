@@ -69,6 +69,12 @@ impl Alphabetic for char {
     }
 }
 
+/// A C1 control (U+0080..U+009F): what an ISO 8859 charset reads for
+/// 0x80..0x9F, and what no text holds.
+pub(super) fn c1_control(c: char) -> bool {
+    ('\u{80}'..='\u{9F}').contains(&c)
+}
+
 /// The lines of `bytes` (each with its line end).
 pub(super) fn lines(bytes: &[u8]) -> impl Iterator<Item = Range<usize>> + '_ {
     let mut at = 0;
