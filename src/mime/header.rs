@@ -526,44 +526,39 @@ pub(crate) fn parse_header_block_sized(input: &[u8], fields: usize) -> HeaderBlo
                 }
             }
         }
-        let mut field = match head {
+        // Built in one expression and pushed: a `Field` assembled in a
+        // temporary and then amended was copied into the vector with wide
+        // loads over narrower stores, a store-forwarding stall per field
+        // (perf annotate: a quarter of this function on clean mail).
+        let long = (longest > MAX_LINE).then(|| {
+            Finding::new(crate::finding::FindingKind::Malformed, 0, 1)
+                .with_note("line longer than 998 octets (RFC 5322 2.1.1)")
+        });
+        let (name, value, findings) = match head {
             Ok((value, name)) => {
                 named = true;
-                let name = trim_end_wsp(name);
-                Field {
-                    name,
-                    raw,
-                    offset,
-                    value,
-                    value_offset: offset + (content.len() - value.len()),
-                    line_ending,
-                    findings: Vec::new(),
-                }
+                (trim_end_wsp(name), value, long.into_iter().collect())
             }
-            Err(_) => Field {
-                name: &[],
-                raw,
-                offset,
-                value: content,
-                value_offset: offset,
-                line_ending,
-                findings: vec![malformed(
-                    0,
-                    if content.first().is_some_and(|&b| lexer::is_wsp(b)) {
-                        "continuation line before the first field"
-                    } else {
-                        "header line without a colon"
-                    },
-                )],
-            },
+            Err(_) => {
+                let note = if content.first().is_some_and(|&b| lexer::is_wsp(b)) {
+                    "continuation line before the first field"
+                } else {
+                    "header line without a colon"
+                };
+                let mut findings = vec![malformed(0, note)];
+                findings.extend(long);
+                (&[][..], content, findings)
+            }
         };
-        if longest > MAX_LINE {
-            field.findings.push(
-                Finding::new(crate::finding::FindingKind::Malformed, 0, 1)
-                    .with_note("line longer than 998 octets (RFC 5322 2.1.1)"),
-            );
-        }
-        fields.push(field);
+        fields.push(Field {
+            name,
+            raw,
+            offset,
+            value,
+            value_offset: offset + (content.len() - value.len()),
+            line_ending,
+            findings,
+        });
         rest = after;
     }
     let body_offset = lexer::offset_in(input, rest);
