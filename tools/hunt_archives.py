@@ -1108,7 +1108,8 @@ def check_dir_output(a, outdir, fails, inplace=False):
         for dp, dns, fns in os.walk(outdir):
             for fn in fns:
                 rel = os.path.relpath(os.path.join(dp, fn), outdir)
-                if rel not in known and os.path.basename(rel) != 'maildirfolder':
+                if rel not in known and os.path.basename(rel) != 'maildirfolder' \
+                        and rel != '.mailcharset-output':
                     fails.append(('unexpected-output-file', rel))
 
 

@@ -76,7 +76,8 @@ def compare_with_cli(out: Path, inp: str, cli: str, cli_out: Path) -> int:
         for rel, p in tree(shard).items():
             assert rel not in ours, f"{rel} in two shards"
             ours[rel] = p
-    theirs = tree(cli_out)
+    # The CLI's directory output carries its marker (doc/mailbox.md).
+    theirs = {r: p for r, p in tree(cli_out).items() if r != ".mailcharset-output"}
     if sorted(ours) != sorted(theirs):
         missing = sorted(set(theirs) - set(ours))[:5]
         extra = sorted(set(ours) - set(theirs))[:5]

@@ -120,6 +120,7 @@ pub fn run(args: &AuditArgs) -> CliResult {
     // never a partial one.
     let (out_name, sink) = match &args.output {
         Some(p) if p.as_os_str() != "-" => {
+            mailbox::check_report(p, &inputs, None).map_err(mailbox_error)?;
             let f = AtomicFile::create(p, WriteMode::Replace).map_err(mailbox_error)?;
             (p.display().to_string(), Sink::File(f))
         }
@@ -335,8 +336,10 @@ fn audit_raw(
     // Any other file of a folder or Maildir is one message, as `normalize`
     // reads it: a leading `From ` line is part of it (a single message
     // saved with its envelope line). One that does not start like a
-    // message is listed with the other skipped files after the run.
-    if in_folder && !looks_like_message(&m.bytes) {
+    // message, there or named on its own or piped in (as `normalize`
+    // keeps it byte for byte), is listed with the skipped files after the
+    // run; a message of an mbox is one whatever its first line.
+    if !matches!(m.origin, Origin::Mbox { .. }) && !looks_like_message(&m.bytes) {
         out.skipped = Some(PathBuf::from(name.as_ref()));
         return out;
     }

@@ -84,6 +84,12 @@ pub fn run(args: &NormalizeArgs) -> CliResult {
     // without its report.
     let mut report = match &args.report {
         Some(p) => {
+            let output = if args.in_place {
+                None
+            } else {
+                args.output.as_deref()
+            };
+            mailbox::check_report(p, &inputs, output).map_err(|e| mailbox_err(&e))?;
             Some(mailbox::AtomicFile::create(p, WriteMode::Replace).map_err(|e| mailbox_err(&e))?)
         }
         None => None,
@@ -440,11 +446,14 @@ fn one_input(
             }
             .with_findings(findings);
         }
-        // A file of a folder or Maildir that does not start like a message
-        // (a photo, a PDF, notes kept beside the mail) is not mail: it goes
-        // out byte for byte, as audit passes over it. (Read as a message
-        // it had header fields inserted and its text re-encoded.)
-        if matches!(kind, InputKind::Folder | InputKind::Maildir)
+        // A file that does not start like a message (a photo, a PDF, notes
+        // kept beside the mail, a gzip'd mbox, an Emacs RMAIL file), in a
+        // folder or Maildir or named on its own or piped in, is not mail: it
+        // goes out byte for byte, as audit passes over it. (Read as a
+        // message it had header fields inserted and its text re-encoded;
+        // named on its own, `--in-place` destroyed it.) A message of an mbox
+        // is a message whatever its first line.
+        if !matches!(m.origin, mailbox::Origin::Mbox { .. })
             && !super::audit::looks_like_message(&m.bytes)
         {
             if want_report && let Ok(mut l) = lines.lock() {

@@ -24,22 +24,133 @@ pub enum WriteMode {
 }
 
 /// Refuses an output that is the input itself (same file or directory)
-/// unless the run is in place: without `--in-place` the input is never
-/// modified.
+/// unless the run is in place (without `--in-place` the input is never
+/// modified), and, in place or not, an output inside the input or an
+/// input inside the output: a directory output is built beside its
+/// destination and swapped in whole, so an output that held the input
+/// (`normalize Mail/inbox -o Mail`) deleted it, and one inside it
+/// (`normalize inbox -o inbox/cur`) replaced part of it while it was read.
 pub fn check_output(input: &Path, output: &Path, mode: WriteMode) -> Result<(), MailboxError> {
-    if mode == WriteMode::InPlace || input.as_os_str() == "-" {
+    if input.as_os_str() == "-" {
         return Ok(());
     }
-    let same = match (std::fs::canonicalize(input), std::fs::canonicalize(output)) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
+    let Ok(inp) = std::fs::canonicalize(input) else {
+        return Ok(());
     };
-    if same {
-        return Err(MailboxError::OutputIsInput {
+    let out = canonical_target(output);
+    if inp == out {
+        return if mode == WriteMode::InPlace {
+            Ok(())
+        } else {
+            Err(MailboxError::OutputIsInput {
+                path: output.to_path_buf(),
+            })
+        };
+    }
+    match overlap(&out, &inp) {
+        Some(relation) => Err(MailboxError::OutputOverlapsInput {
             path: output.to_path_buf(),
+            input: input.to_path_buf(),
+            relation,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// How the path `a` stands to the input `b` (both canonical): the same,
+/// inside it, holding it, or apart (None).
+fn overlap(a: &Path, b: &Path) -> Option<&'static str> {
+    if a == b {
+        Some("is the input")
+    } else if a.starts_with(b) {
+        Some("is inside the input")
+    } else if b.starts_with(a) {
+        Some("holds the input")
+    } else {
+        None
+    }
+}
+
+/// Refuses a report (`--report`, `audit -o`) that is, or is inside, one of
+/// `inputs` (it was written over the mailbox it reports on), or that is,
+/// is inside, or holds `output`.
+pub fn check_report(
+    report: &Path,
+    inputs: &[PathBuf],
+    output: Option<&Path>,
+) -> Result<(), MailboxError> {
+    let rep = canonical_target(report);
+    for input in inputs.iter().filter(|i| i.as_os_str() != "-") {
+        if let Ok(inp) = std::fs::canonicalize(input)
+            && let Some(relation) = overlap(&rep, &inp)
+        {
+            return Err(MailboxError::OutputOverlapsInput {
+                path: report.to_path_buf(),
+                input: input.clone(),
+                relation,
+            });
+        }
+    }
+    if let Some(out) = output
+        && let Some(relation) = overlap(&rep, &canonical_target(out))
+    {
+        return Err(MailboxError::OutputOverlapsInput {
+            path: report.to_path_buf(),
+            input: out.to_path_buf(),
+            relation: match relation {
+                "is the input" => "is the output",
+                "is inside the input" => "is inside the output",
+                _ => "holds the output",
+            },
         });
     }
     Ok(())
+}
+
+/// `path` made absolute and free of symbolic links and `..` as far as it
+/// exists, the rest appended: an output need not exist yet.
+fn canonical_target(path: &Path) -> PathBuf {
+    let mut existing = path.to_path_buf();
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(c) = std::fs::canonicalize(&existing) {
+            return rest
+                .iter()
+                .rev()
+                .fold(c, |p, n: &std::ffi::OsString| p.join(n));
+        }
+        match (existing.file_name(), existing.parent()) {
+            (Some(name), Some(parent)) => {
+                rest.push(name.to_owned());
+                existing = if parent.as_os_str().is_empty() {
+                    PathBuf::from(".")
+                } else {
+                    parent.to_path_buf()
+                };
+            }
+            // `..` or a root that does not resolve: compared as written.
+            _ => return path.to_path_buf(),
+        }
+    }
+}
+
+/// The file a directory output (Maildir, folder) carries at its top, so
+/// that a later run may replace it: an existing directory without it is
+/// the user's, and is never replaced unless empty.
+pub const OUTPUT_MARKER: &str = ".mailcharset-output";
+
+/// What [`OUTPUT_MARKER`] says to whoever opens it.
+const OUTPUT_MARKER_TEXT: &str = "This directory was written by mailcharset normalize. \
+A later run with -o naming it replaces it whole;\nwithout this file, an existing \
+directory that is not empty is refused as an output.\n";
+
+/// Whether `dir` may be replaced by a directory output: it does not exist,
+/// is empty, or carries [`OUTPUT_MARKER`].
+fn replaceable_dir(dir: &Path) -> bool {
+    match std::fs::read_dir(dir) {
+        Ok(mut entries) => entries.next().is_none() || dir.join(OUTPUT_MARKER).is_file(),
+        Err(_) => true,
+    }
 }
 
 /// The `.bak` path kept during an in-place run.
@@ -521,6 +632,11 @@ impl AtomicDir {
                 path: dest.to_path_buf(),
             });
         }
+        if !replaceable_dir(dest) {
+            return Err(MailboxError::OutputNotEmpty {
+                path: dest.to_path_buf(),
+            });
+        }
         remove_stale_temporaries(dest);
         let prefix = tmp_prefix(dest);
         let tmp = tmp_builder(&prefix, dest, true)
@@ -543,6 +659,7 @@ impl AtomicDir {
             return Ok(());
         };
         let err = |e| MailboxError::io(&self.dest, None, e);
+        std::fs::write(tmp.join(OUTPUT_MARKER), OUTPUT_MARKER_TEXT).map_err(err)?;
         sync_dir(&tmp).map_err(err)?;
         // Locked while it is moved aside and removed, so that another run
         // does not take the `.old` tree for a stale one meanwhile.

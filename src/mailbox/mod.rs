@@ -31,7 +31,10 @@ mod write;
 
 pub use dir::{FolderReader, MaildirReader, SingleReader};
 
-pub use atomic::{AtomicFile, WriteMode, backup_path, check_output, remove_stale_temporaries};
+pub use atomic::{
+    AtomicFile, OUTPUT_MARKER, WriteMode, backup_path, check_output, check_report,
+    remove_stale_temporaries,
+};
 pub use mbox::{MboxReader, is_envelope_line, quote_from_lines, unquote_from_lines};
 pub use pipeline::{Options, Outcome, RunStats};
 pub use progress::{Bar, Progress};
@@ -292,6 +295,23 @@ pub enum MailboxError {
         /// The output (and input).
         path: PathBuf,
     },
+    /// The output is inside the input, or holds it (or, for a report, the
+    /// same with an input or with the output).
+    OutputOverlapsInput {
+        /// The output (or report).
+        path: PathBuf,
+        /// The input (or output) it overlaps.
+        input: PathBuf,
+        /// How: "is the input", "is inside the input", "holds the input"
+        /// (or the output).
+        relation: &'static str,
+    },
+    /// The output is an existing directory, not empty and not an earlier
+    /// output of this program ([`OUTPUT_MARKER`]): it is the user's.
+    OutputNotEmpty {
+        /// The output.
+        path: PathBuf,
+    },
     /// A message could not be represented in the output container.
     Unrepresentable {
         /// The output.
@@ -319,6 +339,8 @@ impl MailboxError {
             | MailboxError::Unrecognized { path, .. }
             | MailboxError::OutputExists { path }
             | MailboxError::OutputIsInput { path }
+            | MailboxError::OutputOverlapsInput { path, .. }
+            | MailboxError::OutputNotEmpty { path }
             | MailboxError::Unrepresentable { path, .. } => path,
         }
     }
@@ -364,6 +386,23 @@ impl fmt::Display for MailboxError {
             MailboxError::OutputIsInput { path } => write!(
                 f,
                 "{}: is the input; use --in-place to replace it",
+                path.display()
+            ),
+            MailboxError::OutputOverlapsInput {
+                path,
+                input,
+                relation,
+            } => write!(
+                f,
+                "{}: {relation} {}; nothing written (name an output apart from it)",
+                path.display(),
+                input.display()
+            ),
+            MailboxError::OutputNotEmpty { path } => write!(
+                f,
+                "{}: exists, is not empty and is not an earlier output of mailcharset \
+                 (no {OUTPUT_MARKER}): nothing written, since the output would replace it \
+                 whole; name a new directory, or remove this one first",
                 path.display()
             ),
             MailboxError::Unrepresentable {

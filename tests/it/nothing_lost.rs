@@ -1369,3 +1369,221 @@ fn regression_files_that_are_not_mail_are_kept_byte_for_byte() {
         lib_normalize(LATIN1)
     );
 }
+
+/// A small Maildir at `root` with one Latin-1 message in `cur/`.
+fn latin1_maildir(root: &Path) {
+    for d in ["cur", "new", "tmp"] {
+        std::fs::create_dir_all(root.join(d)).expect("mkdir");
+    }
+    std::fs::write(root.join("cur/1.host:2,S"), LATIN1).expect("write");
+}
+
+/// Every file under `dir`, with its bytes.
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut v: Vec<_> = crate::common::files_under(dir, &|_| true)
+        .into_iter()
+        .map(|p| {
+            let b = std::fs::read(&p).expect("read");
+            (p, b)
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn regression_a_directory_output_never_replaces_a_directory_that_is_not_its_own() {
+    // A directory output is built beside its destination and swapped in
+    // whole: `-o` naming a directory that held the user's files deleted
+    // them (exit 0), `-o` the input's parent deleted the input, and `-o`
+    // inside the input replaced part of it.
+    let dir = tempfile::tempdir().expect("tmp");
+    let input = dir.path().join("Mail/inbox");
+    latin1_maildir(&input);
+    std::fs::write(dir.path().join("Mail/notes.txt"), b"notes").expect("write");
+    let docs = dir.path().join("Documents");
+    std::fs::create_dir_all(docs.join("photos")).expect("mkdir");
+    std::fs::write(docs.join("thesis.txt"), b"thesis").expect("write");
+    let before_mail = snapshot(&dir.path().join("Mail"));
+    let before_docs = snapshot(&docs);
+    for (out, says) in [
+        (docs.clone(), "is not an earlier output"),
+        (dir.path().join("Mail"), "holds the input"),
+        (input.join("cur"), "is inside the input"),
+    ] {
+        let o = run(&[
+            os("normalize"),
+            os("-q"),
+            input.as_os_str(),
+            os("-o"),
+            out.as_os_str(),
+        ]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(74), "{}: {err}", out.display());
+        assert!(err.contains(says), "{}: {err}", out.display());
+        assert_eq!(
+            snapshot(&dir.path().join("Mail")),
+            before_mail,
+            "{}",
+            out.display()
+        );
+        assert_eq!(snapshot(&docs), before_docs, "{}", out.display());
+    }
+    // An empty directory, and an earlier output, are written (the second
+    // run replaces the first's output: it carries the marker).
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).expect("mkdir");
+    for round in 0..2 {
+        let o = run(&[
+            os("normalize"),
+            os("-q"),
+            input.as_os_str(),
+            os("-o"),
+            out.as_os_str(),
+        ]);
+        assert!(
+            o.status.success(),
+            "round {round}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(out.join(mailbox::OUTPUT_MARKER).is_file());
+        assert_eq!(
+            std::fs::read(out.join("cur/1.host:2,S")).expect("written"),
+            lib_normalize(LATIN1)
+        );
+    }
+}
+
+#[test]
+fn regression_a_report_is_never_written_over_an_input_or_the_output() {
+    // `--report` and `audit -o` naming the mailbox overwrote it with JSON
+    // lines (exit 0), in place or not; naming a message of a Maildir
+    // normalized in place overwrote that message.
+    let dir = tempfile::tempdir().expect("tmp");
+    let m = mbox(dir.path());
+    let md = dir.path().join("md");
+    latin1_maildir(&md);
+    let msg = md.join("cur/1.host:2,S");
+    let out = dir.path().join("out.mbox");
+    let before = (std::fs::read(&m).expect("read"), snapshot(&md));
+    let runs: Vec<Vec<&std::ffi::OsStr>> = vec![
+        vec![
+            os("normalize"),
+            os("--in-place"),
+            m.as_os_str(),
+            os("--report"),
+            m.as_os_str(),
+        ],
+        vec![
+            os("normalize"),
+            m.as_os_str(),
+            os("-o"),
+            out.as_os_str(),
+            os("--report"),
+            m.as_os_str(),
+        ],
+        vec![
+            os("normalize"),
+            m.as_os_str(),
+            os("-o"),
+            out.as_os_str(),
+            os("--report"),
+            out.as_os_str(),
+        ],
+        vec![os("audit"), m.as_os_str(), os("-o"), m.as_os_str()],
+        vec![
+            os("normalize"),
+            os("--in-place"),
+            md.as_os_str(),
+            os("--report"),
+            msg.as_os_str(),
+        ],
+        vec![os("audit"), md.as_os_str(), os("-o"), msg.as_os_str()],
+    ];
+    for mut args in runs {
+        args.insert(1, os("-q"));
+        let o = run(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(74), "{args:?}: {err}");
+        assert!(err.contains("nothing written"), "{args:?}: {err}");
+        assert_eq!(
+            (std::fs::read(&m).expect("read"), snapshot(&md)),
+            before,
+            "{args:?}"
+        );
+        assert!(!out.exists(), "{args:?}");
+    }
+}
+
+#[test]
+fn regression_a_file_that_is_not_mail_is_kept_whichever_way_it_comes_in() {
+    // In a folder such a file was kept byte for byte, but named on its own
+    // (a shell glob, `--in-place`) or piped in it was read as a message: a
+    // line end put before it, or the whole file made the quoted-printable
+    // body of a made-up message (a gzip'd mbox no longer decompressed, an
+    // Emacs RMAIL file was gone). audit lists it as skipped, as in a folder.
+    let dir = tempfile::tempdir().expect("tmp");
+    let files: [(&str, &[u8]); 3] = [
+        ("img.png", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x02\0\0\0"),
+        ("box.mbox.gz", b"\x1f\x8b\x08\0\0\0\0\0\0\x03\xcb\x48\xcd\xc9\xc9\x57\x28\xcf"),
+        (
+            "RMAIL",
+            b"BABYL OPTIONS: -*- rmail -*-\nVersion: 5\n\x1f\x0c\n1,,\nSubject: caf\xe9\n\nbody\n\x1f",
+        ),
+    ];
+    for (name, bytes) in files {
+        let p = dir.path().join(name);
+        std::fs::write(&p, bytes).expect("write");
+        let out = dir.path().join(format!("{name}.out"));
+        let o = run(&[
+            os("normalize"),
+            os("-q"),
+            p.as_os_str(),
+            os("-o"),
+            out.as_os_str(),
+        ]);
+        assert!(
+            o.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert_eq!(std::fs::read(&out).expect("out"), bytes, "{name} -o");
+        let o = run(&[os("normalize"), os("-q"), os("--in-place"), p.as_os_str()]);
+        assert!(
+            o.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert_eq!(
+            std::fs::read(&p).expect("in place"),
+            bytes,
+            "{name} --in-place"
+        );
+        let mut child = Command::new(bin())
+            .args(["normalize", "-q"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(bytes)
+            .expect("pipe");
+        let o = child.wait_with_output().expect("wait");
+        assert!(o.status.success(), "{name}");
+        assert_eq!(o.stdout, bytes, "{name} piped");
+        let o = run(&[os("audit"), os("--format"), os("jsonl"), p.as_os_str()]);
+        assert!(o.status.success(), "{name}");
+        assert!(
+            o.stdout.is_empty(),
+            "{name}: {}",
+            String::from_utf8_lossy(&o.stdout)
+        );
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains("does not start like a message"),
+            "{name}"
+        );
+    }
+}
