@@ -10,11 +10,13 @@
 //! Content-Transfer-Encoding), `replbody` for the body (the MIME part
 //! headers live there).
 //!
-//! The milter never rejects mail for its content. When something goes
-//! wrong (a panic in normalization is caught, a message over the size limit)
-//! the message goes on unchanged, or is deferred with `--on-failure
-//! tempfail`; if the milter itself is gone, the MTA applies its
-//! `milter_default_action`. SIGTERM and SIGINT let open sessions finish
+//! The milter never rejects mail for its content. A message it does not
+//! normalize for what it is (over the size limit, text `--on-error fail`
+//! refuses) goes on unchanged: deferring it would only delay a bounce,
+//! since every retry meets the same. When the milter itself fails (a
+//! panic in normalization is caught) the message goes on unchanged, or is
+//! deferred with `--on-failure tempfail`; if the milter itself is gone,
+//! the MTA applies its `milter_default_action`. SIGTERM and SIGINT let open sessions finish
 //! (`stop.rs`). One line per message on stderr: the queue id,
 //! the Message-ID, what changed and the worst verdict; `--report FILE`
 //! appends the normalize report as JSON lines.
@@ -434,6 +436,41 @@ fn changes(old: &[u8], new: &[u8]) -> Changes {
     out
 }
 
+/// Why a message goes on without its changes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Failure {
+    /// Something about the message itself (its size, text `--on-error
+    /// fail` refuses): the same on every retry, so it is never deferred,
+    /// whatever `--on-failure` says; a deferred message would come back
+    /// with it until the sender's queue gave up and bounced it.
+    Permanent,
+    /// The milter's own failure (a panic caught), which a retry may not
+    /// meet (after a fix, a restart): `--on-failure` decides.
+    Internal,
+}
+
+/// Ends the message without changes: accepted as it is, or deferred for
+/// an internal failure with `--on-failure tempfail`; logged with `why`.
+fn pass_unchanged(
+    w: &mut dyn Write,
+    id: &str,
+    why: &str,
+    failure: Failure,
+    shared: &Shared,
+) -> io::Result<()> {
+    let (reply, what) = match (failure, shared.on_failure) {
+        (Failure::Internal, OnFailureArg::Tempfail) => (Reply::TempFail, "deferred (tempfail)"),
+        (Failure::Permanent, OnFailureArg::Tempfail) => (
+            Reply::Accept,
+            "let through unchanged (not deferred: a retry would meet the same)",
+        ),
+        (_, OnFailureArg::Accept) => (Reply::Accept, "let through unchanged"),
+    };
+    note(&format!("{id}: {why}: {what}"));
+    protocol::write_reply(w, &reply)?;
+    w.flush()
+}
+
 fn end_of_message(
     w: &mut impl Write,
     msg: Message,
@@ -445,22 +482,16 @@ fn end_of_message(
     } else {
         escape_controls(&msg.queue_id).into_owned()
     };
-    let failure = |w: &mut dyn Write, why: &str| -> io::Result<()> {
-        let (reply, what) = match shared.on_failure {
-            OnFailureArg::Accept => (Reply::Accept, "let through unchanged"),
-            OnFailureArg::Tempfail => (Reply::TempFail, "deferred (tempfail)"),
-        };
-        note(&format!("{id}: {why}: {what}"));
-        protocol::write_reply(w, &reply)?;
-        w.flush()
-    };
     if msg.oversize {
-        return failure(
+        return pass_unchanged(
             w,
+            &id,
             &format!(
                 "{} octets, over --max-message-size ({})",
                 msg.size, shared.max
             ),
+            Failure::Permanent,
+            shared,
         );
     }
     let raw = assemble(&msg, leadspc);
@@ -469,8 +500,25 @@ fn end_of_message(
     }));
     let n = match result {
         Ok(Ok(n)) => n,
-        Ok(Err(e)) => return failure(w, &format!("not normalized: {e}")),
-        Err(_) => return failure(w, "internal error (panic caught)"),
+        // `--on-error fail`: the same text fails on every retry.
+        Ok(Err(e)) => {
+            return pass_unchanged(
+                w,
+                &id,
+                &format!("not normalized: {e}"),
+                Failure::Permanent,
+                shared,
+            );
+        }
+        Err(_) => {
+            return pass_unchanged(
+                w,
+                &id,
+                "internal error (panic caught)",
+                Failure::Internal,
+                shared,
+            );
+        }
     };
     let c = if n.report.changed {
         changes(&raw, &n.bytes)
@@ -675,11 +723,71 @@ mod tests {
         session(&wire[..], &mut out, &shared(1000), protocol::PROTOCOL_TCP);
         let cmds: Vec<u8> = replies(&out).iter().map(|x| x.0).collect();
         assert_eq!(cmds, b"Occca");
+    }
+
+    /// `--on-failure tempfail` is for what may pass on a retry. A message
+    /// over the size limit is over it on every retry: deferring it only
+    /// turned into a bounce when the sender's queue gave up, days later.
+    #[test]
+    fn tempfail_does_not_defer_a_message_over_the_limit() {
+        let wire = mta(
+            &[(b"Content-Type", b" text/plain; charset=koi8-r")],
+            &[0xf0; 4000],
+        );
         let mut s = shared(1000);
         s.on_failure = OnFailureArg::Tempfail;
         let mut out = Vec::new();
         session(&wire[..], &mut out, &s, protocol::PROTOCOL_TCP);
-        assert_eq!(replies(&out).last().unwrap().0, b't');
+        let cmds: Vec<u8> = replies(&out).iter().map(|x| x.0).collect();
+        assert_eq!(cmds, b"Occca", "accepted unchanged, not deferred");
+    }
+
+    /// Nor is damaged text under `--on-error fail`: the same text fails
+    /// again on every retry. The message goes on unchanged.
+    #[test]
+    fn tempfail_does_not_defer_text_on_error_fail_refuses() {
+        let wire = mta(
+            &[
+                (b"Subject", b" x"),
+                (b"Content-Type", b" text/plain; charset=utf-8"),
+            ],
+            b"caf\xe9\r\n",
+        );
+        let mut s = shared(1 << 20);
+        s.on_failure = OnFailureArg::Tempfail;
+        s.opts.on_error = normalize::OnError::Fail;
+        let mut out = Vec::new();
+        session(&wire[..], &mut out, &s, protocol::PROTOCOL_TCP);
+        let cmds: Vec<u8> = replies(&out).iter().map(|x| x.0).collect();
+        assert_eq!(cmds, b"Occcca", "accepted unchanged, not deferred");
+        // The same message is changed without --on-error fail: the test
+        // is of the refusal, not of a message with nothing to do.
+        let mut out = Vec::new();
+        session(
+            &wire[..],
+            &mut out,
+            &shared(1 << 20),
+            protocol::PROTOCOL_TCP,
+        );
+        assert!(replies(&out).iter().any(|x| x.0 == b'b'));
+    }
+
+    /// What may pass on a retry (an internal error) is still deferred
+    /// with `--on-failure tempfail`, and let through without it.
+    #[test]
+    fn an_internal_error_follows_on_failure() {
+        for (on_failure, expect) in [(OnFailureArg::Tempfail, b't'), (OnFailureArg::Accept, b'a')] {
+            let mut s = shared(1 << 20);
+            s.on_failure = on_failure;
+            let mut out = Vec::new();
+            pass_unchanged(&mut out, "Q", "test", Failure::Internal, &s).unwrap();
+            assert_eq!(replies(&out), vec![(expect, Vec::new())]);
+        }
+        let mut s = shared(1 << 20);
+        s.on_failure = OnFailureArg::Tempfail;
+        let mut out = Vec::new();
+        pass_unchanged(&mut out, "Q", "test", Failure::Permanent, &s).unwrap();
+        assert_eq!(replies(&out), vec![(b'a', Vec::new())]);
     }
 
     #[test]
