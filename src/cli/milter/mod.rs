@@ -260,6 +260,8 @@ struct Message {
 fn session(mut r: impl io::Read, mut w: impl Write, shared: &Shared, wanted: u32) {
     let mut leadspc = false;
     let mut agreed = 0u32;
+    // The actions (SMFIF_*) agreed: none until the negotiation.
+    let mut actions = 0u32;
     let mut msg = Message::default();
     loop {
         let cmd = match protocol::read_command(&mut r) {
@@ -271,16 +273,18 @@ fn session(mut r: impl io::Read, mut w: impl Write, shared: &Shared, wanted: u32
         let reply = match cmd {
             Command::OptNeg {
                 version,
-                actions,
+                actions: offered,
                 protocol,
             } => {
                 leadspc = protocol & protocol::HDR_LEADSPC != 0;
                 // Version 2 MTAs know no "no reply" flags.
                 let wanted = if version >= 6 { wanted } else { 0 };
                 agreed = (wanted | protocol::HDR_LEADSPC) & protocol;
+                // Only what the edits need, and only of what is offered.
+                actions = protocol::ACTIONS & offered;
                 Some(Reply::OptNeg {
                     version: version.min(6),
-                    actions: protocol::ACTIONS & actions,
+                    actions,
                     protocol: agreed,
                 })
             }
@@ -315,7 +319,7 @@ fn session(mut r: impl io::Read, mut w: impl Write, shared: &Shared, wanted: u32
                 // The queue id (macro `i`) goes with the message; the
                 // next message's macros bring its own.
                 let done = std::mem::take(&mut msg);
-                if end_of_message(&mut w, done, leadspc, shared).is_err() {
+                if end_of_message(&mut w, done, leadspc, actions, shared).is_err() {
                     return;
                 }
                 None
@@ -408,6 +412,37 @@ struct Changes {
     body: Option<Vec<u8>>,
 }
 
+impl Changes {
+    /// The actions (SMFIF_*) these changes need.
+    fn actions(&self) -> u32 {
+        let mut a = 0;
+        if !self.changed.is_empty() {
+            a |= protocol::CHANGE_HEADERS;
+        }
+        if !self.added.is_empty() {
+            a |= protocol::ADD_HEADERS;
+        }
+        if self.body.is_some() {
+            a |= protocol::CHANGE_BODY;
+        }
+        a
+    }
+}
+
+/// `actions` (SMFIF_*) by the replies they allow, for the log.
+fn action_names(actions: u32) -> String {
+    [
+        (protocol::CHANGE_HEADERS, "chgheader (SMFIF_CHGHDRS)"),
+        (protocol::ADD_HEADERS, "addheader (SMFIF_ADDHDRS)"),
+        (protocol::CHANGE_BODY, "replbody (SMFIF_CHGBODY)"),
+    ]
+    .iter()
+    .filter(|(flag, _)| actions & flag != 0)
+    .map(|(_, name)| *name)
+    .collect::<Vec<_>>()
+    .join(", ")
+}
+
 fn changes(old: &[u8], new: &[u8]) -> Changes {
     let (o, n): (HeaderBlock<'_>, HeaderBlock<'_>) =
         (parse_header_block(old), parse_header_block(new));
@@ -475,6 +510,7 @@ fn end_of_message(
     w: &mut impl Write,
     msg: Message,
     leadspc: bool,
+    actions: u32,
     shared: &Shared,
 ) -> io::Result<()> {
     let id = if msg.queue_id.is_empty() {
@@ -525,6 +561,20 @@ fn end_of_message(
     } else {
         Changes::default()
     };
+    let missing = c.actions() & !actions;
+    if missing != 0 {
+        return pass_unchanged(
+            w,
+            &id,
+            &format!(
+                "its changes need {}, which the MTA did not allow \
+                 (all of them are made or none)",
+                action_names(missing)
+            ),
+            Failure::Permanent,
+            shared,
+        );
+    }
     for (name, index, value) in &c.changed {
         protocol::write_reply(
             w,
@@ -622,8 +672,13 @@ mod tests {
 
     /// What an MTA sends for `headers` and `body`, leading spaces kept.
     fn mta(headers: &[(&[u8], &[u8])], body: &[u8]) -> Vec<u8> {
+        mta_offering(0x1ff, headers, body)
+    }
+
+    /// [`mta`] from an MTA that offers only the actions `actions`.
+    fn mta_offering(actions: u32, headers: &[(&[u8], &[u8])], body: &[u8]) -> Vec<u8> {
         let mut neg = 6u32.to_be_bytes().to_vec();
-        neg.extend(0x1ffu32.to_be_bytes());
+        neg.extend(actions.to_be_bytes());
         neg.extend(0x1f_ffffu32.to_be_bytes());
         let mut wire = packet(b'O', &neg);
         wire.extend(packet(b'D', b"Ei\0QUEUE1\0"));
@@ -694,6 +749,78 @@ mod tests {
         let m = mailcharset::message::Message::parse(&n.bytes);
         let (decoded, _) = m.parts()[0].decoded_body(&m);
         assert_eq!(String::from_utf8(decoded.to_vec()).unwrap(), "Привет\r\n");
+    }
+
+    /// A message that needs a changed field, added fields and a new body,
+    /// through an MTA that offers `actions`: the actions agreed in the
+    /// negotiation and the replies at the end of the message.
+    fn legacy_message_offering(actions: u32) -> (u32, Vec<u8>) {
+        let wire = mta_offering(
+            actions,
+            &[
+                (b"From", b" a@example.com"),
+                (b"Subject", b" =?iso-8859-1?q?caf=E9?="),
+                (b"Content-Type", b" text/plain; charset=iso-8859-1"),
+            ],
+            b"caf\xe9\r\n",
+        );
+        let mut out = Vec::new();
+        session(
+            &wire[..],
+            &mut out,
+            &shared(1 << 20),
+            protocol::PROTOCOL_TCP,
+        );
+        let r = replies(&out);
+        assert_eq!(r[0].0, b'O');
+        let agreed = u32::from_be_bytes([r[0].1[4], r[0].1[5], r[0].1[6], r[0].1[7]]);
+        let end: Vec<u8> = r[1..].iter().map(|x| x.0).filter(|&c| c != b'c').collect();
+        (agreed, end)
+    }
+
+    /// Only actions the MTA offered and the milter agreed are used. An
+    /// MTA that enforces the negotiation (libmilter, Postfix) takes any
+    /// other as a protocol error, possibly after applying part of the
+    /// edits (a body no longer what its Content-Type says); so a message
+    /// whose edits are not all allowed goes on unchanged, never with a
+    /// part of them.
+    #[test]
+    fn only_negotiated_actions_are_sent() {
+        // chgheader 0x10, addheader 0x01, replbody 0x02.
+        for offered in [0x1ff, 0x13] {
+            let (agreed, end) = legacy_message_offering(offered);
+            assert_eq!(agreed, 0x13, "what the milter needs, no more");
+            assert_eq!(end, b"mmhhba", "offered {offered:#x}");
+        }
+        for offered in [0x0, 0x1, 0x2, 0x3, 0x10, 0x11, 0x12, 0x1ec] {
+            let (agreed, end) = legacy_message_offering(offered);
+            assert_eq!(agreed, offered & 0x13, "offered {offered:#x}");
+            assert_eq!(end, b"a", "unchanged, offered {offered:#x}");
+        }
+    }
+
+    /// A message that needs only chgheader gets it from an MTA that
+    /// allows only that.
+    #[test]
+    fn an_edit_within_the_negotiated_actions_is_made() {
+        let wire = mta_offering(
+            0x10,
+            &[(b"Subject", b" =?iso-8859-1?q?caf=E9?=")],
+            b"plain\r\n",
+        );
+        let mut out = Vec::new();
+        session(
+            &wire[..],
+            &mut out,
+            &shared(1 << 20),
+            protocol::PROTOCOL_TCP,
+        );
+        let end: Vec<u8> = replies(&out)[1..]
+            .iter()
+            .map(|x| x.0)
+            .filter(|&c| c != b'c')
+            .collect();
+        assert_eq!(end, b"ma");
     }
 
     #[test]
