@@ -351,12 +351,21 @@ fn drop_content(msg: &mut Message) {
     msg.body = Vec::new();
 }
 
-/// The message as the MTA has it: each field `Name:value` (a space put
-/// back when the MTA took the leading one off), CRLF line ends, a blank
-/// line, the body.
-fn assemble(msg: &Message, leadspc: bool) -> Vec<u8> {
+/// The message as the MTA has it, and where each of its fields is.
+struct Assembled {
+    /// Each field `Name:value` (a space put back when the MTA took the
+    /// leading one off), CRLF line ends, a blank line, the body.
+    raw: Vec<u8>,
+    /// Where each field the MTA sent is in `raw`, its final CRLF included,
+    /// in the order sent.
+    fields: Vec<std::ops::Range<usize>>,
+}
+
+fn assemble(msg: &Message, leadspc: bool) -> Assembled {
     let mut raw = Vec::with_capacity(msg.size as usize + 64);
+    let mut fields = Vec::with_capacity(msg.headers.len());
     for (name, value) in &msg.headers {
+        let start = raw.len();
         raw.extend_from_slice(name);
         raw.push(b':');
         if !leadspc && !value.is_empty() {
@@ -364,10 +373,11 @@ fn assemble(msg: &Message, leadspc: bool) -> Vec<u8> {
         }
         push_crlf(&mut raw, value);
         raw.extend_from_slice(b"\r\n");
+        fields.push(start..raw.len());
     }
     raw.extend_from_slice(b"\r\n");
     raw.extend_from_slice(&msg.body);
-    raw
+    Assembled { raw, fields }
 }
 
 /// `bytes` with bare LF line ends written as CRLF.
@@ -401,9 +411,10 @@ fn milter_value(value: &[u8], leadspc: bool) -> Vec<u8> {
     out
 }
 
-/// The changes that turn `old` into `new`: top-level fields changed in
-/// place and fields added at the end (normalize never removes a field or
-/// moves one), and the new body when it differs.
+/// The changes that turn the message the MTA has into `new`, as edits of
+/// the fields the MTA sent: each changed field rewritten whole by its
+/// name and occurrence, fields added at the end (normalize never removes
+/// a field or moves one), and the new body when it differs.
 #[derive(Debug, Default, PartialEq, Eq)]
 struct Changes {
     /// (name, occurrence of that name from 1, new value)
@@ -443,32 +454,104 @@ fn action_names(actions: u32) -> String {
     .join(", ")
 }
 
-fn changes(old: &[u8], new: &[u8]) -> Changes {
+/// [`Changes`] from the message the MTA has (`old`, assembled from the
+/// fields `sent`) to `new`, normalized from it; or why they cannot be
+/// made.
+///
+/// The MTA's fields are the header: what normalize did is mapped back onto
+/// them, never the other way. The parser here may read a field the MTA
+/// sent as two (a bare CR inside a value ends a line for it): such a
+/// field's new text is that of all its pieces.
+fn changes(sent: &[(Vec<u8>, Vec<u8>)], old: &Assembled, new: &[u8]) -> Result<Changes, String> {
     let (o, n): (HeaderBlock<'_>, HeaderBlock<'_>) =
-        (parse_header_block(old), parse_header_block(new));
-    let mut out = Changes::default();
-    for (i, nf) in n.fields.iter().enumerate() {
-        match o.fields.get(i) {
-            Some(of) if of.raw == nf.raw => {}
-            Some(of) => {
-                let occurrence = o.fields[..=i]
-                    .iter()
-                    .filter(|f| f.name.eq_ignore_ascii_case(of.name))
-                    .count() as u32;
-                out.changed
-                    .push((of.name.to_vec(), occurrence, nf.value.to_vec()));
+        (parse_header_block(&old.raw), parse_header_block(new));
+    let field_name = |j: usize| {
+        let name = sent.get(j).map(|(n, _)| String::from_utf8_lossy(n));
+        escape_controls(name.as_deref().unwrap_or("-")).into_owned()
+    };
+    // Which of the MTA's fields each field read here is part of.
+    let mut owner = Vec::with_capacity(o.fields.len());
+    let mut j = 0;
+    for f in &o.fields {
+        let end = f.offset + f.raw.len();
+        while old.fields.get(j).is_some_and(|m| m.end <= f.offset) {
+            j += 1;
+        }
+        match old.fields.get(j) {
+            Some(m) if m.start <= f.offset && end <= m.end => owner.push(j),
+            _ => {
+                return Err(format!(
+                    "field {} ({}) runs on into the next one here",
+                    j + 1,
+                    field_name(j)
+                ));
             }
-            None => out.added.push((nf.name.to_vec(), nf.value.to_vec())),
         }
     }
+    // normalize rewrites fields in place and adds some at the end: the
+    // first fields of the new header are the old ones, in order.
+    let lined_up = n.separator.is_some()
+        && n.fields.len() >= o.fields.len()
+        && o.fields
+            .iter()
+            .zip(&n.fields)
+            .all(|(a, b)| a.name == b.name);
+    if !lined_up {
+        return Err("the normalized header does not line up with the old one".to_string());
+    }
+    let mut out = Changes::default();
+    let mut i = 0;
+    while i < o.fields.len() {
+        let j = owner[i];
+        let last = i + owner[i..].iter().take_while(|&&k| k == j).count() - 1;
+        let new_text = match (n.fields.get(i), n.fields.get(last)) {
+            (Some(a), Some(b)) => new.get(a.offset..b.offset + b.raw.len()),
+            _ => None,
+        }
+        .unwrap_or_default();
+        let old_text = old
+            .fields
+            .get(j)
+            .and_then(|m| old.raw.get(m.clone()))
+            .unwrap_or_default();
+        if new_text != old_text {
+            let name = sent.get(j).map(|(n, _)| n.as_slice()).unwrap_or_default();
+            let value = new_text
+                .strip_prefix(name)
+                .and_then(|v| v.strip_prefix(b":"))
+                .and_then(|v| v.strip_suffix(b"\r\n"))
+                .filter(|_| !name.is_empty());
+            let Some(value) = value else {
+                return Err(format!(
+                    "field {} ({}) is no longer a field of that name",
+                    j + 1,
+                    field_name(j)
+                ));
+            };
+            let occurrence = sent
+                .iter()
+                .take(j + 1)
+                .filter(|(m, _)| m.eq_ignore_ascii_case(name))
+                .count() as u32;
+            out.changed
+                .push((name.to_vec(), occurrence, value.to_vec()));
+        }
+        i = last + 1;
+    }
+    for nf in n.fields.iter().skip(o.fields.len()) {
+        if !nf.has_name() {
+            return Err("normalize added a line that is not a field".to_string());
+        }
+        out.added.push((nf.name.to_vec(), nf.value.to_vec()));
+    }
     let (ob, nb) = (
-        &old[o.body_offset.min(old.len())..],
-        &new[n.body_offset.min(new.len())..],
+        old.raw.get(o.body_offset..).unwrap_or_default(),
+        new.get(n.body_offset..).unwrap_or_default(),
     );
     if ob != nb {
         out.body = Some(nb.to_vec());
     }
-    out
+    Ok(out)
 }
 
 /// Why a message goes on without its changes.
@@ -530,9 +613,9 @@ fn end_of_message(
             shared,
         );
     }
-    let raw = assemble(&msg, leadspc);
+    let old = assemble(&msg, leadspc);
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        normalize::normalize(&raw, &shared.opts)
+        normalize::normalize(&old.raw, &shared.opts)
     }));
     let n = match result {
         Ok(Ok(n)) => n,
@@ -557,7 +640,18 @@ fn end_of_message(
         }
     };
     let c = if n.report.changed {
-        changes(&raw, &n.bytes)
+        match changes(&msg.headers, &old, &n.bytes) {
+            Ok(c) => c,
+            Err(why) => {
+                return pass_unchanged(
+                    w,
+                    &id,
+                    &format!("its changes cannot be made as edits of the MTA's fields: {why}"),
+                    Failure::Permanent,
+                    shared,
+                );
+            }
+        }
     } else {
         Changes::default()
     };
@@ -823,6 +917,146 @@ mod tests {
         assert_eq!(end, b"ma");
     }
 
+    /// The message an MTA delivers after applying `replies` to `headers`
+    /// and `body` as it sent them (values with their leading space, as
+    /// [`mta`] sends them and SMFIP_HDR_LEADSPC is agreed): chgheader by
+    /// name and occurrence, addheader at the end, replbody; folds (LF)
+    /// written as CRLF.
+    fn delivered(headers: &[(&[u8], &[u8])], body: &[u8], replies: &[(u8, Vec<u8>)]) -> Vec<u8> {
+        let mut fields: Vec<(Vec<u8>, Vec<u8>)> = headers
+            .iter()
+            .map(|(n, v)| (n.to_vec(), v.to_vec()))
+            .collect();
+        let mut new_body: Option<Vec<u8>> = None;
+        for (cmd, data) in replies {
+            let strings = |d: &[u8]| -> (Vec<u8>, Vec<u8>) {
+                let mut it = d.splitn(3, |&b| b == 0);
+                let n = it.next().unwrap_or_default().to_vec();
+                let v = it.next().unwrap_or_default().to_vec();
+                (n, v)
+            };
+            match cmd {
+                b'm' => {
+                    let index = u32::from_be_bytes([data[0], data[1], data[2], data[3]]);
+                    let (name, value) = strings(&data[4..]);
+                    let field = fields
+                        .iter_mut()
+                        .filter(|f| f.0.eq_ignore_ascii_case(&name))
+                        .nth(index as usize - 1)
+                        .expect("chgheader names a field the MTA has");
+                    field.1 = value;
+                }
+                b'h' => fields.push(strings(data)),
+                b'b' => new_body
+                    .get_or_insert_with(Vec::new)
+                    .extend_from_slice(data),
+                _ => {}
+            }
+        }
+        let mut out = Vec::new();
+        for (n, v) in &fields {
+            out.extend_from_slice(n);
+            out.push(b':');
+            push_crlf(&mut out, v);
+            out.extend_from_slice(b"\r\n");
+        }
+        out.extend_from_slice(b"\r\n");
+        out.extend_from_slice(new_body.as_deref().unwrap_or(body));
+        out
+    }
+
+    /// Header fields as an MTA sends them: (name, value).
+    type Fields<'a> = &'a [(&'a [u8], &'a [u8])];
+
+    /// The milter's replies to `headers` and `body`.
+    fn milter_replies(headers: &[(&[u8], &[u8])], body: &[u8]) -> Vec<(u8, Vec<u8>)> {
+        let mut out = Vec::new();
+        session(
+            &mta(headers, body)[..],
+            &mut out,
+            &shared(1 << 20),
+            protocol::PROTOCOL_TCP,
+        );
+        replies(&out)
+    }
+
+    /// What `mailcharset filter` writes for the message the MTA has.
+    fn filtered(headers: &[(&[u8], &[u8])], body: &[u8]) -> Vec<u8> {
+        let raw = delivered(headers, body, &[]);
+        super::super::filter::filter_bytes(&raw, &Options::default())
+            .0
+            .into_owned()
+    }
+
+    /// A bare CR inside a field value is part of the value the MTA gave:
+    /// the parser ends a line there, and the milter sent back only the
+    /// first piece, so "more text" was lost. Now the MTA's field is
+    /// rewritten whole, and the message delivered is the one `filter`
+    /// writes.
+    #[test]
+    fn a_bare_cr_in_a_field_value_is_kept() {
+        let headers: &[(&[u8], &[u8])] = &[
+            (b"From", b" a@b"),
+            (b"Subject", b" caf\xe9\rmore text"),
+            (b"To", b" c@d"),
+        ];
+        let r = milter_replies(headers, b"hello\r\n");
+        let m: Vec<_> = r.iter().filter(|x| x.0 == b'm').collect();
+        assert_eq!(m.len(), 1, "{r:?}");
+        assert_eq!(&m[0].1[4..], b"Subject\0 =?UTF-8?B?Y2Fmw6k=?=\rmore text\0");
+        assert_eq!(
+            delivered(headers, b"hello\r\n", &r),
+            filtered(headers, b"hello\r\n")
+        );
+    }
+
+    /// The message delivered through the milter is the one `filter`
+    /// writes, byte for byte, wherever the parser reads the MTA's fields
+    /// as the MTA does (folds, repeated names, a bare CR, a nameless
+    /// line among the fields).
+    #[test]
+    fn the_milter_delivers_what_filter_writes() {
+        let cases: &[(Fields<'_>, &[u8])] = &[
+            (
+                &[
+                    (b"Received", b" from a"),
+                    (b"Subject", b" =?koi8-r?B?8NLJ18XU?="),
+                    (b"Received", b" from caf\xe9"),
+                    (b"Content-Type", b" text/plain; charset=koi8-r"),
+                ],
+                b"\xf0\xd2\xc9\xd7\xc5\xd4\r\n",
+            ),
+            (
+                &[
+                    (b"Subject", b" caf\xe9\n\tfolded caf\xe9"),
+                    (b"X-Note", b" caf\xe9\rmore caf\xe9"),
+                    (b"MIME-Version", b" 1.0"),
+                    (b"Content-Type", b" text/plain;\n charset=iso-8859-1"),
+                ],
+                b"Voil\xe0\r\n",
+            ),
+            (
+                &[
+                    (b"From", b" a@b"),
+                    (b"X-Caf\xe9", b" caf\xe9"),
+                    (b"Subject", b" =?koi8-r?b?8NLJ?="),
+                ],
+                b"plain\r\n",
+            ),
+        ];
+        for (headers, body) in cases {
+            let r = milter_replies(headers, body);
+            assert!(
+                r.iter().any(|x| matches!(x.0, b'm' | b'h' | b'b')),
+                "the case has changes: {r:?}"
+            );
+            assert_eq!(
+                String::from_utf8_lossy(&delivered(headers, body, &r)),
+                String::from_utf8_lossy(&filtered(headers, body)),
+            );
+        }
+    }
+
     #[test]
     fn a_clean_message_is_accepted_untouched() {
         let wire = mta(
@@ -917,17 +1151,44 @@ mod tests {
         assert_eq!(replies(&out), vec![(b'a', Vec::new())]);
     }
 
+    /// `msg` with `headers`, assembled as the MTA has it (values with
+    /// their leading space, as with SMFIP_HDR_LEADSPC).
+    fn assembled(headers: &[(&[u8], &[u8])], body: &[u8]) -> (Message, Assembled) {
+        let msg = Message {
+            headers: headers
+                .iter()
+                .map(|(n, v)| (n.to_vec(), v.to_vec()))
+                .collect(),
+            body: body.to_vec(),
+            ..Message::default()
+        };
+        let a = assemble(&msg, true);
+        (msg, a)
+    }
+
     #[test]
     fn changes_are_positional_and_counted_by_name() {
-        let old = b"Received: a\r\nSubject: x\r\nReceived: b\r\nX: y\r\n\r\nbody";
+        let (msg, old) = assembled(
+            &[
+                (b"Received", b" a"),
+                (b"Subject", b" x"),
+                (b"received", b" b"),
+                (b"X", b" y"),
+            ],
+            b"body",
+        );
+        assert_eq!(
+            old.raw,
+            b"Received: a\r\nSubject: x\r\nreceived: b\r\nX: y\r\n\r\nbody"
+        );
         let new =
-            b"Received: a\r\nSubject: z\r\nReceived: c\r\nX: y\r\nMIME-Version: 1.0\r\n\r\nbody2";
-        let c = changes(old, new);
+            b"Received: a\r\nSubject: z\r\nreceived: c\r\nX: y\r\nMIME-Version: 1.0\r\n\r\nbody2";
+        let c = changes(&msg.headers, &old, new).unwrap();
         assert_eq!(
             c.changed,
             vec![
                 (b"Subject".to_vec(), 1, b" z".to_vec()),
-                (b"Received".to_vec(), 2, b" c".to_vec())
+                (b"received".to_vec(), 2, b" c".to_vec())
             ]
         );
         assert_eq!(c.added, vec![(b"MIME-Version".to_vec(), b" 1.0".to_vec())]);
