@@ -361,6 +361,13 @@ struct Assembled {
     fields: Vec<std::ops::Range<usize>>,
 }
 
+impl Assembled {
+    /// Where the header ends: the start of the blank line.
+    fn header_end(&self) -> usize {
+        self.fields.last().map_or(0, |f| f.end)
+    }
+}
+
 fn assemble(msg: &Message, leadspc: bool) -> Assembled {
     let mut raw = Vec::with_capacity(msg.size as usize + 64);
     let mut fields = Vec::with_capacity(msg.headers.len());
@@ -461,7 +468,12 @@ fn action_names(actions: u32) -> String {
 /// The MTA's fields are the header: what normalize did is mapped back onto
 /// them, never the other way. The parser here may read a field the MTA
 /// sent as two (a bare CR inside a value ends a line for it): such a
-/// field's new text is that of all its pieces.
+/// field's new text is that of all its pieces. Where the parser does not
+/// read the MTA's fields as the header at all (its header ends before the
+/// MTA's does, at a line it does not take for a field), normalizing took
+/// header fields for body text, and no edit of the MTA's message says what
+/// it did: the message is left as it is. Never an edit that would copy
+/// header fields into the body.
 fn changes(sent: &[(Vec<u8>, Vec<u8>)], old: &Assembled, new: &[u8]) -> Result<Changes, String> {
     let (o, n): (HeaderBlock<'_>, HeaderBlock<'_>) =
         (parse_header_block(&old.raw), parse_header_block(new));
@@ -469,6 +481,23 @@ fn changes(sent: &[(Vec<u8>, Vec<u8>)], old: &Assembled, new: &[u8]) -> Result<C
         let name = sent.get(j).map(|(n, _)| String::from_utf8_lossy(n));
         escape_controls(name.as_deref().unwrap_or("-")).into_owned()
     };
+    if o.header_end != old.header_end() || o.separator.is_none() {
+        let j = old
+            .fields
+            .iter()
+            .position(|f| f.end > o.header_end)
+            .unwrap_or(0);
+        let place = match old.fields.get(j) {
+            Some(f) if f.start < o.header_end => "inside",
+            _ => "before",
+        };
+        return Err(format!(
+            "the header would end here {place} field {} ({}), what follows \
+             taken for body text",
+            j + 1,
+            field_name(j)
+        ));
+    }
     // Which of the MTA's fields each field read here is part of.
     let mut owner = Vec::with_capacity(o.fields.len());
     let mut j = 0;
@@ -1054,6 +1083,96 @@ mod tests {
                 String::from_utf8_lossy(&delivered(headers, body, &r)),
                 String::from_utf8_lossy(&filtered(headers, body)),
             );
+        }
+    }
+
+    /// A header field the MTA gave as a header stays a header, whatever
+    /// the parser here makes of it. With an 8-bit octet in the name of
+    /// the first field, the parser took the whole header for body text:
+    /// the milter added a second Content-Type and replaced the body with
+    /// the header followed by the body, so the message was delivered with
+    /// its header twice. The same where a value ends with a bare CR (the
+    /// parser reads an empty line after it) or a line in a value does not
+    /// read as a field.
+    #[test]
+    fn a_header_field_the_mta_gave_stays_a_header() {
+        let cases: &[(Fields<'_>, &[u8])] = &[
+            (
+                &[(b"From", b" a@b"), (b"X-Caf\xe9", b" caf\xe9")],
+                b"hi\r\n",
+            ),
+            (
+                &[
+                    (b"X-Caf\xe9", b" 1"),
+                    (b"From", b" a@b"),
+                    (b"Subject", b" =?koi8-r?b?8NLJ?="),
+                    (b"Content-Type", b" text/plain; charset=koi8-r"),
+                ],
+                b"\xf0\xd2\xc9\r\n",
+            ),
+            (
+                &[
+                    (b"From", b" a@b"),
+                    (b"Subject", b" caf\xe9\r"),
+                    (b"Content-Type", b" text/plain; charset=koi8-r"),
+                ],
+                b"\xf0\xd2\xc9\r\n",
+            ),
+            (
+                &[
+                    (b"Subject", b" caf\xe9\rand after"),
+                    (b"X-Note", b" x\ry\rcaf\xe9"),
+                    (b"Content-Type", b" text/plain; charset=iso-8859-1"),
+                ],
+                b"Voil\xe0\r\n",
+            ),
+        ];
+        use base64::Engine;
+        for (headers, body) in cases {
+            let r = milter_replies(headers, body);
+            let d = delivered(headers, body, &r);
+            // A new body, as sent and as decoded (a field moved into it
+            // may be written in base64 or quoted-printable).
+            let new_body: Vec<u8> = r
+                .iter()
+                .filter(|x| x.0 == b'b')
+                .flat_map(|x| x.1.clone())
+                .collect();
+            let flat: Vec<u8> = new_body
+                .iter()
+                .copied()
+                .filter(|b| !b.is_ascii_whitespace())
+                .collect();
+            let decoded = [
+                base64::engine::general_purpose::STANDARD
+                    .decode(&flat)
+                    .unwrap_or_default(),
+                quoted_printable::decode(&new_body, quoted_printable::ParseMode::Robust)
+                    .unwrap_or_default(),
+            ];
+            for (name, _) in headers.iter() {
+                let field = [*name, b":"].concat();
+                let times = |m: &[u8]| m.windows(field.len()).filter(|w| *w == field).count();
+                let sent = headers.iter().filter(|(n, _)| n == name).count();
+                assert_eq!(
+                    times(&d),
+                    sent,
+                    "{} once as the MTA gave it: {r:?}\n{}",
+                    String::from_utf8_lossy(name),
+                    String::from_utf8_lossy(&d)
+                );
+                // Converted, the name's 8-bit octets are no longer
+                // themselves: looked for by its ASCII start.
+                let ascii: Vec<u8> = name.iter().copied().take_while(u8::is_ascii).collect();
+                for text in &decoded {
+                    assert!(
+                        !text.windows(ascii.len()).any(|w| w == ascii),
+                        "{} in the new body: {}",
+                        String::from_utf8_lossy(name),
+                        String::from_utf8_lossy(text)
+                    );
+                }
+            }
         }
     }
 
