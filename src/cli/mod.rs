@@ -272,7 +272,7 @@ pub struct MilterArgs {
     pub headers: HeadersArg,
     /// Damaged text: replace what is damaged (U+FFFD), keep the part's
     /// octets as they are, or (fail) let the whole message through
-    /// unchanged (`--on-failure` says what the MTA is told).
+    /// unchanged (accepted, whatever --on-failure says).
     #[arg(long = "on-error", value_enum, default_value_t = OnErrorArg::Replace)]
     pub on_error: OnErrorArg,
     /// Repair CESU-8 in text labelled UTF-8, instead of replacing it.
@@ -292,12 +292,15 @@ pub struct MilterArgs {
     /// is kept byte for byte in its charset.
     #[arg(long = "convert-attachments")]
     pub convert_attachments: bool,
-    /// A larger message is let through unchanged, never held whole.
-    /// Suffixes K, M, G (1024s).
+    /// A larger message is let through unchanged (accepted, whatever
+    /// --on-failure says), never held whole. Suffixes K, M, G (1024s).
     #[arg(long = "max-message-size", value_parser = parse_size, default_value = "100M")]
     pub max_message_size: u64,
-    /// What the MTA is told when a message cannot be normalized (too large,
-    /// an internal error): accept it unchanged, or defer it (tempfail).
+    /// What the MTA is told when the milter fails on a message (an
+    /// internal error, which a retry may not meet): accept it unchanged,
+    /// or defer it (tempfail). A message that would fail again on every
+    /// retry (over --max-message-size, text --on-error fail refuses) is
+    /// always accepted unchanged and logged, never deferred.
     #[arg(long = "on-failure", value_enum, default_value_t = OnFailureArg::Accept)]
     pub on_failure: OnFailureArg,
     /// Append each message's report (JSON lines, as normalize --report).

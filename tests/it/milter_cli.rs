@@ -384,3 +384,39 @@ fn sighup_reopens_the_report_file() {
     one_message(&mut s, "QID3");
     assert_eq!(child.0.try_wait().expect("try_wait"), None, "still running");
 }
+
+/// `--on-failure tempfail` defers only what a retry may not meet. A
+/// message over `--max-message-size` is over it on every retry: it is
+/// accepted unchanged, and the log says so (it was deferred, 4xx on every
+/// retry until the sender's queue gave up and bounced it).
+#[test]
+fn tempfail_lets_a_message_over_the_limit_through() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("milter.sock");
+    let mut child = Running(
+        milter(&path)
+            .args(["--max-message-size", "1K", "--on-failure", "tempfail"])
+            .spawn()
+            .expect("spawn"),
+    );
+    let mut s = connect(&path, &mut child.0);
+    let rx = log_lines(&mut child.0);
+    negotiate(&mut s);
+    s.write_all(&packet(b'D', b"Ei\0QIDBIG\0")).expect("macro");
+    s.write_all(&packet(
+        b'L',
+        b"Content-Type\0text/plain; charset=iso-8859-1\0",
+    ))
+    .expect("header");
+    s.write_all(&packet(b'B', &b"caf\xe9 ".repeat(400)))
+        .expect("body");
+    s.write_all(&packet(b'E', b"")).expect("eom");
+    let (cmd, _) = read_packet(&mut s);
+    assert_eq!(cmd, b'a', "accepted, not {:?}", cmd as char);
+    let mut log = String::new();
+    assert!(wait_for_line(&rx, "QIDBIG", &mut log), "{log}");
+    assert!(
+        log.contains("over --max-message-size") && log.contains("not deferred"),
+        "{log}"
+    );
+}

@@ -10,11 +10,13 @@
 //! Content-Transfer-Encoding), `replbody` for the body (the MIME part
 //! headers live there).
 //!
-//! The milter never rejects mail for its content. When something goes
-//! wrong (a panic in normalization is caught, a message over the size limit)
-//! the message goes on unchanged, or is deferred with `--on-failure
-//! tempfail`; if the milter itself is gone, the MTA applies its
-//! `milter_default_action`. SIGTERM and SIGINT let open sessions finish
+//! The milter never rejects mail for its content. A message it does not
+//! normalize for what it is (over the size limit, text `--on-error fail`
+//! refuses) goes on unchanged: deferring it would only delay a bounce,
+//! since every retry meets the same. When the milter itself fails (a
+//! panic in normalization is caught) the message goes on unchanged, or is
+//! deferred with `--on-failure tempfail`; if the milter itself is gone,
+//! the MTA applies its `milter_default_action`. SIGTERM and SIGINT let open sessions finish
 //! (`stop.rs`). One line per message on stderr: the queue id,
 //! the Message-ID, what changed and the worst verdict; `--report FILE`
 //! appends the normalize report as JSON lines.
@@ -258,6 +260,8 @@ struct Message {
 fn session(mut r: impl io::Read, mut w: impl Write, shared: &Shared, wanted: u32) {
     let mut leadspc = false;
     let mut agreed = 0u32;
+    // The actions (SMFIF_*) agreed: none until the negotiation.
+    let mut actions = 0u32;
     let mut msg = Message::default();
     loop {
         let cmd = match protocol::read_command(&mut r) {
@@ -269,16 +273,18 @@ fn session(mut r: impl io::Read, mut w: impl Write, shared: &Shared, wanted: u32
         let reply = match cmd {
             Command::OptNeg {
                 version,
-                actions,
+                actions: offered,
                 protocol,
             } => {
                 leadspc = protocol & protocol::HDR_LEADSPC != 0;
                 // Version 2 MTAs know no "no reply" flags.
                 let wanted = if version >= 6 { wanted } else { 0 };
                 agreed = (wanted | protocol::HDR_LEADSPC) & protocol;
+                // Only what the edits need, and only of what is offered.
+                actions = protocol::ACTIONS & offered;
                 Some(Reply::OptNeg {
                     version: version.min(6),
-                    actions: protocol::ACTIONS & actions,
+                    actions,
                     protocol: agreed,
                 })
             }
@@ -313,7 +319,7 @@ fn session(mut r: impl io::Read, mut w: impl Write, shared: &Shared, wanted: u32
                 // The queue id (macro `i`) goes with the message; the
                 // next message's macros bring its own.
                 let done = std::mem::take(&mut msg);
-                if end_of_message(&mut w, done, leadspc, shared).is_err() {
+                if end_of_message(&mut w, done, leadspc, actions, shared).is_err() {
                     return;
                 }
                 None
@@ -345,12 +351,28 @@ fn drop_content(msg: &mut Message) {
     msg.body = Vec::new();
 }
 
-/// The message as the MTA has it: each field `Name:value` (a space put
-/// back when the MTA took the leading one off), CRLF line ends, a blank
-/// line, the body.
-fn assemble(msg: &Message, leadspc: bool) -> Vec<u8> {
+/// The message as the MTA has it, and where each of its fields is.
+struct Assembled {
+    /// Each field `Name:value` (a space put back when the MTA took the
+    /// leading one off), CRLF line ends, a blank line, the body.
+    raw: Vec<u8>,
+    /// Where each field the MTA sent is in `raw`, its final CRLF included,
+    /// in the order sent.
+    fields: Vec<std::ops::Range<usize>>,
+}
+
+impl Assembled {
+    /// Where the header ends: the start of the blank line.
+    fn header_end(&self) -> usize {
+        self.fields.last().map_or(0, |f| f.end)
+    }
+}
+
+fn assemble(msg: &Message, leadspc: bool) -> Assembled {
     let mut raw = Vec::with_capacity(msg.size as usize + 64);
+    let mut fields = Vec::with_capacity(msg.headers.len());
     for (name, value) in &msg.headers {
+        let start = raw.len();
         raw.extend_from_slice(name);
         raw.push(b':');
         if !leadspc && !value.is_empty() {
@@ -358,10 +380,11 @@ fn assemble(msg: &Message, leadspc: bool) -> Vec<u8> {
         }
         push_crlf(&mut raw, value);
         raw.extend_from_slice(b"\r\n");
+        fields.push(start..raw.len());
     }
     raw.extend_from_slice(b"\r\n");
     raw.extend_from_slice(&msg.body);
-    raw
+    Assembled { raw, fields }
 }
 
 /// `bytes` with bare LF line ends written as CRLF.
@@ -395,9 +418,10 @@ fn milter_value(value: &[u8], leadspc: bool) -> Vec<u8> {
     out
 }
 
-/// The changes that turn `old` into `new`: top-level fields changed in
-/// place and fields added at the end (normalize never removes a field or
-/// moves one), and the new body when it differs.
+/// The changes that turn the message the MTA has into `new`, as edits of
+/// the fields the MTA sent: each changed field rewritten whole by its
+/// name and occurrence, fields added at the end (normalize never removes
+/// a field or moves one), and the new body when it differs.
 #[derive(Debug, Default, PartialEq, Eq)]
 struct Changes {
     /// (name, occurrence of that name from 1, new value)
@@ -406,38 +430,199 @@ struct Changes {
     body: Option<Vec<u8>>,
 }
 
-fn changes(old: &[u8], new: &[u8]) -> Changes {
+impl Changes {
+    /// The actions (SMFIF_*) these changes need.
+    fn actions(&self) -> u32 {
+        let mut a = 0;
+        if !self.changed.is_empty() {
+            a |= protocol::CHANGE_HEADERS;
+        }
+        if !self.added.is_empty() {
+            a |= protocol::ADD_HEADERS;
+        }
+        if self.body.is_some() {
+            a |= protocol::CHANGE_BODY;
+        }
+        a
+    }
+}
+
+/// `actions` (SMFIF_*) by the replies they allow, for the log.
+fn action_names(actions: u32) -> String {
+    [
+        (protocol::CHANGE_HEADERS, "chgheader (SMFIF_CHGHDRS)"),
+        (protocol::ADD_HEADERS, "addheader (SMFIF_ADDHDRS)"),
+        (protocol::CHANGE_BODY, "replbody (SMFIF_CHGBODY)"),
+    ]
+    .iter()
+    .filter(|(flag, _)| actions & flag != 0)
+    .map(|(_, name)| *name)
+    .collect::<Vec<_>>()
+    .join(", ")
+}
+
+/// [`Changes`] from the message the MTA has (`old`, assembled from the
+/// fields `sent`) to `new`, normalized from it; or why they cannot be
+/// made.
+///
+/// The MTA's fields are the header: what normalize did is mapped back onto
+/// them, never the other way. The parser here may read a field the MTA
+/// sent as two (a bare CR inside a value ends a line for it): such a
+/// field's new text is that of all its pieces. Where the parser does not
+/// read the MTA's fields as the header at all (its header ends before the
+/// MTA's does, at a line it does not take for a field), normalizing took
+/// header fields for body text, and no edit of the MTA's message says what
+/// it did: the message is left as it is. Never an edit that would copy
+/// header fields into the body.
+fn changes(sent: &[(Vec<u8>, Vec<u8>)], old: &Assembled, new: &[u8]) -> Result<Changes, String> {
     let (o, n): (HeaderBlock<'_>, HeaderBlock<'_>) =
-        (parse_header_block(old), parse_header_block(new));
-    let mut out = Changes::default();
-    for (i, nf) in n.fields.iter().enumerate() {
-        match o.fields.get(i) {
-            Some(of) if of.raw == nf.raw => {}
-            Some(of) => {
-                let occurrence = o.fields[..=i]
-                    .iter()
-                    .filter(|f| f.name.eq_ignore_ascii_case(of.name))
-                    .count() as u32;
-                out.changed
-                    .push((of.name.to_vec(), occurrence, nf.value.to_vec()));
+        (parse_header_block(&old.raw), parse_header_block(new));
+    let field_name = |j: usize| {
+        let name = sent.get(j).map(|(n, _)| String::from_utf8_lossy(n));
+        escape_controls(name.as_deref().unwrap_or("-")).into_owned()
+    };
+    if o.header_end != old.header_end() || o.separator.is_none() {
+        let j = old
+            .fields
+            .iter()
+            .position(|f| f.end > o.header_end)
+            .unwrap_or(0);
+        let place = match old.fields.get(j) {
+            Some(f) if f.start < o.header_end => "inside",
+            _ => "before",
+        };
+        return Err(format!(
+            "the header would end here {place} field {} ({}), what follows \
+             taken for body text",
+            j + 1,
+            field_name(j)
+        ));
+    }
+    // Which of the MTA's fields each field read here is part of.
+    let mut owner = Vec::with_capacity(o.fields.len());
+    let mut j = 0;
+    for f in &o.fields {
+        let end = f.offset + f.raw.len();
+        while old.fields.get(j).is_some_and(|m| m.end <= f.offset) {
+            j += 1;
+        }
+        match old.fields.get(j) {
+            Some(m) if m.start <= f.offset && end <= m.end => owner.push(j),
+            _ => {
+                return Err(format!(
+                    "field {} ({}) runs on into the next one here",
+                    j + 1,
+                    field_name(j)
+                ));
             }
-            None => out.added.push((nf.name.to_vec(), nf.value.to_vec())),
         }
     }
+    // normalize rewrites fields in place and adds some at the end: the
+    // first fields of the new header are the old ones, in order.
+    let lined_up = n.separator.is_some()
+        && n.fields.len() >= o.fields.len()
+        && o.fields
+            .iter()
+            .zip(&n.fields)
+            .all(|(a, b)| a.name == b.name);
+    if !lined_up {
+        return Err("the normalized header does not line up with the old one".to_string());
+    }
+    let mut out = Changes::default();
+    let mut i = 0;
+    while i < o.fields.len() {
+        let j = owner[i];
+        let last = i + owner[i..].iter().take_while(|&&k| k == j).count() - 1;
+        let new_text = match (n.fields.get(i), n.fields.get(last)) {
+            (Some(a), Some(b)) => new.get(a.offset..b.offset + b.raw.len()),
+            _ => None,
+        }
+        .unwrap_or_default();
+        let old_text = old
+            .fields
+            .get(j)
+            .and_then(|m| old.raw.get(m.clone()))
+            .unwrap_or_default();
+        if new_text != old_text {
+            let name = sent.get(j).map(|(n, _)| n.as_slice()).unwrap_or_default();
+            let value = new_text
+                .strip_prefix(name)
+                .and_then(|v| v.strip_prefix(b":"))
+                .and_then(|v| v.strip_suffix(b"\r\n"))
+                .filter(|_| !name.is_empty());
+            let Some(value) = value else {
+                return Err(format!(
+                    "field {} ({}) is no longer a field of that name",
+                    j + 1,
+                    field_name(j)
+                ));
+            };
+            let occurrence = sent
+                .iter()
+                .take(j + 1)
+                .filter(|(m, _)| m.eq_ignore_ascii_case(name))
+                .count() as u32;
+            out.changed
+                .push((name.to_vec(), occurrence, value.to_vec()));
+        }
+        i = last + 1;
+    }
+    for nf in n.fields.iter().skip(o.fields.len()) {
+        if !nf.has_name() {
+            return Err("normalize added a line that is not a field".to_string());
+        }
+        out.added.push((nf.name.to_vec(), nf.value.to_vec()));
+    }
     let (ob, nb) = (
-        &old[o.body_offset.min(old.len())..],
-        &new[n.body_offset.min(new.len())..],
+        old.raw.get(o.body_offset..).unwrap_or_default(),
+        new.get(n.body_offset..).unwrap_or_default(),
     );
     if ob != nb {
         out.body = Some(nb.to_vec());
     }
-    out
+    Ok(out)
+}
+
+/// Why a message goes on without its changes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Failure {
+    /// Something about the message itself (its size, text `--on-error
+    /// fail` refuses): the same on every retry, so it is never deferred,
+    /// whatever `--on-failure` says; a deferred message would come back
+    /// with it until the sender's queue gave up and bounced it.
+    Permanent,
+    /// The milter's own failure (a panic caught), which a retry may not
+    /// meet (after a fix, a restart): `--on-failure` decides.
+    Internal,
+}
+
+/// Ends the message without changes: accepted as it is, or deferred for
+/// an internal failure with `--on-failure tempfail`; logged with `why`.
+fn pass_unchanged(
+    w: &mut dyn Write,
+    id: &str,
+    why: &str,
+    failure: Failure,
+    shared: &Shared,
+) -> io::Result<()> {
+    let (reply, what) = match (failure, shared.on_failure) {
+        (Failure::Internal, OnFailureArg::Tempfail) => (Reply::TempFail, "deferred (tempfail)"),
+        (Failure::Permanent, OnFailureArg::Tempfail) => (
+            Reply::Accept,
+            "let through unchanged (not deferred: a retry would meet the same)",
+        ),
+        (_, OnFailureArg::Accept) => (Reply::Accept, "let through unchanged"),
+    };
+    note(&format!("{id}: {why}: {what}"));
+    protocol::write_reply(w, &reply)?;
+    w.flush()
 }
 
 fn end_of_message(
     w: &mut impl Write,
     msg: Message,
     leadspc: bool,
+    actions: u32,
     shared: &Shared,
 ) -> io::Result<()> {
     let id = if msg.queue_id.is_empty() {
@@ -445,38 +630,74 @@ fn end_of_message(
     } else {
         escape_controls(&msg.queue_id).into_owned()
     };
-    let failure = |w: &mut dyn Write, why: &str| -> io::Result<()> {
-        let (reply, what) = match shared.on_failure {
-            OnFailureArg::Accept => (Reply::Accept, "let through unchanged"),
-            OnFailureArg::Tempfail => (Reply::TempFail, "deferred (tempfail)"),
-        };
-        note(&format!("{id}: {why}: {what}"));
-        protocol::write_reply(w, &reply)?;
-        w.flush()
-    };
     if msg.oversize {
-        return failure(
+        return pass_unchanged(
             w,
+            &id,
             &format!(
                 "{} octets, over --max-message-size ({})",
                 msg.size, shared.max
             ),
+            Failure::Permanent,
+            shared,
         );
     }
-    let raw = assemble(&msg, leadspc);
+    let old = assemble(&msg, leadspc);
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        normalize::normalize(&raw, &shared.opts)
+        normalize::normalize(&old.raw, &shared.opts)
     }));
     let n = match result {
         Ok(Ok(n)) => n,
-        Ok(Err(e)) => return failure(w, &format!("not normalized: {e}")),
-        Err(_) => return failure(w, "internal error (panic caught)"),
+        // `--on-error fail`: the same text fails on every retry.
+        Ok(Err(e)) => {
+            return pass_unchanged(
+                w,
+                &id,
+                &format!("not normalized: {e}"),
+                Failure::Permanent,
+                shared,
+            );
+        }
+        Err(_) => {
+            return pass_unchanged(
+                w,
+                &id,
+                "internal error (panic caught)",
+                Failure::Internal,
+                shared,
+            );
+        }
     };
     let c = if n.report.changed {
-        changes(&raw, &n.bytes)
+        match changes(&msg.headers, &old, &n.bytes) {
+            Ok(c) => c,
+            Err(why) => {
+                return pass_unchanged(
+                    w,
+                    &id,
+                    &format!("its changes cannot be made as edits of the MTA's fields: {why}"),
+                    Failure::Permanent,
+                    shared,
+                );
+            }
+        }
     } else {
         Changes::default()
     };
+    let missing = c.actions() & !actions;
+    if missing != 0 {
+        return pass_unchanged(
+            w,
+            &id,
+            &format!(
+                "its changes need {}, which the MTA did not allow \
+                 (all of them are made or none)",
+                action_names(missing)
+            ),
+            Failure::Permanent,
+            shared,
+        );
+    }
     for (name, index, value) in &c.changed {
         protocol::write_reply(
             w,
@@ -574,8 +795,13 @@ mod tests {
 
     /// What an MTA sends for `headers` and `body`, leading spaces kept.
     fn mta(headers: &[(&[u8], &[u8])], body: &[u8]) -> Vec<u8> {
+        mta_offering(0x1ff, headers, body)
+    }
+
+    /// [`mta`] from an MTA that offers only the actions `actions`.
+    fn mta_offering(actions: u32, headers: &[(&[u8], &[u8])], body: &[u8]) -> Vec<u8> {
         let mut neg = 6u32.to_be_bytes().to_vec();
-        neg.extend(0x1ffu32.to_be_bytes());
+        neg.extend(actions.to_be_bytes());
         neg.extend(0x1f_ffffu32.to_be_bytes());
         let mut wire = packet(b'O', &neg);
         wire.extend(packet(b'D', b"Ei\0QUEUE1\0"));
@@ -648,6 +874,308 @@ mod tests {
         assert_eq!(String::from_utf8(decoded.to_vec()).unwrap(), "Привет\r\n");
     }
 
+    /// A message that needs a changed field, added fields and a new body,
+    /// through an MTA that offers `actions`: the actions agreed in the
+    /// negotiation and the replies at the end of the message.
+    fn legacy_message_offering(actions: u32) -> (u32, Vec<u8>) {
+        let wire = mta_offering(
+            actions,
+            &[
+                (b"From", b" a@example.com"),
+                (b"Subject", b" =?iso-8859-1?q?caf=E9?="),
+                (b"Content-Type", b" text/plain; charset=iso-8859-1"),
+            ],
+            b"caf\xe9\r\n",
+        );
+        let mut out = Vec::new();
+        session(
+            &wire[..],
+            &mut out,
+            &shared(1 << 20),
+            protocol::PROTOCOL_TCP,
+        );
+        let r = replies(&out);
+        assert_eq!(r[0].0, b'O');
+        let agreed = u32::from_be_bytes([r[0].1[4], r[0].1[5], r[0].1[6], r[0].1[7]]);
+        let end: Vec<u8> = r[1..].iter().map(|x| x.0).filter(|&c| c != b'c').collect();
+        (agreed, end)
+    }
+
+    /// Only actions the MTA offered and the milter agreed are used. An
+    /// MTA that enforces the negotiation (libmilter, Postfix) takes any
+    /// other as a protocol error, possibly after applying part of the
+    /// edits (a body no longer what its Content-Type says); so a message
+    /// whose edits are not all allowed goes on unchanged, never with a
+    /// part of them.
+    #[test]
+    fn only_negotiated_actions_are_sent() {
+        // chgheader 0x10, addheader 0x01, replbody 0x02.
+        for offered in [0x1ff, 0x13] {
+            let (agreed, end) = legacy_message_offering(offered);
+            assert_eq!(agreed, 0x13, "what the milter needs, no more");
+            assert_eq!(end, b"mmhhba", "offered {offered:#x}");
+        }
+        for offered in [0x0, 0x1, 0x2, 0x3, 0x10, 0x11, 0x12, 0x1ec] {
+            let (agreed, end) = legacy_message_offering(offered);
+            assert_eq!(agreed, offered & 0x13, "offered {offered:#x}");
+            assert_eq!(end, b"a", "unchanged, offered {offered:#x}");
+        }
+    }
+
+    /// A message that needs only chgheader gets it from an MTA that
+    /// allows only that.
+    #[test]
+    fn an_edit_within_the_negotiated_actions_is_made() {
+        let wire = mta_offering(
+            0x10,
+            &[(b"Subject", b" =?iso-8859-1?q?caf=E9?=")],
+            b"plain\r\n",
+        );
+        let mut out = Vec::new();
+        session(
+            &wire[..],
+            &mut out,
+            &shared(1 << 20),
+            protocol::PROTOCOL_TCP,
+        );
+        let end: Vec<u8> = replies(&out)[1..]
+            .iter()
+            .map(|x| x.0)
+            .filter(|&c| c != b'c')
+            .collect();
+        assert_eq!(end, b"ma");
+    }
+
+    /// The message an MTA delivers after applying `replies` to `headers`
+    /// and `body` as it sent them (values with their leading space, as
+    /// [`mta`] sends them and SMFIP_HDR_LEADSPC is agreed): chgheader by
+    /// name and occurrence, addheader at the end, replbody; folds (LF)
+    /// written as CRLF.
+    fn delivered(headers: &[(&[u8], &[u8])], body: &[u8], replies: &[(u8, Vec<u8>)]) -> Vec<u8> {
+        let mut fields: Vec<(Vec<u8>, Vec<u8>)> = headers
+            .iter()
+            .map(|(n, v)| (n.to_vec(), v.to_vec()))
+            .collect();
+        let mut new_body: Option<Vec<u8>> = None;
+        for (cmd, data) in replies {
+            let strings = |d: &[u8]| -> (Vec<u8>, Vec<u8>) {
+                let mut it = d.splitn(3, |&b| b == 0);
+                let n = it.next().unwrap_or_default().to_vec();
+                let v = it.next().unwrap_or_default().to_vec();
+                (n, v)
+            };
+            match cmd {
+                b'm' => {
+                    let index = u32::from_be_bytes([data[0], data[1], data[2], data[3]]);
+                    let (name, value) = strings(&data[4..]);
+                    let field = fields
+                        .iter_mut()
+                        .filter(|f| f.0.eq_ignore_ascii_case(&name))
+                        .nth(index as usize - 1)
+                        .expect("chgheader names a field the MTA has");
+                    field.1 = value;
+                }
+                b'h' => fields.push(strings(data)),
+                b'b' => new_body
+                    .get_or_insert_with(Vec::new)
+                    .extend_from_slice(data),
+                _ => {}
+            }
+        }
+        let mut out = Vec::new();
+        for (n, v) in &fields {
+            out.extend_from_slice(n);
+            out.push(b':');
+            push_crlf(&mut out, v);
+            out.extend_from_slice(b"\r\n");
+        }
+        out.extend_from_slice(b"\r\n");
+        out.extend_from_slice(new_body.as_deref().unwrap_or(body));
+        out
+    }
+
+    /// Header fields as an MTA sends them: (name, value).
+    type Fields<'a> = &'a [(&'a [u8], &'a [u8])];
+
+    /// The milter's replies to `headers` and `body`.
+    fn milter_replies(headers: &[(&[u8], &[u8])], body: &[u8]) -> Vec<(u8, Vec<u8>)> {
+        let mut out = Vec::new();
+        session(
+            &mta(headers, body)[..],
+            &mut out,
+            &shared(1 << 20),
+            protocol::PROTOCOL_TCP,
+        );
+        replies(&out)
+    }
+
+    /// What `mailcharset filter` writes for the message the MTA has.
+    fn filtered(headers: &[(&[u8], &[u8])], body: &[u8]) -> Vec<u8> {
+        let raw = delivered(headers, body, &[]);
+        super::super::filter::filter_bytes(&raw, &Options::default())
+            .0
+            .into_owned()
+    }
+
+    /// A bare CR inside a field value is part of the value the MTA gave:
+    /// the parser ends a line there, and the milter sent back only the
+    /// first piece, so "more text" was lost. Now the MTA's field is
+    /// rewritten whole, and the message delivered is the one `filter`
+    /// writes.
+    #[test]
+    fn a_bare_cr_in_a_field_value_is_kept() {
+        let headers: &[(&[u8], &[u8])] = &[
+            (b"From", b" a@b"),
+            (b"Subject", b" caf\xe9\rmore text"),
+            (b"To", b" c@d"),
+        ];
+        let r = milter_replies(headers, b"hello\r\n");
+        let m: Vec<_> = r.iter().filter(|x| x.0 == b'm').collect();
+        assert_eq!(m.len(), 1, "{r:?}");
+        assert_eq!(&m[0].1[4..], b"Subject\0 =?UTF-8?B?Y2Fmw6k=?=\rmore text\0");
+        assert_eq!(
+            delivered(headers, b"hello\r\n", &r),
+            filtered(headers, b"hello\r\n")
+        );
+    }
+
+    /// The message delivered through the milter is the one `filter`
+    /// writes, byte for byte, wherever the parser reads the MTA's fields
+    /// as the MTA does (folds, repeated names, a bare CR, a nameless
+    /// line among the fields).
+    #[test]
+    fn the_milter_delivers_what_filter_writes() {
+        let cases: &[(Fields<'_>, &[u8])] = &[
+            (
+                &[
+                    (b"Received", b" from a"),
+                    (b"Subject", b" =?koi8-r?B?8NLJ18XU?="),
+                    (b"Received", b" from caf\xe9"),
+                    (b"Content-Type", b" text/plain; charset=koi8-r"),
+                ],
+                b"\xf0\xd2\xc9\xd7\xc5\xd4\r\n",
+            ),
+            (
+                &[
+                    (b"Subject", b" caf\xe9\n\tfolded caf\xe9"),
+                    (b"X-Note", b" caf\xe9\rmore caf\xe9"),
+                    (b"MIME-Version", b" 1.0"),
+                    (b"Content-Type", b" text/plain;\n charset=iso-8859-1"),
+                ],
+                b"Voil\xe0\r\n",
+            ),
+            (
+                &[
+                    (b"From", b" a@b"),
+                    (b"X-Caf\xe9", b" caf\xe9"),
+                    (b"Subject", b" =?koi8-r?b?8NLJ?="),
+                ],
+                b"plain\r\n",
+            ),
+        ];
+        for (headers, body) in cases {
+            let r = milter_replies(headers, body);
+            assert!(
+                r.iter().any(|x| matches!(x.0, b'm' | b'h' | b'b')),
+                "the case has changes: {r:?}"
+            );
+            assert_eq!(
+                String::from_utf8_lossy(&delivered(headers, body, &r)),
+                String::from_utf8_lossy(&filtered(headers, body)),
+            );
+        }
+    }
+
+    /// A header field the MTA gave as a header stays a header, whatever
+    /// the parser here makes of it. With an 8-bit octet in the name of
+    /// the first field, the parser took the whole header for body text:
+    /// the milter added a second Content-Type and replaced the body with
+    /// the header followed by the body, so the message was delivered with
+    /// its header twice. The same where a value ends with a bare CR (the
+    /// parser reads an empty line after it) or a line in a value does not
+    /// read as a field.
+    #[test]
+    fn a_header_field_the_mta_gave_stays_a_header() {
+        let cases: &[(Fields<'_>, &[u8])] = &[
+            (
+                &[(b"From", b" a@b"), (b"X-Caf\xe9", b" caf\xe9")],
+                b"hi\r\n",
+            ),
+            (
+                &[
+                    (b"X-Caf\xe9", b" 1"),
+                    (b"From", b" a@b"),
+                    (b"Subject", b" =?koi8-r?b?8NLJ?="),
+                    (b"Content-Type", b" text/plain; charset=koi8-r"),
+                ],
+                b"\xf0\xd2\xc9\r\n",
+            ),
+            (
+                &[
+                    (b"From", b" a@b"),
+                    (b"Subject", b" caf\xe9\r"),
+                    (b"Content-Type", b" text/plain; charset=koi8-r"),
+                ],
+                b"\xf0\xd2\xc9\r\n",
+            ),
+            (
+                &[
+                    (b"Subject", b" caf\xe9\rand after"),
+                    (b"X-Note", b" x\ry\rcaf\xe9"),
+                    (b"Content-Type", b" text/plain; charset=iso-8859-1"),
+                ],
+                b"Voil\xe0\r\n",
+            ),
+        ];
+        use base64::Engine;
+        for (headers, body) in cases {
+            let r = milter_replies(headers, body);
+            let d = delivered(headers, body, &r);
+            // A new body, as sent and as decoded (a field moved into it
+            // may be written in base64 or quoted-printable).
+            let new_body: Vec<u8> = r
+                .iter()
+                .filter(|x| x.0 == b'b')
+                .flat_map(|x| x.1.clone())
+                .collect();
+            let flat: Vec<u8> = new_body
+                .iter()
+                .copied()
+                .filter(|b| !b.is_ascii_whitespace())
+                .collect();
+            let decoded = [
+                base64::engine::general_purpose::STANDARD
+                    .decode(&flat)
+                    .unwrap_or_default(),
+                quoted_printable::decode(&new_body, quoted_printable::ParseMode::Robust)
+                    .unwrap_or_default(),
+            ];
+            for (name, _) in headers.iter() {
+                let field = [*name, b":"].concat();
+                let times = |m: &[u8]| m.windows(field.len()).filter(|w| *w == field).count();
+                let sent = headers.iter().filter(|(n, _)| n == name).count();
+                assert_eq!(
+                    times(&d),
+                    sent,
+                    "{} once as the MTA gave it: {r:?}\n{}",
+                    String::from_utf8_lossy(name),
+                    String::from_utf8_lossy(&d)
+                );
+                // Converted, the name's 8-bit octets are no longer
+                // themselves: looked for by its ASCII start.
+                let ascii: Vec<u8> = name.iter().copied().take_while(u8::is_ascii).collect();
+                for text in &decoded {
+                    assert!(
+                        !text.windows(ascii.len()).any(|w| w == ascii),
+                        "{} in the new body: {}",
+                        String::from_utf8_lossy(name),
+                        String::from_utf8_lossy(text)
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn a_clean_message_is_accepted_untouched() {
         let wire = mta(
@@ -675,24 +1203,111 @@ mod tests {
         session(&wire[..], &mut out, &shared(1000), protocol::PROTOCOL_TCP);
         let cmds: Vec<u8> = replies(&out).iter().map(|x| x.0).collect();
         assert_eq!(cmds, b"Occca");
+    }
+
+    /// `--on-failure tempfail` is for what may pass on a retry. A message
+    /// over the size limit is over it on every retry: deferring it only
+    /// turned into a bounce when the sender's queue gave up, days later.
+    #[test]
+    fn tempfail_does_not_defer_a_message_over_the_limit() {
+        let wire = mta(
+            &[(b"Content-Type", b" text/plain; charset=koi8-r")],
+            &[0xf0; 4000],
+        );
         let mut s = shared(1000);
         s.on_failure = OnFailureArg::Tempfail;
         let mut out = Vec::new();
         session(&wire[..], &mut out, &s, protocol::PROTOCOL_TCP);
-        assert_eq!(replies(&out).last().unwrap().0, b't');
+        let cmds: Vec<u8> = replies(&out).iter().map(|x| x.0).collect();
+        assert_eq!(cmds, b"Occca", "accepted unchanged, not deferred");
+    }
+
+    /// Nor is damaged text under `--on-error fail`: the same text fails
+    /// again on every retry. The message goes on unchanged.
+    #[test]
+    fn tempfail_does_not_defer_text_on_error_fail_refuses() {
+        let wire = mta(
+            &[
+                (b"Subject", b" x"),
+                (b"Content-Type", b" text/plain; charset=utf-8"),
+            ],
+            b"caf\xe9\r\n",
+        );
+        let mut s = shared(1 << 20);
+        s.on_failure = OnFailureArg::Tempfail;
+        s.opts.on_error = normalize::OnError::Fail;
+        let mut out = Vec::new();
+        session(&wire[..], &mut out, &s, protocol::PROTOCOL_TCP);
+        let cmds: Vec<u8> = replies(&out).iter().map(|x| x.0).collect();
+        assert_eq!(cmds, b"Occcca", "accepted unchanged, not deferred");
+        // The same message is changed without --on-error fail: the test
+        // is of the refusal, not of a message with nothing to do.
+        let mut out = Vec::new();
+        session(
+            &wire[..],
+            &mut out,
+            &shared(1 << 20),
+            protocol::PROTOCOL_TCP,
+        );
+        assert!(replies(&out).iter().any(|x| x.0 == b'b'));
+    }
+
+    /// What may pass on a retry (an internal error) is still deferred
+    /// with `--on-failure tempfail`, and let through without it.
+    #[test]
+    fn an_internal_error_follows_on_failure() {
+        for (on_failure, expect) in [(OnFailureArg::Tempfail, b't'), (OnFailureArg::Accept, b'a')] {
+            let mut s = shared(1 << 20);
+            s.on_failure = on_failure;
+            let mut out = Vec::new();
+            pass_unchanged(&mut out, "Q", "test", Failure::Internal, &s).unwrap();
+            assert_eq!(replies(&out), vec![(expect, Vec::new())]);
+        }
+        let mut s = shared(1 << 20);
+        s.on_failure = OnFailureArg::Tempfail;
+        let mut out = Vec::new();
+        pass_unchanged(&mut out, "Q", "test", Failure::Permanent, &s).unwrap();
+        assert_eq!(replies(&out), vec![(b'a', Vec::new())]);
+    }
+
+    /// `msg` with `headers`, assembled as the MTA has it (values with
+    /// their leading space, as with SMFIP_HDR_LEADSPC).
+    fn assembled(headers: &[(&[u8], &[u8])], body: &[u8]) -> (Message, Assembled) {
+        let msg = Message {
+            headers: headers
+                .iter()
+                .map(|(n, v)| (n.to_vec(), v.to_vec()))
+                .collect(),
+            body: body.to_vec(),
+            ..Message::default()
+        };
+        let a = assemble(&msg, true);
+        (msg, a)
     }
 
     #[test]
     fn changes_are_positional_and_counted_by_name() {
-        let old = b"Received: a\r\nSubject: x\r\nReceived: b\r\nX: y\r\n\r\nbody";
+        let (msg, old) = assembled(
+            &[
+                (b"Received", b" a"),
+                (b"Subject", b" x"),
+                (b"received", b" b"),
+                (b"X", b" y"),
+            ],
+            b"body",
+        );
+        assert_eq!(
+            old.raw,
+            b"Received: a\r\nSubject: x\r\nreceived: b\r\nX: y\r\n\r\nbody"
+        );
         let new =
-            b"Received: a\r\nSubject: z\r\nReceived: c\r\nX: y\r\nMIME-Version: 1.0\r\n\r\nbody2";
-        let c = changes(old, new);
+            b"Received: a\r\nSubject: z\r\nreceived: c\r\nX: y\r\nMIME-Version: 1.0\r\n\r\nbody2";
+        let c = changes(&msg.headers, &old, new).unwrap();
         assert_eq!(
             c.changed,
             vec![
                 (b"Subject".to_vec(), 1, b" z".to_vec()),
-                (b"Received".to_vec(), 2, b" c".to_vec())
+                (b"received".to_vec(), 2, b" c".to_vec())
             ]
         );
         assert_eq!(c.added, vec![(b"MIME-Version".to_vec(), b" 1.0".to_vec())]);

@@ -21,9 +21,17 @@ pub const MAX_PACKET: usize = 1 << 20;
 /// Body chunks we send in `replbody`: at most this many octets each.
 pub const CHUNK: usize = 65_535;
 
-/// Action flags (SMFIF_*) this filter asks for: add and change headers,
-/// replace the body.
-pub const ACTIONS: u32 = 0x01 | 0x02 | 0x10;
+/// `SMFIF_ADDHDRS`: `addheader`.
+pub const ADD_HEADERS: u32 = 0x01;
+/// `SMFIF_CHGBODY`: `replbody`.
+pub const CHANGE_BODY: u32 = 0x02;
+/// `SMFIF_CHGHDRS`: `chgheader`.
+pub const CHANGE_HEADERS: u32 = 0x10;
+/// Action flags (SMFIF_*) this filter asks for, of those the MTA offers:
+/// add and change headers, replace the body, and nothing else. Each reply
+/// needs its flag agreed; a message whose edits need one that is not is
+/// let through unchanged.
+pub const ACTIONS: u32 = ADD_HEADERS | CHANGE_BODY | CHANGE_HEADERS;
 /// Protocol flags (SMFIP_*) asked for over TCP: none. Every step the MTA
 /// sends is answered with `continue`, although only the header, body and
 /// end of message matter here. Over TCP, a step left out is a packet the
