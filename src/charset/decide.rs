@@ -68,10 +68,10 @@ use super::detect::{
 };
 use super::dispatch::{c1_as_twin, c1_check, c1_twin, decode_with, unicode11};
 use super::evidence::{
-    Alphabetic, Evidence, c1_control, case_of, characters, cyrillic_misfits, evidence,
+    Alphabetic, Evidence, Script, c1_control, case_of, characters, cyrillic_misfits, evidence,
     find_nonascii, foreign_mark, implausible, mixed_script_letters, multi_octet_chars, non_latin,
-    nonascii_runs, plausible, repair, symbols_in_words, typographic, typography, utf8_majority,
-    utf8_standing, utf8_writer_forms, words,
+    nonascii_runs, plausible, repair, script, standing, symbols_in_words, typographic, typography,
+    utf8_majority, utf8_standing, utf8_writer_forms, wedges_more, words,
 };
 use super::{Charset, DecodeOptions, Decoded, Detected, Kind, add_report, ascii};
 use crate::codec::utf8::{self, DecodeReport};
@@ -109,6 +109,12 @@ const CYRILLIC_MISFITS: usize = 3;
 /// capital) a Cyrillic label's reading must hold, more than twice its
 /// capitalised words, before the label is doubted (`Case`).
 const CASE_INVERTED: usize = 3;
+
+/// The longest body [`labelled`] may take for a blob when nothing reads it
+/// (no space, mostly errors): longer ones without any control octet are
+/// text in practice (random octets hold a control or a space every few
+/// dozen).
+const SHORT_BLOB: usize = 256;
 
 /// Symbols inside words (`Wroc³aw`, `Я№штхђ`) a Latin or Cyrillic label's
 /// reading must hold before the label is doubted, and that a candidate
@@ -205,7 +211,13 @@ fn read_guess<'a>(
     let marks_only = (g == Charset::WINDOWS_1252 && typographic(&text, bytes))
         || (g.decoder_name() == Some("macintosh")
             && text.chars().all(|c| c.is_ascii() || typography(c)));
-    (report.is_clean() && (marks_only || (plausible(&text) && words(&text)))).then(|| {
+    // A C1 control is no character of any text (windows-1252 reads its
+    // five holes so; a short random blob under a text label was read so).
+    // But windows-1251's hole 0x98 is `Ш` in x-mac-cyrillic, which
+    // chardetng never names and its windows-1251 may be (decided after,
+    // `unnamed_twin`): Russian Mac text under a Latin label was missed.
+    let c1 = g.decoder_name() != Some("windows-1251") && text.chars().any(c1_control);
+    (report.is_clean() && !c1 && (marks_only || (plausible(&text) && words(&text)))).then(|| {
         (
             Detected {
                 charset: used,
@@ -808,6 +820,20 @@ pub(super) fn labelled<'a>(
         read_as(d, out, det, t, why);
         return;
     }
+    // A short body without a space or a line end that neither the label
+    // nor a candidate reads as letters: no text at all, but a key, a hash,
+    // a fragment of a compressed file sent under a text label. Kept byte
+    // for byte (read as windows-1252 it was rewritten; replaced, its
+    // octets were gone).
+    if opts.body
+        && !ev.explained()
+        && short_blob(bytes)
+        && !mostly_letters(&text)
+        && candidate(bytes, cs, opts).is_none_or(|(_, t)| !mostly_letters(&t))
+    {
+        keep_short_blob(bytes, cs, d);
+        return;
+    }
     if (!ev.explained() || halfwidth || gb_rows)
         && !writer_forms
         && opts.detect
@@ -819,6 +845,10 @@ pub(super) fn labelled<'a>(
         // would turn them into mojibake (only multi-octet legacy charsets
         // pair up into such letters by chance, "谢谢" into "лл").
         && !(utf8_label && ev.in_words >= 1 && det.charset.encoding().is_some_and(|e| e.is_single_byte()))
+        // Nor does it put a letter of another script inside Latin words
+        // where the label read none (`für` with five stray octets beside
+        // it as GBK `f眉r`).
+        && !wedges_more(&t, &text)
     {
         // chardetng's windows-1251 may be x-mac-cyrillic (a subject
         // `Встреча` under a utf-8 lie was `‚стреча`), its windows-1256 or
@@ -894,10 +924,12 @@ fn accept<'a>(
 ///   line (a UTF-8 character cut short, by a lost octet or a line end, or
 ///   one whose lead octet was damaged: `F5 9F`); a Latin-1 line ending in
 ///   `é` keeps the UTF-8 reading too, the evidence being the same;
-/// - more octets from 0xC0 up (the letters of every single-byte charset)
-///   than 0xC2 and 0xC3, the leads of UTF-8's Latin-1 letters, which are
-///   what is left of `é` or `ü` when its second octet was lost (`Ã`, or `Ă`
-///   under ISO-8859-2).
+/// - when it holds 0xC2 or 0xC3, the leads of UTF-8's Latin-1 letters
+///   (what is left of `é` or `ü` when its second octet was lost: `Ã`, or
+///   `Ă` under ISO-8859-2), more octets from 0xC0 up (the letters of every
+///   single-byte charset) than those; with no octet from 0xC0 up at all
+///   (Polish `Paweł` under ISO-8859-2), no capital inside a word in the
+///   label's reading.
 ///
 /// A line that looks damaged keeps the UTF-8 reading, U+FFFD at the damage.
 fn labels_own_lines(
@@ -905,9 +937,34 @@ fn labels_own_lines(
     cs: &'static Charset,
     lines: &[Range<usize>],
 ) -> Vec<Range<usize>> {
+    // Whether the UTF-8 of the text writes Latin letters (`ß` is `C3 9F`):
+    // then a lone continuation octet in a Latin line is one of them whose
+    // lead was lost (`üb` as `\xBCb`, `źb` under ISO-8859-2), not the
+    // label's letter.
+    // Only the letter's UTF-8 counts for a line above a signature
+    // delimiter (`-- `): a signature below in UTF-8 (`José Pérez`) says
+    // nothing of the letter's octets (Polish `BIAŁO` under ISO-8859-2).
+    let utf8_latin_in = |b: &[u8]| {
+        b.windows(2)
+            .any(|w| (0xC3..=0xC9).contains(&w[0]) && (0x80..=0xBF).contains(&w[1]))
+    };
+    let signature = super::evidence::lines(bytes).find(|r| {
+        matches!(
+            &bytes[r.clone()],
+            b"-- \n" | b"-- \r\n" | b"--\n" | b"--\r\n"
+        )
+    });
+    let utf8_latin_all = utf8_latin_in(bytes);
+    let utf8_latin_letter = signature
+        .as_ref()
+        .map_or(utf8_latin_all, |s| utf8_latin_in(&bytes[..s.start]));
     lines
         .iter()
         .filter(|r| {
+            let utf8_latin = match &signature {
+                Some(s) if r.start < s.start => utf8_latin_letter,
+                _ => utf8_latin_all,
+            };
             let line = &bytes[(*r).clone()];
             let latin1_leads = line.iter().filter(|&&b| b == 0xC2 || b == 0xC3).count();
             let letters = line.iter().filter(|&&b| b >= 0xC0).count() - latin1_leads;
@@ -915,11 +972,21 @@ fn labels_own_lines(
                 .windows(2)
                 .any(|w| w[0] >= 0xC0 && matches!(w[1], 0x80..=0xBF | b'\n' | b'\r'))
                 || line.last().is_some_and(|&b| b >= 0xC0);
-            if letters <= latin1_leads || cut || line.utf8_chunks().any(|c| !c.valid().is_ascii()) {
+            if (latin1_leads > 0 && letters <= latin1_leads)
+                || cut
+                || line.utf8_chunks().any(|c| !c.valid().is_ascii())
+            {
                 return false;
             }
             let (text, report, _) = decode_with(line, cs);
-            report.is_clean() && characters(&text).1 >= 1
+            // Its letters in words, or standing alone (Italian `è`); with
+            // only octets below 0xC0 (Polish `ł ą ś ż`, where UTF-8 keeps
+            // its continuation octets), no UTF-8 Latin letter in the text
+            // and no capital inside a word either (`cafŠ` is what
+            // ISO-8859-2 makes of `é` whose lead was lost).
+            report.is_clean()
+                && (characters(&text).1 >= 1 || standing(&text) >= 1)
+                && (letters > 0 || !(utf8_latin || super::detect::capitals_inside(&text)))
         })
         .cloned()
         .collect()
@@ -1010,9 +1077,13 @@ fn keep_label_lines(
 /// multi-octet character: none unless they hold three or more such
 /// characters in all, every one a Latin letter, a Latin-1 symbol or
 /// general punctuation, currency or letterlike symbol (U+00A0..U+02FF,
-/// U+2000..U+22FF; what a European footer or signature holds), or a letter
+/// U+2000..U+22FF; what a European footer or signature holds), a letter
 /// or punctuation of the label's own script ([`own_script`]: a Greek
-/// signature under ISO-8859-7, a Korean quote under EUC-KR). Legacy text
+/// signature under ISO-8859-7, a Korean quote under EUC-KR), or, on a
+/// line whose every such character is a letter in a word, two or more
+/// letters of another script real text uses (`Анна Смирнова` below a
+/// Latin-1 letter: read as the label, its octets were taken for another
+/// script's and the whole letter read as GBK). Legacy text
 /// makes valid UTF-8 of a line only by chance (an uppercase letter
 /// directly before a symbol, `GROß“`), and then not in these ranges: it
 /// reads as NKo or Cyrillic; in its own script every letter of the line
@@ -1034,13 +1105,25 @@ fn utf8_lines(bytes: &[u8], cs: &'static Charset) -> Vec<Range<usize>> {
             continue;
         };
         let mut n = 0;
+        let mut elsewhere = 0;
         for c in s.chars().filter(|c| !c.is_ascii()) {
             if !matches!(c, '\u{A0}'..='\u{2FF}' | '\u{2000}'..='\u{22FF}')
                 && !own.iter().any(|r| r.contains(&c))
             {
-                return Vec::new();
+                // A letter of another script real text uses: a signature
+                // in Russian, Greek or Chinese below a Latin-1 letter.
+                if !c.alphabetic() || script(c) == Script::Other {
+                    return Vec::new();
+                }
+                elsewhere += 1;
             }
             n += 1;
+        }
+        // Such letters stand in words, two or more of them, every one: a
+        // legacy line pairs up into a letter of them only by chance, one
+        // here and there beside ASCII (`KӣKO`), never into words.
+        if elsewhere > 0 && (elsewhere < 2 || characters(s).1 < elsewhere) {
+            return Vec::new();
         }
         chars += n;
         lines.push(r);
@@ -1117,11 +1200,16 @@ fn foreign_lines_read(
     // Two letters in words, or letters only with one in a word (`à`
     // stands alone in French): not two stray octets side by side (`xÿ€y`).
     let letters_only = text.chars().all(|c| c.is_ascii() || c.alphabetic());
+    // Nor letters of another script inside the Latin words the label reads
+    // (`legisla눉찾o` for a damaged `legislação` from a `.kr` sender), nor
+    // C1 controls, which no text has (`zĹ\u{82}oĂŮenie` as ISO-8859-2).
     if !report.is_clean()
         || n < MIXED_READ
         || !(in_words >= 2 || (in_words == 1 && letters_only))
         || !plausible(&text)
         || (other.encoding().is_some_and(|e| e.is_single_byte()) && mixed_script_letters(&text) > 0)
+        || text.chars().any(c1_control)
+        || wedges_more(&text, &decode_with(&sample, cs).0)
     {
         return false;
     }
@@ -1447,6 +1535,41 @@ pub(super) fn wide<'a>(
 }
 
 /// Marks a body as binary: kept byte for byte.
+/// Whether `bytes` may be a blob rather than text: at most [`SHORT_BLOB`]
+/// octets, four or more of them 8-bit, and no space, tab or line end
+/// (text of that length has them; random octets hold a control, which
+/// [`binary`] sees, every few dozen).
+fn short_blob(bytes: &[u8]) -> bool {
+    bytes.len() <= SHORT_BLOB
+        && !bytes.iter().any(u8::is_ascii_whitespace)
+        && bytes.iter().filter(|&&b| b >= 0x80).count() >= MIN_EVIDENCE
+}
+
+/// Whether seven characters in ten of `text` are letters: what a word
+/// without spaces is (`Größe`, `München`), and a reading of random octets
+/// is not (`âAÇš]ð3´~¡Ùbî(`).
+fn mostly_letters(text: &str) -> bool {
+    let (mut all, mut letters) = (0usize, 0usize);
+    for c in text.chars() {
+        all += 1;
+        letters += usize::from(c != '\u{FFFD}' && c.alphabetic());
+    }
+    letters * 10 >= all * 7
+}
+
+/// [`keep_binary`] for a [`short_blob`] no charset reads as letters.
+fn keep_short_blob<'a>(bytes: &'a [u8], cs: &'static Charset, d: &mut Decoded<'a>) {
+    keep_binary(
+        bytes,
+        &format!(
+            "{} octets without a space that neither {} nor another charset reads as letters",
+            bytes.len(),
+            cs.name
+        ),
+        d,
+    );
+}
+
 fn keep_binary<'a>(bytes: &'a [u8], why: &str, d: &mut Decoded<'a>) {
     d.findings.push(
         Finding::new(FindingKind::BinaryInText, 0, 1)
@@ -2126,6 +2249,10 @@ pub(super) fn unlabelled<'a>(
                 read_guess(bytes, Charset::WINDOWS_1252, guess(bytes, None, false))
         {
             det.charset
+        } else if !is_multibyte(g)
+            && let Some(cjk) = damaged_cjk(bytes, opts)
+        {
+            cjk
         } else {
             g
         }
@@ -2133,6 +2260,14 @@ pub(super) fn unlabelled<'a>(
         Charset::WINDOWS_1252
     };
     let (text, report, used) = decode_with(bytes, cs);
+    if opts.body
+        && short_blob(bytes)
+        && !mostly_letters(&text)
+        && !mostly_letters(&String::from_utf8_lossy(bytes))
+    {
+        keep_short_blob(bytes, cs, d);
+        return;
+    }
     // UTF-8 lines in the guessed charset's text (a UTF-8 signature below
     // an unlabelled Latin-1 letter was `JosÃ© PÃ©rez`): read as UTF-8, as
     // under a label.
@@ -2175,6 +2310,72 @@ pub(super) fn unlabelled<'a>(
     add_report(d, &report);
     d.text = text;
     d.used = Some(used);
+}
+
+/// Damaged text in a CJK charset, without a label: chardetng rules a
+/// charset out at its first error, so a Chinese letter with one damaged
+/// octet was guessed windows-1252 and every character of it mojibake
+/// (`¸÷Î»Í¬ÊÂ£º`). For a text a third or more of whose octets are 8-bit
+/// (CJK text is most of it; Latin text a few per cent), 48 or more of
+/// them, each CJK charset
+/// that decodes it with one to three errors (a damaged octet makes one or
+/// two) is tried: when chardetng, given the text without the octets of
+/// those errors, guesses that charset (or its superset), it is the
+/// charset, U+FFFD at the damage. Only when chardetng's own guess is not
+/// a CJK charset and no CJK charset reads the text without error: an
+/// undamaged text keeps chardetng's answer (short EUC-JP and EUC-KR texts,
+/// which Shift_JIS reads with an error or two, were taken for Shift_JIS by
+/// a first version).
+fn damaged_cjk(bytes: &[u8], opts: &DecodeOptions) -> Option<&'static Charset> {
+    const CJK: [&encoding_rs::Encoding; 5] = [
+        encoding_rs::GBK,
+        encoding_rs::BIG5,
+        encoding_rs::EUC_KR,
+        encoding_rs::SHIFT_JIS,
+        encoding_rs::EUC_JP,
+    ];
+    let eight = bytes.iter().filter(|&&b| b >= 0x80).count();
+    // 24 two-octet characters or more: chardetng's guess on a few words
+    // is a coin toss (Bulgarian `четвъртък` in ISO-8859-5, one word, read
+    // by GBK with an error for its odd octet, was taken for GBK).
+    if eight < 48 || eight * 3 < bytes.len() {
+        return None;
+    }
+    // A text one of them reads without error is not damaged CJK text:
+    // chardetng saw every candidate whole and guessed otherwise.
+    if CJK.iter().any(|e| {
+        e.decode_without_bom_handling_and_without_replacement(bytes)
+            .is_some()
+    }) {
+        return None;
+    }
+    for enc in CJK {
+        let Some(spans) = super::dispatch::malformed_spans(enc, bytes, 3) else {
+            continue;
+        };
+        if spans.is_empty() {
+            continue;
+        }
+        let mut excised = Vec::with_capacity(bytes.len());
+        let mut at = 0;
+        for r in &spans {
+            excised.extend_from_slice(bytes.get(at..r.start).unwrap_or_default());
+            at = r.end.max(r.start + 1);
+        }
+        excised.extend_from_slice(bytes.get(at..).unwrap_or_default());
+        let g = guess(&excised, opts.tld, false);
+        let family = |e: &'static encoding_rs::Encoding| {
+            if e == encoding_rs::GB18030 {
+                encoding_rs::GBK
+            } else {
+                e
+            }
+        };
+        if g.encoding().map(family) == Some(enc) {
+            return Some(Charset::for_encoding(enc));
+        }
+    }
+    None
 }
 
 /// Whether `bytes` is lines of UTF-8 ([`utf8_lines`]) among lines with

@@ -453,6 +453,12 @@ fn latin_alternative(
 /// `donÕt` or `IÕll` (Mac typography read as windows-1252). A text can
 /// quote a few (a pattern, `^[yYaAáÁ]`); a reading is judged by having
 /// more than another.
+/// Whether `text` has a capital beyond ASCII inside a word
+/// ([`capitals_inside_words`]).
+pub(super) fn capitals_inside(text: &str) -> bool {
+    capitals_inside_words(text) > 0
+}
+
 fn capitals_inside_words(text: &str) -> usize {
     let (mut n, mut a, mut b) = (0, ' ', ' ');
     for c in text.chars().chain(std::iter::once(' ')) {

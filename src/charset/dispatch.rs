@@ -182,6 +182,40 @@ pub(super) fn decode_encoding_rs<'a>(
     (Cow::Owned(out), report, used)
 }
 
+/// Where `enc` fails on `bytes`: the octets of each malformed sequence
+/// (at most `max` of them; None when there are more).
+pub(super) fn malformed_spans(
+    enc: &'static Encoding,
+    bytes: &[u8],
+    max: usize,
+) -> Option<Vec<std::ops::Range<usize>>> {
+    let mut dec = enc.new_decoder_without_bom_handling();
+    let mut out = String::with_capacity(
+        dec.max_utf8_buffer_length_without_replacement(bytes.len())
+            .unwrap_or(bytes.len()),
+    );
+    let mut spans = Vec::new();
+    let mut pos = 0;
+    loop {
+        let (res, read) = dec.decode_to_string_without_replacement(&bytes[pos..], &mut out, true);
+        pos += read;
+        match res {
+            DecoderResult::InputEmpty => return Some(spans),
+            DecoderResult::OutputFull => {
+                out.clear();
+                out.reserve(1024);
+            }
+            DecoderResult::Malformed(bad, after) => {
+                let at = pos.saturating_sub(usize::from(bad) + usize::from(after));
+                spans.push(at..at + usize::from(bad));
+                if spans.len() > max {
+                    return None;
+                }
+            }
+        }
+    }
+}
+
 /// ISO-8859-x read with its Windows superset: report 0x80..0x9F.
 pub(super) fn c1_check(
     bytes: &[u8],

@@ -20,6 +20,11 @@ pub(super) struct Evidence {
     pub errors: usize,
     /// Non-ASCII characters on lines the label decodes without error.
     pub clean_line_chars: usize,
+    /// Under UTF-8 or a multi-octet CJK label: characters standing as its
+    /// writer put them ([`standing`]), in words or on their own (Italian
+    /// `è`, a Korean one-syllable word, a curly quote); counted as letters
+    /// in words are. Zero under other labels.
+    pub standing: usize,
     /// Octets >= 0x80.
     pub nonascii: usize,
     /// Lines with more errors than characters of the label (and, under
@@ -34,7 +39,8 @@ impl Evidence {
     /// the label's); or four or more characters on lines the label decodes
     /// entirely, with at most eight errors per such character.
     pub fn explained(&self) -> bool {
-        (self.in_words >= 1 && (self.errors <= 3 || self.errors <= 4 * self.in_words))
+        let words = self.in_words.max(self.standing);
+        (words >= 1 && (self.errors <= 3 || self.errors <= 4 * words))
             || (self.clean_line_chars >= 4 && self.errors <= self.clean_line_chars * 8)
     }
 }
@@ -141,6 +147,11 @@ pub(super) fn same_word(c: char, neighbour: Option<char>) -> bool {
 pub(super) fn evidence(bytes: &[u8], cs: &'static Charset) -> Evidence {
     let mut ev = Evidence::default();
     let utf8_family = cs.is_utf8() || cs.is_unicode11_utf8();
+    let multi_octet = utf8_family
+        || matches!(
+            cs.decoder_name(),
+            Some("Shift_JIS" | "EUC-JP" | "EUC-KR" | "GBK" | "gb18030" | "Big5")
+        );
     for r in lines(bytes) {
         let line = &bytes[r.clone()];
         let nonascii = line.iter().filter(|b| !b.is_ascii()).count();
@@ -168,10 +179,12 @@ pub(super) fn evidence(bytes: &[u8], cs: &'static Charset) -> Evidence {
         let (clean, in_words) = characters(&text);
         ev.clean += clean;
         ev.in_words += in_words;
+        let standing_here = if multi_octet { standing(&text) } else { 0 };
+        ev.standing += standing_here;
         ev.errors += errors;
         if errors == 0 {
             ev.clean_line_chars += clean;
-        } else if errors > clean && (!cut || errors >= 2) {
+        } else if errors > clean && (!cut || errors >= 2) && standing_here * 2 < errors {
             // The label fails on more than it reads here (legacy octets
             // often pair up as an odd valid sequence), and this is not one
             // UTF-8 sequence cut short.
@@ -887,6 +900,81 @@ pub(super) fn utf8_standing(text: &str) -> usize {
         }
     }
     n
+}
+
+/// The characters of a reading under a multi-octet label (UTF-8, a CJK
+/// charset) that stand as its writer put them: letters of a script real
+/// text uses, or typography marks ([`typography`]), whose neighbours are a
+/// space, punctuation, a digit, a line's end, a letter of the same word
+/// ([`same_word`]) or, on one side only, damage (U+FFFD). Italian `è`
+/// between spaces, a Korean one-syllable word, `ť` after a lost octet
+/// (`pam�ť,`) stand so; octets of another charset that pair up by chance
+/// do not: they are wedged between letters of another script (`caf챕`,
+/// `KӣKO`) or sit among errors (`�л�`), and the characters of
+/// [`Script::Other`] blocks are what such pairs mostly make.
+pub(super) fn standing(text: &str) -> usize {
+    let chars: Vec<char> = text.chars().collect();
+    let mut n = 0;
+    for (i, &c) in chars.iter().enumerate() {
+        if c.is_ascii() || c == '\u{FFFD}' {
+            continue;
+        }
+        let mark = typography(c);
+        if !(mark || (c.alphabetic() && script(c) != Script::Other)) {
+            continue;
+        }
+        let prev = i.checked_sub(1).and_then(|j| chars.get(j)).copied();
+        let next = chars.get(i + 1).copied();
+        let fits = |n: Option<char>| {
+            n.is_none_or(|n| n == '\u{FFFD}' || mark || !n.alphabetic() || same_word(c, Some(n)))
+        };
+        if fits(prev) && fits(next) && !(prev == Some('\u{FFFD}') && next == Some('\u{FFFD}')) {
+            n += 1;
+        }
+    }
+    n
+}
+
+/// Letters of a script other than Latin inside Latin words: in runs of one
+/// to three with an ASCII letter on both sides (`f眉r`, `Fel鮠herren`,
+/// `legisla눉찾o`, `aжb`), what a candidate charset makes of a Latin word's
+/// accented letter. Returns those letters and all the letters of such
+/// scripts in `text`. Text in such a script keeps most of its letters
+/// apart from Latin words (`使用Linux系统`; `Tom和Jerry` has one).
+pub(super) fn enclosed(text: &str) -> (usize, usize) {
+    let chars: Vec<char> = text.chars().collect();
+    let other = |c: char| {
+        !c.is_ascii() && c.alphabetic() && !matches!(script(c), Script::Latin | Script::Other)
+    };
+    let (mut inside, mut letters) = (0, 0);
+    let mut i = 0;
+    while i < chars.len() {
+        if !other(chars[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < chars.len() && other(chars[i]) {
+            i += 1;
+        }
+        letters += i - start;
+        let before = start
+            .checked_sub(1)
+            .is_some_and(|j| chars[j].is_ascii_alphabetic());
+        let after = chars.get(i).is_some_and(char::is_ascii_alphabetic);
+        if before && after && i - start <= 3 {
+            inside += i - start;
+        }
+    }
+    (inside, letters)
+}
+
+/// Whether a candidate's reading `t` puts letters of another script
+/// inside Latin words where the label's reading `label` does not: a
+/// quarter or more of its letters of such scripts ([`enclosed`]).
+pub(super) fn wedges_more(t: &str, label: &str) -> bool {
+    let (inside, letters) = enclosed(t);
+    inside > enclosed(label).0 && inside * 4 >= letters
 }
 
 /// The typography Word, Outlook and Mac mailers put into Latin text:

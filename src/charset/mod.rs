@@ -467,14 +467,20 @@ fn decode_resolved<'a>(
             ..*opts
         };
         let h = decode_as(bytes, hint, &under);
+        // A damaged octet or two in it: the charset still reads the rest
+        // in words (a GB2312 Subject with one damaged octet was read whole
+        // as windows-1252, every character mojibake), U+FFFD at the damage.
+        let damaged = h.replacements > 0
+            && h.replacements <= 3
+            && h.used == Some(hint)
+            && evidence::evidence(bytes, hint).explained();
         // Plausible: text in one script, and read as Latin not mostly
         // non-ASCII characters side by side (another script's octets,
         // `ÄãºÃ`, `ðÒÉ×ÅÔ ÄÒÕÇ`: a header copied from mail in another
         // charset); nor another script's letters wedged into Latin words
         // (a Latin-1 file name in a KOI8-R message, `naïve café.png`,
         // read as `naОve cafИ.png`).
-        if h.replacements == 0
-            && h.verdict != Verdict::Invalid
+        if (damaged || (h.replacements == 0 && h.verdict != Verdict::Invalid))
             && evidence::plausible(&h.text)
             && !evidence::wedged_in_latin(&h.text)
         {
@@ -492,6 +498,7 @@ fn decode_resolved<'a>(
                 )),
             );
             d.findings.extend(h.findings);
+            d.replacements = h.replacements;
             d.verdict = decide::verdict(&d, &out);
             return d;
         }

@@ -4161,3 +4161,211 @@ fn regression_a_short_unlabelled_utf8_text_with_a_stray_octet_stays_utf8() {
         }
     }
 }
+
+/// The sender's domain as `DecodeOptions::tld` takes it.
+fn tld_of(domain: &str) -> Option<charset::Tld> {
+    charset::Tld::from_domain(format!("example.{domain}").as_bytes())
+}
+
+/// A correctly labelled text with a damaged octet or a few keeps its
+/// label's reading: U+FFFD at the damage, every intact character as
+/// written. Each case was read whole as another charset before (an
+/// independent hunt with real texts, 2026-11-27): a standing `è` or a
+/// one-syllable Korean word was no evidence for the label, a letter next
+/// to the damage neither, and a candidate could put Han or Hangul inside
+/// Latin words (`f眉r`, `legisla눉찾o`) or C1 controls into a line. The
+/// oracle is the label's own lossy reading: std's for UTF-8, encoding_rs's
+/// decoder for EUC-KR.
+#[test]
+fn regression_thin_damage_keeps_the_label_reading() {
+    let cases: [(&str, &str, &[u8]); 9] = [
+        // A stray no-break space; the only accents are `è` standing alone
+        // (read as windows-1251 `ГЁ`).
+        (
+            "utf-8",
+            "it",
+            b"Ciao Marco,\n\nla riunione \xc3\xa8 domani alle 10 ed \xc3\xa8 confermata.\n\
+              Il documento \xc3\xa8 pronto.\xa0\nA presto,\nLuca\n",
+        ),
+        // One character damaged (windows-1252 `Ã©`).
+        (
+            "utf-8",
+            "br",
+            b"Errar \xc3\xa9 humano, mas a culpa \xf9\xca do computador.\n",
+        ),
+        // Two characters cut, `ť` next to the damage.
+        (
+            "utf-8",
+            "cz",
+            b"svou pam\xc4\xc5\xa5, nikdo na sv\xc5j rozum.\n",
+        ),
+        // Five stray octets around the one `ü` (GBK `f眉r`).
+        (
+            "utf-8",
+            "cn",
+            b"Wir tr\xf9e\xdaffen uns am Fr\xd5ei\x87tag f\xc3\xbcr das Fel\xf5dprojekt.\n",
+        ),
+        // A damaged line read as EUC-KR (`legisla눉찾o`).
+        (
+            "utf-8",
+            "kr",
+            b"\tA infla\xc3\xa7\xc3\xa3o sobe sem parar,\n\tsem legisla\x87\xa7\xc3\xa3o.\n",
+        ),
+        // Stray no-break spaces read as GBK (`stuaim爊谩爊eart`).
+        (
+            "utf-8",
+            "cn",
+            b"Dia duit,\n\nIs fearr stuaim\xa0n\xc3\xa1\xa0neart.\n",
+        ),
+        // A damaged line read as ISO-8859-2 with a C1 control.
+        (
+            "utf-8",
+            "pl",
+            b"stanowisko o \xd8\xdaaskawe z\xc5\x82o\xc3\xd9enie\n",
+        ),
+        // A cut character in a two-word Korean text (KOI8-U `Ёя ффн`).
+        ("euc-kr", "kr", b"\xb3\xd1 \xc6\xc6\xce...!\n"),
+        // A letter between spaces beside the damage (GBK `茅爍ue`).
+        ("utf-8", "cn", b"au uso \xc3\xa9\xa0ue \xc3\xa9 ruim\n"),
+    ];
+    for (label, domain, bytes) in cases {
+        let opts = DecodeOptions {
+            tld: tld_of(domain),
+            ..body_opts()
+        };
+        let d = charset::decode(bytes, Some(label.as_bytes()), &opts);
+        let want = if label == "utf-8" {
+            String::from_utf8_lossy(bytes).into_owned()
+        } else {
+            let enc = Encoding::for_label(label.as_bytes()).expect("label");
+            enc.decode_without_bom_handling(bytes).0.into_owned()
+        };
+        assert_eq!(&*d.text, want, "{label} from .{domain}: {:?}", d.findings);
+        assert_eq!(d.verdict, Verdict::Invalid, "{label} from .{domain}");
+        assert!(
+            !d.findings.iter().any(|f| f.kind == FindingKind::Mislabeled),
+            "{label} from .{domain}: {:?}",
+            d.findings
+        );
+    }
+}
+
+/// A legacy letter with a UTF-8 signature keeps its letter in the label's
+/// charset and reads the signature as UTF-8: a Russian signature below a
+/// German windows-1252 letter made the whole read as GBK (`W黵de`,
+/// `gem溥`); below a short Polish or Italian letter, the letter's own
+/// accents became U+FFFD (`Pawe�`, `il documento �`). The oracle is the
+/// text as written, encoded with encoding_rs and std.
+#[test]
+fn regression_a_legacy_letter_keeps_its_label_beside_a_utf8_signature() {
+    let cases: [(&str, &'static Encoding, &str, &str); 4] = [
+        (
+            "windows-1252",
+            encoding_rs::WINDOWS_1252,
+            "Das Heilige ist ihrer W\u{fc}rde ganz gem\u{e4}\u{df}, und hier hat sie\n\
+             die gr\u{f6}\u{df}te Wirkung aufs Leben.\n\n",
+            "-- \nАнна Смирнова, ООО «Ромашка»\n",
+        ),
+        (
+            "iso-8859-2",
+            encoding_rs::ISO_8859_2,
+            "Pawe\u{142}, spotkanie jutro o 10.\nPozdrawiam\n\n",
+            "-- \nАнна Смирнова, ООО «Ромашка»\n",
+        ),
+        (
+            "iso-8859-2",
+            encoding_rs::ISO_8859_2,
+            "Linuksowcu m\u{142}ody! Wywal swojego admina do wody!\n\n",
+            "-- \nΓιώργος Παπαδόπουλος\n",
+        ),
+        (
+            "iso-8859-1",
+            encoding_rs::WINDOWS_1252,
+            "Ciao, il documento \u{e8} pronto.\n\n",
+            "-- \nJosé Pérez, Société Générale, Département Crédit\n",
+        ),
+    ];
+    for (label, enc, letter, signature) in cases {
+        let bytes = [encode(letter, enc), signature.as_bytes().to_vec()].concat();
+        for domain in ["com", "cn", "de"] {
+            let opts = DecodeOptions {
+                tld: tld_of(domain),
+                ..body_opts()
+            };
+            let d = charset::decode(&bytes, Some(label.as_bytes()), &opts);
+            assert_eq!(
+                &*d.text,
+                format!("{letter}{signature}"),
+                "{label} from .{domain}: {:?}",
+                d.findings
+            );
+        }
+    }
+}
+
+/// Raw 8-bit octets in a Subject, in the charset of the message's text,
+/// with one damaged octet: read in that charset, U+FFFD at the damage (it
+/// was read whole as windows-1252, every character mojibake). And an
+/// unlabelled Chinese letter with one damaged octet is read as GBK
+/// (chardetng rules a charset out at its first error, and the letter was
+/// windows-1252 mojibake). The oracle: encoding_rs's GBK decoder.
+#[test]
+fn regression_damaged_cjk_keeps_its_charset_without_a_label() {
+    let subject: &[u8] =
+        b"\xbb\xa8\xbc\xe4\xcf\xe0\xbc\xba\xf3\xa3\xac\xd6\xbb\xc6\xbe\xcf\xcb\xca\xd6";
+    let body = encode(
+        "你好，\n\n附件是本周的会议记录，请查收。\n\n谢谢！\n",
+        encoding_rs::GBK,
+    );
+    let msg = [
+        &b"From: Li <li@example.cn>\nTo: b@example.org\nSubject: "[..],
+        subject,
+        b"\nMessage-ID: <s@example.cn>\nMIME-Version: 1.0\n\
+          Content-Type: text/plain; charset=gb2312\nContent-Transfer-Encoding: 8bit\n\n",
+        &body,
+    ]
+    .concat();
+    let n = normalize::normalize(
+        &msg,
+        &Options {
+            headers: mailcharset::normalize::HeaderMode::Utf8,
+            ..Options::default()
+        },
+    )
+    .expect("normalizes");
+    let out = String::from_utf8_lossy(&n.bytes);
+    let want = encoding_rs::GBK.decode_without_bom_handling(subject).0;
+    assert!(want.contains('\u{FFFD}'), "the damage is there");
+    assert!(out.contains(&format!("Subject: {want}\n")), "{out}");
+
+    let letter = "各位同事：\n\n下周一上午九点在三楼会议室召开项目进度会议，请大家准时参加。\n\
+                  会议将讨论第三季度的预算和新产品的发布计划，请提前准备好相关材料。\n\
+                  如有问题，请与我联系。\n\n谢谢！\n王伟\n";
+    let mut bytes = encode(letter, encoding_rs::GBK);
+    // One octet lost in the third line.
+    let at = bytes.len() / 2;
+    bytes.remove(at);
+    let opts = DecodeOptions {
+        tld: tld_of("cn"),
+        ..body_opts()
+    };
+    let d = charset::decode(&bytes, None, &opts);
+    let want = encoding_rs::GBK.decode_without_bom_handling(&bytes).0;
+    assert_eq!(d.text, want, "{:?}", d.findings);
+    assert_eq!(d.verdict, Verdict::Invalid);
+}
+
+/// A short blob without a space (a key, a hash) under a text label that
+/// no charset reads as text goes out byte for byte: read as windows-1252 it
+/// was rewritten (`\x8f` a C1 control), replaced its octets were gone.
+#[test]
+fn regression_a_short_blob_under_a_text_label_is_kept() {
+    let blob: &[u8] = b"\x8f\xe2A\xc7\x9a]\xf03\xb4~\xa1\xd9b\xee\x95(";
+    for ct in [
+        "text/plain; charset=utf-8",
+        "text/plain; charset=us-ascii",
+        "text/plain",
+    ] {
+        assert_kept_as_binary(&message(ct, blob), ct);
+    }
+}
