@@ -6,6 +6,7 @@ mod charset_codec;
 mod decode;
 mod encode;
 mod filter;
+mod interrupt;
 mod label;
 mod milter;
 mod normalize;

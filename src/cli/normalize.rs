@@ -19,6 +19,8 @@ fn mailbox_err(e: &MailboxError) -> CliError {
         }
         MailboxError::Io { .. } => exit::IO,
         MailboxError::Unrecognized { .. } => exit::DATA,
+        // In place: locked by an MDA, or mail arrived: try again.
+        MailboxError::Locked { .. } | MailboxError::Changed { .. } => exit::TEMPFAIL,
         _ => exit::IO,
     };
     CliError::mailbox(e, code)
@@ -95,6 +97,11 @@ pub fn run(args: &NormalizeArgs) -> CliResult {
         None => None,
     };
     let outputs = output_names(&inputs, args.output.as_deref())?;
+    if args.in_place {
+        // Before any thread starts: an interrupted run does not leave the
+        // mbox dotlocks it holds behind.
+        super::interrupt::release_locks_on_signal();
+    }
     let mut completed: Vec<String> = Vec::new();
     let mut worst = exit::OK;
     for (input, output) in inputs.iter().zip(&outputs) {
@@ -104,8 +111,19 @@ pub fn run(args: &NormalizeArgs) -> CliResult {
             std::fs::create_dir_all(parent)
                 .map_err(|e| CliError::io(&parent.display().to_string(), e))?;
         }
-        let code = one_input(input, output.as_deref(), args, &opts, report.as_mut())
-            .map_err(|e| with_completed(e, &completed))?;
+        let code = match one_input(input, output.as_deref(), args, &opts, report.as_mut()) {
+            Ok(code) => code,
+            // Locked by an MDA, or mail arrived during the run: this input
+            // is as it was; the others are still done.
+            Err(e) if e.code == exit::TEMPFAIL => {
+                eprintln!(
+                    "mailcharset: {}",
+                    mailcharset::audit::escape_controls(&e.message)
+                );
+                exit::TEMPFAIL
+            }
+            Err(e) => return Err(with_completed(e, &completed)),
+        };
         if let Some(o) = output {
             completed.push(o.display().to_string());
         }
@@ -289,6 +307,18 @@ fn pass_through(
     Ok(exit::OK)
 }
 
+/// Whether the file at `path` starts like an mbox (its first line a `From `
+/// line, after a BOM and blank lines): one an MDA may deliver to, whose
+/// dotlock an in-place run takes.
+fn starts_like_mbox(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(64 * 1024).read_to_end(&mut head))
+        .is_ok()
+        && matches!(mailbox::sniff(&head), InputKind::Mbox(_))
+}
+
 fn one_input(
     input: &Path,
     output: Option<&Path>,
@@ -300,6 +330,31 @@ fn one_input(
         "standard input".to_string()
     } else {
         mailcharset::audit::escape_controls(&input.display().to_string()).into_owned()
+    };
+    if args.in_place && input.as_os_str() == "-" {
+        return Err(CliError::new(
+            exit::USAGE,
+            "normalize: --in-place needs a file, Maildir or folder, not standard input",
+        ));
+    }
+    // In place on a file: the mbox dotlock, when it starts like an mbox
+    // (an MDA may deliver to it), held until the new file is in place; and
+    // what the file is now, compared right before the rename. Both before
+    // anything is read (doc/mailbox.md, "In place").
+    let (_lock, stamp) = if args.in_place && std::fs::metadata(input).is_ok_and(|m| m.is_file()) {
+        let lock = if starts_like_mbox(input) {
+            Some(
+                mailbox::DotLock::acquire(input, mailbox::LOCK_WAIT)
+                    .map_err(|e| mailbox_err(&e))?,
+            )
+        } else {
+            None
+        };
+        let stamp = mailbox::FileStamp::of(input)
+            .map_err(|e| CliError::io(&input.display().to_string(), e))?;
+        (lock, Some(stamp))
+    } else {
+        (None, None)
     };
     let kind = super::input_kind(input, args.input_format).map_err(|e| mailbox_err(&e))?;
     let reader = match open_bounded(input, kind, args.max_message_size)? {
@@ -324,12 +379,6 @@ fn one_input(
     // --in-place writes over the input (a backup is kept until the new file
     // is complete); otherwise -o, or standard output.
     let (output, mode) = if args.in_place {
-        if input.as_os_str() == "-" {
-            return Err(CliError::new(
-                exit::USAGE,
-                "normalize: --in-place needs a file, Maildir or folder, not standard input",
-            ));
-        }
         (Some(input), WriteMode::InPlace)
     } else {
         (output, WriteMode::Replace)
@@ -338,6 +387,9 @@ fn one_input(
         Some(o) => {
             mailbox::check_output(input, o, mode).map_err(|e| mailbox_err(&e))?;
             let mut w = MessageWriter::create(o, out_kind, mode).map_err(|e| mailbox_err(&e))?;
+            if let Some(stamp) = stamp {
+                w.expect_unchanged(stamp);
+            }
             // Maildir++ folders are kept, with or without messages.
             for f in reader.maildir_folders() {
                 w.add_maildir_folder(f).map_err(|e| mailbox_err(&e))?;
@@ -508,6 +560,12 @@ fn one_input(
     // it does not replace anything (in place, the input stays as it was).
     // Standard output has had what it has had.
     let to_stdout = output.is_none();
+    // In place: mail that arrived meanwhile keeps the new file from being
+    // put in place (checked again right before the rename); its report
+    // lines are not written either.
+    if failed.is_none() {
+        writer.check_unchanged().map_err(|e| mailbox_err(&e))?;
+    }
     // The report's lines first (flushed to its temporary): if they cannot
     // be written, this input's output is not put in place either.
     if let Some(r) = report {
@@ -528,7 +586,14 @@ fn one_input(
         }
     }
     if failed.is_none() {
-        writer.finish().map_err(|e| mailbox_err(&e))?;
+        let late = writer.finish_late().map_err(|e| mailbox_err(&e))?;
+        if late > 0 {
+            eprintln!(
+                "mailcharset: {name}: {late} octets were appended by another program right \
+                 as the new file was put in place; they are kept, unchanged, at its end \
+                 (run again to normalize them)"
+            );
+        }
     } else {
         drop(writer);
     }

@@ -9,8 +9,9 @@
 //! made until the new one is in place.
 
 use super::MailboxError;
+use super::lock::FileStamp;
 use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter, Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
 /// Whether the destination is a new/replaced output or the input itself.
@@ -320,6 +321,9 @@ pub struct AtomicFile {
     tmp: Option<BufWriter<Target>>,
     /// The backup this run made (in place): the only one it may remove.
     backup: Option<PathBuf>,
+    /// In place: what the input was when the run started; the new file is
+    /// put in place only if it still is ([`AtomicFile::expect_unchanged`]).
+    expect: Option<FileStamp>,
 }
 
 /// Where an [`AtomicFile`]'s bytes go.
@@ -378,6 +382,7 @@ impl AtomicFile {
                 dest: dest.to_path_buf(),
                 tmp: Some(BufWriter::with_capacity(1 << 20, Target::Direct(f))),
                 backup: None,
+                expect: None,
             });
         }
         let dest = resolved.as_path();
@@ -396,7 +401,29 @@ impl AtomicFile {
             dest: dest.to_path_buf(),
             tmp: Some(BufWriter::with_capacity(1 << 20, Target::Temp(tmp))),
             backup,
+            expect: None,
         })
+    }
+
+    /// In place: the new file replaces the input only if the input is
+    /// still what `stamp` says (taken before the input was opened for
+    /// reading); otherwise [`AtomicFile::commit`] fails with
+    /// [`MailboxError::Changed`] and leaves the input as it is.
+    pub fn expect_unchanged(&mut self, stamp: FileStamp) {
+        self.expect = Some(stamp);
+    }
+
+    /// [`MailboxError::Changed`] if the destination is no longer what
+    /// [`AtomicFile::expect_unchanged`] said (checked again on commit).
+    pub fn check_unchanged(&self) -> Result<(), MailboxError> {
+        match self.expect {
+            Some(stamp) if FileStamp::of(&self.dest).ok() != Some(stamp) => {
+                Err(MailboxError::Changed {
+                    path: self.dest.clone(),
+                })
+            }
+            _ => Ok(()),
+        }
     }
 
     /// The destination.
@@ -416,43 +443,95 @@ impl AtomicFile {
     /// place, removes the backup afterwards. When it fails before the
     /// rename (a full disk on the last flush), the input is untouched: the
     /// temporary goes, and so does the backup this run made.
-    pub fn commit(mut self) -> Result<(), MailboxError> {
+    pub fn commit(self) -> Result<(), MailboxError> {
+        self.commit_late().map(|_| ())
+    }
+
+    /// [`AtomicFile::commit`], returning how many octets a late writer
+    /// appended to the input between the last check and the rename (in
+    /// place, with [`AtomicFile::expect_unchanged`]): they went into the
+    /// old file, and were copied unchanged to the end of the new one.
+    pub fn commit_late(self) -> Result<u64, MailboxError> {
+        self.commit_with(|| {})
+    }
+
+    /// [`AtomicFile::commit_late`], calling `after_rename` right after the
+    /// rename (tests stand in for a late writer there).
+    pub(super) fn commit_with(mut self, after_rename: impl FnOnce()) -> Result<u64, MailboxError> {
         let err = |e| MailboxError::io(&self.dest, None, e);
         let Some(w) = self.tmp.take() else {
-            return Ok(());
+            return Ok(0);
         };
+        let expect = self.expect;
+        let dest = self.dest.clone();
         let renamed = (|| {
             let tmp = match w.into_inner().map_err(|e| err(e.into_error()))? {
                 Target::Temp(t) => t,
                 // A device or pipe: written straight through, nothing to rename.
-                Target::Direct(_) => return Ok(false),
+                Target::Direct(_) => return Ok(None),
             };
             tmp.as_file().sync_all().map_err(err)?;
             // Keep the original permissions when replacing a file.
             if let Ok(meta) = std::fs::metadata(&self.dest) {
                 let _ = tmp.as_file().set_permissions(meta.permissions());
             }
+            // In place: the input, opened (and kept open: the old file
+            // once the rename is done) and checked right before the rename.
+            let old = match expect {
+                Some(stamp) => {
+                    let changed = || MailboxError::Changed { path: dest.clone() };
+                    let f = File::open(&self.dest).map_err(|_| changed())?;
+                    if FileStamp::of_file(&f).ok() != Some(stamp) {
+                        return Err(changed());
+                    }
+                    Some((f, stamp.len()))
+                }
+                None => None,
+            };
             // On failure the temporary comes back in the error and is
             // removed with it.
-            tmp.persist(&self.dest).map_err(|e| err(e.error))?;
-            Ok(true)
+            let new = tmp.persist(&self.dest).map_err(|e| err(e.error))?;
+            Ok(Some((new, old)))
         })();
-        match renamed {
-            Ok(true) => {}
-            Ok(false) => return Ok(()),
+        let late = match renamed {
+            Ok(Some((new, old))) => {
+                after_rename();
+                match old {
+                    Some((old, len)) => append_late(old, len, new).map_err(err)?,
+                    None => 0,
+                }
+            }
+            Ok(None) => return Ok(0),
             Err(e) => {
                 if let Some(bak) = self.backup.take() {
                     let _ = std::fs::remove_file(bak);
                 }
                 return Err(e);
             }
-        }
+        };
         sync_dir(parent_of(&self.dest)).map_err(err)?;
         if let Some(bak) = self.backup.take() {
             std::fs::remove_file(&bak).map_err(|e| MailboxError::io(&bak, None, e))?;
         }
-        Ok(())
+        Ok(late)
     }
+}
+
+/// In place, right after the rename: what a late writer appended to the
+/// old file `old` past `len` (the size checked before the rename) is
+/// copied, unchanged, to the end of the new file `new`. Whole messages (an
+/// MDA appends whole messages): they are not normalized, but not lost.
+/// Returns how many octets were copied.
+fn append_late(mut old: File, len: u64, mut new: File) -> io::Result<u64> {
+    let now = old.metadata()?.len();
+    if now <= len {
+        return Ok(0);
+    }
+    old.seek(io::SeekFrom::Start(len))?;
+    new.seek(io::SeekFrom::End(0))?;
+    let n = io::copy(&mut Read::take(&mut old, now - len), &mut new)?;
+    new.sync_all()?;
+    Ok(n)
 }
 
 /// Writes go to the temporary (see [`AtomicFile::writer`]); nothing is in
@@ -696,5 +775,43 @@ impl Drop for AtomicDir {
         if let Some(tmp) = self.tmp.take() {
             let _ = std::fs::remove_dir_all(tmp);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_a_late_writer_appends_to_the_old_file_is_kept_at_the_end_of_the_new() {
+        // Between the last check and the rename a writer that ignores the
+        // dotlock, with the old file open, appends a message: it went into
+        // the unlinked file. It is now copied to the end of the new one.
+        let dir = tempfile::tempdir().expect("tmp");
+        let path = dir.path().join("box");
+        let old = b"From a@b Mon Jan  1 00:00:00 2001\nSubject: old\n\n\xe9\n\n";
+        let late = b"From c@d Mon Jan  1 00:00:00 2001\nSubject: late\n\nx\n\n";
+        std::fs::write(&path, old).expect("write");
+        let stamp = FileStamp::of(&path).expect("stamp");
+        let mut f = AtomicFile::create(&path, WriteMode::InPlace).expect("create");
+        f.expect_unchanged(stamp);
+        f.write_all(b"From a@b Mon Jan  1 00:00:00 2001\nSubject: new\n\n\xc3\xa9\n\n")
+            .expect("write");
+        // The backup is a hard link to the old file: appending there is
+        // appending to the file the writer holds open.
+        let bak = backup_path(&path);
+        let n = f
+            .commit_with(|| {
+                let mut w = std::fs::OpenOptions::new()
+                    .append(true)
+                    .open(&bak)
+                    .expect("the old file");
+                w.write_all(late).expect("late append");
+            })
+            .expect("commit");
+        assert_eq!(n, late.len() as u64);
+        let mut want = b"From a@b Mon Jan  1 00:00:00 2001\nSubject: new\n\n\xc3\xa9\n\n".to_vec();
+        want.extend_from_slice(late);
+        assert_eq!(std::fs::read(&path).expect("read"), want);
     }
 }

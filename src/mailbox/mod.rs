@@ -24,6 +24,7 @@
 
 mod atomic;
 mod dir;
+mod lock;
 mod mbox;
 pub mod pipeline;
 pub mod progress;
@@ -35,6 +36,7 @@ pub use atomic::{
     AtomicFile, OUTPUT_MARKER, WriteMode, backup_path, check_output, check_report,
     remove_stale_temporaries,
 };
+pub use lock::{DotLock, FileStamp, LOCK_WAIT, lock_path, release_held_locks};
 pub use mbox::{MboxReader, is_envelope_line, quote_from_lines, unquote_from_lines};
 pub use pipeline::{Options, Outcome, RunStats};
 pub use progress::{Bar, Progress};
@@ -312,6 +314,23 @@ pub enum MailboxError {
         /// The output.
         path: PathBuf,
     },
+    /// In place: another program holds the mailbox's dotlock
+    /// ([`DotLock`]) and did not let go in time. Nothing was read or
+    /// written; try again later.
+    Locked {
+        /// The mailbox.
+        path: PathBuf,
+        /// Its lock file.
+        lock: PathBuf,
+    },
+    /// In place: the input changed while it was being normalized (mail
+    /// delivered by a program that ignores the dotlock, or the file
+    /// rewritten or replaced): the new file was not put in place, the
+    /// input is as that program left it. Try again.
+    Changed {
+        /// The input.
+        path: PathBuf,
+    },
     /// A message could not be represented in the output container.
     Unrepresentable {
         /// The output.
@@ -341,6 +360,8 @@ impl MailboxError {
             | MailboxError::OutputIsInput { path }
             | MailboxError::OutputOverlapsInput { path, .. }
             | MailboxError::OutputNotEmpty { path }
+            | MailboxError::Locked { path, .. }
+            | MailboxError::Changed { path }
             | MailboxError::Unrepresentable { path, .. } => path,
         }
     }
@@ -403,6 +424,20 @@ impl fmt::Display for MailboxError {
                 "{}: exists, is not empty and is not an earlier output of mailcharset \
                  (no {OUTPUT_MARKER}): nothing written, since the output would replace it \
                  whole; name a new directory, or remove this one first",
+                path.display()
+            ),
+            MailboxError::Locked { path, lock } => write!(
+                f,
+                "{}: locked by another program ({} exists and was not removed within \
+                 the time waited); nothing written, try again later",
+                path.display(),
+                lock.display()
+            ),
+            MailboxError::Changed { path } => write!(
+                f,
+                "{}: changed during the run (mail delivered by a program that does not \
+                 take the dotlock, or the file rewritten): the input is left as it is, \
+                 nothing of this run put in place; try again",
                 path.display()
             ),
             MailboxError::Unrepresentable {

@@ -411,15 +411,47 @@ impl MessageWriter {
         Ok(rel)
     }
 
+    /// In place on a file (an mbox, one message): the new file replaces
+    /// the input only if the input is still what `stamp` says, taken
+    /// before the input was opened for reading
+    /// ([`super::AtomicFile::expect_unchanged`]). Nothing to do for other
+    /// outputs.
+    pub fn expect_unchanged(&mut self, stamp: super::FileStamp) {
+        if let Sink::File(f) = &mut self.sink {
+            f.expect_unchanged(stamp);
+        }
+    }
+
+    /// [`MailboxError::Changed`] if the input written in place is no
+    /// longer what [`MessageWriter::expect_unchanged`] said (checked again
+    /// when finishing).
+    pub fn check_unchanged(&self) -> Result<(), MailboxError> {
+        match &self.sink {
+            Sink::File(f) => f.check_unchanged(),
+            _ => Ok(()),
+        }
+    }
+
     /// Completes the output: flushes and renames the temporary into place.
     /// Without this call nothing appears under the destination name.
     pub fn finish(self) -> Result<(), MailboxError> {
+        self.finish_late().map(|_| ())
+    }
+
+    /// [`MessageWriter::finish`], returning how many octets a late writer
+    /// appended to an input written in place between the last check and
+    /// the rename ([`super::AtomicFile::commit_late`]): copied unchanged to
+    /// the end of the new file.
+    pub fn finish_late(self) -> Result<u64, MailboxError> {
         let name = self.name;
         match self.sink {
-            Sink::File(f) => f.commit(),
-            Sink::Stream(mut s) => s.flush().map_err(|e| MailboxError::io(&name, None, e)),
-            Sink::Dir(d) => d.commit(),
-            Sink::InPlaceDir(_) | Sink::Taken => Ok(()),
+            Sink::File(f) => f.commit_late(),
+            Sink::Stream(mut s) => s
+                .flush()
+                .map(|()| 0)
+                .map_err(|e| MailboxError::io(&name, None, e)),
+            Sink::Dir(d) => d.commit().map(|()| 0),
+            Sink::InPlaceDir(_) | Sink::Taken => Ok(0),
         }
     }
 }

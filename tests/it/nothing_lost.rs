@@ -1587,3 +1587,130 @@ fn regression_a_file_that_is_not_mail_is_kept_whichever_way_it_comes_in() {
         );
     }
 }
+
+/// One more message, as an MDA appends it to an mbox.
+const DELIVERED: &[u8] = b"From new@example.com Mon Jan  1 00:00:00 2001\nFrom: new@example.com\n\
+Subject: delivered during the run\nMessage-ID: <delivered@example.com>\n\
+Content-Type: text/plain; charset=iso-8859-1\n\ncaf\xe9\n\n";
+
+fn append(path: &Path, bytes: &[u8]) {
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(path)
+        .expect("open for append");
+    f.write_all(bytes).expect("append");
+}
+
+#[test]
+fn regression_in_place_on_an_mbox_holds_the_dotlock_and_waits_for_anothers() {
+    // An in-place run took no lock at all: a message an MDA appended after
+    // the run had read the mbox to its end went into the old file, which
+    // the rename unlinked (exit 0). Now the run takes NAME.lock, as MDAs
+    // do, before it reads; a lock another program holds is waited for,
+    // never taken or removed.
+    let dir = tempfile::tempdir().expect("tmp");
+    let input = mbox(dir.path());
+    let original = std::fs::read(&input).expect("read");
+    let lock = mailbox::lock_path(&input);
+    std::fs::write(&lock, b"4242\n").expect("the MDA's lock");
+    let mut child = Command::new(bin())
+        .args([
+            os("normalize"),
+            os("-q"),
+            os("--in-place"),
+            input.as_os_str(),
+        ])
+        .stdin(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    assert!(
+        child.try_wait().expect("wait").is_none(),
+        "the run waits for the lock"
+    );
+    assert_eq!(
+        std::fs::read(&input).expect("input"),
+        original,
+        "not yet written"
+    );
+    assert_eq!(
+        std::fs::read(&lock).expect("lock"),
+        b"4242\n",
+        "the lock is not taken"
+    );
+    // The MDA delivers under its lock and lets go.
+    append(&input, DELIVERED);
+    std::fs::remove_file(&lock).expect("unlock");
+    let o = child.wait_with_output().expect("wait");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let after = std::fs::read(&input).expect("input");
+    assert_ne!(after, original, "normalized");
+    assert!(
+        memchr::memmem::find(&after, b"<delivered@example.com>").is_some(),
+        "the message delivered before the run read the mbox is in it"
+    );
+    assert!(!lock.exists(), "the run's own lock is removed");
+
+    // A lock that stays is given up on: the library's wait, shortened.
+    std::fs::write(&lock, b"4242\n").expect("the MDA's lock");
+    let e = mailbox::DotLock::acquire(&input, std::time::Duration::from_millis(300))
+        .expect_err("locked");
+    assert!(matches!(e, mailbox::MailboxError::Locked { .. }), "{e}");
+    assert_eq!(std::fs::read(&lock).expect("lock"), b"4242\n", "left alone");
+    std::fs::remove_file(&lock).expect("unlock");
+    let held = mailbox::DotLock::acquire(&input, std::time::Duration::ZERO).expect("free");
+    assert!(lock.exists());
+    drop(held);
+    assert!(!lock.exists());
+}
+
+#[test]
+fn regression_in_place_leaves_an_input_that_changed_during_the_run() {
+    // A writer that ignores the dotlock (flock only) appended while the run
+    // was writing: the rename used to drop that message with the old file.
+    use mailbox::{FileStamp, MessageReader, MessageWriter, OutputKind, WriteMode};
+    let dir = tempfile::tempdir().expect("tmp");
+    let input = mbox(dir.path());
+    let original = std::fs::read(&input).expect("read");
+    let stamp = FileStamp::of(&input).expect("stamp");
+    let kind = mailbox::detect(&input).expect("detect");
+    let reader = MessageReader::open(&input, kind).expect("open");
+    let mut w = MessageWriter::create(&input, OutputKind::matching(kind), WriteMode::InPlace)
+        .expect("writer");
+    w.expect_unchanged(stamp);
+    for m in reader {
+        let m = m.expect("message");
+        w.write(&m, &lib_normalize(&m.bytes)).expect("write");
+    }
+    assert!(w.check_unchanged().is_ok(), "nothing happened yet");
+    append(&input, DELIVERED);
+    assert!(matches!(
+        w.check_unchanged(),
+        Err(mailbox::MailboxError::Changed { .. })
+    ));
+    let e = w.finish().expect_err("changed");
+    assert!(matches!(e, mailbox::MailboxError::Changed { .. }), "{e}");
+    let mut want = original.clone();
+    want.extend_from_slice(DELIVERED);
+    assert_eq!(std::fs::read(&input).expect("input"), want, "left as it is");
+    assert_eq!(
+        crate::common::temporaries(dir.path()),
+        Vec::<PathBuf>::new(),
+        "no temporary left"
+    );
+    assert!(!mailbox::backup_path(&input).exists(), "no backup left");
+
+    // Unchanged: put in place.
+    let stamp = FileStamp::of(&input).expect("stamp");
+    let reader = MessageReader::open(&input, kind).expect("open");
+    let mut w = MessageWriter::create(&input, OutputKind::matching(kind), WriteMode::InPlace)
+        .expect("writer");
+    w.expect_unchanged(stamp);
+    for m in reader {
+        let m = m.expect("message");
+        w.write(&m, &lib_normalize(&m.bytes)).expect("write");
+    }
+    assert_eq!(w.finish_late().expect("in place"), 0);
+    assert_ne!(std::fs::read(&input).expect("input"), want);
+}
