@@ -585,6 +585,8 @@ fn one_input(
             );
         }
     }
+    let (notes, retry) = writer.in_place_notes();
+    let (notes, retry) = (notes.to_vec(), retry);
     if failed.is_none() {
         let late = writer.finish_late().map_err(|e| mailbox_err(&e))?;
         if late > 0 {
@@ -600,7 +602,21 @@ fn one_input(
     if !args.progress.quiet {
         eprintln!("mailcharset normalize: {name}: {stats}");
     }
-    let skip_code = super::report_skipped(&name, &skipped.list(), args.strict_inputs);
+    let mut skip_code = super::report_skipped(&name, &skipped.list(), args.strict_inputs);
+    if !notes.is_empty() {
+        let mut msg = format!(
+            "{name}: {} message file(s) changed by another program during the run:",
+            notes.len()
+        );
+        for n in &notes {
+            msg.push_str("\n  ");
+            msg.push_str(&mailcharset::audit::escape_controls(n));
+        }
+        eprintln!("mailcharset: {msg}");
+    }
+    if retry && skip_code == exit::OK {
+        skip_code = exit::TEMPFAIL;
+    }
     let oversize = oversize.into_inner();
     if oversize > 0 {
         eprintln!(

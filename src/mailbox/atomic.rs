@@ -656,29 +656,6 @@ pub(super) fn tmp_builder<'a>(
     b
 }
 
-/// Replaces one file atomically: a hidden temporary in the same directory,
-/// synced, then renamed over it.
-pub(super) fn replace_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    // A symbolic link stays a link: its target is replaced (next to the
-    // target, so that the rename stays within one file system).
-    let resolved = resolve_link(path);
-    let path = resolved.as_path();
-    let dir = parent_of(path);
-    std::fs::create_dir_all(dir)?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(&tmp_prefix(path))
-        .suffix(TMP_SUFFIX)
-        .tempfile_in(dir)?;
-    hold(tmp.as_file());
-    tmp.write_all(bytes)?;
-    tmp.as_file().sync_all()?;
-    if let Ok(meta) = std::fs::metadata(path) {
-        let _ = tmp.as_file().set_permissions(meta.permissions());
-    }
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
-}
-
 /// An error unless the temporary directory `root` still exists: creating
 /// a message's directories would otherwise make a new, partial tree where
 /// a removed one was, and it would be renamed into place as complete.

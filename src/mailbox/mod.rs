@@ -28,6 +28,8 @@ mod lock;
 mod mbox;
 pub mod pipeline;
 pub mod progress;
+mod replace;
+mod sys;
 mod write;
 
 pub use dir::{FolderReader, MaildirReader, SingleReader};

@@ -5,9 +5,10 @@
 
 use super::atomic::{
     AtomicDir, AtomicFile, Temporaries, WriteMode, remove_stale_in, remove_stale_temporaries,
-    replace_file, still_there,
+    still_there,
 };
 use super::mbox::{content_length_field, header_end, quote_into};
+use super::replace::{Replaced, replace_message};
 use super::{MailboxError, MaildirSubdir, MboxFlavor, MboxFormat, Origin, RawMessage};
 use std::fs::File;
 use std::io::{self, Write};
@@ -81,6 +82,12 @@ pub struct MessageWriter {
     open_line: bool,
     /// Maildir++ folders made in a new Maildir so far.
     folders: std::collections::HashSet<std::ffi::OsString>,
+    /// In place in a Maildir or folder: what another program did to a
+    /// message file during the run, one line each, for the user.
+    notes: Vec<String>,
+    /// ... and whether a re-run would do more (a file was moved, deleted,
+    /// rewritten or locked meanwhile, and not written back).
+    retry: bool,
 }
 
 impl MessageWriter {
@@ -156,6 +163,8 @@ impl MessageWriter {
             written: 0,
             open_line: false,
             folders: Default::default(),
+            notes: Vec::new(),
+            retry: false,
         }
     }
 
@@ -283,11 +292,19 @@ impl MessageWriter {
                     return Err(self.io_err(io::Error::other("not a directory output")));
                 };
                 let path = root.join(&rel);
-                // Unchanged: nothing to do. Gone (a mail reader moved it
-                // to cur/ with new flags, or deleted it, during the run):
-                // left as that program left it, never resurrected.
-                if bytes != msg.bytes.as_slice() && path.is_file() {
-                    replace_file(&path, bytes).map_err(|e| MailboxError::io(&path, None, e))?;
+                // Unchanged: nothing to do. Moved, deleted or rewritten by
+                // another program during the run (a mail reader moved it
+                // to cur/ with new flags, the user deleted it): left as
+                // that program left it, never resurrected or duplicated
+                // (replace.rs).
+                if bytes != msg.bytes.as_slice() {
+                    // An mbox file of a folder: its dotlock is taken, and
+                    // whole messages an MDA appended meanwhile are kept.
+                    let mbox = matches!(msg.origin, Origin::File { .. })
+                        && super::mbox::first_from_line(&msg.bytes).is_some();
+                    let done = replace_message(&path, None, &msg.bytes, bytes, mbox)
+                        .map_err(|e| MailboxError::io(&path, None, e))?;
+                    self.note(&path, done);
                 }
             }
             OutputKind::Maildir | OutputKind::Folder => {
@@ -320,6 +337,49 @@ impl MessageWriter {
         }
         self.written += 1;
         Ok(())
+    }
+
+    /// Keeps what became of a message file replaced in place, for the user.
+    fn note(&mut self, path: &Path, done: Replaced) {
+        let line = match done {
+            Replaced::Done {
+                late: 0,
+                name_kept: false,
+            } => return,
+            Replaced::Done { late, name_kept } => {
+                let mut l = String::new();
+                if late > 0 {
+                    l.push_str(&format!(
+                        "{late} octets another program appended during the run are kept, \
+                         unchanged, at its end"
+                    ));
+                    self.retry = true;
+                }
+                if name_kept {
+                    if !l.is_empty() {
+                        l.push_str("; ");
+                    }
+                    l.push_str("normalized, but its name could not be updated (moved meanwhile)");
+                }
+                l
+            }
+            Replaced::Gone => {
+                self.retry = true;
+                "moved or deleted by another program during the run: not written back".into()
+            }
+            Replaced::Kept(why) => {
+                self.retry = true;
+                format!("{why}: not normalized")
+            }
+        };
+        self.notes.push(format!("{}: {line}", path.display()));
+    }
+
+    /// In place in a Maildir or folder: what other programs did to message
+    /// files during the run (moved, deleted, rewritten, appended to,
+    /// locked), one line each, and whether a re-run would do more.
+    pub fn in_place_notes(&self) -> (&[String], bool) {
+        (&self.notes, self.retry)
     }
 
     /// Writes one mbox entry straight to `w` (no copy of the message);

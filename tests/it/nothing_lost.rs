@@ -1714,3 +1714,49 @@ fn regression_in_place_leaves_an_input_that_changed_during_the_run() {
     assert_eq!(w.finish_late().expect("in place"), 0);
     assert_ne!(std::fs::read(&input).expect("input"), want);
 }
+
+#[test]
+fn regression_in_place_a_message_moved_or_deleted_during_the_run_is_not_written_back() {
+    // The writer looked (`is_file`) and then renamed its temporary over the
+    // name: a server's rename `X:2,` -> `X:2,S` (or a delete) in between
+    // left a duplicate (or brought the message back). The race itself is
+    // pinned by the unit tests of mailbox::replace (the swap and the
+    // portable pin); here, the writer says what it left alone, and the run
+    // asks to be run again.
+    use mailbox::{MessageReader, MessageWriter, OutputKind, WriteMode};
+    let dir = tempfile::tempdir().expect("tmp");
+    let md = dir.path().join("md");
+    latin1_maildir(&md);
+    std::fs::write(md.join("cur/2.host:2,"), LATIN1).expect("write");
+    std::fs::write(md.join("cur/3.host:2,"), LATIN1).expect("write");
+    let reader = MessageReader::open(&md, mailbox::InputKind::Maildir).expect("open");
+    let mut w =
+        MessageWriter::create(&md, OutputKind::Maildir, WriteMode::InPlace).expect("writer");
+    let msgs: Vec<_> = reader.map(|m| m.expect("message")).collect();
+    assert_eq!(msgs.len(), 3);
+    // Read; then the server sets \Seen on 2 and the user deletes 3.
+    std::fs::rename(md.join("cur/2.host:2,"), md.join("cur/2.host:2,S")).expect("mv");
+    std::fs::remove_file(md.join("cur/3.host:2,")).expect("rm");
+    for m in &msgs {
+        w.write(m, &lib_normalize(&m.bytes)).expect("write");
+    }
+    let (notes, retry) = w.in_place_notes();
+    assert_eq!(notes.len(), 2, "{notes:?}");
+    assert!(retry);
+    w.finish().expect("finish");
+    let names = crate::common::entry_names(&md.join("cur"));
+    assert_eq!(
+        names,
+        ["1.host:2,S", "2.host:2,S"],
+        "no duplicate, nothing back"
+    );
+    assert_eq!(
+        std::fs::read(md.join("cur/2.host:2,S")).expect("read"),
+        LATIN1,
+        "the moved one as the server left it"
+    );
+    assert_ne!(
+        std::fs::read(md.join("cur/1.host:2,S")).expect("read"),
+        LATIN1
+    );
+}
