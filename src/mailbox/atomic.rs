@@ -19,8 +19,8 @@ use std::path::{Path, PathBuf};
 pub enum WriteMode {
     /// Write to a temporary and rename over the destination.
     Replace,
-    /// The destination is the input: keep `NAME.bak` until the new output
-    /// is complete and in place, then remove it.
+    /// The destination is the input: keep a backup ([`backup_path`])
+    /// until the new output is complete and in place, then remove it.
     InPlace,
 }
 
@@ -154,12 +154,24 @@ fn replaceable_dir(dir: &Path) -> bool {
     }
 }
 
-/// The `.bak` path kept during an in-place run.
+/// The backup an in-place run keeps of a file until the new one is in
+/// place: `.NAME.mailcharset-bak` beside it, a hidden name that the folder
+/// and Maildir readers pass over and mail clients do not show. (It was
+/// `NAME.bak`: a killed run left it, and the next run over the folder read
+/// it as one more mailbox, every message twice.)
 pub fn backup_path(path: &Path) -> PathBuf {
-    let mut s = path.as_os_str().to_owned();
-    s.push(".bak");
-    PathBuf::from(s)
+    let name = path
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_default();
+    let mut hidden = std::ffi::OsString::from(".");
+    hidden.push(name);
+    hidden.push(BAK_SUFFIX);
+    parent_of(path).join(hidden)
 }
+
+/// The end of a backup's name ([`backup_path`]).
+const BAK_SUFFIX: &str = ".mailcharset-bak";
 
 pub(super) const TMP_SUFFIX: &str = ".mailcharset-tmp";
 
@@ -464,6 +476,9 @@ impl AtomicFile {
         };
         let expect = self.expect;
         let dest = self.dest.clone();
+        // In place: an interrupting signal waits until the input is
+        // complete and the old file dealt with (`lock::critical`).
+        let _critical = (expect.is_some() || self.backup.is_some()).then(super::lock::critical);
         let renamed = (|| {
             let tmp = match w.into_inner().map_err(|e| err(e.into_error()))? {
                 Target::Temp(t) => t,
@@ -559,24 +574,27 @@ impl Drop for AtomicFile {
     }
 }
 
-/// Makes `NAME.bak` for an in-place run: a hard link to the input (or a
-/// copy where links are not possible). A `NAME.bak` that is already there
-/// is reused only when it is the input itself (a hard link a killed run of
-/// ours left); anything else there is the user's, and the run refuses
-/// rather than remove it.
+/// Makes the backup ([`backup_path`]) for an in-place run: a hard link to
+/// the input (or a copy where links are not possible). One that is
+/// already there is a killed run's, and it is replaced: a run killed
+/// before its rename left a link to the input itself (or part of a copy),
+/// one killed after it the old version of an input that is now the
+/// complete new file; either way the input is complete. (The commit and
+/// an interrupting signal do not overlap: `lock::CRITICAL`.) A file the
+/// user named `NAME.bak` is not ours and is left alone.
 pub(super) fn make_backup(dest: &Path) -> Result<PathBuf, MailboxError> {
     let bak = backup_path(dest);
     match std::fs::symlink_metadata(&bak) {
-        Ok(meta) => {
-            if same_file(&meta, dest) {
-                return Ok(bak);
-            }
+        Ok(meta) if meta.is_file() => {
+            std::fs::remove_file(&bak).map_err(|e| MailboxError::io(&bak, None, e))?;
+        }
+        Ok(_) => {
             return Err(MailboxError::io(
                 &bak,
                 None,
                 io::Error::new(
                     io::ErrorKind::AlreadyExists,
-                    "exists and is not this program's backup of the input; move it away \
+                    "exists and is not a file this program made; move it away \
                      to normalize in place",
                 ),
             ));
@@ -593,27 +611,13 @@ pub(super) fn make_backup(dest: &Path) -> Result<PathBuf, MailboxError> {
             .open(&bak)
             .map_err(|e| MailboxError::io(&bak, None, e))?;
         if let Err(e) = io::copy(&mut from, &mut to).and_then(|_| to.sync_all()) {
-            // A partial copy (a full disk) is no backup, and a later run
-            // would take it for the user's and refuse: it goes.
+            // A partial copy (a full disk) is no backup: it goes.
             drop(to);
             let _ = std::fs::remove_file(&bak);
             return Err(MailboxError::io(&bak, None, e));
         }
     }
     Ok(bak)
-}
-
-/// Whether `meta` (of a backup) is the file at `path` (same device and
-/// inode: a hard link).
-#[cfg(unix)]
-pub(super) fn same_file(meta: &std::fs::Metadata, path: &Path) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    std::fs::metadata(path).is_ok_and(|m| m.dev() == meta.dev() && m.ino() == meta.ino())
-}
-
-#[cfg(not(unix))]
-pub(super) fn same_file(_meta: &std::fs::Metadata, _path: &Path) -> bool {
-    false
 }
 
 /// The permissions an output gets: those of the file or directory it

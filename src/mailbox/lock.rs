@@ -122,11 +122,29 @@ fn remove_if_ours(path: &Path, id: Option<(u64, u64)>) {
     }
 }
 
+/// Held while a file written in place is being put in place and the old
+/// file dealt with (the check, the rename or swap, the copy of what a late
+/// writer appended, the backup removed): an interrupted run
+/// ([`release_held_locks`]) waits for it, so that it never exits with mail
+/// only in the old file or a backup that a later run replaces.
+static CRITICAL: Mutex<()> = Mutex::new(());
+
+/// Takes [`CRITICAL`].
+pub(crate) fn critical() -> std::sync::MutexGuard<'static, ()> {
+    CRITICAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// Removes every dotlock this process holds: for a run that is being
-/// interrupted (SIGINT, SIGTERM) and exits without unwinding, so that the
-/// MDAs are not kept waiting for a lock nobody holds. The locks' owners
-/// ([`DotLock`]) must not be used afterwards.
+/// interrupted (SIGINT, SIGTERM) and exits right afterwards without
+/// unwinding, so that the MDAs are not kept waiting for a lock nobody
+/// holds. Waits first for a file being put in place to be in place, and
+/// from then on no other is: in-place writes of this process wait forever,
+/// so call it only on the way out. The locks' owners ([`DotLock`]) must
+/// not be used afterwards.
 pub fn release_held_locks() {
+    std::mem::forget(critical());
     let held = match HELD.lock() {
         Ok(mut h) => std::mem::take(&mut *h),
         Err(_) => return,

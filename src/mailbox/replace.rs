@@ -131,6 +131,8 @@ fn replace_with(
     let (file, tmp_path) = tmp.keep().map_err(|e| e.error)?;
     let mut tmp_guard = Remove(Some(tmp_path.clone()));
     let ours = file.metadata()?;
+    // An interrupting signal waits until this file is dealt with.
+    let _critical = super::lock::critical();
     if swap {
         before_swap();
         match exchange(&tmp_path, path) {

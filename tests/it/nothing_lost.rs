@@ -166,30 +166,86 @@ fn regression_inputs_with_the_same_name_keep_their_paths_under_the_output() {
 
 #[test]
 fn regression_in_place_never_removes_a_users_backup() {
+    // A `NAME.bak` is the user's: left alone (the run's own backup has a
+    // hidden name of its own).
     let dir = tempfile::tempdir().expect("tmp");
     let m = dir.path().join("m.eml");
     std::fs::copy(fixture("koi8r-base64.eml"), &m).expect("copy");
     let original = std::fs::read(&m).expect("read");
-    let bak = mailbox::backup_path(&m);
-    std::fs::write(&bak, b"the user's own backup").expect("write");
-    let o = run(&[os("normalize"), os("-q"), os("--in-place"), m.as_os_str()]);
-    assert!(!o.status.success());
-    assert!(String::from_utf8_lossy(&o.stderr).contains("not this program's backup"));
-    assert_eq!(std::fs::read(&bak).expect("kept"), b"the user's own backup");
-    assert_eq!(
-        std::fs::read(&m).expect("input"),
-        original,
-        "input untouched"
-    );
-
-    // A backup a killed run of ours left (a hard link to the input) is
-    // reused, and removed once the run is complete.
-    std::fs::remove_file(&bak).expect("rm");
-    std::fs::hard_link(&m, &bak).expect("link");
+    let users = dir.path().join("m.eml.bak");
+    std::fs::write(&users, b"the user's own backup").expect("write");
     let o = run(&[os("normalize"), os("-q"), os("--in-place"), m.as_os_str()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert!(!bak.exists());
+    assert_eq!(
+        std::fs::read(&users).expect("kept"),
+        b"the user's own backup"
+    );
     assert_ne!(std::fs::read(&m).expect("input"), original, "normalized");
+    assert!(!mailbox::backup_path(&m).exists());
+}
+
+#[test]
+fn regression_a_killed_in_place_runs_backup_is_hidden_and_replaced_by_the_next_run() {
+    // A killed `--in-place FILE` left `FILE.bak`, a visible hard link to
+    // the mailbox: a later folder run read it as a second mailbox (60,000
+    // messages in, 120,000 out) and a mail client showed it as a folder.
+    use mailbox::{FolderReader, MessageWriter, OutputKind, WriteMode};
+    let dir = tempfile::tempdir().expect("tmp");
+    let mail = dir.path().join("Mail");
+    std::fs::create_dir(&mail).expect("mkdir");
+    let inbox = mail.join("inbox");
+    std::fs::copy(mbox(dir.path()), &inbox).expect("copy");
+    let original = std::fs::read(&inbox).expect("read");
+    let kind = mailbox::detect(&inbox).expect("detect");
+    // The backup as a run leaves it when killed before its rename.
+    let w = MessageWriter::create(&inbox, OutputKind::matching(kind), WriteMode::InPlace)
+        .expect("writer");
+    let bak = mailbox::backup_path(&inbox);
+    assert_eq!(std::fs::read(&bak).expect("backup"), original);
+    assert!(
+        bak.file_name()
+            .is_some_and(|n| n.as_encoded_bytes().starts_with(b".")),
+        "hidden: {}",
+        bak.display()
+    );
+    let files: Vec<_> = FolderReader::open(&mail)
+        .expect("folder")
+        .map(|m| m.expect("message").origin)
+        .collect();
+    assert_eq!(
+        files.len(),
+        1,
+        "a folder run reads the mailbox once: {files:?}"
+    );
+    std::mem::forget(w);
+    assert!(bak.exists(), "as a killed run leaves it");
+
+    // The next run replaces it (here: a link to the input itself), and
+    // one left by a run killed after its rename (an older version) too.
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        os("--in-place"),
+        inbox.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(!bak.exists());
+    let normalized = std::fs::read(&inbox).expect("read");
+    assert_ne!(normalized, original);
+    std::fs::write(&bak, &original).expect("an older version");
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        os("--in-place"),
+        inbox.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(!bak.exists());
+    assert_eq!(
+        std::fs::read(&inbox).expect("read"),
+        normalized,
+        "idempotent"
+    );
 }
 
 fn maildir_tree(root: &Path) {
