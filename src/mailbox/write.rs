@@ -292,6 +292,7 @@ impl MessageWriter {
                     return Err(self.io_err(io::Error::other("not a directory output")));
                 };
                 let path = root.join(&rel);
+                let new_path = self.resized(msg, &rel, bytes).map(|r| root.join(r));
                 // Unchanged: nothing to do. Moved, deleted or rewritten by
                 // another program during the run (a mail reader moved it
                 // to cur/ with new flags, the user deleted it): left as
@@ -302,7 +303,7 @@ impl MessageWriter {
                     // whole messages an MDA appended meanwhile are kept.
                     let mbox = matches!(msg.origin, Origin::File { .. })
                         && super::mbox::first_from_line(&msg.bytes).is_some();
-                    let done = replace_message(&path, None, &msg.bytes, bytes, mbox)
+                    let done = replace_message(&path, new_path.as_deref(), &msg.bytes, bytes, mbox)
                         .map_err(|e| MailboxError::io(&path, None, e))?;
                     self.note(&path, done);
                 }
@@ -315,6 +316,7 @@ impl MessageWriter {
                     self.add_maildir_folder(folder)?;
                 }
                 let rel = self.dir_entry_name(msg)?;
+                let rel = self.resized(msg, &rel, bytes).unwrap_or(rel);
                 let Sink::Dir(d) = &self.sink else {
                     return Err(self.io_err(io::Error::other("not a directory output")));
                 };
@@ -431,6 +433,16 @@ impl MessageWriter {
             .copied()
             .or(last)
             .is_some_and(|b| b != b'\n'))
+    }
+
+    /// The name of a Maildir message `msg` written as `bytes` under `rel`,
+    /// when its size tags change ([`resized_name`]).
+    fn resized(&self, msg: &RawMessage, rel: &Path, bytes: &[u8]) -> Option<PathBuf> {
+        if !matches!(msg.origin, Origin::Maildir { .. }) || bytes == msg.bytes.as_slice() {
+            return None;
+        }
+        let new = resized_name(rel.file_name()?, bytes)?;
+        Some(rel.with_file_name(new))
     }
 
     fn dir_entry_name(&self, msg: &RawMessage) -> Result<PathBuf, MailboxError> {
@@ -559,5 +571,92 @@ fn write_content_length_body(
                 w.write_all(bytes)
             }
         }
+    }
+}
+
+/// A Maildir message file's name with its size tags brought up to date
+/// for the content `bytes`: `,S=` (the size in octets) and `,W=` (the size
+/// with every line end counted as CR LF: octets plus the line feeds not
+/// preceded by a carriage return), which Dovecot and Courier read sizes
+/// and quotas from. Everything else is kept byte for byte: the unique part,
+/// other `,X=` fields, the `:2,FLAGS` info. None when the name has neither
+/// tag or they are right already.
+pub(super) fn resized_name(name: &std::ffi::OsStr, bytes: &[u8]) -> Option<std::ffi::OsString> {
+    let b = name.as_encoded_bytes();
+    let base_end = memchr::memchr(b':', b).unwrap_or(b.len());
+    let (base, info) = b.split_at(base_end);
+    let mut fields = base.split(|&c| c == b',');
+    let mut out = fields.next()?.to_vec();
+    let mut changed = false;
+    let size = bytes.len() as u64;
+    let wide = size
+        + memchr::memchr_iter(b'\n', bytes)
+            .filter(|&i| i == 0 || bytes[i - 1] != b'\r')
+            .count() as u64;
+    for f in fields {
+        out.push(b',');
+        let tag = match f {
+            [b'S', b'=', digits @ ..] | [b'W', b'=', digits @ ..]
+                if !digits.is_empty() && digits.iter().all(u8::is_ascii_digit) =>
+            {
+                Some(if f[0] == b'S' { size } else { wide })
+            }
+            _ => None,
+        };
+        match tag {
+            Some(n) => {
+                let new = format!("{}={n}", f[0] as char);
+                changed |= new.as_bytes() != f;
+                out.extend_from_slice(new.as_bytes());
+            }
+            None => out.extend_from_slice(f),
+        }
+    }
+    if !changed {
+        return None;
+    }
+    out.extend_from_slice(info);
+    os_string(out)
+}
+
+#[cfg(unix)]
+fn os_string(bytes: Vec<u8>) -> Option<std::ffi::OsString> {
+    use std::os::unix::ffi::OsStringExt;
+    Some(std::ffi::OsString::from_vec(bytes))
+}
+
+#[cfg(not(unix))]
+fn os_string(bytes: Vec<u8>) -> Option<std::ffi::OsString> {
+    String::from_utf8(bytes).ok().map(Into::into)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::resized_name;
+    use std::ffi::OsStr;
+
+    #[test]
+    fn size_tags_follow_the_content_and_nothing_else_changes() {
+        let body = b"Subject: x\n\nab\r\ncd\n";
+        let n = |s: &str| resized_name(OsStr::new(s), body).map(|o| o.into_string().unwrap());
+        assert_eq!(
+            n("1700000000.M1P1.host,S=164,W=172:2,S").as_deref(),
+            Some("1700000000.M1P1.host,S=19,W=22:2,S")
+        );
+        // Other fields, their order and the info kept; only the tags that
+        // are there are written.
+        assert_eq!(
+            n("1.host,W=1,X=abc,S=2:2,FRS").as_deref(),
+            Some("1.host,W=22,X=abc,S=19:2,FRS")
+        );
+        assert_eq!(n("1.host,S=9").as_deref(), Some("1.host,S=19"));
+        assert_eq!(n("1.host:2,S"), None, "no tags");
+        assert_eq!(n("1.host,S=19,W=22:2,"), None, "right already");
+        assert_eq!(n("1.host,S=x:2,"), None, "not a size");
+        // A comma in the info is the info's.
+        assert_eq!(
+            n("1.host,S=1:2,S,W=5").as_deref(),
+            Some("1.host,S=19:2,S,W=5")
+        );
     }
 }

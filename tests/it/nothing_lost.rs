@@ -1816,3 +1816,42 @@ fn regression_in_place_a_message_moved_or_deleted_during_the_run_is_not_written_
         LATIN1
     );
 }
+
+#[test]
+fn regression_maildir_size_tags_follow_the_rewritten_content() {
+    // A rewritten message kept `S=164,W=172` in its name while it was 191
+    // octets, with -o and in place; Dovecot and Courier read sizes and
+    // quotas from these.
+    let dir = tempfile::tempdir().expect("tmp");
+    let md = dir.path().join("md");
+    latin1_maildir(&md);
+    let stale = "1700000000.M1P1.host,S=1,X=keep,W=2:2,FS";
+    std::fs::rename(md.join("cur/1.host:2,S"), md.join("cur").join(stale)).expect("mv");
+    let check = |cur: &Path| {
+        let names = crate::common::entry_names(cur);
+        assert_eq!(names.len(), 1, "{names:?}");
+        let bytes = std::fs::read(cur.join(&names[0])).expect("read");
+        assert_ne!(bytes, LATIN1, "rewritten");
+        let lf = bytes.iter().filter(|&&b| b == b'\n').count();
+        let crlf = bytes.windows(2).filter(|w| w == b"\r\n").count();
+        let want = format!(
+            "1700000000.M1P1.host,S={},X=keep,W={}:2,FS",
+            bytes.len(),
+            bytes.len() + lf - crlf
+        );
+        assert_eq!(names[0], want);
+    };
+    let out = dir.path().join("out");
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        md.as_os_str(),
+        os("-o"),
+        out.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    check(&out.join("cur"));
+    let o = run(&[os("normalize"), os("-q"), os("--in-place"), md.as_os_str()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    check(&md.join("cur"));
+}
