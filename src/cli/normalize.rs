@@ -486,7 +486,7 @@ fn one_input(
             });
             if let Some(e) = error {
                 fail(m, e);
-                return Outcome::unchanged();
+                return Outcome::stop();
             }
             if want_report && let Ok(mut l) = lines.lock() {
                 l.extend(file_lines.into_iter().map(|line| (m.index, line)));
@@ -549,7 +549,7 @@ fn one_input(
             }
             Err(e) => {
                 fail(m, e);
-                Outcome::unchanged()
+                Outcome::stop()
             }
         }
     };
@@ -587,7 +587,10 @@ fn one_input(
     }
     let (notes, retry) = writer.in_place_notes();
     let (notes, retry) = (notes.to_vec(), retry);
-    if failed.is_none() {
+    if failed.is_some() && to_stdout {
+        // What came before the failing message, and nothing else, goes out.
+        writer.finish().map_err(|e| mailbox_err(&e))?;
+    } else if failed.is_none() {
         let late = writer.finish_late().map_err(|e| mailbox_err(&e))?;
         if late > 0 {
             eprintln!(
@@ -626,16 +629,22 @@ fn one_input(
         );
     }
     if let Some((index, offset, e)) = failed {
+        let before = stats.messages_out;
         let what = if to_stdout {
-            "output stopped there"
+            format!(
+                "output stopped before it: the {before} message(s) before it were written, \
+                 nothing of it or after it"
+            )
         } else if args.in_place && matches!(kind, InputKind::Maildir | InputKind::Folder) {
             // Message files are replaced one by one, each atomically.
-            "messages handled before the stop were normalized in place, one file at a time; \
-             the others are as they were"
+            format!(
+                "the {before} message file(s) before it were handled in place, one file at a \
+                 time; it and the others are as they were"
+            )
         } else if args.in_place {
-            "the input is unchanged"
+            "the input is unchanged".to_string()
         } else {
-            "no output written"
+            "no output written".to_string()
         };
         eprintln!("mailcharset: {name}: message {index} (at byte {offset}): {e} ({what})");
         return Ok(exit::DATA);

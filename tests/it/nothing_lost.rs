@@ -1855,3 +1855,49 @@ fn regression_maildir_size_tags_follow_the_rewritten_content() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     check(&md.join("cur"));
 }
+
+#[test]
+fn regression_on_error_fail_to_standard_output_stops_at_the_failing_message() {
+    // It said "(output stopped there)" and exited 65, but the failing
+    // message (unchanged) and every one after it had been written.
+    let dir = tempfile::tempdir().expect("tmp");
+    let input = dir.path().join("in.mbox");
+    let msg = |subject: &str, charset: &str, body: &[u8]| {
+        let mut m = format!(
+            "From a@b Mon Jan  1 00:00:00 2001\nSubject: {subject}\n\
+             Content-Type: text/plain; charset={charset}\n\n"
+        )
+        .into_bytes();
+        m.extend_from_slice(body);
+        m.extend_from_slice(b"\n\n");
+        m
+    };
+    let mut bytes = msg("one", "koi8-r", b"\xf0\xd2\xc9");
+    bytes.extend(msg("two (damaged)", "utf-8", b"caf\xc3 x"));
+    bytes.extend(msg("three", "koi8-r", b"\xf0\xd2\xc9"));
+    std::fs::write(&input, &bytes).expect("write");
+    for jobs in ["1", "4"] {
+        let o = run(&[
+            os("normalize"),
+            os("-q"),
+            os("--jobs"),
+            os(jobs),
+            os("--on-error"),
+            os("fail"),
+            input.as_os_str(),
+        ]);
+        assert_eq!(
+            o.status.code(),
+            Some(65),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert_eq!(out.matches("From a@b").count(), 1, "{out}");
+        assert!(out.contains("Subject: one"));
+        assert!(!out.contains("Subject: two") && !out.contains("Subject: three"));
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains("the 1 message(s) before it were written")
+        );
+    }
+}
