@@ -595,6 +595,11 @@ pub fn main() -> ExitCode {
         Command::Audit(a) => stdout(&mut a.output),
         _ => {}
     }
+    // A closed pipe on output is no error for the commands whose output is
+    // read by a person (`decode ... | head`); `normalize`'s output is mail,
+    // and one cut short must not pass for a complete run (74, said), and
+    // `audit` decides for itself (audit.rs).
+    let quiet_on_broken_pipe = !matches!(cli.command, Command::Normalize(_));
     let result = match &cli.command {
         Command::Normalize(a) => normalize::run(a),
         Command::Audit(a) => audit::run(a),
@@ -608,7 +613,7 @@ pub fn main() -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
             // A closed pipe (`mailcharset ... | head`) is not an error.
-            if e.code == exit::IO && e.broken_pipe {
+            if e.code == exit::IO && e.broken_pipe && quiet_on_broken_pipe {
                 return ExitCode::from(exit::OK);
             }
             let _ = writeln!(

@@ -297,7 +297,19 @@ fn pass_through(
         }
         None => {
             let mut out = std::io::BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
-            copy(&mut out).map_err(|e| CliError::io("standard output", e))?
+            copy(&mut out).map_err(|e| {
+                if e.kind() == std::io::ErrorKind::BrokenPipe {
+                    CliError::new(
+                        exit::IO,
+                        format!(
+                            "standard output: its reader went away (broken pipe): {name} was \
+                             not written whole"
+                        ),
+                    )
+                } else {
+                    CliError::io("standard output", e)
+                }
+            })?
         }
     };
     eprintln!(
@@ -402,16 +414,10 @@ fn one_input(
                 format!("normalize: {name}: a Maildir or folder needs -o OUTPUT"),
             ));
         }
-        // Buffered: stdout alone is line-buffered, a system call per line.
-        None => MessageWriter::to_stream(
-            Box::new(std::io::BufWriter::with_capacity(
-                1 << 20,
-                std::io::stdout(),
-            )),
-            out_kind,
-            "standard output",
-        )
-        .map_err(|e| mailbox_err(&e))?,
+        // Buffered by the writer (stdout alone is line-buffered, a system
+        // call per line).
+        None => MessageWriter::to_stream(Box::new(std::io::stdout()), out_kind, "standard output")
+            .map_err(|e| mailbox_err(&e))?,
     };
     let popts = pipeline::Options {
         jobs: args.jobs.unwrap_or(0),

@@ -60,7 +60,7 @@ impl OutputKind {
 
 enum Sink {
     File(AtomicFile),
-    Stream(Box<dyn Write + Send>),
+    Stream(io::BufWriter<Counted>),
     Dir(AtomicDir),
     /// In place in a Maildir or folder: each changed message file is
     /// replaced atomically on its own (temporary + rename in its own
@@ -69,6 +69,49 @@ enum Sink {
     InPlaceDir(PathBuf),
     /// Only while a message is being written.
     Taken,
+}
+
+/// A stream below the writer's buffer, counting the octets it accepted:
+/// when its reader goes away, how many messages reached it whole.
+struct Counted {
+    inner: Box<dyn Write + Send>,
+    accepted: u64,
+}
+
+impl Write for Counted {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.accepted += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Counts what goes through to `w`.
+struct Tally<'a> {
+    w: &'a mut dyn Write,
+    n: u64,
+}
+
+impl Write for Tally<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.w.write(buf)?;
+        self.n += n as u64;
+        Ok(n)
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.w.write_all(buf)?;
+        self.n += buf.len() as u64;
+        Ok(())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.w.flush()
+    }
 }
 
 /// Writes messages into a container; unchanged messages from the same kind
@@ -88,6 +131,11 @@ pub struct MessageWriter {
     /// ... and whether a re-run would do more (a file was moved, deleted,
     /// rewritten or locked meanwhile, and not written back).
     retry: bool,
+    /// A stream: the octets handed to it so far, where each message not
+    /// yet known to have gone through ends, and how many have.
+    handed: u64,
+    ends: std::collections::VecDeque<u64>,
+    through: usize,
 }
 
 impl MessageWriter {
@@ -138,7 +186,9 @@ impl MessageWriter {
     }
 
     /// Writes to a stream (standard output): not crash-safe, nothing to
-    /// rename. Only mbox and single-message output.
+    /// rename. Only mbox and single-message output. The writer buffers
+    /// (1 MiB), so `out` need not; it keeps count of what `out` accepted,
+    /// to say how many messages went through when `out` breaks.
     pub fn to_stream(
         out: Box<dyn Write + Send>,
         kind: OutputKind,
@@ -152,7 +202,15 @@ impl MessageWriter {
                 reason: "a Maildir or folder cannot be written to a stream".into(),
             });
         }
-        Ok(Self::with_sink(Sink::Stream(out), kind, name))
+        let counted = Counted {
+            inner: out,
+            accepted: 0,
+        };
+        Ok(Self::with_sink(
+            Sink::Stream(io::BufWriter::with_capacity(1 << 20, counted)),
+            kind,
+            name,
+        ))
     }
 
     fn with_sink(sink: Sink, kind: OutputKind, name: PathBuf) -> Self {
@@ -165,6 +223,9 @@ impl MessageWriter {
             folders: Default::default(),
             notes: Vec::new(),
             retry: false,
+            handed: 0,
+            ends: Default::default(),
+            through: 0,
         }
     }
 
@@ -237,7 +298,23 @@ impl MessageWriter {
     }
 
     fn io_err(&self, e: io::Error) -> MailboxError {
-        MailboxError::io(&self.name, None, e)
+        MailboxError::io(&self.name, None, cut_short(e, self.went_through()))
+    }
+
+    /// How many messages reached the output whole: for a stream, those the
+    /// system took (the last ones may still wait in a pipe for a reader
+    /// that left); otherwise those handed to the output.
+    fn went_through(&self) -> Went {
+        match &self.sink {
+            Sink::Stream(st) => {
+                let accepted = st.get_ref().accepted;
+                Went::Counted(
+                    self.through + self.ends.iter().filter(|&&e| e <= accepted).count(),
+                    accepted,
+                )
+            }
+            _ => Went::AtMost(self.written),
+        }
     }
 
     /// Writes `bytes` as the message `msg` (its origin decides the framing
@@ -268,7 +345,12 @@ impl MessageWriter {
                             return Err(e);
                         }
                     },
-                    Sink::Stream(s) => self.frame_mbox(flavor, msg, bytes, has_from, s.as_mut()),
+                    Sink::Stream(s) => {
+                        let mut t = Tally { w: s, n: 0 };
+                        let r = self.frame_mbox(flavor, msg, bytes, has_from, &mut t);
+                        self.handed += t.n;
+                        r
+                    }
                     _ => Err(io::Error::other("not a stream output")),
                 };
                 self.sink = sink;
@@ -282,7 +364,11 @@ impl MessageWriter {
                         reason: "more than one message for a single-message output".into(),
                     });
                 }
-                write_stream(&mut self.sink, &self.name, bytes)?;
+                write_stream(&mut self.sink, &self.name, bytes).map_err(|e| match e {
+                    MailboxError::Io { source, .. } => self.io_err(source),
+                    e => e,
+                })?;
+                self.handed += bytes.len() as u64;
             }
             OutputKind::Maildir | OutputKind::Folder
                 if matches!(self.sink, Sink::InPlaceDir(_)) =>
@@ -338,6 +424,14 @@ impl MessageWriter {
             }
         }
         self.written += 1;
+        if let Sink::Stream(st) = &self.sink {
+            self.ends.push_back(self.handed);
+            let accepted = st.get_ref().accepted;
+            while self.ends.front().is_some_and(|&e| e <= accepted) {
+                self.ends.pop_front();
+                self.through += 1;
+            }
+        }
         Ok(())
     }
 
@@ -515,17 +609,61 @@ impl MessageWriter {
     /// the rename ([`super::AtomicFile::commit_late`]): copied unchanged to
     /// the end of the new file.
     pub fn finish_late(self) -> Result<u64, MailboxError> {
+        let went = self.went_through();
         let name = self.name;
+        let cut = |e: MailboxError| match e {
+            MailboxError::Io { path, source, .. } => {
+                MailboxError::io(path, None, cut_short(source, went))
+            }
+            e => e,
+        };
         match self.sink {
-            Sink::File(f) => f.commit_late(),
-            Sink::Stream(mut s) => s
-                .flush()
-                .map(|()| 0)
-                .map_err(|e| MailboxError::io(&name, None, e)),
+            Sink::File(f) => f.commit_late().map_err(cut),
+            Sink::Stream(mut s) => match s.flush() {
+                Ok(()) => Ok(0),
+                Err(e) => {
+                    // What the flush got through before it broke.
+                    let accepted = s.get_ref().accepted;
+                    let went = Went::Counted(
+                        self.through + self.ends.iter().filter(|&&e| e <= accepted).count(),
+                        accepted,
+                    );
+                    Err(MailboxError::io(&name, None, cut_short(e, went)))
+                }
+            },
             Sink::Dir(d) => d.commit().map(|()| 0),
             Sink::InPlaceDir(_) | Sink::Taken => Ok(0),
         }
     }
+}
+
+/// A closed pipe on the output (`normalize | head`, `-o` a FIFO whose
+/// reader left) said with how much of the output had been written:
+/// `written` messages were handed to the output before the one being
+/// written, so at most that many reached the reader whole.
+fn cut_short(e: io::Error, went: Went) -> io::Error {
+    if e.kind() != io::ErrorKind::BrokenPipe {
+        return e;
+    }
+    let how_far = match went {
+        Went::Counted(n, octets) => {
+            format!("the first {n} message(s) were written whole ({octets} octets went out)")
+        }
+        Went::AtMost(n) => format!("at most the first {n} message(s) reached it whole"),
+    };
+    io::Error::new(
+        io::ErrorKind::BrokenPipe,
+        format!("its reader went away (broken pipe): the output is incomplete; {how_far}"),
+    )
+}
+
+/// How much of an output went through before it broke.
+#[derive(Clone, Copy)]
+enum Went {
+    /// Messages the system took whole, and octets it took.
+    Counted(usize, u64),
+    /// Messages handed to the output (a buffer may have held the last).
+    AtMost(usize),
 }
 
 fn write_stream(sink: &mut Sink, name: &Path, bytes: &[u8]) -> Result<(), MailboxError> {

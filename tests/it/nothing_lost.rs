@@ -1901,3 +1901,80 @@ fn regression_on_error_fail_to_standard_output_stops_at_the_failing_message() {
         );
     }
 }
+
+/// Runs the binary with `args`, reads `keep` octets of its standard output
+/// and closes it (as `| head -c` does); its status and standard error.
+fn read_then_close(args: &[&std::ffi::OsStr], keep: usize) -> (Option<i32>, String) {
+    use std::io::Read;
+    let mut child = Command::new(bin())
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut out = child.stdout.take().expect("stdout");
+    let mut buf = vec![0; keep];
+    out.read_exact(&mut buf).expect("the first octets");
+    drop(out);
+    let o = child.wait_with_output().expect("wait");
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn regression_a_reader_that_goes_away_is_not_taken_for_a_complete_normalize() {
+    // `normalize big.mbox | head -c 1000000` delivered 983 of 60,000
+    // messages and exited 0 with nothing on stderr.
+    let dir = tempfile::tempdir().expect("tmp");
+    let one = std::fs::read(mbox(dir.path())).expect("read");
+    let big = dir.path().join("big.mbox");
+    let mut bytes = Vec::new();
+    while bytes.len() < 4 << 20 {
+        bytes.extend_from_slice(&one);
+    }
+    std::fs::write(&big, &bytes).expect("write");
+    let (code, err) = read_then_close(&[os("normalize"), os("-q"), big.as_os_str()], 1000);
+    assert_eq!(code, Some(74), "{err}");
+    assert!(err.contains("broken pipe"), "{err}");
+    assert!(err.contains("message(s) were written whole"), "{err}");
+
+    // audit's report is read by a person: `audit | head` is what they
+    // asked for (quiet, 0), unless --fail-on's answer is lost with it.
+    let (code, err) = read_then_close(
+        &[
+            os("audit"),
+            os("-q"),
+            os("--format"),
+            os("jsonl"),
+            big.as_os_str(),
+        ],
+        100,
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.is_empty(), "{err}");
+    let clean = dir.path().join("clean.mbox");
+    let mut bytes = Vec::new();
+    for i in 0..40_000 {
+        bytes.extend_from_slice(
+            format!("From a@b Mon Jan  1 00:00:00 2001\nSubject: {i}\n\nplain text\n\n").as_bytes(),
+        );
+    }
+    std::fs::write(&clean, &bytes).expect("write");
+    let (code, err) = read_then_close(
+        &[
+            os("audit"),
+            os("-q"),
+            os("--format"),
+            os("jsonl"),
+            os("--fail-on"),
+            os("invalid"),
+            clean.as_os_str(),
+        ],
+        100,
+    );
+    assert_eq!(code, Some(74), "{err}");
+    assert!(err.contains("--fail-on"), "{err}");
+}
