@@ -74,6 +74,15 @@ pub fn run(args: &NormalizeArgs) -> CliResult {
     } else {
         args.input.clone()
     };
+    // Standard input among several inputs has no name to be written under
+    // in the output directory (it was written as a file named `-`).
+    if inputs.len() > 1 && inputs.iter().any(|i| i.as_os_str() == "-") {
+        return Err(CliError::new(
+            exit::USAGE,
+            "normalize: standard input (-) cannot be one of several inputs: it has no name \
+             to be written under in the output directory; normalize it on its own",
+        ));
+    }
     if inputs.len() > 1 && args.output.is_none() {
         return Err(CliError::new(
             exit::USAGE,
@@ -347,6 +356,18 @@ fn one_input(
         return Err(CliError::new(
             exit::USAGE,
             "normalize: --in-place needs a file, Maildir or folder, not standard input",
+        ));
+    }
+    // A pipe (`<(...)`, /dev/fd/N), FIFO, socket or device cannot be
+    // replaced: there is no file to put the new one in place of.
+    if args.in_place && std::fs::metadata(input).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        return Err(CliError::new(
+            exit::USAGE,
+            format!(
+                "normalize: {name}: --in-place needs a regular file, Maildir or folder; this is \
+                 a pipe, socket or device, which cannot be replaced (write to standard output \
+                 or -o instead)"
+            ),
         ));
     }
     // In place on a file: the mbox dotlock, when it starts like an mbox

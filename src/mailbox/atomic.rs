@@ -399,6 +399,7 @@ impl AtomicFile {
         }
         let dest = resolved.as_path();
         let dir = parent_of(dest);
+        missing_dir(dest, dir)?;
         let backup = if mode == WriteMode::InPlace {
             Some(make_backup(dest)?)
         } else {
@@ -407,7 +408,7 @@ impl AtomicFile {
         let prefix = tmp_prefix(dest);
         let tmp = tmp_builder(&prefix, dest, false)
             .tempfile_in(dir)
-            .map_err(err)?;
+            .map_err(|e| tmp_error(dest, dir, e))?;
         hold(tmp.as_file());
         Ok(AtomicFile {
             dest: dest.to_path_buf(),
@@ -674,6 +675,75 @@ pub(super) fn still_there(root: &Path) -> io::Result<()> {
     }
 }
 
+/// [`MailboxError::OutputDirMissing`] when the directory an output goes
+/// in does not exist (the temporary would fail there with an error naming
+/// the temporary, and "no such file" read as a missing input).
+fn missing_dir(dest: &Path, dir: &Path) -> Result<(), MailboxError> {
+    match std::fs::metadata(dir) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Err(MailboxError::OutputDirMissing {
+            path: dest.to_path_buf(),
+            dir: dir.to_path_buf(),
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// An error making the temporary for `dest` in `dir`, told without the
+/// temporary's made-up name.
+fn tmp_error(dest: &Path, dir: &Path, e: io::Error) -> MailboxError {
+    let kind = e.kind();
+    MailboxError::io(
+        dest,
+        None,
+        io::Error::new(
+            kind,
+            format!("cannot create a file in {}: {kind}", dir.display()),
+        ),
+    )
+}
+
+/// [`MailboxError::OutputNotSwappable`] for a directory output that cannot
+/// be renamed into place: `.`, `..` or `/` as written, the current
+/// directory or one holding it, a mount point. (`-o .` failed with EBUSY at
+/// the very end and left a hidden full copy of the tree behind.)
+fn unswappable(dest: &Path) -> Result<(), MailboxError> {
+    let refuse = |why: &'static str| {
+        Err(MailboxError::OutputNotSwappable {
+            path: dest.to_path_buf(),
+            why,
+        })
+    };
+    if matches!(
+        dest.components().next_back(),
+        None | Some(std::path::Component::CurDir)
+            | Some(std::path::Component::ParentDir)
+            | Some(std::path::Component::RootDir)
+    ) {
+        return refuse("it is `.`, `..` or the root as written");
+    }
+    let Ok(canon) = std::fs::canonicalize(dest) else {
+        return Ok(());
+    };
+    if let Ok(cwd) = std::env::current_dir().and_then(std::fs::canonicalize)
+        && cwd.starts_with(&canon)
+    {
+        return refuse("it is or holds the current directory");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let dev = |p: &Path| std::fs::metadata(p).map(|m| m.dev()).ok();
+        match canon.parent() {
+            None => return refuse("it is the root directory"),
+            Some(parent) if dev(&canon) != dev(parent) => {
+                return refuse("it is a mount point");
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 /// A directory built next to its destination and renamed into place.
 pub(super) struct AtomicDir {
     pub(super) dest: PathBuf,
@@ -692,6 +762,8 @@ impl AtomicDir {
                 path: dest.to_path_buf(),
             });
         }
+        missing_dir(dest, parent_of(dest))?;
+        unswappable(dest)?;
         if !replaceable_dir(dest) {
             return Err(MailboxError::OutputNotEmpty {
                 path: dest.to_path_buf(),
@@ -701,7 +773,7 @@ impl AtomicDir {
         let prefix = tmp_prefix(dest);
         let tmp = tmp_builder(&prefix, dest, true)
             .tempdir_in(parent_of(dest))
-            .map_err(|e| MailboxError::io(dest, None, e))?
+            .map_err(|e| tmp_error(dest, parent_of(dest), e))?
             .keep();
         let lock = File::open(&tmp).ok();
         if let Some(f) = &lock {
@@ -714,8 +786,11 @@ impl AtomicDir {
         })
     }
 
+    /// Renames the tree into place. When that fails, the destination is
+    /// as it was (an earlier output moved aside is moved back) and the
+    /// temporary tree goes (a full copy of the output, it was left behind).
     pub(super) fn commit(mut self) -> Result<(), MailboxError> {
-        let Some(tmp) = self.tmp.take() else {
+        let Some(tmp) = self.tmp.clone() else {
             return Ok(());
         };
         let err = |e| MailboxError::io(&self.dest, None, e);
@@ -736,7 +811,14 @@ impl AtomicDir {
         } else {
             None
         };
-        std::fs::rename(&tmp, &self.dest).map_err(err)?;
+        if let Err(e) = std::fs::rename(&tmp, &self.dest) {
+            if let Some(old) = &old {
+                let _ = std::fs::rename(old, &self.dest);
+            }
+            // The temporary tree goes with `self`.
+            return Err(err(e));
+        }
+        self.tmp = None;
         sync_dir(parent_of(&self.dest)).map_err(err)?;
         if let Some(old) = old {
             // Gone already if another run took it for a stale one.

@@ -218,6 +218,9 @@ pub enum SkipReason {
     /// passes over such files: neither a header field nor a `From ` line
     /// first).
     NotAMessage,
+    /// Neither a regular file nor a directory: a FIFO, a socket, a device
+    /// (reading one could block forever, or never end).
+    NotARegularFile,
 }
 
 impl SkipReason {
@@ -230,6 +233,7 @@ impl SkipReason {
             SkipReason::NotInMaildir => "in a Maildir but not in cur/ or new/",
             SkipReason::LinkLoop => "a symbolic link that loops",
             SkipReason::NotAMessage => "does not start like a message",
+            SkipReason::NotARegularFile => "not a regular file: a FIFO, socket or device",
         }
     }
 }
@@ -316,6 +320,21 @@ pub enum MailboxError {
         /// The output.
         path: PathBuf,
     },
+    /// The directory the output (or report) goes in does not exist.
+    OutputDirMissing {
+        /// The output.
+        path: PathBuf,
+        /// Its directory.
+        dir: PathBuf,
+    },
+    /// A directory output that cannot be renamed into place (the current
+    /// directory, a mount point).
+    OutputNotSwappable {
+        /// The output.
+        path: PathBuf,
+        /// Why.
+        why: &'static str,
+    },
     /// In place: another program holds the mailbox's dotlock
     /// ([`DotLock`]) and did not let go in time. Nothing was read or
     /// written; try again later.
@@ -362,6 +381,8 @@ impl MailboxError {
             | MailboxError::OutputIsInput { path }
             | MailboxError::OutputOverlapsInput { path, .. }
             | MailboxError::OutputNotEmpty { path }
+            | MailboxError::OutputDirMissing { path, .. }
+            | MailboxError::OutputNotSwappable { path, .. }
             | MailboxError::Locked { path, .. }
             | MailboxError::Changed { path }
             | MailboxError::Unrepresentable { path, .. } => path,
@@ -426,6 +447,19 @@ impl fmt::Display for MailboxError {
                 "{}: exists, is not empty and is not an earlier output of mailcharset \
                  (no {OUTPUT_MARKER}): nothing written, since the output would replace it \
                  whole; name a new directory, or remove this one first",
+                path.display()
+            ),
+            MailboxError::OutputDirMissing { path, dir } => write!(
+                f,
+                "{}: the directory {} does not exist; nothing written (create it first)",
+                path.display(),
+                dir.display()
+            ),
+            MailboxError::OutputNotSwappable { path, why } => write!(
+                f,
+                "{}: cannot be an output directory: {why}, and a directory output is built \
+                 beside it and renamed into its place; nothing written (name a directory \
+                 below it)",
                 path.display()
             ),
             MailboxError::Locked { path, lock } => write!(

@@ -1978,3 +1978,140 @@ fn regression_a_reader_that_goes_away_is_not_taken_for_a_complete_normalize() {
     assert_eq!(code, Some(74), "{err}");
     assert!(err.contains("--fail-on"), "{err}");
 }
+
+#[test]
+fn regression_small_cli_issues_around_outputs_and_odd_inputs() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let msg = dir.path().join("m.eml");
+    std::fs::write(&msg, LATIN1).expect("write");
+    let in_dir = |cwd: &Path, args: &[&std::ffi::OsStr]| {
+        Command::new(bin())
+            .current_dir(cwd)
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .expect("runs")
+    };
+
+    // a) An output or report whose directory does not exist: 74 (not
+    // "no input", 66), naming the path given, not a hidden temporary.
+    for args in [
+        vec![
+            os("normalize"),
+            os("-q"),
+            msg.as_os_str(),
+            os("-o"),
+            os("nodir/x.eml"),
+        ],
+        vec![
+            os("normalize"),
+            os("-q"),
+            msg.as_os_str(),
+            os("-o"),
+            os("x.eml"),
+            os("--report"),
+            os("nodir/r.jsonl"),
+        ],
+    ] {
+        let o = in_dir(dir.path(), &args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(74), "{err}");
+        assert!(
+            err.contains("nodir/") && err.contains("does not exist"),
+            "{err}"
+        );
+        assert!(!err.contains("mailcharset-tmp"), "{err}");
+    }
+
+    // b) A directory output that cannot be swapped into place: refused up
+    // front, nothing left behind (it failed with EBUSY at the end and left
+    // a hidden full copy of the tree).
+    let md = dir.path().join("md");
+    latin1_maildir(&md);
+    let cwd = dir.path().join("cwd");
+    std::fs::create_dir(&cwd).expect("mkdir");
+    for out in [os("."), cwd.as_os_str()] {
+        let o = in_dir(
+            &cwd,
+            &[os("normalize"), os("-q"), md.as_os_str(), os("-o"), out],
+        );
+        assert_eq!(
+            o.status.code(),
+            Some(74),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert_eq!(crate::common::entry_names(&cwd), Vec::<String>::new());
+        assert_eq!(
+            crate::common::entry_names(dir.path()).len(),
+            3,
+            "nothing beside it"
+        );
+    }
+
+    // c) FIFOs and sockets in a folder are listed as skipped, and count
+    // for --strict-inputs.
+    let fo = dir.path().join("fo");
+    std::fs::create_dir(&fo).expect("mkdir");
+    std::fs::write(fo.join("a.eml"), LATIN1).expect("write");
+    assert!(
+        Command::new("mkfifo")
+            .arg(fo.join("pipe"))
+            .status()
+            .expect("mkfifo")
+            .success()
+    );
+    let _sock = std::os::unix::net::UnixListener::bind(fo.join("sock")).expect("bind");
+    let fout = dir.path().join("fout");
+    let o = run(&[
+        os("normalize"),
+        os("--strict-inputs"),
+        fo.as_os_str(),
+        os("-o"),
+        fout.as_os_str(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(66), "{err}");
+    assert!(
+        err.contains("pipe (not a regular file") && err.contains("sock (not a regular file"),
+        "{err}"
+    );
+
+    // d) --in-place on a pipe: refused, by its name.
+    let o = Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "exec '{}' normalize -q --in-place <(cat '{}')",
+            bin(),
+            msg.display()
+        ))
+        .output()
+        .expect("bash");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(64), "{err}");
+    assert!(
+        err.contains("pipe, socket or device") && !err.contains(".bak"),
+        "{err}"
+    );
+
+    // f) Standard input among several inputs: a usage error (it was
+    // written as a file named `-` under the output directory).
+    let o = in_dir(
+        dir.path(),
+        &[
+            os("normalize"),
+            os("-q"),
+            os("-"),
+            msg.as_os_str(),
+            os("-o"),
+            os("multi"),
+        ],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(64),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(!dir.path().join("multi").exists());
+}
