@@ -143,6 +143,10 @@ pub fn run(args: &AuditArgs) -> CliResult {
             ..pipeline::Options::default()
         };
         let mut bar = Bar::new(progress, reader.size_hint_bytes());
+        // A message file that cannot be read is listed and the audit goes
+        // on with the others; the run exits 74 at the end.
+        let unreadable = super::Unreadable::default();
+        let reader = super::skip_unreadable(reader, kind, &unreadable);
         let mut not_messages = Vec::new();
         // The input's name, formatted once: every message of an mbox has it.
         let input_name = path.display().to_string();
@@ -196,7 +200,14 @@ pub fn run(args: &AuditArgs) -> CliResult {
         };
         let mut skipped = skipped.list();
         skipped.extend(not_messages);
-        skip_code = skip_code.max(super::report_skipped(&name, &skipped, args.strict_inputs));
+        skip_code = super::worse(
+            skip_code,
+            super::report_skipped(&name, &skipped, args.strict_inputs),
+        );
+        skip_code = super::worse(
+            skip_code,
+            super::report_unreadable(&name, unreadable, "they were not audited"),
+        );
     }
     let sink = match writer.finish_output() {
         Ok((_, sink)) => sink,

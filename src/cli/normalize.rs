@@ -138,8 +138,9 @@ pub fn run(args: &NormalizeArgs) -> CliResult {
         }
         match code {
             exit::OK => {}
-            // Files skipped under this input: the others are still done.
-            exit::TEMPFAIL | exit::NO_INPUT => worst = worst.max(code),
+            // Files skipped or unreadable under this input: the others are
+            // still done.
+            exit::TEMPFAIL | exit::NO_INPUT | exit::IO => worst = super::worse(worst, code),
             _ => return Ok(code),
         }
     }
@@ -450,6 +451,10 @@ fn one_input(
     let stop = AtomicBool::new(false);
     let lines: Mutex<Vec<(usize, String)>> = Mutex::new(Vec::new());
     let want_report = report.is_some();
+    // A message file of a Maildir or folder that cannot be read is passed
+    // over and listed; what that means for the output is decided below.
+    let unreadable = super::Unreadable::default();
+    let reader = super::skip_unreadable(reader, kind, &unreadable);
     // Under --on-error fail, reading stops once a message failed.
     let reader = reader.take_while(|_| !stop.load(Ordering::Relaxed));
     let fail = |m: &RawMessage, e: NormalizeError| {
@@ -583,6 +588,11 @@ fn one_input(
     let (stats, writer) =
         pipeline::run_unfinished(reader, writer, &popts, work).map_err(|e| mailbox_err(&e))?;
     let failed = failed.into_inner().ok().flatten();
+    // With -o, an output without the messages that could not be read would
+    // pass for the whole input: it is not put in place. In place, every
+    // other file was normalized, and the unreadable ones are as they were.
+    let missing = unreadable.lock().map(|v| !v.is_empty()).unwrap_or(true);
+    let incomplete = missing && !args.in_place;
     // A failed message stopped the reading: the output would be short, so
     // it does not replace anything (in place, the input stays as it was).
     // Standard output has had what it has had.
@@ -614,7 +624,9 @@ fn one_input(
     }
     let (notes, retry) = writer.in_place_notes();
     let (notes, retry) = (notes.to_vec(), retry);
-    if failed.is_some() && to_stdout {
+    if incomplete {
+        drop(writer);
+    } else if failed.is_some() && to_stdout {
         // What came before the failing message, and nothing else, goes out.
         writer.finish().map_err(|e| mailbox_err(&e))?;
     } else if failed.is_none() {
@@ -647,6 +659,18 @@ fn one_input(
     if retry && skip_code == exit::OK {
         skip_code = exit::TEMPFAIL;
     }
+    let what = if args.in_place {
+        "they were left as they are; the other messages were normalized in place".to_string()
+    } else {
+        format!(
+            "no output written for {name}: it would lack them (make them readable and run \
+             again)"
+        )
+    };
+    skip_code = super::worse(
+        skip_code,
+        super::report_unreadable(&name, unreadable, &what),
+    );
     let oversize = oversize.into_inner();
     if oversize > 0 {
         eprintln!(

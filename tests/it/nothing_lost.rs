@@ -2115,3 +2115,70 @@ fn regression_small_cli_issues_around_outputs_and_odd_inputs() {
     );
     assert!(!dir.path().join("multi").exists());
 }
+
+#[test]
+fn regression_one_unreadable_message_file_does_not_end_the_run() {
+    // One message file that could not be read (a root-owned file; here a
+    // link to /proc/self/mem, which no one, root included, reads from its
+    // start) ended the whole run with 74: nothing written for the others
+    // with -o, audit stopped, --in-place stopped partway. Now audit and
+    // in place go on and list it, exit 74 at the end; -o lists it and
+    // still puts no output in place (it would silently lack the message).
+    let dir = tempfile::tempdir().expect("tmp");
+    let md = dir.path().join("md");
+    latin1_maildir(&md);
+    for i in 2..=4 {
+        std::fs::write(md.join(format!("cur/{i}.host:2,S")), LATIN1).expect("write");
+    }
+    let bad = md.join("cur/2b.host:2,S");
+    std::os::unix::fs::symlink("/proc/self/mem", &bad).expect("ln");
+    let bad_name = bad.display().to_string();
+
+    let out = dir.path().join("out");
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        md.as_os_str(),
+        os("-o"),
+        out.as_os_str(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(74), "{err}");
+    assert!(
+        err.contains(&bad_name) && err.contains("no output written"),
+        "{err}"
+    );
+    assert!(!out.exists());
+
+    let o = run(&[
+        os("audit"),
+        os("-q"),
+        os("--format"),
+        os("jsonl"),
+        md.as_os_str(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(74), "{err}");
+    assert!(err.contains(&bad_name), "{err}");
+    let audited: std::collections::BTreeSet<String> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|v| v["input"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(audited.len(), 4, "every other message audited: {audited:?}");
+
+    let o = run(&[os("normalize"), os("-q"), os("--in-place"), md.as_os_str()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(74), "{err}");
+    assert!(err.contains(&bad_name), "{err}");
+    for i in 1..=4 {
+        let p = md.join(format!("cur/{i}.host:2,S"));
+        assert_ne!(
+            std::fs::read(&p).expect("read"),
+            LATIN1,
+            "{} normalized",
+            p.display()
+        );
+    }
+    assert!(std::fs::symlink_metadata(&bad).is_ok_and(|m| m.file_type().is_symlink()));
+}
