@@ -1,7 +1,8 @@
 // `unsafe` is denied everywhere but in `codec::simd` (AVX2 error finding
 // for the lossy UTF-8 decoder, measured in BENCHMARKS.md, and a cache
-// prefetch for the archive pipeline), which allows it and documents every
-// block.
+// prefetch for the archive pipeline) and `mailbox::sys` (Linux's renameat2,
+// to swap a message file in place atomically), which allow it and document
+// every block.
 #![deny(unsafe_code)]
 #![warn(clippy::undocumented_unsafe_blocks)]
 #![warn(missing_docs)]

@@ -143,6 +143,10 @@ pub fn run(args: &AuditArgs) -> CliResult {
             ..pipeline::Options::default()
         };
         let mut bar = Bar::new(progress, reader.size_hint_bytes());
+        // A message file that cannot be read is listed and the audit goes
+        // on with the others; the run exits 74 at the end.
+        let unreadable = super::Unreadable::default();
+        let reader = super::skip_unreadable(reader, kind, &unreadable);
         let mut not_messages = Vec::new();
         // The input's name, formatted once: every message of an mbox has it.
         let input_name = path.display().to_string();
@@ -187,7 +191,7 @@ pub fn run(args: &AuditArgs) -> CliResult {
         match result {
             Ok(()) => {}
             Err(RunError::Mailbox(e)) => return Err(mailbox_error(e)),
-            Err(RunError::Output(e)) => return Err(CliError::io(&out_name, e)),
+            Err(RunError::Output(e)) => return output_error(e, &out_name, fail_on, reached),
         }
         let name = if path.as_os_str() == "-" {
             "standard input".to_string()
@@ -196,11 +200,19 @@ pub fn run(args: &AuditArgs) -> CliResult {
         };
         let mut skipped = skipped.list();
         skipped.extend(not_messages);
-        skip_code = skip_code.max(super::report_skipped(&name, &skipped, args.strict_inputs));
+        skip_code = super::worse(
+            skip_code,
+            super::report_skipped(&name, &skipped, args.strict_inputs),
+        );
+        skip_code = super::worse(
+            skip_code,
+            super::report_unreadable(&name, unreadable, "they were not audited"),
+        );
     }
-    let (_, sink) = writer
-        .finish_output()
-        .map_err(|e| CliError::io(&out_name, e))?;
+    let sink = match writer.finish_output() {
+        Ok((_, sink)) => sink,
+        Err(e) => return output_error(e, &out_name, fail_on, reached),
+    };
     if let Sink::File(f) = sink {
         f.commit().map_err(mailbox_error)?;
     }
@@ -211,6 +223,31 @@ pub fn run(args: &AuditArgs) -> CliResult {
     } else {
         exit::OK
     })
+}
+
+/// An error writing the records. A closed pipe on standard output
+/// (`audit ... | head`) is what the reader asked for: the report is read by
+/// a person, and `head` wanted its first lines, as with `grep | head`. It
+/// ends the run quietly with 0, which keeps `set -o pipefail` scripts that
+/// look at the first lines working. With `--fail-on`, though, the exit
+/// status is the answer, and a run cut short cannot give it: 1 if a record
+/// had reached the level already, else 74 with a line saying the verdict is
+/// unknown (never 0, which would say nothing reached it).
+fn output_error(e: io::Error, out_name: &str, fail_on: Option<FailOn>, reached: bool) -> CliResult {
+    if e.kind() != io::ErrorKind::BrokenPipe {
+        return Err(CliError::io(out_name, e));
+    }
+    match fail_on {
+        None => Ok(exit::OK),
+        Some(_) if reached => Ok(exit::FINDINGS),
+        Some(_) => Err(CliError::new(
+            exit::IO,
+            format!(
+                "{out_name}: its reader went away (broken pipe) before the audit was complete: \
+                 no record had reached the --fail-on level so far, the rest is unknown"
+            ),
+        )),
+    }
 }
 
 /// Where the records go.

@@ -6,6 +6,7 @@ mod charset_codec;
 mod decode;
 mod encode;
 mod filter;
+mod interrupt;
 mod label;
 mod milter;
 mod normalize;
@@ -547,6 +548,78 @@ pub fn report_skipped(name: &str, skipped: &[mailcharset::mailbox::Skipped], str
     }
 }
 
+/// Message files of a Maildir or folder that could not be read (permission
+/// denied, an I/O error), with why.
+pub type Unreadable = std::sync::Mutex<Vec<(PathBuf, String)>>;
+
+/// The messages of `reader`; for a Maildir or folder, a message file that
+/// cannot be read is noted in `log` and passed over, so that the run goes
+/// on with the others (one root-owned file ended the whole run with 74).
+/// The caller decides what the run comes to ([`report_unreadable`]). The
+/// readers of other inputs stop at an error, as before: an mbox or a
+/// stream that cannot be read on has no next message to go on with.
+pub fn skip_unreadable<'a, I>(
+    reader: I,
+    kind: mailcharset::mailbox::InputKind,
+    log: &'a Unreadable,
+) -> impl Iterator<Item = I::Item> + Send + 'a
+where
+    I: Iterator<
+            Item = Result<mailcharset::mailbox::RawMessage, mailcharset::mailbox::MailboxError>,
+        > + Send
+        + 'a,
+{
+    use mailcharset::mailbox::{InputKind, MailboxError};
+    let per_file = matches!(kind, InputKind::Maildir | InputKind::Folder);
+    reader.filter_map(move |r| match r {
+        // The Maildir and folder readers give an error only for the file
+        // they could not read (listing errors come when they are opened).
+        Err(MailboxError::Io { path, source, .. }) if per_file => {
+            if let Ok(mut v) = log.lock() {
+                v.push((path, source.to_string()));
+            }
+            None
+        }
+        other => Some(other),
+    })
+}
+
+/// Says which message files under `name` could not be read and what became
+/// of the run (`what`); returns 74 if there were any, 0 otherwise.
+pub fn report_unreadable(name: &str, log: Unreadable, what: &str) -> u8 {
+    let list = log.into_inner().unwrap_or_default();
+    if list.is_empty() {
+        return exit::OK;
+    }
+    const SHOWN: usize = 20;
+    let mut msg = format!("{name}: {} file(s) could not be read:", list.len());
+    for (path, why) in list.iter().take(SHOWN) {
+        msg.push_str(&format!(
+            "\n  {} ({})",
+            mailcharset::audit::escape_controls(&path.display().to_string()),
+            mailcharset::audit::escape_controls(why)
+        ));
+    }
+    if list.len() > SHOWN {
+        msg.push_str(&format!("\n  and {} more", list.len() - SHOWN));
+    }
+    eprintln!("mailcharset: {msg}\n  {what}");
+    exit::IO
+}
+
+/// The exit code that says more of two: 74 (something was not done, and a
+/// re-run alone will not do it) over 66 (`--strict-inputs`) over 75 (try
+/// again) over 0.
+pub fn worse(a: u8, b: u8) -> u8 {
+    let rank = |c: u8| match c {
+        exit::IO => 3,
+        exit::NO_INPUT => 2,
+        exit::TEMPFAIL => 1,
+        _ => 0,
+    };
+    if rank(b) > rank(a) { b } else { a }
+}
+
 /// Reads FILE or stdin whole.
 pub fn read_input(file: Option<&std::path::Path>) -> Result<(String, Vec<u8>), CliError> {
     match file {
@@ -597,6 +670,11 @@ pub fn main() -> ExitCode {
         Command::Audit(a) => stdout(&mut a.output),
         _ => {}
     }
+    // A closed pipe on output is no error for the commands whose output is
+    // read by a person (`decode ... | head`); `normalize`'s output is mail,
+    // and one cut short must not pass for a complete run (74, said), and
+    // `audit` decides for itself (audit.rs).
+    let quiet_on_broken_pipe = !matches!(cli.command, Command::Normalize(_));
     let result = match &cli.command {
         Command::Normalize(a) => normalize::run(a),
         Command::Audit(a) => audit::run(a),
@@ -610,7 +688,7 @@ pub fn main() -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
             // A closed pipe (`mailcharset ... | head`) is not an error.
-            if e.code == exit::IO && e.broken_pipe {
+            if e.code == exit::IO && e.broken_pipe && quiet_on_broken_pipe {
                 return ExitCode::from(exit::OK);
             }
             let _ = writeln!(

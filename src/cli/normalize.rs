@@ -19,6 +19,8 @@ fn mailbox_err(e: &MailboxError) -> CliError {
         }
         MailboxError::Io { .. } => exit::IO,
         MailboxError::Unrecognized { .. } => exit::DATA,
+        // In place: locked by an MDA, or mail arrived: try again.
+        MailboxError::Locked { .. } | MailboxError::Changed { .. } => exit::TEMPFAIL,
         _ => exit::IO,
     };
     CliError::mailbox(e, code)
@@ -72,6 +74,15 @@ pub fn run(args: &NormalizeArgs) -> CliResult {
     } else {
         args.input.clone()
     };
+    // Standard input among several inputs has no name to be written under
+    // in the output directory (it was written as a file named `-`).
+    if inputs.len() > 1 && inputs.iter().any(|i| i.as_os_str() == "-") {
+        return Err(CliError::new(
+            exit::USAGE,
+            "normalize: standard input (-) cannot be one of several inputs: it has no name \
+             to be written under in the output directory; normalize it on its own",
+        ));
+    }
     if inputs.len() > 1 && args.output.is_none() {
         return Err(CliError::new(
             exit::USAGE,
@@ -95,6 +106,11 @@ pub fn run(args: &NormalizeArgs) -> CliResult {
         None => None,
     };
     let outputs = output_names(&inputs, args.output.as_deref())?;
+    if args.in_place {
+        // Before any thread starts: an interrupted run does not leave the
+        // mbox dotlocks it holds behind.
+        super::interrupt::release_locks_on_signal();
+    }
     let mut completed: Vec<String> = Vec::new();
     let mut worst = exit::OK;
     for (input, output) in inputs.iter().zip(&outputs) {
@@ -104,15 +120,27 @@ pub fn run(args: &NormalizeArgs) -> CliResult {
             std::fs::create_dir_all(parent)
                 .map_err(|e| CliError::io(&parent.display().to_string(), e))?;
         }
-        let code = one_input(input, output.as_deref(), args, &opts, report.as_mut())
-            .map_err(|e| with_completed(e, &completed))?;
+        let code = match one_input(input, output.as_deref(), args, &opts, report.as_mut()) {
+            Ok(code) => code,
+            // Locked by an MDA, or mail arrived during the run: this input
+            // is as it was; the others are still done.
+            Err(e) if e.code == exit::TEMPFAIL => {
+                eprintln!(
+                    "mailcharset: {}",
+                    mailcharset::audit::escape_controls(&e.message)
+                );
+                exit::TEMPFAIL
+            }
+            Err(e) => return Err(with_completed(e, &completed)),
+        };
         if let Some(o) = output {
             completed.push(o.display().to_string());
         }
         match code {
             exit::OK => {}
-            // Files skipped under this input: the others are still done.
-            exit::TEMPFAIL | exit::NO_INPUT => worst = worst.max(code),
+            // Files skipped or unreadable under this input: the others are
+            // still done.
+            exit::TEMPFAIL | exit::NO_INPUT | exit::IO => worst = super::worse(worst, code),
             _ => return Ok(code),
         }
     }
@@ -279,7 +307,19 @@ fn pass_through(
         }
         None => {
             let mut out = std::io::BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
-            copy(&mut out).map_err(|e| CliError::io("standard output", e))?
+            copy(&mut out).map_err(|e| {
+                if e.kind() == std::io::ErrorKind::BrokenPipe {
+                    CliError::new(
+                        exit::IO,
+                        format!(
+                            "standard output: its reader went away (broken pipe): {name} was \
+                             not written whole"
+                        ),
+                    )
+                } else {
+                    CliError::io("standard output", e)
+                }
+            })?
         }
     };
     eprintln!(
@@ -287,6 +327,18 @@ fn pass_through(
         args.max_message_size
     );
     Ok(exit::OK)
+}
+
+/// Whether the file at `path` starts like an mbox (its first line a `From `
+/// line, after a BOM and blank lines): one an MDA may deliver to, whose
+/// dotlock an in-place run takes.
+fn starts_like_mbox(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(64 * 1024).read_to_end(&mut head))
+        .is_ok()
+        && matches!(mailbox::sniff(&head), InputKind::Mbox(_))
 }
 
 fn one_input(
@@ -300,6 +352,43 @@ fn one_input(
         "standard input".to_string()
     } else {
         mailcharset::audit::escape_controls(&input.display().to_string()).into_owned()
+    };
+    if args.in_place && input.as_os_str() == "-" {
+        return Err(CliError::new(
+            exit::USAGE,
+            "normalize: --in-place needs a file, Maildir or folder, not standard input",
+        ));
+    }
+    // A pipe (`<(...)`, /dev/fd/N), FIFO, socket or device cannot be
+    // replaced: there is no file to put the new one in place of.
+    if args.in_place && std::fs::metadata(input).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        return Err(CliError::new(
+            exit::USAGE,
+            format!(
+                "normalize: {name}: --in-place needs a regular file, Maildir or folder; this is \
+                 a pipe, socket or device, which cannot be replaced (write to standard output \
+                 or -o instead)"
+            ),
+        ));
+    }
+    // In place on a file: the mbox dotlock, when it starts like an mbox
+    // (an MDA may deliver to it), held until the new file is in place; and
+    // what the file is now, compared right before the rename. Both before
+    // anything is read (doc/mailbox.md, "In place").
+    let (_lock, stamp) = if args.in_place && std::fs::metadata(input).is_ok_and(|m| m.is_file()) {
+        let lock = if starts_like_mbox(input) {
+            Some(
+                mailbox::DotLock::acquire(input, mailbox::LOCK_WAIT)
+                    .map_err(|e| mailbox_err(&e))?,
+            )
+        } else {
+            None
+        };
+        let stamp = mailbox::FileStamp::of(input)
+            .map_err(|e| CliError::io(&input.display().to_string(), e))?;
+        (lock, Some(stamp))
+    } else {
+        (None, None)
     };
     let kind = super::input_kind(input, args.input_format).map_err(|e| mailbox_err(&e))?;
     let reader = match open_bounded(input, kind, args.max_message_size)? {
@@ -324,12 +413,6 @@ fn one_input(
     // --in-place writes over the input (a backup is kept until the new file
     // is complete); otherwise -o, or standard output.
     let (output, mode) = if args.in_place {
-        if input.as_os_str() == "-" {
-            return Err(CliError::new(
-                exit::USAGE,
-                "normalize: --in-place needs a file, Maildir or folder, not standard input",
-            ));
-        }
         (Some(input), WriteMode::InPlace)
     } else {
         (output, WriteMode::Replace)
@@ -338,6 +421,9 @@ fn one_input(
         Some(o) => {
             mailbox::check_output(input, o, mode).map_err(|e| mailbox_err(&e))?;
             let mut w = MessageWriter::create(o, out_kind, mode).map_err(|e| mailbox_err(&e))?;
+            if let Some(stamp) = stamp {
+                w.expect_unchanged(stamp);
+            }
             // Maildir++ folders are kept, with or without messages.
             for f in reader.maildir_folders() {
                 w.add_maildir_folder(f).map_err(|e| mailbox_err(&e))?;
@@ -350,16 +436,10 @@ fn one_input(
                 format!("normalize: {name}: a Maildir or folder needs -o OUTPUT"),
             ));
         }
-        // Buffered: stdout alone is line-buffered, a system call per line.
-        None => MessageWriter::to_stream(
-            Box::new(std::io::BufWriter::with_capacity(
-                1 << 20,
-                std::io::stdout(),
-            )),
-            out_kind,
-            "standard output",
-        )
-        .map_err(|e| mailbox_err(&e))?,
+        // Buffered by the writer (stdout alone is line-buffered, a system
+        // call per line).
+        None => MessageWriter::to_stream(Box::new(std::io::stdout()), out_kind, "standard output")
+            .map_err(|e| mailbox_err(&e))?,
     };
     let popts = pipeline::Options {
         jobs: args.jobs.unwrap_or(0),
@@ -371,6 +451,10 @@ fn one_input(
     let stop = AtomicBool::new(false);
     let lines: Mutex<Vec<(usize, String)>> = Mutex::new(Vec::new());
     let want_report = report.is_some();
+    // A message file of a Maildir or folder that cannot be read is passed
+    // over and listed; what that means for the output is decided below.
+    let unreadable = super::Unreadable::default();
+    let reader = super::skip_unreadable(reader, kind, &unreadable);
     // Under --on-error fail, reading stops once a message failed.
     let reader = reader.take_while(|_| !stop.load(Ordering::Relaxed));
     let fail = |m: &RawMessage, e: NormalizeError| {
@@ -434,7 +518,7 @@ fn one_input(
             });
             if let Some(e) = error {
                 fail(m, e);
-                return Outcome::unchanged();
+                return Outcome::stop();
             }
             if want_report && let Ok(mut l) = lines.lock() {
                 l.extend(file_lines.into_iter().map(|line| (m.index, line)));
@@ -497,17 +581,28 @@ fn one_input(
             }
             Err(e) => {
                 fail(m, e);
-                Outcome::unchanged()
+                Outcome::stop()
             }
         }
     };
     let (stats, writer) =
         pipeline::run_unfinished(reader, writer, &popts, work).map_err(|e| mailbox_err(&e))?;
     let failed = failed.into_inner().ok().flatten();
+    // With -o, an output without the messages that could not be read would
+    // pass for the whole input: it is not put in place. In place, every
+    // other file was normalized, and the unreadable ones are as they were.
+    let missing = unreadable.lock().map(|v| !v.is_empty()).unwrap_or(true);
+    let incomplete = missing && !args.in_place;
     // A failed message stopped the reading: the output would be short, so
     // it does not replace anything (in place, the input stays as it was).
     // Standard output has had what it has had.
     let to_stdout = output.is_none();
+    // In place: mail that arrived meanwhile keeps the new file from being
+    // put in place (checked again right before the rename); its report
+    // lines are not written either.
+    if failed.is_none() {
+        writer.check_unchanged().map_err(|e| mailbox_err(&e))?;
+    }
     // The report's lines first (flushed to its temporary): if they cannot
     // be written, this input's output is not put in place either.
     if let Some(r) = report {
@@ -527,15 +622,55 @@ fn one_input(
             );
         }
     }
-    if failed.is_none() {
+    let (notes, retry) = writer.in_place_notes();
+    let (notes, retry) = (notes.to_vec(), retry);
+    if incomplete {
+        drop(writer);
+    } else if failed.is_some() && to_stdout {
+        // What came before the failing message, and nothing else, goes out.
         writer.finish().map_err(|e| mailbox_err(&e))?;
+    } else if failed.is_none() {
+        let late = writer.finish_late().map_err(|e| mailbox_err(&e))?;
+        if late > 0 {
+            eprintln!(
+                "mailcharset: {name}: {late} octets were appended by another program right \
+                 as the new file was put in place; they are kept, unchanged, at its end \
+                 (run again to normalize them)"
+            );
+        }
     } else {
         drop(writer);
     }
     if !args.progress.quiet {
         eprintln!("mailcharset normalize: {name}: {stats}");
     }
-    let skip_code = super::report_skipped(&name, &skipped.list(), args.strict_inputs);
+    let mut skip_code = super::report_skipped(&name, &skipped.list(), args.strict_inputs);
+    if !notes.is_empty() {
+        let mut msg = format!(
+            "{name}: {} message file(s) changed by another program during the run:",
+            notes.len()
+        );
+        for n in &notes {
+            msg.push_str("\n  ");
+            msg.push_str(&mailcharset::audit::escape_controls(n));
+        }
+        eprintln!("mailcharset: {msg}");
+    }
+    if retry && skip_code == exit::OK {
+        skip_code = exit::TEMPFAIL;
+    }
+    let what = if args.in_place {
+        "they were left as they are; the other messages were normalized in place".to_string()
+    } else {
+        format!(
+            "no output written for {name}: it would lack them (make them readable and run \
+             again)"
+        )
+    };
+    skip_code = super::worse(
+        skip_code,
+        super::report_unreadable(&name, unreadable, &what),
+    );
     let oversize = oversize.into_inner();
     if oversize > 0 {
         eprintln!(
@@ -545,16 +680,22 @@ fn one_input(
         );
     }
     if let Some((index, offset, e)) = failed {
+        let before = stats.messages_out;
         let what = if to_stdout {
-            "output stopped there"
+            format!(
+                "output stopped before it: the {before} message(s) before it were written, \
+                 nothing of it or after it"
+            )
         } else if args.in_place && matches!(kind, InputKind::Maildir | InputKind::Folder) {
             // Message files are replaced one by one, each atomically.
-            "messages handled before the stop were normalized in place, one file at a time; \
-             the others are as they were"
+            format!(
+                "the {before} message file(s) before it were handled in place, one file at a \
+                 time; it and the others are as they were"
+            )
         } else if args.in_place {
-            "the input is unchanged"
+            "the input is unchanged".to_string()
         } else {
-            "no output written"
+            "no output written".to_string()
         };
         eprintln!("mailcharset: {name}: message {index} (at byte {offset}): {e} ({what})");
         return Ok(exit::DATA);

@@ -9,8 +9,9 @@
 //! made until the new one is in place.
 
 use super::MailboxError;
+use super::lock::FileStamp;
 use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter, Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
 /// Whether the destination is a new/replaced output or the input itself.
@@ -18,8 +19,8 @@ use std::path::{Path, PathBuf};
 pub enum WriteMode {
     /// Write to a temporary and rename over the destination.
     Replace,
-    /// The destination is the input: keep `NAME.bak` until the new output
-    /// is complete and in place, then remove it.
+    /// The destination is the input: keep a backup ([`backup_path`])
+    /// until the new output is complete and in place, then remove it.
     InPlace,
 }
 
@@ -153,12 +154,24 @@ fn replaceable_dir(dir: &Path) -> bool {
     }
 }
 
-/// The `.bak` path kept during an in-place run.
+/// The backup an in-place run keeps of a file until the new one is in
+/// place: `.NAME.mailcharset-bak` beside it, a hidden name that the folder
+/// and Maildir readers pass over and mail clients do not show. (It was
+/// `NAME.bak`: a killed run left it, and the next run over the folder read
+/// it as one more mailbox, every message twice.)
 pub fn backup_path(path: &Path) -> PathBuf {
-    let mut s = path.as_os_str().to_owned();
-    s.push(".bak");
-    PathBuf::from(s)
+    let name = path
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_default();
+    let mut hidden = std::ffi::OsString::from(".");
+    hidden.push(name);
+    hidden.push(BAK_SUFFIX);
+    parent_of(path).join(hidden)
 }
+
+/// The end of a backup's name ([`backup_path`]).
+const BAK_SUFFIX: &str = ".mailcharset-bak";
 
 pub(super) const TMP_SUFFIX: &str = ".mailcharset-tmp";
 
@@ -320,6 +333,9 @@ pub struct AtomicFile {
     tmp: Option<BufWriter<Target>>,
     /// The backup this run made (in place): the only one it may remove.
     backup: Option<PathBuf>,
+    /// In place: what the input was when the run started; the new file is
+    /// put in place only if it still is ([`AtomicFile::expect_unchanged`]).
+    expect: Option<FileStamp>,
 }
 
 /// Where an [`AtomicFile`]'s bytes go.
@@ -378,10 +394,12 @@ impl AtomicFile {
                 dest: dest.to_path_buf(),
                 tmp: Some(BufWriter::with_capacity(1 << 20, Target::Direct(f))),
                 backup: None,
+                expect: None,
             });
         }
         let dest = resolved.as_path();
         let dir = parent_of(dest);
+        missing_dir(dest, dir)?;
         let backup = if mode == WriteMode::InPlace {
             Some(make_backup(dest)?)
         } else {
@@ -390,13 +408,35 @@ impl AtomicFile {
         let prefix = tmp_prefix(dest);
         let tmp = tmp_builder(&prefix, dest, false)
             .tempfile_in(dir)
-            .map_err(err)?;
+            .map_err(|e| tmp_error(dest, dir, e))?;
         hold(tmp.as_file());
         Ok(AtomicFile {
             dest: dest.to_path_buf(),
             tmp: Some(BufWriter::with_capacity(1 << 20, Target::Temp(tmp))),
             backup,
+            expect: None,
         })
+    }
+
+    /// In place: the new file replaces the input only if the input is
+    /// still what `stamp` says (taken before the input was opened for
+    /// reading); otherwise [`AtomicFile::commit`] fails with
+    /// [`MailboxError::Changed`] and leaves the input as it is.
+    pub fn expect_unchanged(&mut self, stamp: FileStamp) {
+        self.expect = Some(stamp);
+    }
+
+    /// [`MailboxError::Changed`] if the destination is no longer what
+    /// [`AtomicFile::expect_unchanged`] said (checked again on commit).
+    pub fn check_unchanged(&self) -> Result<(), MailboxError> {
+        match self.expect {
+            Some(stamp) if FileStamp::of(&self.dest).ok() != Some(stamp) => {
+                Err(MailboxError::Changed {
+                    path: self.dest.clone(),
+                })
+            }
+            _ => Ok(()),
+        }
     }
 
     /// The destination.
@@ -416,43 +456,98 @@ impl AtomicFile {
     /// place, removes the backup afterwards. When it fails before the
     /// rename (a full disk on the last flush), the input is untouched: the
     /// temporary goes, and so does the backup this run made.
-    pub fn commit(mut self) -> Result<(), MailboxError> {
+    pub fn commit(self) -> Result<(), MailboxError> {
+        self.commit_late().map(|_| ())
+    }
+
+    /// [`AtomicFile::commit`], returning how many octets a late writer
+    /// appended to the input between the last check and the rename (in
+    /// place, with [`AtomicFile::expect_unchanged`]): they went into the
+    /// old file, and were copied unchanged to the end of the new one.
+    pub fn commit_late(self) -> Result<u64, MailboxError> {
+        self.commit_with(|| {})
+    }
+
+    /// [`AtomicFile::commit_late`], calling `after_rename` right after the
+    /// rename (tests stand in for a late writer there).
+    pub(super) fn commit_with(mut self, after_rename: impl FnOnce()) -> Result<u64, MailboxError> {
         let err = |e| MailboxError::io(&self.dest, None, e);
         let Some(w) = self.tmp.take() else {
-            return Ok(());
+            return Ok(0);
         };
+        let expect = self.expect;
+        let dest = self.dest.clone();
+        // In place: an interrupting signal waits until the input is
+        // complete and the old file dealt with (`lock::critical`).
+        let _critical = (expect.is_some() || self.backup.is_some()).then(super::lock::critical);
         let renamed = (|| {
             let tmp = match w.into_inner().map_err(|e| err(e.into_error()))? {
                 Target::Temp(t) => t,
                 // A device or pipe: written straight through, nothing to rename.
-                Target::Direct(_) => return Ok(false),
+                Target::Direct(_) => return Ok(None),
             };
             tmp.as_file().sync_all().map_err(err)?;
             // Keep the original permissions when replacing a file.
             if let Ok(meta) = std::fs::metadata(&self.dest) {
                 let _ = tmp.as_file().set_permissions(meta.permissions());
             }
+            // In place: the input, opened (and kept open: the old file
+            // once the rename is done) and checked right before the rename.
+            let old = match expect {
+                Some(stamp) => {
+                    let changed = || MailboxError::Changed { path: dest.clone() };
+                    let f = File::open(&self.dest).map_err(|_| changed())?;
+                    if FileStamp::of_file(&f).ok() != Some(stamp) {
+                        return Err(changed());
+                    }
+                    Some((f, stamp.len()))
+                }
+                None => None,
+            };
             // On failure the temporary comes back in the error and is
             // removed with it.
-            tmp.persist(&self.dest).map_err(|e| err(e.error))?;
-            Ok(true)
+            let new = tmp.persist(&self.dest).map_err(|e| err(e.error))?;
+            Ok(Some((new, old)))
         })();
-        match renamed {
-            Ok(true) => {}
-            Ok(false) => return Ok(()),
+        let late = match renamed {
+            Ok(Some((new, old))) => {
+                after_rename();
+                match old {
+                    Some((old, len)) => append_late(old, len, new).map_err(err)?,
+                    None => 0,
+                }
+            }
+            Ok(None) => return Ok(0),
             Err(e) => {
                 if let Some(bak) = self.backup.take() {
                     let _ = std::fs::remove_file(bak);
                 }
                 return Err(e);
             }
-        }
+        };
         sync_dir(parent_of(&self.dest)).map_err(err)?;
         if let Some(bak) = self.backup.take() {
             std::fs::remove_file(&bak).map_err(|e| MailboxError::io(&bak, None, e))?;
         }
-        Ok(())
+        Ok(late)
     }
+}
+
+/// In place, right after the rename: what a late writer appended to the
+/// old file `old` past `len` (the size checked before the rename) is
+/// copied, unchanged, to the end of the new file `new`. Whole messages (an
+/// MDA appends whole messages): they are not normalized, but not lost.
+/// Returns how many octets were copied.
+fn append_late(mut old: File, len: u64, mut new: File) -> io::Result<u64> {
+    let now = old.metadata()?.len();
+    if now <= len {
+        return Ok(0);
+    }
+    old.seek(io::SeekFrom::Start(len))?;
+    new.seek(io::SeekFrom::End(0))?;
+    let n = io::copy(&mut Read::take(&mut old, now - len), &mut new)?;
+    new.sync_all()?;
+    Ok(n)
 }
 
 /// Writes go to the temporary (see [`AtomicFile::writer`]); nothing is in
@@ -480,24 +575,27 @@ impl Drop for AtomicFile {
     }
 }
 
-/// Makes `NAME.bak` for an in-place run: a hard link to the input (or a
-/// copy where links are not possible). A `NAME.bak` that is already there
-/// is reused only when it is the input itself (a hard link a killed run of
-/// ours left); anything else there is the user's, and the run refuses
-/// rather than remove it.
+/// Makes the backup ([`backup_path`]) for an in-place run: a hard link to
+/// the input (or a copy where links are not possible). One that is
+/// already there is a killed run's, and it is replaced: a run killed
+/// before its rename left a link to the input itself (or part of a copy),
+/// one killed after it the old version of an input that is now the
+/// complete new file; either way the input is complete. (The commit and
+/// an interrupting signal do not overlap: `lock::CRITICAL`.) A file the
+/// user named `NAME.bak` is not ours and is left alone.
 pub(super) fn make_backup(dest: &Path) -> Result<PathBuf, MailboxError> {
     let bak = backup_path(dest);
     match std::fs::symlink_metadata(&bak) {
-        Ok(meta) => {
-            if same_file(&meta, dest) {
-                return Ok(bak);
-            }
+        Ok(meta) if meta.is_file() => {
+            std::fs::remove_file(&bak).map_err(|e| MailboxError::io(&bak, None, e))?;
+        }
+        Ok(_) => {
             return Err(MailboxError::io(
                 &bak,
                 None,
                 io::Error::new(
                     io::ErrorKind::AlreadyExists,
-                    "exists and is not this program's backup of the input; move it away \
+                    "exists and is not a file this program made; move it away \
                      to normalize in place",
                 ),
             ));
@@ -514,27 +612,13 @@ pub(super) fn make_backup(dest: &Path) -> Result<PathBuf, MailboxError> {
             .open(&bak)
             .map_err(|e| MailboxError::io(&bak, None, e))?;
         if let Err(e) = io::copy(&mut from, &mut to).and_then(|_| to.sync_all()) {
-            // A partial copy (a full disk) is no backup, and a later run
-            // would take it for the user's and refuse: it goes.
+            // A partial copy (a full disk) is no backup: it goes.
             drop(to);
             let _ = std::fs::remove_file(&bak);
             return Err(MailboxError::io(&bak, None, e));
         }
     }
     Ok(bak)
-}
-
-/// Whether `meta` (of a backup) is the file at `path` (same device and
-/// inode: a hard link).
-#[cfg(unix)]
-pub(super) fn same_file(meta: &std::fs::Metadata, path: &Path) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    std::fs::metadata(path).is_ok_and(|m| m.dev() == meta.dev() && m.ino() == meta.ino())
-}
-
-#[cfg(not(unix))]
-pub(super) fn same_file(_meta: &std::fs::Metadata, _path: &Path) -> bool {
-    false
 }
 
 /// The permissions an output gets: those of the file or directory it
@@ -577,29 +661,6 @@ pub(super) fn tmp_builder<'a>(
     b
 }
 
-/// Replaces one file atomically: a hidden temporary in the same directory,
-/// synced, then renamed over it.
-pub(super) fn replace_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    // A symbolic link stays a link: its target is replaced (next to the
-    // target, so that the rename stays within one file system).
-    let resolved = resolve_link(path);
-    let path = resolved.as_path();
-    let dir = parent_of(path);
-    std::fs::create_dir_all(dir)?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(&tmp_prefix(path))
-        .suffix(TMP_SUFFIX)
-        .tempfile_in(dir)?;
-    hold(tmp.as_file());
-    tmp.write_all(bytes)?;
-    tmp.as_file().sync_all()?;
-    if let Ok(meta) = std::fs::metadata(path) {
-        let _ = tmp.as_file().set_permissions(meta.permissions());
-    }
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
-}
-
 /// An error unless the temporary directory `root` still exists: creating
 /// a message's directories would otherwise make a new, partial tree where
 /// a removed one was, and it would be renamed into place as complete.
@@ -612,6 +673,75 @@ pub(super) fn still_there(root: &Path) -> io::Result<()> {
             format!("the temporary directory {} was removed", root.display()),
         ))
     }
+}
+
+/// [`MailboxError::OutputDirMissing`] when the directory an output goes
+/// in does not exist (the temporary would fail there with an error naming
+/// the temporary, and "no such file" read as a missing input).
+fn missing_dir(dest: &Path, dir: &Path) -> Result<(), MailboxError> {
+    match std::fs::metadata(dir) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Err(MailboxError::OutputDirMissing {
+            path: dest.to_path_buf(),
+            dir: dir.to_path_buf(),
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// An error making the temporary for `dest` in `dir`, told without the
+/// temporary's made-up name.
+fn tmp_error(dest: &Path, dir: &Path, e: io::Error) -> MailboxError {
+    let kind = e.kind();
+    MailboxError::io(
+        dest,
+        None,
+        io::Error::new(
+            kind,
+            format!("cannot create a file in {}: {kind}", dir.display()),
+        ),
+    )
+}
+
+/// [`MailboxError::OutputNotSwappable`] for a directory output that cannot
+/// be renamed into place: `.`, `..` or `/` as written, the current
+/// directory or one holding it, a mount point. (`-o .` failed with EBUSY at
+/// the very end and left a hidden full copy of the tree behind.)
+fn unswappable(dest: &Path) -> Result<(), MailboxError> {
+    let refuse = |why: &'static str| {
+        Err(MailboxError::OutputNotSwappable {
+            path: dest.to_path_buf(),
+            why,
+        })
+    };
+    if matches!(
+        dest.components().next_back(),
+        None | Some(std::path::Component::CurDir)
+            | Some(std::path::Component::ParentDir)
+            | Some(std::path::Component::RootDir)
+    ) {
+        return refuse("it is `.`, `..` or the root as written");
+    }
+    let Ok(canon) = std::fs::canonicalize(dest) else {
+        return Ok(());
+    };
+    if let Ok(cwd) = std::env::current_dir().and_then(std::fs::canonicalize)
+        && cwd.starts_with(&canon)
+    {
+        return refuse("it is or holds the current directory");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let dev = |p: &Path| std::fs::metadata(p).map(|m| m.dev()).ok();
+        match canon.parent() {
+            None => return refuse("it is the root directory"),
+            Some(parent) if dev(&canon) != dev(parent) => {
+                return refuse("it is a mount point");
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// A directory built next to its destination and renamed into place.
@@ -632,6 +762,8 @@ impl AtomicDir {
                 path: dest.to_path_buf(),
             });
         }
+        missing_dir(dest, parent_of(dest))?;
+        unswappable(dest)?;
         if !replaceable_dir(dest) {
             return Err(MailboxError::OutputNotEmpty {
                 path: dest.to_path_buf(),
@@ -641,7 +773,7 @@ impl AtomicDir {
         let prefix = tmp_prefix(dest);
         let tmp = tmp_builder(&prefix, dest, true)
             .tempdir_in(parent_of(dest))
-            .map_err(|e| MailboxError::io(dest, None, e))?
+            .map_err(|e| tmp_error(dest, parent_of(dest), e))?
             .keep();
         let lock = File::open(&tmp).ok();
         if let Some(f) = &lock {
@@ -654,8 +786,11 @@ impl AtomicDir {
         })
     }
 
+    /// Renames the tree into place. When that fails, the destination is
+    /// as it was (an earlier output moved aside is moved back) and the
+    /// temporary tree goes (a full copy of the output, it was left behind).
     pub(super) fn commit(mut self) -> Result<(), MailboxError> {
-        let Some(tmp) = self.tmp.take() else {
+        let Some(tmp) = self.tmp.clone() else {
             return Ok(());
         };
         let err = |e| MailboxError::io(&self.dest, None, e);
@@ -676,7 +811,14 @@ impl AtomicDir {
         } else {
             None
         };
-        std::fs::rename(&tmp, &self.dest).map_err(err)?;
+        if let Err(e) = std::fs::rename(&tmp, &self.dest) {
+            if let Some(old) = &old {
+                let _ = std::fs::rename(old, &self.dest);
+            }
+            // The temporary tree goes with `self`.
+            return Err(err(e));
+        }
+        self.tmp = None;
         sync_dir(parent_of(&self.dest)).map_err(err)?;
         if let Some(old) = old {
             // Gone already if another run took it for a stale one.
@@ -696,5 +838,43 @@ impl Drop for AtomicDir {
         if let Some(tmp) = self.tmp.take() {
             let _ = std::fs::remove_dir_all(tmp);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_a_late_writer_appends_to_the_old_file_is_kept_at_the_end_of_the_new() {
+        // Between the last check and the rename a writer that ignores the
+        // dotlock, with the old file open, appends a message: it went into
+        // the unlinked file. It is now copied to the end of the new one.
+        let dir = tempfile::tempdir().expect("tmp");
+        let path = dir.path().join("box");
+        let old = b"From a@b Mon Jan  1 00:00:00 2001\nSubject: old\n\n\xe9\n\n";
+        let late = b"From c@d Mon Jan  1 00:00:00 2001\nSubject: late\n\nx\n\n";
+        std::fs::write(&path, old).expect("write");
+        let stamp = FileStamp::of(&path).expect("stamp");
+        let mut f = AtomicFile::create(&path, WriteMode::InPlace).expect("create");
+        f.expect_unchanged(stamp);
+        f.write_all(b"From a@b Mon Jan  1 00:00:00 2001\nSubject: new\n\n\xc3\xa9\n\n")
+            .expect("write");
+        // The backup is a hard link to the old file: appending there is
+        // appending to the file the writer holds open.
+        let bak = backup_path(&path);
+        let n = f
+            .commit_with(|| {
+                let mut w = std::fs::OpenOptions::new()
+                    .append(true)
+                    .open(&bak)
+                    .expect("the old file");
+                w.write_all(late).expect("late append");
+            })
+            .expect("commit");
+        assert_eq!(n, late.len() as u64);
+        let mut want = b"From a@b Mon Jan  1 00:00:00 2001\nSubject: new\n\n\xc3\xa9\n\n".to_vec();
+        want.extend_from_slice(late);
+        assert_eq!(std::fs::read(&path).expect("read"), want);
     }
 }

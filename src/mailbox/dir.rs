@@ -78,6 +78,8 @@ impl MaildirReader {
                         names.push((folder, sub, name, meta.len()));
                     } else if meta.is_dir() {
                         skipped.push(ent.path(), SkipReason::NotInMaildir);
+                    } else {
+                        skipped.push(ent.path(), SkipReason::NotARegularFile);
                     }
                 }
                 names.sort_by(|a, b| a.2.cmp(&b.2));
@@ -347,6 +349,8 @@ impl FolderReader {
                     stack.push(rel.join(&name));
                 } else if meta.is_file() {
                     entries.push((rel.join(&name), meta.len()));
+                } else {
+                    skipped.push(ent.path(), SkipReason::NotARegularFile);
                 }
             }
         }

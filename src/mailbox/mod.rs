@@ -24,9 +24,12 @@
 
 mod atomic;
 mod dir;
+mod lock;
 mod mbox;
 pub mod pipeline;
 pub mod progress;
+mod replace;
+mod sys;
 mod write;
 
 pub use dir::{FolderReader, MaildirReader, SingleReader};
@@ -35,6 +38,7 @@ pub use atomic::{
     AtomicFile, OUTPUT_MARKER, WriteMode, backup_path, check_output, check_report,
     remove_stale_temporaries,
 };
+pub use lock::{DotLock, FileStamp, LOCK_WAIT, lock_path, release_held_locks};
 pub use mbox::{MboxReader, is_envelope_line, quote_from_lines, unquote_from_lines};
 pub use pipeline::{Options, Outcome, RunStats};
 pub use progress::{Bar, Progress};
@@ -214,6 +218,9 @@ pub enum SkipReason {
     /// passes over such files: neither a header field nor a `From ` line
     /// first).
     NotAMessage,
+    /// Neither a regular file nor a directory: a FIFO, a socket, a device
+    /// (reading one could block forever, or never end).
+    NotARegularFile,
 }
 
 impl SkipReason {
@@ -226,6 +233,7 @@ impl SkipReason {
             SkipReason::NotInMaildir => "in a Maildir but not in cur/ or new/",
             SkipReason::LinkLoop => "a symbolic link that loops",
             SkipReason::NotAMessage => "does not start like a message",
+            SkipReason::NotARegularFile => "not a regular file: a FIFO, socket or device",
         }
     }
 }
@@ -312,6 +320,38 @@ pub enum MailboxError {
         /// The output.
         path: PathBuf,
     },
+    /// The directory the output (or report) goes in does not exist.
+    OutputDirMissing {
+        /// The output.
+        path: PathBuf,
+        /// Its directory.
+        dir: PathBuf,
+    },
+    /// A directory output that cannot be renamed into place (the current
+    /// directory, a mount point).
+    OutputNotSwappable {
+        /// The output.
+        path: PathBuf,
+        /// Why.
+        why: &'static str,
+    },
+    /// In place: another program holds the mailbox's dotlock
+    /// ([`DotLock`]) and did not let go in time. Nothing was read or
+    /// written; try again later.
+    Locked {
+        /// The mailbox.
+        path: PathBuf,
+        /// Its lock file.
+        lock: PathBuf,
+    },
+    /// In place: the input changed while it was being normalized (mail
+    /// delivered by a program that ignores the dotlock, or the file
+    /// rewritten or replaced): the new file was not put in place, the
+    /// input is as that program left it. Try again.
+    Changed {
+        /// The input.
+        path: PathBuf,
+    },
     /// A message could not be represented in the output container.
     Unrepresentable {
         /// The output.
@@ -341,6 +381,10 @@ impl MailboxError {
             | MailboxError::OutputIsInput { path }
             | MailboxError::OutputOverlapsInput { path, .. }
             | MailboxError::OutputNotEmpty { path }
+            | MailboxError::OutputDirMissing { path, .. }
+            | MailboxError::OutputNotSwappable { path, .. }
+            | MailboxError::Locked { path, .. }
+            | MailboxError::Changed { path }
             | MailboxError::Unrepresentable { path, .. } => path,
         }
     }
@@ -403,6 +447,33 @@ impl fmt::Display for MailboxError {
                 "{}: exists, is not empty and is not an earlier output of mailcharset \
                  (no {OUTPUT_MARKER}): nothing written, since the output would replace it \
                  whole; name a new directory, or remove this one first",
+                path.display()
+            ),
+            MailboxError::OutputDirMissing { path, dir } => write!(
+                f,
+                "{}: the directory {} does not exist; nothing written (create it first)",
+                path.display(),
+                dir.display()
+            ),
+            MailboxError::OutputNotSwappable { path, why } => write!(
+                f,
+                "{}: cannot be an output directory: {why}, and a directory output is built \
+                 beside it and renamed into its place; nothing written (name a directory \
+                 below it)",
+                path.display()
+            ),
+            MailboxError::Locked { path, lock } => write!(
+                f,
+                "{}: locked by another program ({} exists and was not removed within \
+                 the time waited); nothing written, try again later",
+                path.display(),
+                lock.display()
+            ),
+            MailboxError::Changed { path } => write!(
+                f,
+                "{}: changed during the run (mail delivered by a program that does not \
+                 take the dotlock, or the file rewritten): the input is left as it is, \
+                 nothing of this run put in place; try again",
                 path.display()
             ),
             MailboxError::Unrepresentable {

@@ -21,6 +21,9 @@ pub struct Outcome {
     /// How many findings the message had (counted in
     /// [`RunStats::with_findings`] when non-zero).
     pub findings: usize,
+    /// The run stops before this message: neither it nor any message after
+    /// it is written ([`Outcome::stop`]).
+    pub stop: bool,
 }
 
 impl Outcome {
@@ -34,6 +37,18 @@ impl Outcome {
         Outcome {
             output: Some(bytes),
             findings: 0,
+            stop: false,
+        }
+    }
+
+    /// Stop the run before this message (it failed, and the run is to
+    /// end at the first failure): it and every message after it are not
+    /// written, everything before it is. The writer is handed back as
+    /// usual; the caller decides whether it is finished.
+    pub fn stop() -> Self {
+        Outcome {
+            stop: true,
+            ..Outcome::default()
         }
     }
 
@@ -573,11 +588,14 @@ where
         };
         (o, has_from)
     };
-    run_units(
+    let ran = run_units(
         reader,
         opts,
         work,
         |(m, read_from): &(RawMessage, Option<bool>), (o, out_from): &(Outcome, Option<bool>)| {
+            if o.stop {
+                return Err(Halt::Stop);
+            }
             stats.messages_in += 1;
             stats.bytes_in += m.input_len;
             if o.findings > 0 {
@@ -597,9 +615,26 @@ where
             stats.messages_out += 1;
             stats.bytes_out += out.len() as u64;
             bar.advance(1, m.input_len);
-            Ok::<(), MailboxError>(())
+            Ok::<(), Halt>(())
         },
-    )?;
+    );
     bar.finish();
-    Ok((stats, writer))
+    match ran {
+        Ok(()) | Err(Halt::Stop) => Ok((stats, writer)),
+        Err(Halt::Failed(e)) => Err(e),
+    }
+}
+
+/// Why [`run_to_writer`]'s writing stopped early.
+enum Halt {
+    /// A reader or writer error.
+    Failed(MailboxError),
+    /// A message's [`Outcome::stop`].
+    Stop,
+}
+
+impl From<MailboxError> for Halt {
+    fn from(e: MailboxError) -> Self {
+        Halt::Failed(e)
+    }
 }

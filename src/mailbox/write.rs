@@ -5,9 +5,10 @@
 
 use super::atomic::{
     AtomicDir, AtomicFile, Temporaries, WriteMode, remove_stale_in, remove_stale_temporaries,
-    replace_file, still_there,
+    still_there,
 };
 use super::mbox::{content_length_field, header_end, quote_into};
+use super::replace::{Replaced, replace_message};
 use super::{MailboxError, MaildirSubdir, MboxFlavor, MboxFormat, Origin, RawMessage};
 use std::fs::File;
 use std::io::{self, Write};
@@ -59,7 +60,7 @@ impl OutputKind {
 
 enum Sink {
     File(AtomicFile),
-    Stream(Box<dyn Write + Send>),
+    Stream(io::BufWriter<Counted>),
     Dir(AtomicDir),
     /// In place in a Maildir or folder: each changed message file is
     /// replaced atomically on its own (temporary + rename in its own
@@ -68,6 +69,49 @@ enum Sink {
     InPlaceDir(PathBuf),
     /// Only while a message is being written.
     Taken,
+}
+
+/// A stream below the writer's buffer, counting the octets it accepted:
+/// when its reader goes away, how many messages reached it whole.
+struct Counted {
+    inner: Box<dyn Write + Send>,
+    accepted: u64,
+}
+
+impl Write for Counted {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.accepted += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Counts what goes through to `w`.
+struct Tally<'a> {
+    w: &'a mut dyn Write,
+    n: u64,
+}
+
+impl Write for Tally<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.w.write(buf)?;
+        self.n += n as u64;
+        Ok(n)
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.w.write_all(buf)?;
+        self.n += buf.len() as u64;
+        Ok(())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.w.flush()
+    }
 }
 
 /// Writes messages into a container; unchanged messages from the same kind
@@ -81,6 +125,17 @@ pub struct MessageWriter {
     open_line: bool,
     /// Maildir++ folders made in a new Maildir so far.
     folders: std::collections::HashSet<std::ffi::OsString>,
+    /// In place in a Maildir or folder: what another program did to a
+    /// message file during the run, one line each, for the user.
+    notes: Vec<String>,
+    /// ... and whether a re-run would do more (a file was moved, deleted,
+    /// rewritten or locked meanwhile, and not written back).
+    retry: bool,
+    /// A stream: the octets handed to it so far, where each message not
+    /// yet known to have gone through ends, and how many have.
+    handed: u64,
+    ends: std::collections::VecDeque<u64>,
+    through: usize,
 }
 
 impl MessageWriter {
@@ -131,7 +186,9 @@ impl MessageWriter {
     }
 
     /// Writes to a stream (standard output): not crash-safe, nothing to
-    /// rename. Only mbox and single-message output.
+    /// rename. Only mbox and single-message output. The writer buffers
+    /// (1 MiB), so `out` need not; it keeps count of what `out` accepted,
+    /// to say how many messages went through when `out` breaks.
     pub fn to_stream(
         out: Box<dyn Write + Send>,
         kind: OutputKind,
@@ -145,7 +202,15 @@ impl MessageWriter {
                 reason: "a Maildir or folder cannot be written to a stream".into(),
             });
         }
-        Ok(Self::with_sink(Sink::Stream(out), kind, name))
+        let counted = Counted {
+            inner: out,
+            accepted: 0,
+        };
+        Ok(Self::with_sink(
+            Sink::Stream(io::BufWriter::with_capacity(1 << 20, counted)),
+            kind,
+            name,
+        ))
     }
 
     fn with_sink(sink: Sink, kind: OutputKind, name: PathBuf) -> Self {
@@ -156,6 +221,11 @@ impl MessageWriter {
             written: 0,
             open_line: false,
             folders: Default::default(),
+            notes: Vec::new(),
+            retry: false,
+            handed: 0,
+            ends: Default::default(),
+            through: 0,
         }
     }
 
@@ -228,7 +298,23 @@ impl MessageWriter {
     }
 
     fn io_err(&self, e: io::Error) -> MailboxError {
-        MailboxError::io(&self.name, None, e)
+        MailboxError::io(&self.name, None, cut_short(e, self.went_through()))
+    }
+
+    /// How many messages reached the output whole: for a stream, those the
+    /// system took (the last ones may still wait in a pipe for a reader
+    /// that left); otherwise those handed to the output.
+    fn went_through(&self) -> Went {
+        match &self.sink {
+            Sink::Stream(st) => {
+                let accepted = st.get_ref().accepted;
+                Went::Counted(
+                    self.through + self.ends.iter().filter(|&&e| e <= accepted).count(),
+                    accepted,
+                )
+            }
+            _ => Went::AtMost(self.written),
+        }
     }
 
     /// Writes `bytes` as the message `msg` (its origin decides the framing
@@ -259,7 +345,12 @@ impl MessageWriter {
                             return Err(e);
                         }
                     },
-                    Sink::Stream(s) => self.frame_mbox(flavor, msg, bytes, has_from, s.as_mut()),
+                    Sink::Stream(s) => {
+                        let mut t = Tally { w: s, n: 0 };
+                        let r = self.frame_mbox(flavor, msg, bytes, has_from, &mut t);
+                        self.handed += t.n;
+                        r
+                    }
                     _ => Err(io::Error::other("not a stream output")),
                 };
                 self.sink = sink;
@@ -273,7 +364,11 @@ impl MessageWriter {
                         reason: "more than one message for a single-message output".into(),
                     });
                 }
-                write_stream(&mut self.sink, &self.name, bytes)?;
+                write_stream(&mut self.sink, &self.name, bytes).map_err(|e| match e {
+                    MailboxError::Io { source, .. } => self.io_err(source),
+                    e => e,
+                })?;
+                self.handed += bytes.len() as u64;
             }
             OutputKind::Maildir | OutputKind::Folder
                 if matches!(self.sink, Sink::InPlaceDir(_)) =>
@@ -283,11 +378,20 @@ impl MessageWriter {
                     return Err(self.io_err(io::Error::other("not a directory output")));
                 };
                 let path = root.join(&rel);
-                // Unchanged: nothing to do. Gone (a mail reader moved it
-                // to cur/ with new flags, or deleted it, during the run):
-                // left as that program left it, never resurrected.
-                if bytes != msg.bytes.as_slice() && path.is_file() {
-                    replace_file(&path, bytes).map_err(|e| MailboxError::io(&path, None, e))?;
+                let new_path = self.resized(msg, &rel, bytes).map(|r| root.join(r));
+                // Unchanged: nothing to do. Moved, deleted or rewritten by
+                // another program during the run (a mail reader moved it
+                // to cur/ with new flags, the user deleted it): left as
+                // that program left it, never resurrected or duplicated
+                // (replace.rs).
+                if bytes != msg.bytes.as_slice() {
+                    // An mbox file of a folder: its dotlock is taken, and
+                    // whole messages an MDA appended meanwhile are kept.
+                    let mbox = matches!(msg.origin, Origin::File { .. })
+                        && super::mbox::first_from_line(&msg.bytes).is_some();
+                    let done = replace_message(&path, new_path.as_deref(), &msg.bytes, bytes, mbox)
+                        .map_err(|e| MailboxError::io(&path, None, e))?;
+                    self.note(&path, done);
                 }
             }
             OutputKind::Maildir | OutputKind::Folder => {
@@ -298,6 +402,7 @@ impl MessageWriter {
                     self.add_maildir_folder(folder)?;
                 }
                 let rel = self.dir_entry_name(msg)?;
+                let rel = self.resized(msg, &rel, bytes).unwrap_or(rel);
                 let Sink::Dir(d) = &self.sink else {
                     return Err(self.io_err(io::Error::other("not a directory output")));
                 };
@@ -319,7 +424,58 @@ impl MessageWriter {
             }
         }
         self.written += 1;
+        if let Sink::Stream(st) = &self.sink {
+            self.ends.push_back(self.handed);
+            let accepted = st.get_ref().accepted;
+            while self.ends.front().is_some_and(|&e| e <= accepted) {
+                self.ends.pop_front();
+                self.through += 1;
+            }
+        }
         Ok(())
+    }
+
+    /// Keeps what became of a message file replaced in place, for the user.
+    fn note(&mut self, path: &Path, done: Replaced) {
+        let line = match done {
+            Replaced::Done {
+                late: 0,
+                name_kept: false,
+            } => return,
+            Replaced::Done { late, name_kept } => {
+                let mut l = String::new();
+                if late > 0 {
+                    l.push_str(&format!(
+                        "{late} octets another program appended during the run are kept, \
+                         unchanged, at its end"
+                    ));
+                    self.retry = true;
+                }
+                if name_kept {
+                    if !l.is_empty() {
+                        l.push_str("; ");
+                    }
+                    l.push_str("normalized, but its name could not be updated (moved meanwhile)");
+                }
+                l
+            }
+            Replaced::Gone => {
+                self.retry = true;
+                "moved or deleted by another program during the run: not written back".into()
+            }
+            Replaced::Kept(why) => {
+                self.retry = true;
+                format!("{why}: not normalized")
+            }
+        };
+        self.notes.push(format!("{}: {line}", path.display()));
+    }
+
+    /// In place in a Maildir or folder: what other programs did to message
+    /// files during the run (moved, deleted, rewritten, appended to,
+    /// locked), one line each, and whether a re-run would do more.
+    pub fn in_place_notes(&self) -> (&[String], bool) {
+        (&self.notes, self.retry)
     }
 
     /// Writes one mbox entry straight to `w` (no copy of the message);
@@ -373,6 +529,16 @@ impl MessageWriter {
             .is_some_and(|b| b != b'\n'))
     }
 
+    /// The name of a Maildir message `msg` written as `bytes` under `rel`,
+    /// when its size tags change ([`resized_name`]).
+    fn resized(&self, msg: &RawMessage, rel: &Path, bytes: &[u8]) -> Option<PathBuf> {
+        if !matches!(msg.origin, Origin::Maildir { .. }) || bytes == msg.bytes.as_slice() {
+            return None;
+        }
+        let new = resized_name(rel.file_name()?, bytes)?;
+        Some(rel.with_file_name(new))
+    }
+
     fn dir_entry_name(&self, msg: &RawMessage) -> Result<PathBuf, MailboxError> {
         let rel = match (&msg.origin, self.kind) {
             (
@@ -411,17 +577,93 @@ impl MessageWriter {
         Ok(rel)
     }
 
+    /// In place on a file (an mbox, one message): the new file replaces
+    /// the input only if the input is still what `stamp` says, taken
+    /// before the input was opened for reading
+    /// ([`super::AtomicFile::expect_unchanged`]). Nothing to do for other
+    /// outputs.
+    pub fn expect_unchanged(&mut self, stamp: super::FileStamp) {
+        if let Sink::File(f) = &mut self.sink {
+            f.expect_unchanged(stamp);
+        }
+    }
+
+    /// [`MailboxError::Changed`] if the input written in place is no
+    /// longer what [`MessageWriter::expect_unchanged`] said (checked again
+    /// when finishing).
+    pub fn check_unchanged(&self) -> Result<(), MailboxError> {
+        match &self.sink {
+            Sink::File(f) => f.check_unchanged(),
+            _ => Ok(()),
+        }
+    }
+
     /// Completes the output: flushes and renames the temporary into place.
     /// Without this call nothing appears under the destination name.
     pub fn finish(self) -> Result<(), MailboxError> {
+        self.finish_late().map(|_| ())
+    }
+
+    /// [`MessageWriter::finish`], returning how many octets a late writer
+    /// appended to an input written in place between the last check and
+    /// the rename ([`super::AtomicFile::commit_late`]): copied unchanged to
+    /// the end of the new file.
+    pub fn finish_late(self) -> Result<u64, MailboxError> {
+        let went = self.went_through();
         let name = self.name;
+        let cut = |e: MailboxError| match e {
+            MailboxError::Io { path, source, .. } => {
+                MailboxError::io(path, None, cut_short(source, went))
+            }
+            e => e,
+        };
         match self.sink {
-            Sink::File(f) => f.commit(),
-            Sink::Stream(mut s) => s.flush().map_err(|e| MailboxError::io(&name, None, e)),
-            Sink::Dir(d) => d.commit(),
-            Sink::InPlaceDir(_) | Sink::Taken => Ok(()),
+            Sink::File(f) => f.commit_late().map_err(cut),
+            Sink::Stream(mut s) => match s.flush() {
+                Ok(()) => Ok(0),
+                Err(e) => {
+                    // What the flush got through before it broke.
+                    let accepted = s.get_ref().accepted;
+                    let went = Went::Counted(
+                        self.through + self.ends.iter().filter(|&&e| e <= accepted).count(),
+                        accepted,
+                    );
+                    Err(MailboxError::io(&name, None, cut_short(e, went)))
+                }
+            },
+            Sink::Dir(d) => d.commit().map(|()| 0),
+            Sink::InPlaceDir(_) | Sink::Taken => Ok(0),
         }
     }
+}
+
+/// A closed pipe on the output (`normalize | head`, `-o` a FIFO whose
+/// reader left) said with how much of the output had been written:
+/// `written` messages were handed to the output before the one being
+/// written, so at most that many reached the reader whole.
+fn cut_short(e: io::Error, went: Went) -> io::Error {
+    if e.kind() != io::ErrorKind::BrokenPipe {
+        return e;
+    }
+    let how_far = match went {
+        Went::Counted(n, octets) => {
+            format!("the first {n} message(s) were written whole ({octets} octets went out)")
+        }
+        Went::AtMost(n) => format!("at most the first {n} message(s) reached it whole"),
+    };
+    io::Error::new(
+        io::ErrorKind::BrokenPipe,
+        format!("its reader went away (broken pipe): the output is incomplete; {how_far}"),
+    )
+}
+
+/// How much of an output went through before it broke.
+#[derive(Clone, Copy)]
+enum Went {
+    /// Messages the system took whole, and octets it took.
+    Counted(usize, u64),
+    /// Messages handed to the output (a buffer may have held the last).
+    AtMost(usize),
 }
 
 fn write_stream(sink: &mut Sink, name: &Path, bytes: &[u8]) -> Result<(), MailboxError> {
@@ -467,5 +709,92 @@ fn write_content_length_body(
                 w.write_all(bytes)
             }
         }
+    }
+}
+
+/// A Maildir message file's name with its size tags brought up to date
+/// for the content `bytes`: `,S=` (the size in octets) and `,W=` (the size
+/// with every line end counted as CR LF: octets plus the line feeds not
+/// preceded by a carriage return), which Dovecot and Courier read sizes
+/// and quotas from. Everything else is kept byte for byte: the unique part,
+/// other `,X=` fields, the `:2,FLAGS` info. None when the name has neither
+/// tag or they are right already.
+pub(super) fn resized_name(name: &std::ffi::OsStr, bytes: &[u8]) -> Option<std::ffi::OsString> {
+    let b = name.as_encoded_bytes();
+    let base_end = memchr::memchr(b':', b).unwrap_or(b.len());
+    let (base, info) = b.split_at(base_end);
+    let mut fields = base.split(|&c| c == b',');
+    let mut out = fields.next()?.to_vec();
+    let mut changed = false;
+    let size = bytes.len() as u64;
+    let wide = size
+        + memchr::memchr_iter(b'\n', bytes)
+            .filter(|&i| i == 0 || bytes[i - 1] != b'\r')
+            .count() as u64;
+    for f in fields {
+        out.push(b',');
+        let tag = match f {
+            [b'S', b'=', digits @ ..] | [b'W', b'=', digits @ ..]
+                if !digits.is_empty() && digits.iter().all(u8::is_ascii_digit) =>
+            {
+                Some(if f[0] == b'S' { size } else { wide })
+            }
+            _ => None,
+        };
+        match tag {
+            Some(n) => {
+                let new = format!("{}={n}", f[0] as char);
+                changed |= new.as_bytes() != f;
+                out.extend_from_slice(new.as_bytes());
+            }
+            None => out.extend_from_slice(f),
+        }
+    }
+    if !changed {
+        return None;
+    }
+    out.extend_from_slice(info);
+    os_string(out)
+}
+
+#[cfg(unix)]
+fn os_string(bytes: Vec<u8>) -> Option<std::ffi::OsString> {
+    use std::os::unix::ffi::OsStringExt;
+    Some(std::ffi::OsString::from_vec(bytes))
+}
+
+#[cfg(not(unix))]
+fn os_string(bytes: Vec<u8>) -> Option<std::ffi::OsString> {
+    String::from_utf8(bytes).ok().map(Into::into)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::resized_name;
+    use std::ffi::OsStr;
+
+    #[test]
+    fn size_tags_follow_the_content_and_nothing_else_changes() {
+        let body = b"Subject: x\n\nab\r\ncd\n";
+        let n = |s: &str| resized_name(OsStr::new(s), body).map(|o| o.into_string().unwrap());
+        assert_eq!(
+            n("1700000000.M1P1.host,S=164,W=172:2,S").as_deref(),
+            Some("1700000000.M1P1.host,S=19,W=22:2,S")
+        );
+        // Other fields, their order and the info kept; only the tags that
+        // are there are written.
+        assert_eq!(
+            n("1.host,W=1,X=abc,S=2:2,FRS").as_deref(),
+            Some("1.host,W=22,X=abc,S=19:2,FRS")
+        );
+        assert_eq!(n("1.host,S=9").as_deref(), Some("1.host,S=19"));
+        assert_eq!(n("1.host:2,S"), None, "no tags");
+        assert_eq!(n("1.host,S=19,W=22:2,"), None, "right already");
+        assert_eq!(n("1.host,S=x:2,"), None, "not a size");
+        // A comma in the info is the info's.
+        assert_eq!(
+            n("1.host,S=1:2,S,W=5").as_deref(),
+            Some("1.host,S=19:2,S,W=5")
+        );
     }
 }

@@ -166,30 +166,86 @@ fn regression_inputs_with_the_same_name_keep_their_paths_under_the_output() {
 
 #[test]
 fn regression_in_place_never_removes_a_users_backup() {
+    // A `NAME.bak` is the user's: left alone (the run's own backup has a
+    // hidden name of its own).
     let dir = tempfile::tempdir().expect("tmp");
     let m = dir.path().join("m.eml");
     std::fs::copy(fixture("koi8r-base64.eml"), &m).expect("copy");
     let original = std::fs::read(&m).expect("read");
-    let bak = mailbox::backup_path(&m);
-    std::fs::write(&bak, b"the user's own backup").expect("write");
-    let o = run(&[os("normalize"), os("-q"), os("--in-place"), m.as_os_str()]);
-    assert!(!o.status.success());
-    assert!(String::from_utf8_lossy(&o.stderr).contains("not this program's backup"));
-    assert_eq!(std::fs::read(&bak).expect("kept"), b"the user's own backup");
-    assert_eq!(
-        std::fs::read(&m).expect("input"),
-        original,
-        "input untouched"
-    );
-
-    // A backup a killed run of ours left (a hard link to the input) is
-    // reused, and removed once the run is complete.
-    std::fs::remove_file(&bak).expect("rm");
-    std::fs::hard_link(&m, &bak).expect("link");
+    let users = dir.path().join("m.eml.bak");
+    std::fs::write(&users, b"the user's own backup").expect("write");
     let o = run(&[os("normalize"), os("-q"), os("--in-place"), m.as_os_str()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert!(!bak.exists());
+    assert_eq!(
+        std::fs::read(&users).expect("kept"),
+        b"the user's own backup"
+    );
     assert_ne!(std::fs::read(&m).expect("input"), original, "normalized");
+    assert!(!mailbox::backup_path(&m).exists());
+}
+
+#[test]
+fn regression_a_killed_in_place_runs_backup_is_hidden_and_replaced_by_the_next_run() {
+    // A killed `--in-place FILE` left `FILE.bak`, a visible hard link to
+    // the mailbox: a later folder run read it as a second mailbox (60,000
+    // messages in, 120,000 out) and a mail client showed it as a folder.
+    use mailbox::{FolderReader, MessageWriter, OutputKind, WriteMode};
+    let dir = tempfile::tempdir().expect("tmp");
+    let mail = dir.path().join("Mail");
+    std::fs::create_dir(&mail).expect("mkdir");
+    let inbox = mail.join("inbox");
+    std::fs::copy(mbox(dir.path()), &inbox).expect("copy");
+    let original = std::fs::read(&inbox).expect("read");
+    let kind = mailbox::detect(&inbox).expect("detect");
+    // The backup as a run leaves it when killed before its rename.
+    let w = MessageWriter::create(&inbox, OutputKind::matching(kind), WriteMode::InPlace)
+        .expect("writer");
+    let bak = mailbox::backup_path(&inbox);
+    assert_eq!(std::fs::read(&bak).expect("backup"), original);
+    assert!(
+        bak.file_name()
+            .is_some_and(|n| n.as_encoded_bytes().starts_with(b".")),
+        "hidden: {}",
+        bak.display()
+    );
+    let files: Vec<_> = FolderReader::open(&mail)
+        .expect("folder")
+        .map(|m| m.expect("message").origin)
+        .collect();
+    assert_eq!(
+        files.len(),
+        1,
+        "a folder run reads the mailbox once: {files:?}"
+    );
+    std::mem::forget(w);
+    assert!(bak.exists(), "as a killed run leaves it");
+
+    // The next run replaces it (here: a link to the input itself), and
+    // one left by a run killed after its rename (an older version) too.
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        os("--in-place"),
+        inbox.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(!bak.exists());
+    let normalized = std::fs::read(&inbox).expect("read");
+    assert_ne!(normalized, original);
+    std::fs::write(&bak, &original).expect("an older version");
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        os("--in-place"),
+        inbox.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(!bak.exists());
+    assert_eq!(
+        std::fs::read(&inbox).expect("read"),
+        normalized,
+        "idempotent"
+    );
 }
 
 fn maildir_tree(root: &Path) {
@@ -1586,4 +1642,543 @@ fn regression_a_file_that_is_not_mail_is_kept_whichever_way_it_comes_in() {
             "{name}"
         );
     }
+}
+
+/// One more message, as an MDA appends it to an mbox.
+const DELIVERED: &[u8] = b"From new@example.com Mon Jan  1 00:00:00 2001\nFrom: new@example.com\n\
+Subject: delivered during the run\nMessage-ID: <delivered@example.com>\n\
+Content-Type: text/plain; charset=iso-8859-1\n\ncaf\xe9\n\n";
+
+fn append(path: &Path, bytes: &[u8]) {
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(path)
+        .expect("open for append");
+    f.write_all(bytes).expect("append");
+}
+
+#[test]
+fn regression_in_place_on_an_mbox_holds_the_dotlock_and_waits_for_anothers() {
+    // An in-place run took no lock at all: a message an MDA appended after
+    // the run had read the mbox to its end went into the old file, which
+    // the rename unlinked (exit 0). Now the run takes NAME.lock, as MDAs
+    // do, before it reads; a lock another program holds is waited for,
+    // never taken or removed.
+    let dir = tempfile::tempdir().expect("tmp");
+    let input = mbox(dir.path());
+    let original = std::fs::read(&input).expect("read");
+    let lock = mailbox::lock_path(&input);
+    std::fs::write(&lock, b"4242\n").expect("the MDA's lock");
+    let mut child = Command::new(bin())
+        .args([
+            os("normalize"),
+            os("-q"),
+            os("--in-place"),
+            input.as_os_str(),
+        ])
+        .stdin(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    assert!(
+        child.try_wait().expect("wait").is_none(),
+        "the run waits for the lock"
+    );
+    assert_eq!(
+        std::fs::read(&input).expect("input"),
+        original,
+        "not yet written"
+    );
+    assert_eq!(
+        std::fs::read(&lock).expect("lock"),
+        b"4242\n",
+        "the lock is not taken"
+    );
+    // The MDA delivers under its lock and lets go.
+    append(&input, DELIVERED);
+    std::fs::remove_file(&lock).expect("unlock");
+    let o = child.wait_with_output().expect("wait");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let after = std::fs::read(&input).expect("input");
+    assert_ne!(after, original, "normalized");
+    assert!(
+        memchr::memmem::find(&after, b"<delivered@example.com>").is_some(),
+        "the message delivered before the run read the mbox is in it"
+    );
+    assert!(!lock.exists(), "the run's own lock is removed");
+
+    // A lock that stays is given up on: the library's wait, shortened.
+    std::fs::write(&lock, b"4242\n").expect("the MDA's lock");
+    let e = mailbox::DotLock::acquire(&input, std::time::Duration::from_millis(300))
+        .expect_err("locked");
+    assert!(matches!(e, mailbox::MailboxError::Locked { .. }), "{e}");
+    assert_eq!(std::fs::read(&lock).expect("lock"), b"4242\n", "left alone");
+    std::fs::remove_file(&lock).expect("unlock");
+    let held = mailbox::DotLock::acquire(&input, std::time::Duration::ZERO).expect("free");
+    assert!(lock.exists());
+    drop(held);
+    assert!(!lock.exists());
+}
+
+#[test]
+fn regression_in_place_leaves_an_input_that_changed_during_the_run() {
+    // A writer that ignores the dotlock (flock only) appended while the run
+    // was writing: the rename used to drop that message with the old file.
+    use mailbox::{FileStamp, MessageReader, MessageWriter, OutputKind, WriteMode};
+    let dir = tempfile::tempdir().expect("tmp");
+    let input = mbox(dir.path());
+    let original = std::fs::read(&input).expect("read");
+    let stamp = FileStamp::of(&input).expect("stamp");
+    let kind = mailbox::detect(&input).expect("detect");
+    let reader = MessageReader::open(&input, kind).expect("open");
+    let mut w = MessageWriter::create(&input, OutputKind::matching(kind), WriteMode::InPlace)
+        .expect("writer");
+    w.expect_unchanged(stamp);
+    for m in reader {
+        let m = m.expect("message");
+        w.write(&m, &lib_normalize(&m.bytes)).expect("write");
+    }
+    assert!(w.check_unchanged().is_ok(), "nothing happened yet");
+    append(&input, DELIVERED);
+    assert!(matches!(
+        w.check_unchanged(),
+        Err(mailbox::MailboxError::Changed { .. })
+    ));
+    let e = w.finish().expect_err("changed");
+    assert!(matches!(e, mailbox::MailboxError::Changed { .. }), "{e}");
+    let mut want = original.clone();
+    want.extend_from_slice(DELIVERED);
+    assert_eq!(std::fs::read(&input).expect("input"), want, "left as it is");
+    assert_eq!(
+        crate::common::temporaries(dir.path()),
+        Vec::<PathBuf>::new(),
+        "no temporary left"
+    );
+    assert!(!mailbox::backup_path(&input).exists(), "no backup left");
+
+    // Unchanged: put in place.
+    let stamp = FileStamp::of(&input).expect("stamp");
+    let reader = MessageReader::open(&input, kind).expect("open");
+    let mut w = MessageWriter::create(&input, OutputKind::matching(kind), WriteMode::InPlace)
+        .expect("writer");
+    w.expect_unchanged(stamp);
+    for m in reader {
+        let m = m.expect("message");
+        w.write(&m, &lib_normalize(&m.bytes)).expect("write");
+    }
+    assert_eq!(w.finish_late().expect("in place"), 0);
+    assert_ne!(std::fs::read(&input).expect("input"), want);
+}
+
+#[test]
+fn regression_in_place_a_message_moved_or_deleted_during_the_run_is_not_written_back() {
+    // The writer looked (`is_file`) and then renamed its temporary over the
+    // name: a server's rename `X:2,` -> `X:2,S` (or a delete) in between
+    // left a duplicate (or brought the message back). The race itself is
+    // pinned by the unit tests of mailbox::replace (the swap and the
+    // portable pin); here, the writer says what it left alone, and the run
+    // asks to be run again.
+    use mailbox::{MessageReader, MessageWriter, OutputKind, WriteMode};
+    let dir = tempfile::tempdir().expect("tmp");
+    let md = dir.path().join("md");
+    latin1_maildir(&md);
+    std::fs::write(md.join("cur/2.host:2,"), LATIN1).expect("write");
+    std::fs::write(md.join("cur/3.host:2,"), LATIN1).expect("write");
+    let reader = MessageReader::open(&md, mailbox::InputKind::Maildir).expect("open");
+    let mut w =
+        MessageWriter::create(&md, OutputKind::Maildir, WriteMode::InPlace).expect("writer");
+    let msgs: Vec<_> = reader.map(|m| m.expect("message")).collect();
+    assert_eq!(msgs.len(), 3);
+    // Read; then the server sets \Seen on 2 and the user deletes 3.
+    std::fs::rename(md.join("cur/2.host:2,"), md.join("cur/2.host:2,S")).expect("mv");
+    std::fs::remove_file(md.join("cur/3.host:2,")).expect("rm");
+    for m in &msgs {
+        w.write(m, &lib_normalize(&m.bytes)).expect("write");
+    }
+    let (notes, retry) = w.in_place_notes();
+    assert_eq!(notes.len(), 2, "{notes:?}");
+    assert!(retry);
+    w.finish().expect("finish");
+    let names = crate::common::entry_names(&md.join("cur"));
+    assert_eq!(
+        names,
+        ["1.host:2,S", "2.host:2,S"],
+        "no duplicate, nothing back"
+    );
+    assert_eq!(
+        std::fs::read(md.join("cur/2.host:2,S")).expect("read"),
+        LATIN1,
+        "the moved one as the server left it"
+    );
+    assert_ne!(
+        std::fs::read(md.join("cur/1.host:2,S")).expect("read"),
+        LATIN1
+    );
+}
+
+#[test]
+fn regression_maildir_size_tags_follow_the_rewritten_content() {
+    // A rewritten message kept `S=164,W=172` in its name while it was 191
+    // octets, with -o and in place; Dovecot and Courier read sizes and
+    // quotas from these.
+    let dir = tempfile::tempdir().expect("tmp");
+    let md = dir.path().join("md");
+    latin1_maildir(&md);
+    let stale = "1700000000.M1P1.host,S=1,X=keep,W=2:2,FS";
+    std::fs::rename(md.join("cur/1.host:2,S"), md.join("cur").join(stale)).expect("mv");
+    let check = |cur: &Path| {
+        let names = crate::common::entry_names(cur);
+        assert_eq!(names.len(), 1, "{names:?}");
+        let bytes = std::fs::read(cur.join(&names[0])).expect("read");
+        assert_ne!(bytes, LATIN1, "rewritten");
+        let lf = bytes.iter().filter(|&&b| b == b'\n').count();
+        let crlf = bytes.windows(2).filter(|w| w == b"\r\n").count();
+        let want = format!(
+            "1700000000.M1P1.host,S={},X=keep,W={}:2,FS",
+            bytes.len(),
+            bytes.len() + lf - crlf
+        );
+        assert_eq!(names[0], want);
+    };
+    let out = dir.path().join("out");
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        md.as_os_str(),
+        os("-o"),
+        out.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    check(&out.join("cur"));
+    let o = run(&[os("normalize"), os("-q"), os("--in-place"), md.as_os_str()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    check(&md.join("cur"));
+}
+
+#[test]
+fn regression_on_error_fail_to_standard_output_stops_at_the_failing_message() {
+    // It said "(output stopped there)" and exited 65, but the failing
+    // message (unchanged) and every one after it had been written.
+    let dir = tempfile::tempdir().expect("tmp");
+    let input = dir.path().join("in.mbox");
+    let msg = |subject: &str, charset: &str, body: &[u8]| {
+        let mut m = format!(
+            "From a@b Mon Jan  1 00:00:00 2001\nSubject: {subject}\n\
+             Content-Type: text/plain; charset={charset}\n\n"
+        )
+        .into_bytes();
+        m.extend_from_slice(body);
+        m.extend_from_slice(b"\n\n");
+        m
+    };
+    let mut bytes = msg("one", "koi8-r", b"\xf0\xd2\xc9");
+    bytes.extend(msg("two (damaged)", "utf-8", b"caf\xc3 x"));
+    bytes.extend(msg("three", "koi8-r", b"\xf0\xd2\xc9"));
+    std::fs::write(&input, &bytes).expect("write");
+    for jobs in ["1", "4"] {
+        let o = run(&[
+            os("normalize"),
+            os("-q"),
+            os("--jobs"),
+            os(jobs),
+            os("--on-error"),
+            os("fail"),
+            input.as_os_str(),
+        ]);
+        assert_eq!(
+            o.status.code(),
+            Some(65),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert_eq!(out.matches("From a@b").count(), 1, "{out}");
+        assert!(out.contains("Subject: one"));
+        assert!(!out.contains("Subject: two") && !out.contains("Subject: three"));
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains("the 1 message(s) before it were written")
+        );
+    }
+}
+
+/// Runs the binary with `args`, reads `keep` octets of its standard output
+/// and closes it (as `| head -c` does); its status and standard error.
+fn read_then_close(args: &[&std::ffi::OsStr], keep: usize) -> (Option<i32>, String) {
+    use std::io::Read;
+    let mut child = Command::new(bin())
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut out = child.stdout.take().expect("stdout");
+    let mut buf = vec![0; keep];
+    out.read_exact(&mut buf).expect("the first octets");
+    drop(out);
+    let o = child.wait_with_output().expect("wait");
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn regression_a_reader_that_goes_away_is_not_taken_for_a_complete_normalize() {
+    // `normalize big.mbox | head -c 1000000` delivered 983 of 60,000
+    // messages and exited 0 with nothing on stderr.
+    let dir = tempfile::tempdir().expect("tmp");
+    let one = std::fs::read(mbox(dir.path())).expect("read");
+    let big = dir.path().join("big.mbox");
+    let mut bytes = Vec::new();
+    while bytes.len() < 4 << 20 {
+        bytes.extend_from_slice(&one);
+    }
+    std::fs::write(&big, &bytes).expect("write");
+    let (code, err) = read_then_close(&[os("normalize"), os("-q"), big.as_os_str()], 1000);
+    assert_eq!(code, Some(74), "{err}");
+    assert!(err.contains("broken pipe"), "{err}");
+    assert!(err.contains("message(s) were written whole"), "{err}");
+
+    // audit's report is read by a person: `audit | head` is what they
+    // asked for (quiet, 0), unless --fail-on's answer is lost with it.
+    let (code, err) = read_then_close(
+        &[
+            os("audit"),
+            os("-q"),
+            os("--format"),
+            os("jsonl"),
+            big.as_os_str(),
+        ],
+        100,
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.is_empty(), "{err}");
+    let clean = dir.path().join("clean.mbox");
+    let mut bytes = Vec::new();
+    for i in 0..40_000 {
+        bytes.extend_from_slice(
+            format!("From a@b Mon Jan  1 00:00:00 2001\nSubject: {i}\n\nplain text\n\n").as_bytes(),
+        );
+    }
+    std::fs::write(&clean, &bytes).expect("write");
+    let (code, err) = read_then_close(
+        &[
+            os("audit"),
+            os("-q"),
+            os("--format"),
+            os("jsonl"),
+            os("--fail-on"),
+            os("invalid"),
+            clean.as_os_str(),
+        ],
+        100,
+    );
+    assert_eq!(code, Some(74), "{err}");
+    assert!(err.contains("--fail-on"), "{err}");
+}
+
+#[test]
+fn regression_small_cli_issues_around_outputs_and_odd_inputs() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let msg = dir.path().join("m.eml");
+    std::fs::write(&msg, LATIN1).expect("write");
+    let in_dir = |cwd: &Path, args: &[&std::ffi::OsStr]| {
+        Command::new(bin())
+            .current_dir(cwd)
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .expect("runs")
+    };
+
+    // a) An output or report whose directory does not exist: 74 (not
+    // "no input", 66), naming the path given, not a hidden temporary.
+    for args in [
+        vec![
+            os("normalize"),
+            os("-q"),
+            msg.as_os_str(),
+            os("-o"),
+            os("nodir/x.eml"),
+        ],
+        vec![
+            os("normalize"),
+            os("-q"),
+            msg.as_os_str(),
+            os("-o"),
+            os("x.eml"),
+            os("--report"),
+            os("nodir/r.jsonl"),
+        ],
+    ] {
+        let o = in_dir(dir.path(), &args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(74), "{err}");
+        assert!(
+            err.contains("nodir/") && err.contains("does not exist"),
+            "{err}"
+        );
+        assert!(!err.contains("mailcharset-tmp"), "{err}");
+    }
+
+    // b) A directory output that cannot be swapped into place: refused up
+    // front, nothing left behind (it failed with EBUSY at the end and left
+    // a hidden full copy of the tree).
+    let md = dir.path().join("md");
+    latin1_maildir(&md);
+    let cwd = dir.path().join("cwd");
+    std::fs::create_dir(&cwd).expect("mkdir");
+    for out in [os("."), cwd.as_os_str()] {
+        let o = in_dir(
+            &cwd,
+            &[os("normalize"), os("-q"), md.as_os_str(), os("-o"), out],
+        );
+        assert_eq!(
+            o.status.code(),
+            Some(74),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert_eq!(crate::common::entry_names(&cwd), Vec::<String>::new());
+        assert_eq!(
+            crate::common::entry_names(dir.path()).len(),
+            3,
+            "nothing beside it"
+        );
+    }
+
+    // c) FIFOs and sockets in a folder are listed as skipped, and count
+    // for --strict-inputs.
+    let fo = dir.path().join("fo");
+    std::fs::create_dir(&fo).expect("mkdir");
+    std::fs::write(fo.join("a.eml"), LATIN1).expect("write");
+    assert!(
+        Command::new("mkfifo")
+            .arg(fo.join("pipe"))
+            .status()
+            .expect("mkfifo")
+            .success()
+    );
+    let _sock = std::os::unix::net::UnixListener::bind(fo.join("sock")).expect("bind");
+    let fout = dir.path().join("fout");
+    let o = run(&[
+        os("normalize"),
+        os("--strict-inputs"),
+        fo.as_os_str(),
+        os("-o"),
+        fout.as_os_str(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(66), "{err}");
+    assert!(
+        err.contains("pipe (not a regular file") && err.contains("sock (not a regular file"),
+        "{err}"
+    );
+
+    // d) --in-place on a pipe: refused, by its name.
+    let o = Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "exec '{}' normalize -q --in-place <(cat '{}')",
+            bin(),
+            msg.display()
+        ))
+        .output()
+        .expect("bash");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(64), "{err}");
+    assert!(
+        err.contains("pipe, socket or device") && !err.contains(".bak"),
+        "{err}"
+    );
+
+    // f) Standard input among several inputs: a usage error (it was
+    // written as a file named `-` under the output directory).
+    let o = in_dir(
+        dir.path(),
+        &[
+            os("normalize"),
+            os("-q"),
+            os("-"),
+            msg.as_os_str(),
+            os("-o"),
+            os("multi"),
+        ],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(64),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(!dir.path().join("multi").exists());
+}
+
+#[test]
+fn regression_one_unreadable_message_file_does_not_end_the_run() {
+    // One message file that could not be read (a root-owned file; here a
+    // link to /proc/self/mem, which no one, root included, reads from its
+    // start) ended the whole run with 74: nothing written for the others
+    // with -o, audit stopped, --in-place stopped partway. Now audit and
+    // in place go on and list it, exit 74 at the end; -o lists it and
+    // still puts no output in place (it would silently lack the message).
+    let dir = tempfile::tempdir().expect("tmp");
+    let md = dir.path().join("md");
+    latin1_maildir(&md);
+    for i in 2..=4 {
+        std::fs::write(md.join(format!("cur/{i}.host:2,S")), LATIN1).expect("write");
+    }
+    let bad = md.join("cur/2b.host:2,S");
+    std::os::unix::fs::symlink("/proc/self/mem", &bad).expect("ln");
+    let bad_name = bad.display().to_string();
+
+    let out = dir.path().join("out");
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        md.as_os_str(),
+        os("-o"),
+        out.as_os_str(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(74), "{err}");
+    assert!(
+        err.contains(&bad_name) && err.contains("no output written"),
+        "{err}"
+    );
+    assert!(!out.exists());
+
+    let o = run(&[
+        os("audit"),
+        os("-q"),
+        os("--format"),
+        os("jsonl"),
+        md.as_os_str(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(74), "{err}");
+    assert!(err.contains(&bad_name), "{err}");
+    let audited: std::collections::BTreeSet<String> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|v| v["input"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(audited.len(), 4, "every other message audited: {audited:?}");
+
+    let o = run(&[os("normalize"), os("-q"), os("--in-place"), md.as_os_str()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(74), "{err}");
+    assert!(err.contains(&bad_name), "{err}");
+    for i in 1..=4 {
+        let p = md.join(format!("cur/{i}.host:2,S"));
+        assert_ne!(
+            std::fs::read(&p).expect("read"),
+            LATIN1,
+            "{} normalized",
+            p.display()
+        );
+    }
+    assert!(std::fs::symlink_metadata(&bad).is_ok_and(|m| m.file_type().is_symlink()));
 }

@@ -1,0 +1,466 @@
+//! Replacing one message file of a live Maildir or folder in place.
+//!
+//! The file was read a while ago; meanwhile an IMAP server may have renamed
+//! it (`X:2,` to `X:2,S`, or from `new/` to `cur/`), the user may have
+//! deleted it, or an MDA appended to it (an mbox file of a folder). The old
+//! way, "is `X` still there? then rename the temporary over it", had a
+//! window between the look and the rename: a rename in it left both the
+//! renamed original and our `X` (a duplicate), a delete in it brought the
+//! message back. Here:
+//!
+//! * On Linux, the temporary and `X` are swapped with
+//!   `renameat2(RENAME_EXCHANGE)`: one atomic step, which fails if `X` is
+//!   gone (then nothing is written back). The file that comes out under the
+//!   temporary's name is then compared with what was read: the same (for
+//!   an mbox file, the same with whole messages appended, which are copied
+//!   to the end of the new file) and it is removed; anything else (the file
+//!   was rewritten meanwhile) is swapped back, the other program's version
+//!   kept.
+//! * Elsewhere, or where the file system cannot swap (`EINVAL`), the
+//!   window is narrowed: `X` is pinned with a hard link under a hidden
+//!   name (which fails if it is gone), the pin's content compared with what
+//!   was read, `X` checked to be the pinned file still, the temporary
+//!   renamed over it; afterwards a link count above one on the pin means
+//!   the original was moved meanwhile, and our copy is removed again.
+//!
+//! The mbox files of a folder are also locked with their dotlock around
+//! this, so that MDAs keep out. See doc/mailbox.md, "Crash safety".
+
+use super::MailboxError;
+use super::atomic::{TMP_SUFFIX, hold, parent_of, resolve_link, sync_dir, tmp_prefix};
+use super::lock::{DotLock, LOCK_WAIT};
+use super::sys::{Swap, exchange, rename_noreplace};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// What became of a message file replaced in place.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Replaced {
+    /// The new bytes are in place.
+    Done {
+        /// Octets another program appended to the file (an mbox) since it
+        /// was read, copied unchanged to the end of the new file.
+        late: u64,
+        /// A new name was asked for and the file could not be given it (it
+        /// was moved meanwhile, or the name is taken): the new bytes are
+        /// under the old (or the other program's) name.
+        name_kept: bool,
+    },
+    /// Moved or deleted by another program before it could be replaced:
+    /// left as that program left it, not written back.
+    Gone,
+    /// Changed by another program during the run (rewritten, moved at the
+    /// last moment, or locked): its version is kept, ours dropped.
+    Kept(&'static str),
+}
+
+/// Removes a file when dropped, unless disarmed.
+struct Remove(Option<PathBuf>);
+
+impl Remove {
+    fn disarm(&mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for Remove {
+    fn drop(&mut self) {
+        if let Some(p) = self.0.take() {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
+/// Replaces the message file `path`, read as `original`, with `bytes`, and
+/// renames it to `new_path` (in the same directory) when given. `mbox`:
+/// the file is an mbox (a folder's), taken with its dotlock, and whole
+/// messages appended to it since it was read are kept.
+pub(super) fn replace_message(
+    path: &Path,
+    new_path: Option<&Path>,
+    original: &[u8],
+    bytes: &[u8],
+    mbox: bool,
+) -> io::Result<Replaced> {
+    replace_with(path, new_path, original, bytes, mbox, &|| {}, true)
+}
+
+/// [`replace_message`]; `before_swap` is called at the last moment before
+/// the file is replaced (tests stand in for another program there), and
+/// `swap` false takes the portable way.
+fn replace_with(
+    path: &Path,
+    new_path: Option<&Path>,
+    original: &[u8],
+    bytes: &[u8],
+    mbox: bool,
+    before_swap: &dyn Fn(),
+    swap: bool,
+) -> io::Result<Replaced> {
+    // A symbolic link stays a link: its target is replaced, under its name.
+    let resolved = resolve_link(path);
+    let new_path = new_path.filter(|_| resolved == path);
+    let path = resolved.as_path();
+    let dir = parent_of(path);
+    let _lock = if mbox {
+        match DotLock::acquire(path, LOCK_WAIT) {
+            Ok(l) => Some(l),
+            Err(MailboxError::Locked { .. }) => {
+                return Ok(Replaced::Kept(
+                    "locked by another program (its dotlock) past the time waited",
+                ));
+            }
+            Err(e) => return Err(io::Error::other(e.to_string())),
+        }
+    } else {
+        None
+    };
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Replaced::Gone),
+        Err(e) => return Err(e),
+    };
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&tmp_prefix(path))
+        .suffix(TMP_SUFFIX)
+        .permissions(meta.permissions())
+        .tempfile_in(dir)?;
+    hold(tmp.as_file());
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_all()?;
+    let (file, tmp_path) = tmp.keep().map_err(|e| e.error)?;
+    let mut tmp_guard = Remove(Some(tmp_path.clone()));
+    let ours = file.metadata()?;
+    // An interrupting signal waits until this file is dealt with.
+    let _critical = super::lock::critical();
+    if swap {
+        before_swap();
+        match exchange(&tmp_path, path) {
+            Ok(Swap::Done) => {
+                let r = after_exchange(path, &tmp_path, new_path, original, mbox, &mut tmp_guard);
+                sync_dir(dir)?;
+                return r;
+            }
+            Ok(Swap::Unsupported) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Replaced::Gone),
+            Err(e) => return Err(e),
+        }
+    }
+    let r = pinned(
+        path,
+        &tmp_path,
+        &ours,
+        new_path,
+        original,
+        mbox,
+        &mut tmp_guard,
+        if swap { &|| {} } else { before_swap },
+    );
+    sync_dir(dir)?;
+    r
+}
+
+/// What `now` (the file as it is) has beyond `original` (as it was read):
+/// nothing when it is the same; for an mbox, the octets appended after it;
+/// None when it changed otherwise.
+fn appended<'a>(now: &'a [u8], original: &[u8], mbox: bool) -> Option<&'a [u8]> {
+    if now == original {
+        Some(&[])
+    } else if mbox && now.starts_with(original) {
+        Some(&now[original.len()..])
+    } else {
+        None
+    }
+}
+
+/// Appends `extra` to the file at `path` (the new file), synced.
+fn append(path: &Path, extra: &[u8]) -> io::Result<()> {
+    let mut f = std::fs::OpenOptions::new().append(true).open(path)?;
+    f.write_all(extra)?;
+    f.sync_all()
+}
+
+/// The swap is done: `path` holds the new bytes, `tmp_path` what was at
+/// `path` a moment ago.
+fn after_exchange(
+    path: &Path,
+    tmp_path: &Path,
+    new_path: Option<&Path>,
+    original: &[u8],
+    mbox: bool,
+    tmp_guard: &mut Remove,
+) -> io::Result<Replaced> {
+    let old = match std::fs::read(tmp_path) {
+        Ok(b) => b,
+        Err(e) => {
+            // Cannot tell what we replaced: put it back.
+            if exchange(tmp_path, path).is_err() {
+                tmp_guard.disarm();
+            }
+            return Err(e);
+        }
+    };
+    let Some(extra) = appended(&old, original, mbox) else {
+        // Rewritten by another program since it was read: its version goes
+        // back under its name, ours is dropped.
+        return match exchange(tmp_path, path) {
+            Ok(Swap::Done) => Ok(Replaced::Kept(
+                "rewritten by another program during the run",
+            )),
+            _ => {
+                // Our copy was moved away meanwhile (under its new name it
+                // holds the normalized old version): theirs must not go
+                // with the temporary, it gets its name back.
+                tmp_guard.disarm();
+                rename_noreplace(tmp_path, path)?;
+                Ok(Replaced::Kept(
+                    "rewritten and moved by other programs during the run; \
+                     both versions kept",
+                ))
+            }
+        };
+    };
+    if !extra.is_empty() {
+        append(path, extra)?;
+    }
+    let name_kept = match new_path {
+        Some(np) if np != path => rename_noreplace(path, np).is_err(),
+        _ => false,
+    };
+    // The old file (at the temporary's name) goes with the guard.
+    Ok(Replaced::Done {
+        late: extra.len() as u64,
+        name_kept,
+    })
+}
+
+/// The portable way: the original pinned by a hard link, checked, then
+/// replaced; a duplicate we made is removed again.
+#[allow(clippy::too_many_arguments)]
+fn pinned(
+    path: &Path,
+    tmp_path: &Path,
+    ours: &std::fs::Metadata,
+    new_path: Option<&Path>,
+    original: &[u8],
+    mbox: bool,
+    tmp_guard: &mut Remove,
+    before_swap: &dyn Fn(),
+) -> io::Result<Replaced> {
+    let dir = parent_of(path);
+    // A name of our temporaries' pattern: a killed run's pin is removed by
+    // the next run like its temporaries (it is a second link, or the old
+    // version of a file already replaced).
+    let pin = tempfile::Builder::new()
+        .prefix(&tmp_prefix(path))
+        .suffix(TMP_SUFFIX)
+        .tempfile_in(dir)?
+        .into_temp_path();
+    let pin_path = pin.to_path_buf();
+    pin.close()?;
+    let target = new_path.filter(|np| *np != path).unwrap_or(path);
+    match std::fs::hard_link(path, &pin_path) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Replaced::Gone),
+        // No hard links here: the check and the rename, as close together
+        // as they can be.
+        Err(_) => {
+            before_swap();
+            let now = match std::fs::read(path) {
+                Ok(b) => b,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Replaced::Gone),
+                Err(e) => return Err(e),
+            };
+            let Some(extra) = appended(&now, original, mbox) else {
+                return Ok(Replaced::Kept(
+                    "rewritten by another program during the run",
+                ));
+            };
+            put(tmp_path, path, target)?;
+            tmp_guard.disarm();
+            if !extra.is_empty() {
+                append(target, extra)?;
+            }
+            return Ok(Replaced::Done {
+                late: extra.len() as u64,
+                name_kept: false,
+            });
+        }
+    }
+    let _pin_guard = Remove(Some(pin_path.clone()));
+    before_swap();
+    let old = std::fs::read(&pin_path)?;
+    if appended(&old, original, mbox).is_none() {
+        return Ok(Replaced::Kept(
+            "rewritten by another program during the run",
+        ));
+    }
+    // The name still is the file pinned: not moved, deleted or replaced.
+    match std::fs::metadata(path) {
+        Ok(m) if same(&m, &std::fs::metadata(&pin_path)?) => {}
+        Ok(_) => return Ok(Replaced::Kept("replaced by another program during the run")),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Replaced::Gone),
+        Err(e) => return Err(e),
+    }
+    put(tmp_path, path, target)?;
+    tmp_guard.disarm();
+    // Another name for the old file: it was moved (renamed with new
+    // flags) between the check and the rename, and ours is a duplicate.
+    if links(&std::fs::metadata(&pin_path)?) > 1 {
+        if std::fs::metadata(target).is_ok_and(|m| same(&m, ours)) {
+            let _ = std::fs::remove_file(target);
+        }
+        return Ok(Replaced::Kept(
+            "moved by another program during the run; its version kept",
+        ));
+    }
+    // What an MDA appended to the old file until now (an mbox).
+    let now = std::fs::read(&pin_path)?;
+    let extra = appended(&now, original, mbox).unwrap_or_default();
+    if !extra.is_empty() {
+        append(target, extra)?;
+    }
+    Ok(Replaced::Done {
+        late: extra.len() as u64,
+        name_kept: false,
+    })
+}
+
+/// Puts the temporary in place: over `path`, or under the new name
+/// `target` (never over a file there) and `path` removed.
+fn put(tmp_path: &Path, path: &Path, target: &Path) -> io::Result<()> {
+    if target == path {
+        return std::fs::rename(tmp_path, path);
+    }
+    rename_noreplace(tmp_path, target)?;
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
+}
+
+#[cfg(unix)]
+fn same(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    a.dev() == b.dev() && a.ino() == b.ino()
+}
+
+#[cfg(not(unix))]
+fn same(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    a.len() == b.len() && a.modified().ok() == b.modified().ok()
+}
+
+#[cfg(unix)]
+fn links(m: &std::fs::Metadata) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    m.nlink()
+}
+
+#[cfg(not(unix))]
+fn links(_m: &std::fs::Metadata) -> u64 {
+    1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OLD: &[u8] = b"Subject: caf\xe9\n\ncaf\xe9\n";
+    const NEW: &[u8] = b"Subject: =?utf-8?q?caf=C3=A9?=\n\ncaf\xc3\xa9\n";
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .expect("dir")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// Each race, both ways (the swap, and the portable pin).
+    #[test]
+    fn a_message_moved_deleted_or_rewritten_meanwhile_is_left_as_the_other_program_left_it() {
+        for swap in [true, false] {
+            // Nothing happens: replaced.
+            let dir = tempfile::tempdir().expect("tmp");
+            let x = dir.path().join("1.host:2,");
+            std::fs::write(&x, OLD).expect("write");
+            let r = replace_with(&x, None, OLD, NEW, false, &|| {}, swap).expect("replace");
+            assert_eq!(
+                r,
+                Replaced::Done {
+                    late: 0,
+                    name_kept: false
+                },
+                "{swap}"
+            );
+            assert_eq!(std::fs::read(&x).expect("read"), NEW);
+            assert_eq!(names(dir.path()), ["1.host:2,"], "{swap}");
+
+            // The IMAP server sets a flag (renames it) at the last moment:
+            // one message, the server's name, never a duplicate.
+            let dir = tempfile::tempdir().expect("tmp");
+            let x = dir.path().join("1.host:2,");
+            let seen = dir.path().join("1.host:2,S");
+            std::fs::write(&x, OLD).expect("write");
+            let mv = || std::fs::rename(&x, &seen).expect("server's rename");
+            let r = replace_with(&x, None, OLD, NEW, false, &mv, swap).expect("replace");
+            assert_eq!(r, Replaced::Gone, "{swap}");
+            assert_eq!(names(dir.path()), ["1.host:2,S"], "{swap}");
+            assert_eq!(std::fs::read(&seen).expect("read"), OLD);
+
+            // The user deletes it: it does not come back.
+            let dir = tempfile::tempdir().expect("tmp");
+            let x = dir.path().join("1.host:2,");
+            std::fs::write(&x, OLD).expect("write");
+            let rm = || std::fs::remove_file(&x).expect("expunge");
+            let r = replace_with(&x, None, OLD, NEW, false, &rm, swap).expect("replace");
+            assert_eq!(r, Replaced::Gone, "{swap}");
+            assert_eq!(names(dir.path()), Vec::<String>::new(), "{swap}");
+
+            // Another program rewrites it: its version stays.
+            let dir = tempfile::tempdir().expect("tmp");
+            let x = dir.path().join("1.host:2,");
+            std::fs::write(&x, OLD).expect("write");
+            let theirs = b"Subject: edited\n\nx\n";
+            let edit = || {
+                let t = dir.path().join("edit");
+                std::fs::write(&t, theirs).expect("write");
+                std::fs::rename(&t, &x).expect("their rename");
+            };
+            let r = replace_with(&x, None, OLD, NEW, false, &edit, swap).expect("replace");
+            assert!(matches!(r, Replaced::Kept(_)), "{swap}: {r:?}");
+            assert_eq!(std::fs::read(&x).expect("read"), theirs);
+            assert_eq!(names(dir.path()), ["1.host:2,"], "{swap}");
+
+            // An mbox file an MDA appends to: the new message kept at the end.
+            let dir = tempfile::tempdir().expect("tmp");
+            let x = dir.path().join("inbox");
+            let old = b"From a@b Mon Jan  1 00:00:00 2001\nSubject: caf\xe9\n\n\xe9\n\n";
+            let new = b"From a@b Mon Jan  1 00:00:00 2001\nSubject: new\n\n\xc3\xa9\n\n";
+            let more = b"From c@d Mon Jan  1 00:00:00 2001\nSubject: more\n\nx\n\n";
+            std::fs::write(&x, old).expect("write");
+            let deliver = || {
+                let mut f = std::fs::OpenOptions::new()
+                    .append(true)
+                    .open(&x)
+                    .expect("open");
+                f.write_all(more).expect("append");
+            };
+            let r = replace_with(&x, None, old, new, true, &deliver, swap).expect("replace");
+            assert_eq!(
+                r,
+                Replaced::Done {
+                    late: more.len() as u64,
+                    name_kept: false
+                },
+                "{swap}"
+            );
+            let mut want = new.to_vec();
+            want.extend_from_slice(more);
+            assert_eq!(std::fs::read(&x).expect("read"), want, "{swap}");
+            assert_eq!(names(dir.path()), ["inbox"], "{swap}");
+        }
+    }
+}
