@@ -750,6 +750,18 @@ pub(super) fn labelled<'a>(
             read_in(d, out, bytes, (used, t), note);
             return;
         }
+        // A short blob the label reads without error but not as letters
+        // (any octet is a character of a single-byte charset), nor any
+        // other charset: kept byte for byte, as when the label fails.
+        if opts.body
+            && !ascii
+            && short_blob(bytes)
+            && !mostly_letters(&text)
+            && candidate(bytes, cs, opts).is_none_or(|(_, t)| !mostly_letters(&t))
+        {
+            keep_short_blob(bytes, cs, d);
+            return;
+        }
         accept(bytes, cs, used, text, &report, opts, d, out);
         return;
     }
