@@ -49,12 +49,62 @@ pub struct Field<'a> {
     pub value_offset: usize,
     /// The line end that terminates the field.
     pub line_ending: LineEnding,
-    /// Structural findings (offsets into `value`): a line without a colon,
-    /// a line longer than 998 octets.
-    pub findings: Vec<Finding>,
+    /// What is wrong with its lines, if anything ([`Field::findings`]).
+    flaws: u8,
 }
 
+/// [`Field::flaws`]: a continuation line before the first field.
+const EARLY_CONTINUATION: u8 = 1;
+/// A header line without a colon.
+const NO_COLON: u8 = 2;
+/// A line longer than 998 octets.
+const LONG_LINE: u8 = 4;
+
 impl<'a> Field<'a> {
+    /// A field as a writer makes it: `name`, `raw` (the whole field) and
+    /// where it is, its `value` and where that is, its line end; nothing
+    /// wrong with it.
+    pub fn new(
+        name: &'a [u8],
+        raw: &'a [u8],
+        offset: usize,
+        value: &'a [u8],
+        value_offset: usize,
+        line_ending: LineEnding,
+    ) -> Self {
+        Field {
+            name,
+            raw,
+            offset,
+            value,
+            value_offset,
+            line_ending,
+            flaws: 0,
+        }
+    }
+
+    /// Structural findings (offsets into `value`): a line without a colon
+    /// (or a continuation line before the first field), a line longer than
+    /// 998 octets. Made when asked: a field holds a few flag bits, not a
+    /// vector (every field of every message is pushed, and a smaller one
+    /// moves faster).
+    pub fn findings(&self) -> Vec<Finding> {
+        let mut v = Vec::new();
+        if self.flaws & EARLY_CONTINUATION != 0 {
+            v.push(malformed(0, "continuation line before the first field"));
+        }
+        if self.flaws & NO_COLON != 0 {
+            v.push(malformed(0, "header line without a colon"));
+        }
+        if self.flaws & LONG_LINE != 0 {
+            v.push(
+                Finding::new(crate::finding::FindingKind::Malformed, 0, 1)
+                    .with_note("line longer than 998 octets (RFC 5322 2.1.1)"),
+            );
+        }
+        v
+    }
+
     /// True when the name matches, ignoring ASCII case.
     pub fn is(&self, name: &str) -> bool {
         self.name.eq_ignore_ascii_case(name.as_bytes())
@@ -530,24 +580,19 @@ pub(crate) fn parse_header_block_sized(input: &[u8], fields: usize) -> HeaderBlo
         // temporary and then amended was copied into the vector with wide
         // loads over narrower stores, a store-forwarding stall per field
         // (perf annotate: a quarter of this function on clean mail).
-        let long = (longest > MAX_LINE).then(|| {
-            Finding::new(crate::finding::FindingKind::Malformed, 0, 1)
-                .with_note("line longer than 998 octets (RFC 5322 2.1.1)")
-        });
-        let (name, value, findings) = match head {
+        let long = if longest > MAX_LINE { LONG_LINE } else { 0 };
+        let (name, value, flaws) = match head {
             Ok((value, name)) => {
                 named = true;
-                (trim_end_wsp(name), value, long.into_iter().collect())
+                (trim_end_wsp(name), value, long)
             }
             Err(_) => {
-                let note = if content.first().is_some_and(|&b| lexer::is_wsp(b)) {
-                    "continuation line before the first field"
+                let kind = if content.first().is_some_and(|&b| lexer::is_wsp(b)) {
+                    EARLY_CONTINUATION
                 } else {
-                    "header line without a colon"
+                    NO_COLON
                 };
-                let mut findings = vec![malformed(0, note)];
-                findings.extend(long);
-                (&[][..], content, findings)
+                (&[][..], content, kind | long)
             }
         };
         fields.push(Field {
@@ -557,7 +602,7 @@ pub(crate) fn parse_header_block_sized(input: &[u8], fields: usize) -> HeaderBlo
             value,
             value_offset: offset + (content.len() - value.len()),
             line_ending,
-            findings,
+            flaws,
         });
         rest = after;
     }
@@ -769,7 +814,7 @@ mod tests {
             .chain(*b"X-end: v\n\nbody")
             .collect();
         let h = parse_header_block_sized(&first, 48);
-        assert!(h.fields.iter().any(|f| !f.findings.is_empty()));
+        assert!(h.fields.iter().any(|f| !f.findings().is_empty()));
         let at = h.fields.as_ptr() as usize;
         recycle_fields(h.fields);
         let second = b"A: 1\nB: 2\n\nbody";
@@ -783,7 +828,7 @@ mod tests {
         let view = |h: &HeaderBlock<'_>| -> Vec<(Vec<u8>, Vec<u8>, usize)> {
             h.fields
                 .iter()
-                .map(|f| (f.name.to_vec(), f.raw.to_vec(), f.findings.len()))
+                .map(|f| (f.name.to_vec(), f.raw.to_vec(), f.findings().len()))
                 .collect()
         };
         assert_eq!(view(&h), view(&fresh));
@@ -819,7 +864,7 @@ mod tests {
         assert_eq!(h.fields[1].line_ending, LineEnding::Crlf);
         assert_eq!(h.fields[2].line_ending, LineEnding::Lf);
         assert_eq!(h.fields[3].line_ending, LineEnding::Cr);
-        assert_eq!(h.fields[3].findings.len(), 1);
+        assert_eq!(h.fields[3].findings().len(), 1);
         for f in &h.fields {
             assert_eq!(&m[f.value_offset..f.value_offset + f.value.len()], f.value);
         }
@@ -831,8 +876,8 @@ mod tests {
         m.extend(std::iter::repeat_n(b'x', 1000));
         m.extend_from_slice(b"\r\nB: \0\r\n\r\n");
         let h = parse_header_block(&m);
-        assert_eq!(h.fields[0].findings.len(), 1);
-        assert!(h.fields[1].findings.is_empty());
+        assert_eq!(h.fields[0].findings().len(), 1);
+        assert!(h.fields[1].findings().is_empty());
         assert_eq!(h.findings.len(), 1);
         assert_eq!(h.findings[0].offset, 1008);
     }

@@ -119,7 +119,7 @@ fn render(input: &[u8]) -> (Value, Value) {
             "value": common::escape_octets(f.value),
             "unfolded": common::escape_octets(&f.unfolded()),
             "line_ending": f.line_ending,
-            "findings": findings(&f.findings),
+            "findings": findings(&f.findings()),
             "parsed": p,
         }));
         values.push(json!({
