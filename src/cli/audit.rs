@@ -447,8 +447,11 @@ pub(crate) fn looks_like_message(bytes: &[u8]) -> bool {
     let line = &bytes[..line_end];
     match memchr::memchr(b':', line) {
         Some(colon) if colon > 0 => {
+            // As the header parser takes a name: printable ASCII, and 8-bit
+            // octets after the first (`X-Café:`, flagged there).
             let name = line[..colon].trim_ascii_end();
-            !name.is_empty() && name.iter().all(|&b| (33..=126).contains(&b))
+            name.first().is_some_and(|b| (33..=126).contains(b))
+                && name.iter().all(|&b| (33..=126).contains(&b) || b >= 0x80)
         }
         _ => false,
     }
@@ -469,5 +472,8 @@ mod tests {
         assert!(!looks_like_message(b"# GENERATED\tx\n"));
         assert!(!looks_like_message(b"file\tlocation\tlabel\n"));
         assert!(!looks_like_message(b""));
+        // A name with an 8-bit octet after its first, as the parser reads it.
+        assert!(looks_like_message(b"X-Caf\xc3\xa9: oui\nFrom: a@b.c\n\nx"));
+        assert!(!looks_like_message(b"\xc3\x9cber: x\n"));
     }
 }

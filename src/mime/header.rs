@@ -59,6 +59,8 @@ const EARLY_CONTINUATION: u8 = 1;
 const NO_COLON: u8 = 2;
 /// A line longer than 998 octets.
 const LONG_LINE: u8 = 4;
+/// 8-bit octets in the field name.
+const EIGHT_BIT_NAME: u8 = 8;
 
 impl<'a> Field<'a> {
     /// A field as a writer makes it: `name`, `raw` (the whole field) and
@@ -95,6 +97,12 @@ impl<'a> Field<'a> {
         }
         if self.flaws & NO_COLON != 0 {
             v.push(malformed(0, "header line without a colon"));
+        }
+        if self.flaws & EIGHT_BIT_NAME != 0 {
+            v.push(malformed(
+                0,
+                "8-bit octets in the field name (RFC 5322: printable US-ASCII)",
+            ));
         }
         if self.flaws & LONG_LINE != 0 {
             v.push(
@@ -304,13 +312,20 @@ impl<'a> LineEnds<'a> {
 pub const MAX_LINE: usize = 998;
 
 /// ```abnf
-/// field-name = 1*ftext
+/// field-name = ftext *(ftext / %x80-FF)  ; RFC 5322: 1*ftext; 8-bit
+///                                        ; octets after the first are
+///                                        ; taken too (flagged)
 /// ftext      = %d33-57 / %d59-126     ; printable US-ASCII except ":"
 /// ```
 #[cfg(test)]
 fn field_name(i: &[u8]) -> PResult<'_, &[u8]> {
     use nom::Parser;
-    nom::bytes::complete::take_while1(|b: u8| (33..=126).contains(&b) && b != b':').parse(i)
+    let ftext = |b: u8| (33..=126).contains(&b) && b != b':';
+    nom::combinator::recognize((
+        nom::bytes::complete::take_while1(ftext),
+        nom::bytes::complete::take_while(move |b: u8| ftext(b) || b >= 0x80),
+    ))
+    .parse(i)
 }
 
 /// Name and colon of a field's first line.
@@ -353,9 +368,21 @@ fn field_head_nom(i: &[u8]) -> PResult<'_, &[u8]> {
 /// octets at a time ([`ftext_len`](crate::codec::ftext_len)).
 #[inline]
 fn field_head_at(content: &[u8]) -> Option<(usize, usize)> {
-    let name = crate::codec::ftext_len(content);
+    let mut name = crate::codec::ftext_len(content);
     if name == 0 {
         return None;
+    }
+    // 8-bit octets in the name after its first octet (`X-Café:`): no
+    // name of RFC 5322, but mailers write them, and read as the end of the
+    // header such a line took every field after it into the body (a first
+    // line so made the whole header text, quoted-printable in a made-up
+    // body). A field all the same, flagged (`Field::findings`).
+    if content.get(name).is_some_and(|&b| b >= 0x80) {
+        name += content
+            .get(name..)?
+            .iter()
+            .position(|&b| !(b >= 0x80 || ((33..=126).contains(&b) && b != b':')))
+            .unwrap_or(content.len() - name);
     }
     let mut at = name;
     loop {
@@ -584,7 +611,8 @@ pub(crate) fn parse_header_block_sized(input: &[u8], fields: usize) -> HeaderBlo
         let (name, value, flaws) = match head {
             Ok((value, name)) => {
                 named = true;
-                (trim_end_wsp(name), value, long)
+                let eight_bit = if name.is_ascii() { 0 } else { EIGHT_BIT_NAME };
+                (trim_end_wsp(name), value, long | eight_bit)
             }
             Err(_) => {
                 let kind = if content.first().is_some_and(|&b| lexer::is_wsp(b)) {
@@ -668,12 +696,18 @@ mod tests {
             }
             (c, e, n)
         };
-        // The length of the name before its colon, if the line is a field.
+        // The length of the name before its colon, if the line is a field
+        // (8-bit octets after its first octet taken too).
         let name_of = |content: &[u8]| {
-            let name_len = content
-                .iter()
-                .position(|&b| !(33..=126).contains(&b) || b == b':')
-                .unwrap_or(content.len());
+            let ftext = |b: u8| (33..=126).contains(&b) && b != b':';
+            let name_len = if content.first().is_some_and(|&b| ftext(b)) {
+                content
+                    .iter()
+                    .position(|&b| !(ftext(b) || b >= 0x80))
+                    .unwrap_or(content.len())
+            } else {
+                0
+            };
             let wsp = content[name_len..]
                 .iter()
                 .position(|&b| b != b' ' && b != b'\t')
@@ -803,6 +837,40 @@ mod tests {
             let nom = field_head_nom(&line).ok();
             prop_assert_eq!(fast, nom);
         }
+    }
+
+    /// A field name with 8-bit octets after its first (`X-Café:`) is a
+    /// field, flagged: taken for the start of the body, a first line so
+    /// made put the whole header into the body, and a later one the fields
+    /// after it. One that starts with an 8-bit octet is not a name.
+    #[test]
+    fn an_eight_bit_field_name_is_a_field_flagged() {
+        for (input, names) in [
+            (
+                &b"X-Caf\xc3\xa9: oui\nFrom: a@b.c\nSubject: s\n\nbody\n"[..],
+                &[&b"X-Caf\xc3\xa9"[..], b"From", b"Subject"][..],
+            ),
+            (
+                b"From: a@b.c\nX-Gr\xfc\xdfe : ja\nSubject: s\n\nbody\n",
+                &[b"From", b"X-Gr\xfc\xdfe", b"Subject"],
+            ),
+        ] {
+            let h = parse_header_block(input);
+            let got: Vec<&[u8]> = h.fields.iter().map(|f| f.name).collect();
+            assert_eq!(got, names);
+            assert_eq!(&input[h.body_offset..], b"body\n");
+            let flagged: Vec<usize> = h.fields.iter().map(|f| f.findings().len()).collect();
+            assert_eq!(
+                flagged,
+                names
+                    .iter()
+                    .map(|n| usize::from(!n.is_ascii()))
+                    .collect::<Vec<_>>()
+            );
+        }
+        let h = parse_header_block(b"\xc3\x9cber: x\nFrom: a@b.c\n\nbody\n");
+        assert!(h.fields.is_empty());
+        assert_eq!(h.body_offset, 0);
     }
 
     /// A recycled vector is reused by the next block on the thread, and

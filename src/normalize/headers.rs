@@ -269,8 +269,24 @@ fn unstructured(
         d.text.clone()
     };
     decide(part, f, format!("header:{name}"), a, ctx, |ctx| {
-        Some(write_unstructured(&name, &text, &wopts(ctx, le)).into_bytes())
+        Some(raw_name(
+            f,
+            &name,
+            write_unstructured(&name, &text, &wopts(ctx, le)),
+        ))
     })
+}
+
+/// A field written again (`written`, made with the name as text, `name`)
+/// with its name as it came: a name with 8-bit octets (`X-Café`, which
+/// RFC 5322 has no place for but mailers write) keeps its octets, not
+/// U+FFFD for each.
+fn raw_name(f: &Field<'_>, name: &str, written: String) -> Vec<u8> {
+    let mut out = written.into_bytes();
+    if !f.name.is_ascii() && out.starts_with(name.as_bytes()) {
+        out.splice(..name.len(), f.name.iter().copied());
+    }
+    out
 }
 
 /// Address lists: only display names (and group names) are rewritten, in
@@ -392,7 +408,11 @@ fn parameters(
             .iter()
             .map(|p| (&*p.name, p.value.as_str()))
             .collect();
-        Some(write_parameterized(&name, &head, &list, &wopts(ctx, le)).into_bytes())
+        Some(raw_name(
+            f,
+            &name,
+            write_parameterized(&name, &head, &list, &wopts(ctx, le)),
+        ))
     })
 }
 

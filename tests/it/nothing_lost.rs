@@ -2182,3 +2182,53 @@ fn regression_one_unreadable_message_file_does_not_end_the_run() {
     }
     assert!(std::fs::symlink_metadata(&bad).is_ok_and(|m| m.file_type().is_symlink()));
 }
+
+#[test]
+fn regression_an_eight_bit_field_name_keeps_the_header_a_header() {
+    // `X-Café:` as the first line was taken for the start of the body:
+    // filter and normalize turned the whole header (From, To, Subject)
+    // into quoted-printable body text of a message with no header.
+    // A field name with 8-bit octets whose value is rewritten keeps its
+    // name's octets (they were U+FFFD).
+    let msg: &[u8] = b"X-Caf\xc3\xa9: oui\nFrom: a@b.c\nTo: d@e.f\nSubject: caf\xe9\n\
+        X-Gr\xfc\xdfe: gr\xfc\xdf\nContent-Type: text/plain; charset=iso-8859-1\n\nD\xe9j\xe0 vu\n";
+    let mut child = Command::new(bin())
+        .arg("filter")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(msg)
+        .expect("pipe");
+    let o = child.wait_with_output().expect("wait");
+    assert!(o.status.success());
+    let out = o.stdout;
+    let head_end = out
+        .windows(2)
+        .position(|w| w == b"\n\n")
+        .expect("a header and a body");
+    let head = &out[..head_end];
+    for field in [
+        &b"X-Caf\xc3\xa9: oui\n"[..],
+        b"From: a@b.c\n",
+        b"To: d@e.f\n",
+    ] {
+        assert!(
+            head.windows(field.len()).any(|w| w == field),
+            "{}",
+            String::from_utf8_lossy(&out)
+        );
+    }
+    assert!(String::from_utf8_lossy(head).contains("Subject: =?UTF-8?"));
+    assert!(
+        head.windows(17).any(|w| w == b"X-Gr\xfc\xdfe: =?UTF-8?"),
+        "{}",
+        String::from_utf8_lossy(head)
+    );
+    assert_eq!(out, lib_normalize(msg));
+}
