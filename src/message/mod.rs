@@ -411,23 +411,44 @@ impl TopFields<'_, '_> {
         let v = self.date?.unfolded();
         // RFC 5322 date-time: [day-of-week ","] day month year time zone.
         // The first 4-digit token between 1970 and 2200 is the year
-        // (obsolete 2-digit years are mapped per RFC 5322 4.3).
-        let text = crate::mime::lexer::lossy(&v);
-        let mut words = text.split(|c: char| c.is_whitespace() || c == ',');
-        let mut prev_was_month = false;
-        for w in words.by_ref() {
-            if w.len() == 4 && w.bytes().all(|b| b.is_ascii_digit()) {
-                let y: u16 = w.parse().ok()?;
-                return (1970..=2200).contains(&y).then_some(y);
-            }
-            if prev_was_month && w.len() == 2 && w.bytes().all(|b| b.is_ascii_digit()) {
-                let y: u16 = w.parse().ok()?;
-                return Some(if y < 50 { 2000 + y } else { 1900 + y });
-            }
-            prev_was_month = MONTHS.iter().any(|m| w.eq_ignore_ascii_case(m));
+        // (obsolete 2-digit years are mapped per RFC 5322 4.3). An ASCII
+        // value (every real one) is split on its octets; another on
+        // Unicode white space, as text.
+        if v.is_ascii() {
+            year_in(v.split(|&b| b.is_ascii_whitespace() || b == 0x0B || b == b','))
+        } else {
+            let text = crate::mime::lexer::lossy(&v);
+            year_in(
+                text.split(|c: char| c.is_whitespace() || c == ',')
+                    .map(str::as_bytes),
+            )
         }
-        None
     }
+}
+
+/// The year in the words of a Date value (see [`TopFields::year`]).
+fn year_in<'w>(words: impl Iterator<Item = &'w [u8]>) -> Option<u16> {
+    let number = |w: &[u8]| {
+        w.iter().try_fold(0u16, |n, &b| {
+            b.is_ascii_digit().then(|| n * 10 + u16::from(b - b'0'))
+        })
+    };
+    let mut prev_was_month = false;
+    for w in words {
+        if w.len() == 4
+            && let Some(y) = number(w)
+        {
+            return (1970..=2200).contains(&y).then_some(y);
+        }
+        if prev_was_month
+            && w.len() == 2
+            && let Some(y) = number(w)
+        {
+            return Some(if y < 50 { 2000 + y } else { 1900 + y });
+        }
+        prev_was_month = MONTHS.iter().any(|m| w.eq_ignore_ascii_case(m.as_bytes()));
+    }
+    None
 }
 
 /// The Message-ID in an unfolded field value: white space trimmed, the
@@ -905,6 +926,58 @@ fn envelope_line(raw: &[u8]) -> Option<Range<usize>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The year of a Date value as text, split on Unicode white space (the
+    /// walk `TopFields::year` makes for a value that is not ASCII, and made
+    /// for every value before): its oracle.
+    fn year_model(value: &str) -> Option<u16> {
+        let mut prev_was_month = false;
+        for w in value.split(|c: char| c.is_whitespace() || c == ',') {
+            if w.len() == 4 && w.bytes().all(|b| b.is_ascii_digit()) {
+                let y: u16 = w.parse().ok()?;
+                return (1970..=2200).contains(&y).then_some(y);
+            }
+            if prev_was_month && w.len() == 2 && w.bytes().all(|b| b.is_ascii_digit()) {
+                let y: u16 = w.parse().ok()?;
+                return Some(if y < 50 { 2000 + y } else { 1900 + y });
+            }
+            prev_was_month = MONTHS.iter().any(|m| w.eq_ignore_ascii_case(m));
+        }
+        None
+    }
+
+    /// The year of the Date field, split on octets for an ASCII value, is
+    /// the year of the text split on Unicode white space.
+    #[test]
+    fn date_year_is_the_text_walk() {
+        let values = [
+            "Fri, 27 Nov 2026 13:45:00 +0000",
+            "27 Nov 26 13:45 GMT",
+            "Mon,\t3 Jan 1999\t10:00:00 -0500",
+            "Tue, 1 Feb 70 00:00 EST",
+            "Wed,  2 Mar 1969 (old)",
+            "Thu, 4 Apr 2201",
+            "4 apr 2001",
+            "5 MAY 05",
+            "6 Jun\x0b07",
+            "6 Jun\x0c07",
+            "7 Jul,2019",
+            "8 Aug 2019,",
+            "",
+            "garbage",
+            "9 Sep 1a99 2004",
+            "10 Oct 0000 2010",
+            "11 Nov\u{a0}2011",
+            "12 Dec\u{a0}12",
+            "13 D\u{e9}c 2013",
+            "1 Jan 1999\r\n 10:00",
+        ];
+        for v in values {
+            let raw = format!("Date: {v}\n\nbody\n");
+            let m = Message::parse(raw.as_bytes());
+            assert_eq!(m.year(), year_model(v.trim()), "{v:?}");
+        }
+    }
 
     /// `top_fields` finds what `get` finds for each of its three names:
     /// the first field of the name, whatever its case, not a longer or

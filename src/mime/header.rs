@@ -336,9 +336,10 @@ fn field_name(i: &[u8]) -> PResult<'_, &[u8]> {
 ///
 /// Written without nom ([`field_head_at`]), since every header line goes
 /// through it; the tests hold it to the nom parser of the grammar above.
+#[inline]
 fn field_head(i: &[u8]) -> PResult<'_, &[u8]> {
     match field_head_at(i) {
-        Some((name, value)) => Ok((
+        Some((name, value, _)) => Ok((
             i.get(value..).unwrap_or_default(),
             i.get(..name).unwrap_or_default(),
         )),
@@ -367,23 +368,39 @@ fn field_head_nom(i: &[u8]) -> PResult<'_, &[u8]> {
 /// head. Every header line goes through it, so the name is found sixteen
 /// octets at a time ([`ftext_len`](crate::codec::ftext_len)).
 #[inline]
-fn field_head_at(content: &[u8]) -> Option<(usize, usize)> {
-    let mut name = crate::codec::ftext_len(content);
+fn field_head_at(content: &[u8]) -> Option<(usize, usize, bool)> {
+    let name = crate::codec::ftext_len(content);
     if name == 0 {
         return None;
     }
-    // 8-bit octets in the name after its first octet (`X-Café:`): no
-    // name of RFC 5322, but mailers write them, and read as the end of the
-    // header such a line took every field after it into the body (a first
-    // line so made the whole header text, quoted-printable in a made-up
-    // body). A field all the same, flagged (`Field::findings`).
-    if content.get(name).is_some_and(|&b| b >= 0x80) {
-        name += content
-            .get(name..)?
+    match content.get(name) {
+        Some(&b) if b >= 0x80 => eight_bit_head(content, name).map(|(n, v)| (n, v, true)),
+        _ => colon_after(content, name).map(|(n, v)| (n, v, false)),
+    }
+}
+
+/// [`field_head_at`] for a name with 8-bit octets after its first
+/// (`X-Café:`): no name of RFC 5322, but mailers write them, and read as
+/// the end of the header such a line took every field after it into the
+/// body (a first line so made the whole header text, quoted-printable in a
+/// made-up body). A field all the same, flagged (`Field::findings`). Out
+/// of line: every other field passes by it.
+#[cold]
+#[inline(never)]
+fn eight_bit_head(content: &[u8], ascii: usize) -> Option<(usize, usize)> {
+    let rest = content.get(ascii..)?;
+    let name = ascii
+        + rest
             .iter()
             .position(|&b| !(b >= 0x80 || ((33..=126).contains(&b) && b != b':')))
-            .unwrap_or(content.len() - name);
-    }
+            .unwrap_or(rest.len());
+    colon_after(content, name)
+}
+
+/// The name's length and where the value starts, when the name of length
+/// `name` is followed by white space and a colon.
+#[inline]
+fn colon_after(content: &[u8], name: usize) -> Option<(usize, usize)> {
     let mut at = name;
     loop {
         match content.get(at)? {
@@ -583,16 +600,16 @@ pub(crate) fn parse_header_block_sized(input: &[u8], fields: usize) -> HeaderBlo
         let raw = input.get(offset..next).unwrap_or_default();
         let content = input.get(offset..content_end).unwrap_or_default();
         let after = input.get(next..).unwrap_or_default();
-        let head = field_head(content);
+        let head = field_head_at(content);
         // A field after a byte order mark, the first line of a message
         // saved by an editor: kept nameless as before, not taken for text.
-        let bom_field = head.is_err()
+        let bom_field = head.is_none()
             && offset == 0
             && content
                 .strip_prefix(b"\xEF\xBB\xBF")
                 .is_some_and(|c| field_head(c).is_ok());
         named |= bom_field;
-        if head.is_err() && !bom_field && !header_line_anyway(content) && offset >= resumed_until {
+        if head.is_none() && !bom_field && !header_line_anyway(content) && offset >= resumed_until {
             match named.then(|| resumes(&mut ends, input, next)).flatten() {
                 Some(empty_line) => resumed_until = empty_line,
                 None => {
@@ -609,12 +626,14 @@ pub(crate) fn parse_header_block_sized(input: &[u8], fields: usize) -> HeaderBlo
         // (perf annotate: a quarter of this function on clean mail).
         let long = if longest > MAX_LINE { LONG_LINE } else { 0 };
         let (name, value, flaws) = match head {
-            Ok((value, name)) => {
+            Some((name_len, value_at, eight_bit)) => {
                 named = true;
-                let eight_bit = if name.is_ascii() { 0 } else { EIGHT_BIT_NAME };
+                let eight_bit = if eight_bit { EIGHT_BIT_NAME } else { 0 };
+                let name = content.get(..name_len).unwrap_or_default();
+                let value = content.get(value_at..).unwrap_or_default();
                 (trim_end_wsp(name), value, long | eight_bit)
             }
-            Err(_) => {
+            None => {
                 let kind = if content.first().is_some_and(|&b| lexer::is_wsp(b)) {
                     EARLY_CONTINUATION
                 } else {
