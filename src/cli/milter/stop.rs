@@ -18,6 +18,8 @@
 //! with `sigwait`, so nothing runs in a signal handler. That thread wakes
 //! the accept loop by connecting to the milter's own socket.
 
+#![allow(unsafe_code)]
+
 use super::note;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
