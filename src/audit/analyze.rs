@@ -69,6 +69,7 @@ impl AuditOptions {
             body: false,
             tld: None,
             header_hint: None,
+            declared: None,
         }
     }
 }
@@ -227,6 +228,7 @@ impl Auditor<'_, '_> {
         };
         let body = DecodeOptions {
             body: true,
+            declared: crate::message::declared_label(ct, &bytes),
             ..self.dopts
         };
         let d = charset::decode(&bytes, label, &body);

@@ -150,6 +150,12 @@ fn candidate<'a>(
             Cow::Borrowed(s),
         ));
     }
+    // The charset the text's own markup declares, before detection's guess.
+    if let Some(decl) = opts.declared
+        && let Some(c) = read_guess(bytes, label_cs, decl)
+    {
+        return Some(c);
+    }
     read_guess(
         bytes,
         label_cs,
@@ -559,6 +565,35 @@ pub(super) fn labelled<'a>(
                 out.mixed = true;
             }
         }
+        // The text's own markup declares another charset (an HTML
+        // `<meta>`), which reads it without error and turns symbols inside
+        // its words into letters (`Profilovací èasovaè vypr¹al` under an
+        // `iso-8859-1` Content-Type over an ISO-8859-2 page), fitting a
+        // language's alphabet no worse: the page says what it is.
+        if !ascii
+            && opts.detect
+            && let Some(decl) = opts.declared
+            && let (t, r, used) = decode_with(bytes, decl)
+            && r.is_clean()
+            && !t.chars().any(c1_control)
+            && let n = symbols_in_words(&text)
+            && n > symbols_in_words(&t)
+            && compare_fit(&t, &text) != Some(std::cmp::Ordering::Less)
+            && plausible(&t)
+        {
+            read_in(
+                d,
+                out,
+                bytes,
+                (used, t),
+                format!(
+                    "read as {}, {n} symbol(s) sit inside words; the text's own markup declares \
+                     {}, which reads them as letters",
+                    cs.name, used.name
+                ),
+            );
+            return;
+        }
         // A Latin label whose reading is words of non-ASCII characters
         // from end to end (`Ïðèâåò`, `ÇÑ±¹¾î`): text in another script,
         // which reads as such.
@@ -785,6 +820,57 @@ pub(super) fn labelled<'a>(
         d.used = Some(used);
         return;
     }
+    // ISO-8859-8 with octets it has no character for, which windows-1255,
+    // its Windows superset, has where they stand (niqqud after a letter,
+    // `׳ ״` beside one): a Windows writer under the ISO label, as
+    // windows-1252 under ISO-8859-1. Its octets from 0xA0 up read as
+    // windows-1255 (the holes filled, `¤` its `₪`, the rest the same in
+    // both); 0x80..0x9F then as for any ISO 8859 label (`accept`: damage
+    // among them replaced).
+    if let Some(enc) = cs.encoding()
+        && (enc == encoding_rs::ISO_8859_8 || enc == encoding_rs::ISO_8859_8_I)
+        && hebrew_marks_in_place(bytes)
+        && text.chars().count() == bytes.len()
+        && let Some(filled) = text
+            .chars()
+            .zip(bytes)
+            .map(|(c, &b)| {
+                // 0x80..0x9F is left to `accept` (its damage rule); below
+                // them the two agree.
+                if b < 0xA0 {
+                    return Some(c);
+                }
+                let one = [b];
+                let (t, bad) = encoding_rs::WINDOWS_1255.decode_without_bom_handling(&one);
+                (!bad).then(|| t.chars().next()).flatten()
+            })
+            .collect::<Option<String>>()
+    {
+        let holes = report.replacements;
+        d.findings.push(
+            Finding::new(
+                FindingKind::C1InLatin1,
+                report.errors.iter().map(|e| e.1).min().unwrap_or(0),
+                holes,
+            )
+            .with_note(format!(
+                "{holes} octet(s) {} has no character for, read as windows-1255, its Windows \
+                 superset (niqqud, gershayim)",
+                cs.name
+            )),
+        );
+        accept(
+            bytes,
+            cs,
+            used,
+            Cow::Owned(filled),
+            &DecodeReport::default(),
+            opts,
+            d,
+            out,
+        );
+        return;
+    }
     let ev = evidence(bytes, cs);
     // Complete forms only a UTF-8 writer makes, when they are what the
     // errors are (each spans one to six errors); a legacy text makes one
@@ -919,12 +1005,102 @@ fn accept<'a>(
         && let Some(twin) = c1_twin(enc)
         && let Some((text, finding)) = c1_as_twin(bytes, enc, twin, &d.text)
     {
-        d.text = Cow::Owned(text);
-        d.findings.push(finding);
+        if let Some((t, why)) = windows_writer(bytes, enc, twin, &text) {
+            d.text = t;
+            d.used = Some(Charset::for_encoding(twin));
+            d.findings.push(why);
+        } else {
+            d.text = Cow::Owned(text);
+            d.findings.push(finding);
+        }
     }
     if cs.is_unicode11_utf8() {
         out.mislabeled |= unicode11(d, bytes, opts.unicode11);
     }
+}
+
+/// Whether every octet of `bytes` ISO-8859-8 has no character for
+/// (0xC0..0xDF) stands where windows-1255's character there goes: a
+/// point or cantillation mark (0xC0..0xD2) after a Hebrew letter or
+/// another mark, sof pasuq, geresh or gershayim (0xD3, 0xD7, 0xD8) or a
+/// Yiddish ligature (0xD4..0xD6) beside a Hebrew letter. A damaged octet
+/// that fell there sits anywhere else (between ASCII, in place of a
+/// letter's neighbour), and keeps its U+FFFD.
+fn hebrew_marks_in_place(bytes: &[u8]) -> bool {
+    let letter = |b: Option<&u8>| b.is_some_and(|b| (0xE0..=0xFA).contains(b));
+    let mark = |b: Option<&u8>| b.is_some_and(|b| (0xC0..=0xD2).contains(b));
+    bytes.iter().enumerate().all(|(i, &b)| {
+        let prev = i.checked_sub(1).and_then(|k| bytes.get(k));
+        let next = bytes.get(i + 1);
+        match b {
+            0xC0..=0xD2 => letter(prev) || mark(prev),
+            0xD3..=0xD8 => letter(prev) || letter(next),
+            0xD9..=0xDF => false,
+            _ => true,
+        }
+    })
+}
+
+/// Text under ISO-8859-2, -4 or -13 whose octets 0x80..0x9F are letters of
+/// its Windows twin (windows-1250, windows-1257: `š ś ť ž ź` of Polish,
+/// Czech and Slovak) in words, two or more: the writer's system was the
+/// Windows one, and the octets where the two charsets differ above 0xA0
+/// are its letters too (`ą ľ` at 0xB9 and 0xBE, read by ISO-8859-2 as `š
+/// ž`: `hžadajú` beside `ťažko`). Read whole with the twin, when it
+/// decodes every octet and fits a language's alphabet no worse than the
+/// mixed reading `mixed` ([`c1_as_twin`]'s).
+fn windows_writer<'a>(
+    bytes: &'a [u8],
+    enc: &'static encoding_rs::Encoding,
+    twin: &'static encoding_rs::Encoding,
+    mixed: &str,
+) -> Option<(Cow<'a, str>, Finding)> {
+    let whole = [
+        encoding_rs::ISO_8859_2,
+        encoding_rs::ISO_8859_4,
+        encoding_rs::ISO_8859_13,
+    ];
+    if !whole.contains(&enc) {
+        return None;
+    }
+    // C1 octets the twin reads as letters beside a letter.
+    let letter = |b: u8| {
+        let one = [b];
+        let c = twin.decode_without_bom_handling(&one).0;
+        c.chars().all(char::is_alphabetic)
+    };
+    let is_letter = |b: Option<&u8>| b.is_some_and(|&b| b.is_ascii_alphabetic() || b >= 0xA0);
+    let letters = bytes
+        .iter()
+        .enumerate()
+        .filter(|&(i, &b)| {
+            (0x80..0xA0).contains(&b)
+                && letter(b)
+                && (is_letter(i.checked_sub(1).and_then(|k| bytes.get(k)))
+                    || is_letter(bytes.get(i + 1)))
+        })
+        .count();
+    if letters < 2 {
+        return None;
+    }
+    let t = twin.decode_without_bom_handling_and_without_replacement(bytes)?;
+    if t == mixed || compare_fit(&t, mixed) == Some(std::cmp::Ordering::Less) {
+        return None;
+    }
+    let first = bytes
+        .iter()
+        .position(|&b| (0x80..0xA0).contains(&b))
+        .unwrap_or(0);
+    Some((
+        t,
+        Finding::new(FindingKind::C1InLatin1, first, letters).with_note(format!(
+            "{letters} octet(s) 0x80..0x9F are {} letters in words: a {} writer, the whole \
+             text read as {}",
+            twin.name(),
+            twin.name(),
+            twin.name()
+        )),
+    ))
 }
 
 /// Of `lines` (lines UTF-8 cannot read), those `cs` decodes without error
@@ -1634,8 +1810,14 @@ pub(super) fn iso2022jp_in_ascii<'a>(
     }
     let (text, report, used) = decode_with(bytes, Charset::for_encoding(jp));
     let n = text.chars().filter(|c| !c.is_ascii()).count();
-    (report.is_clean() && n >= MIN_EVIDENCE && plausible(&text) && words(&text))
-        .then_some((at, text, used))
+    // ISO-2022-JP itself, as chardetng reads it (not the -2 superset the
+    // decoder falls back on for escapes ISO-2022-JP lacks).
+    (report.is_clean()
+        && used.encoding() == Some(jp)
+        && n >= MIN_EVIDENCE
+        && plausible(&text)
+        && words(&text))
+    .then_some((at, text, used))
 }
 
 /// Whether a reading has a line of the label's own: four or more
@@ -2245,6 +2427,14 @@ pub(super) fn unlabelled<'a>(
     }
     let cs = if damaged_utf8 {
         Charset::UTF_8
+    } else if opts.detect
+        && let Some(decl) = opts.declared
+        && let Some((det, _)) = read_guess(bytes, Charset::US_ASCII, decl)
+    {
+        // The charset the text's markup declares, when it reads the text
+        // cleanly, plausibly, in words (a Content-Type of `us-ascii` over a
+        // page whose `<meta>` says ISO-8859-2).
+        det.charset
     } else if opts.detect {
         let g = latin_preference(bytes, guess(bytes, opts.tld, false), opts.tld);
         // windows-1252 with octets it has no character for (81 8D 8F 90

@@ -85,6 +85,19 @@ pub(super) fn decode_with<'a>(
         }
         Kind::Superset(e) | Kind::Legacy(e) => {
             let (t, r, _) = decode_encoding_rs(e, bytes, false);
+            // ISO-2022-JP-2's escapes (JIS X 0212 `ESC $ ( D`, GB 2312,
+            // KS C 5601, the G2 sets) under the ISO-2022-JP label: its
+            // superset, which reads them (encoding_rs took the escape's own
+            // octets for JIS pairs, `�え呈�` for `頰`).
+            if *e == encoding_rs::ISO_2022_JP
+                && !r.is_clean()
+                && let Some(jp2) = Charset::for_label(b"iso-2022-jp-2")
+            {
+                let (t2, r2) = sevenbit::decode_jp2(bytes);
+                if r2.is_clean() {
+                    return (Cow::Owned(t2), r2, jp2);
+                }
+            }
             if *e == encoding_rs::ISO_2022_JP && !r.is_clean() {
                 // Each line ends in ASCII (RFC 1468): decoded line by line,
                 // a damaged escape sequence cannot swallow the line end or

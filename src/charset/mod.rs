@@ -296,6 +296,13 @@ pub struct DecodeOptions {
     /// the message's text"; `detected` names it). Audit and normalize set
     /// it per message.
     pub header_hint: Option<&'static Charset>,
+    /// The charset a body declares itself (an HTML `<meta>`, an XML
+    /// declaration) when its Content-Type names another
+    /// ([`crate::message::declared_label`]): the first candidate when the
+    /// label fails on the text or reads symbols inside its words, taken
+    /// when it reads the text cleanly and better. Audit and normalize set
+    /// it per body.
+    pub declared: Option<&'static Charset>,
 }
 
 impl Default for DecodeOptions {
@@ -308,6 +315,7 @@ impl Default for DecodeOptions {
             body: false,
             tld: None,
             header_hint: None,
+            declared: None,
         }
     }
 }

@@ -572,6 +572,25 @@ pub fn body_label<'s>(ct: &'s ContentType, body: &'s [u8]) -> Option<(&'s [u8], 
     if let Some(label) = ct.charset() {
         return Some((label, LabelSource::ContentType));
     }
+    markup_label(ct, body)
+}
+
+/// The charset a body's markup declares (an XML part's byte order mark or
+/// declaration, an HTML part's byte order mark or `<meta>`), when its
+/// Content-Type has a `charset` too that resolves to another charset: the
+/// decision's first candidate ([`crate::charset::DecodeOptions::declared`]).
+/// A Content-Type over ISO-8859-2 HTML that says `utf-8` or `us-ascii` had
+/// its text read as windows-1252 (`veæ` for `već`); under `iso-8859-1`,
+/// kept so (`Profilovací èasovaè`), while the page's own `<meta>` named the
+/// charset.
+pub fn declared_label(ct: &ContentType, body: &[u8]) -> Option<&'static Charset> {
+    let labelled = crate::charset::resolve(Some(ct.charset()?)).charset?;
+    let (label, _) = markup_label(ct, body)?;
+    let declared = crate::charset::resolve(Some(label)).charset?;
+    (declared.decoder_name() != labelled.decoder_name()).then_some(declared)
+}
+
+fn markup_label<'s>(ct: &'s ContentType, body: &'s [u8]) -> Option<(&'s [u8], LabelSource)> {
     if ct.media_type != "text" {
         return None;
     }

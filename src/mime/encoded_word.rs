@@ -368,6 +368,8 @@ type PendingWord = (usize, usize, Vec<u8>, Option<String>, WordEncoding, bool);
 
 struct State<'o> {
     opts: &'o DecodeOptions,
+    /// The value being decoded (word offsets are into it).
+    value: &'o [u8],
     out: DecodedText,
     /// Plain octets not yet appended, and the offset of the first.
     text: Vec<u8>,
@@ -403,7 +405,31 @@ impl<'o> State<'o> {
             return;
         };
         let (t, dec) = decode_labelled(&run.bytes, &run.label, self.opts);
-        self.out.text.push_str(&t);
+        // A run under an unknown label (read by detection) that decodes
+        // into NUL or other control characters (UTF-16 octets under
+        // `ucs-2le`, a binary blob) is no header text: its words stay as
+        // written, in ASCII (decoded, NULs and controls were written into
+        // the header). Under a label the charset knows, its reading stands.
+        let controls = dec.is_unknown_label()
+            && t.chars()
+                .any(|c| (c.is_control() && c != '\t') || ('\u{80}'..='\u{9f}').contains(&c));
+        let span = match (self.pending_words.first(), self.pending_words.last()) {
+            (Some(a), Some(z)) => self.value.get(a.0..z.0 + z.1),
+            _ => None,
+        };
+        let kept = controls && span.is_some();
+        match span.filter(|_| controls) {
+            Some(words) => {
+                self.out.text.push_str(&String::from_utf8_lossy(words));
+                if let Some(w) = self.pending_words.first() {
+                    self.out.findings.push(malformed_word(
+                        w.0,
+                        "decodes into control characters: kept as written",
+                    ));
+                }
+            }
+            None => self.out.text.push_str(&t),
+        }
         if let Some(w) = self.pending_words.first()
             && dec.is_unknown_label()
         {
@@ -420,7 +446,8 @@ impl<'o> State<'o> {
                 encoding,
                 run: run.first_word,
                 decoding: dec.clone(),
-                malformed,
+                // Kept as written: its field is kept as written too.
+                malformed: malformed || kept,
             });
         }
     }
@@ -579,6 +606,7 @@ pub(crate) fn decode_with(value: &[u8], ctx: Context, opts: &DecodeOptions) -> D
     }
     let mut st = State {
         opts,
+        value,
         out: DecodedText::default(),
         text: Vec::new(),
         text_offset: 0,

@@ -30,6 +30,7 @@ pub(super) fn text_part(
     let label = crate::message::body_label(ct, &decoded).map(|(l, _)| l);
     let body = charset::DecodeOptions {
         body: true,
+        declared: crate::message::declared_label(ct, &decoded),
         ..ctx.dopts
     };
     let d = charset::decode(&decoded, label, &body);
@@ -142,7 +143,17 @@ pub(super) fn text_part(
     // The document's own declaration must say what it now is: a saved
     // attachment is read by it (doc/normalize.md).
     let rewritten_decl = if ct.subtype == "html" {
-        html::rewrite_meta_charset(&d.text)
+        // XHTML sent as text/html opens with an XML declaration too, which
+        // an XML reader of the saved page follows: both must say UTF-8
+        // (the declaration kept `encoding="windows-1251"` over UTF-8 text
+        // beside a `<meta>` that said utf-8).
+        match html::rewrite_meta_charset(&d.text) {
+            Cow::Owned(t) => match declared::rewrite_xml_encoding(&t) {
+                Cow::Owned(x) => Cow::Owned(x),
+                Cow::Borrowed(_) => Cow::Owned(t),
+            },
+            Cow::Borrowed(_) => declared::rewrite_xml_encoding(&d.text),
+        }
     } else if crate::mime::is_xml(&ct.subtype) {
         declared::rewrite_xml_encoding(&d.text)
     } else if ct.subtype == "css" {

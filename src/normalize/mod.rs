@@ -124,6 +124,7 @@ impl Options {
             body: false,
             tld: None,
             header_hint: None,
+            declared: None,
         }
     }
 }

@@ -4372,3 +4372,138 @@ fn regression_a_short_blob_under_a_text_label_is_kept() {
         assert_kept_as_binary(&message(ct, blob), ct);
     }
 }
+
+/// A Windows writer's text under the ISO label of its script: read with
+/// the Windows charset, whose own text it is (an independent hunt,
+/// 2026-11-27). windows-1255 Hebrew with gershayim (`מנכ״ל`) or niqqud
+/// (`שָׁלוֹם`) under ISO-8859-8(-I), which has no character for them, lost
+/// them to U+FFFD; windows-1250 Slovak under ISO-8859-2 had its `š ť ž`
+/// at 0x80..0x9F read as windows-1250 but `ľ` (0xBE) left as ISO-8859-2
+/// `ž` (`hžadajú` beside `ťažko`). The oracle is encoding_rs's encoder
+/// and decoder of the Windows charset.
+#[test]
+fn regression_a_windows_writer_under_the_iso_label_is_read_as_windows() {
+    let cases: [(&str, &'static Encoding, &str); 4] = [
+        (
+            "iso-8859-8-i",
+            encoding_rs::WINDOWS_1255,
+            "שלום, הפגישה עם מנכ״ל החברה בת״א נדחתה.\nבברכה, דנה\n",
+        ),
+        (
+            "iso-8859-8",
+            encoding_rs::WINDOWS_1255,
+            "שָׁלוֹם לכם, תּוֹדָה על ההודעה. המחיר 20 ₪.\n",
+        ),
+        (
+            "iso-8859-2",
+            encoding_rs::WINDOWS_1250,
+            "Dobrý deň,\nďakujem za ľúbostný list, ťažko sa mi hľadajú slová.\n",
+        ),
+        (
+            "iso-8859-2",
+            encoding_rs::WINDOWS_1250,
+            "Proszę o szybką odpowiedź, świetnie że już jest źródło.\n",
+        ),
+    ];
+    for (label, enc, text) in cases {
+        let bytes = encode(text, enc);
+        let d = charset::decode(&bytes, Some(label.as_bytes()), &body_opts());
+        assert_eq!(&*d.text, text, "{label}: {:?}", d.findings);
+        assert_eq!(d.replacements, 0, "{label}");
+        assert!(
+            d.findings.iter().any(|f| f.kind == FindingKind::C1InLatin1),
+            "{label}: {:?}",
+            d.findings
+        );
+    }
+    // Text of the ISO charset itself keeps it: ISO-8859-2 Polish (its
+    // `ą ś ź` at 0xB1 0xB6 0xBC, no octet 0x80..0x9F), Hebrew without
+    // niqqud.
+    for (label, enc, text) in [
+        (
+            "iso-8859-2",
+            encoding_rs::ISO_8859_2,
+            "Proszę o szybką odpowiedź, świetnie że już jest źródło.\n",
+        ),
+        (
+            "iso-8859-8",
+            encoding_rs::ISO_8859_8,
+            "שלום, הפגישה נדחתה.\n",
+        ),
+    ] {
+        let bytes = encode(text, enc);
+        let d = charset::decode(&bytes, Some(label.as_bytes()), &body_opts());
+        assert_eq!(&*d.text, text, "{label}");
+        assert_eq!(d.verdict, Verdict::Ok, "{label}: {:?}", d.findings);
+    }
+}
+
+/// ISO-2022-JP-2's escapes under the ISO-2022-JP label (JIS X 0212's `ESC
+/// $ ( D` for `頰`): read with the -2 decoder, its superset; encoding_rs's
+/// ISO-2022-JP took the escape's octets for JIS pairs (`�え呈�`). The
+/// oracle is Python's iso2022_jp_2 codec, as written into the octets.
+#[test]
+fn regression_iso_2022_jp_2_escapes_under_iso_2022_jp_are_read() {
+    let bytes: &[u8] =
+        b"\x1b$B2q5D$N7o$G$4O\"Mm$7$^$9!#\x1b$(Dh$\x1b$B$h$m$7$/$*4j$$$7$^$9!#\x1b(B\n";
+    let d = charset::decode(bytes, Some(b"iso-2022-jp"), &body_opts());
+    assert_eq!(
+        &*d.text, "会議の件でご連絡します。頰よろしくお願いします。\n",
+        "{:?}",
+        d.findings
+    );
+    assert_eq!(d.replacements, 0);
+}
+
+/// An encoded-word under a label no charset answers to, whose octets read
+/// by detection hold NUL and control characters (UTF-16LE under
+/// `ucs-2le`): kept as written, and its field with it (NULs and controls
+/// were written into the Subject). A known label's reading stands.
+#[test]
+fn regression_an_unknown_label_decoding_into_controls_is_kept_as_written() {
+    let subject = "=?x-foo-16le?B?HwRABDgEMgQ1BEIEIAA8BDgEQAQ=?=";
+    let msg =
+        format!("From: a@example.ru\nSubject: {subject}\nMessage-ID: <u@example.ru>\n\nbody\n");
+    let out = filtered(msg.as_bytes());
+    assert_eq!(out, msg.as_bytes(), "{}", String::from_utf8_lossy(&out));
+    let d = mailcharset::mime::decode_unstructured(subject.as_bytes());
+    assert_eq!(d.text, subject);
+}
+
+/// HTML whose Content-Type names one charset and whose `<meta>` names
+/// another: the page's own declaration is the first candidate when the
+/// label fails on the text, and is taken when the label reads symbols
+/// inside words that it reads as letters. An ISO-8859-2 page under a
+/// `us-ascii` or `utf-8` Content-Type was read as windows-1252 (`veæ`),
+/// under `iso-8859-1` kept so (`Profilovací èasovaè vypr¹al`, verdict ok).
+/// A right Content-Type over a wrong `<meta>` keeps its label.
+#[test]
+fn regression_an_html_pages_own_meta_is_the_first_candidate() {
+    let text = "Profilovací časovač vypršal. Šablóna dokumentu aplikácie je už hotová, \
+                ďakujem za pomoc a ľúbostný list.";
+    let page = |meta: &str| {
+        format!(
+            "<!DOCTYPE html>\n<html><head>\n<meta charset=\"{meta}\">\n<title>x</title>\n\
+             </head>\n<body>\n<p>{text}</p>\n</body></html>\n"
+        )
+    };
+    let text_of = |out: &[u8]| {
+        let m = mailcharset::message::Message::parse(out);
+        let part = m.parts().into_iter().find(|p| p.is_text()).expect("text");
+        let (body, _) = part.decoded_body(&m);
+        String::from_utf8(body.into_owned()).expect("UTF-8 out")
+    };
+    for ct_label in ["us-ascii", "utf-8", "iso-8859-1", "windows-1252"] {
+        let html = page("iso-8859-2");
+        let bytes = encode(&html, encoding_rs::ISO_8859_2);
+        let msg = message(&format!("text/html; charset={ct_label}"), &bytes);
+        let got = text_of(&filtered(&msg));
+        assert!(got.contains(text), "{ct_label}: {got}");
+    }
+    // The Content-Type right, the meta wrong: the label's reading stays.
+    let html = page("iso-8859-2");
+    let bytes = encode(&html, encoding_rs::WINDOWS_1250);
+    let msg = message("text/html; charset=windows-1250", &bytes);
+    let got = text_of(&filtered(&msg));
+    assert!(got.contains(text), "{got}");
+}

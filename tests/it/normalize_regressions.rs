@@ -1242,3 +1242,28 @@ fn regression_empty_line_after_a_bare_cr() {
         b"Content-Type: multipart/mixed; boundary=b\n\n--b\r\r\ntext\n--b--\n"
     );
 }
+
+/// XHTML sent as text/html: its XML declaration says UTF-8 after the
+/// conversion, as its `<meta>` does (it kept `encoding="windows-1251"`
+/// over UTF-8 text, which an XML reader of the saved page follows; an
+/// independent hunt, 2026-11-27). The oracle is encoding_rs's encoder.
+#[test]
+fn regression_an_xml_declaration_in_html_says_utf8_after_conversion() {
+    let page = "<?xml version=\"1.0\" encoding=\"windows-1251\"?>\n<html><head>\
+                <meta http-equiv=\"Content-Type\" content=\"text/html; charset=windows-1251\" />\
+                <title>Тест</title></head><body><p>Привет, это тестовое письмо.</p></body></html>\n";
+    let (bytes, _, _) = encoding_rs::WINDOWS_1251.encode(page);
+    let msg = [
+        &b"From: a@b.ru\nSubject: t\nMIME-Version: 1.0\n\
+           Content-Type: text/html; charset=windows-1251\nContent-Transfer-Encoding: 8bit\n\n"[..],
+        &bytes,
+    ]
+    .concat();
+    let (body, ct) = text_part(&norm(&msg));
+    assert_eq!(ct, "text/html; charset=utf-8");
+    let text = String::from_utf8(body).expect("UTF-8");
+    let want = page
+        .replace("encoding=\"windows-1251\"", "encoding=\"UTF-8\"")
+        .replace("charset=windows-1251", "charset=utf-8");
+    assert_eq!(text, want);
+}
