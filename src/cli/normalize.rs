@@ -89,6 +89,21 @@ pub fn run(args: &NormalizeArgs) -> CliResult {
             "normalize: several inputs need -o DIR (each is written under DIR with its own name)",
         ));
     }
+    let outputs = output_names(&inputs, args.output.as_deref())?;
+    // Every output against every input, before anything is written: an
+    // output inside another input (`normalize inbox d -o d`, `d` holding
+    // `d/inbox`) replaced part of it before that input's turn came.
+    let (targets, mode) = if args.in_place {
+        (inputs.clone(), WriteMode::InPlace)
+    } else {
+        (
+            outputs.iter().flatten().cloned().collect(),
+            WriteMode::Replace,
+        )
+    };
+    if targets.len() == inputs.len() {
+        mailbox::check_outputs(&inputs, &targets, mode).map_err(|e| mailbox_err(&e))?;
+    }
     // The report is written to a temporary and renamed into place at the
     // end; each input's lines reach it (flushed) before that input's output
     // is put in place, so a full disk stops the run before an output
@@ -105,7 +120,6 @@ pub fn run(args: &NormalizeArgs) -> CliResult {
         }
         None => None,
     };
-    let outputs = output_names(&inputs, args.output.as_deref())?;
     if args.in_place {
         // Before any thread starts: an interrupted run does not leave the
         // mbox dotlocks it holds behind.

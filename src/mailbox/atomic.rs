@@ -58,6 +58,48 @@ pub fn check_output(input: &Path, output: &Path, mode: WriteMode) -> Result<(), 
     }
 }
 
+/// [`check_output`] for a run of several inputs, before anything is
+/// written: `outputs[i]` against its own input `inputs[i]`, and against
+/// every other input too (in place or not, it must be neither one of them,
+/// nor inside one, nor hold one). Each input is written in turn, so an
+/// output checked only against its own input replaced a mailbox of another
+/// input before that input's turn came (`normalize inbox d -o d`, `d`
+/// holding `d/inbox`: the top-level inbox replaced `d/inbox`). The
+/// directories an output's parent needs are inside or around the output,
+/// so they are covered by the same check. Standard input (`-`) is skipped.
+pub fn check_outputs(
+    inputs: &[PathBuf],
+    outputs: &[PathBuf],
+    mode: WriteMode,
+) -> Result<(), MailboxError> {
+    let canon: Vec<Option<PathBuf>> = inputs
+        .iter()
+        .map(|i| {
+            (i.as_os_str() != "-")
+                .then(|| std::fs::canonicalize(i).ok())
+                .flatten()
+        })
+        .collect();
+    for (k, (input, output)) in inputs.iter().zip(outputs).enumerate() {
+        check_output(input, output, mode)?;
+        let out = canonical_target(output);
+        for (j, other) in inputs.iter().enumerate() {
+            if j == k {
+                continue;
+            }
+            let Some(inp) = &canon[j] else { continue };
+            if let Some(relation) = overlap(&out, inp) {
+                return Err(MailboxError::OutputOverlapsInput {
+                    path: output.clone(),
+                    input: other.clone(),
+                    relation,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 /// How the path `a` stands to the input `b` (both canonical): the same,
 /// inside it, holding it, or apart (None).
 fn overlap(a: &Path, b: &Path) -> Option<&'static str> {

@@ -35,7 +35,7 @@ mod write;
 pub use dir::{FolderReader, MaildirReader, SingleReader};
 
 pub use atomic::{
-    AtomicFile, OUTPUT_MARKER, WriteMode, backup_path, check_output, check_report,
+    AtomicFile, OUTPUT_MARKER, WriteMode, backup_path, check_output, check_outputs, check_report,
     remove_stale_temporaries,
 };
 pub use lock::{DotLock, FileStamp, LOCK_WAIT, lock_path, release_held_locks};

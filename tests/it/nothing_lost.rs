@@ -2182,3 +2182,63 @@ fn regression_one_unreadable_message_file_does_not_end_the_run() {
     }
     assert!(std::fs::symlink_metadata(&bad).is_ok_and(|m| m.file_type().is_symlink()));
 }
+
+#[test]
+fn regression_with_several_inputs_no_output_lands_in_or_around_another_input() {
+    // Each output was checked against its own input only, when its turn
+    // came: `normalize inbox d -o d` (`d` holding `d/inbox`) replaced
+    // d/inbox with the top-level inbox, and only then refused d/d. Every
+    // output is now checked against every input before anything is
+    // written.
+    let dir = tempfile::tempdir().expect("tmp");
+    let cwd = dir.path();
+    let in_dir = |args: &[&str]| {
+        Command::new(bin())
+            .current_dir(cwd)
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .expect("runs")
+    };
+    let kept = b"From a@b Mon Jan  1 00:00:00 2001\nSubject: keep me\n\nprecious\n\n";
+    std::fs::create_dir(cwd.join("d")).expect("mkdir");
+    std::fs::write(cwd.join("d/inbox"), kept).expect("write");
+    let mut top = b"From x@y Mon Jan  1 00:00:00 2001\n".to_vec();
+    top.extend_from_slice(LATIN1);
+    top.extend_from_slice(b"\n");
+    std::fs::write(cwd.join("inbox"), &top).expect("write");
+    latin1_maildir(&cwd.join("md"));
+    std::fs::write(cwd.join("m.eml"), LATIN1).expect("write");
+    std::fs::create_dir_all(cwd.join("x/a")).expect("mkdir");
+    std::fs::write(cwd.join("x/a/1.eml"), LATIN1).expect("write");
+    std::fs::create_dir_all(cwd.join("out/a")).expect("mkdir");
+    std::fs::write(cwd.join("out/a/inner.eml"), LATIN1).expect("write");
+    let before = snapshot(cwd);
+    for (args, relation) in [
+        // The top-level inbox's output is d/inbox, inside the input d.
+        (
+            &["inbox", "d", "-o", "d"][..],
+            "d/inbox: is inside the input d",
+        ),
+        // An output inside another input Maildir's new/.
+        (
+            &["m.eml", "md", "-o", "md/new"][..],
+            "is inside the input md",
+        ),
+        // out/a replaced whole would take the input out/a/inner.eml with it.
+        (
+            &["x/a", "out/a/inner.eml", "-o", "out"][..],
+            "out/a: holds the input out/a/inner.eml",
+        ),
+    ] {
+        let mut full = vec!["normalize", "-q"];
+        full.extend_from_slice(args);
+        let o = in_dir(&full);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(74), "{args:?}: {err}");
+        assert!(err.contains(relation), "{args:?}: {err}");
+        assert!(!err.contains("completed before this"), "{args:?}: {err}");
+        assert_eq!(snapshot(cwd), before, "{args:?}: nothing written");
+        assert!(!cwd.join("d/d").exists() && !cwd.join("md/new/md").exists());
+    }
+}
