@@ -20,8 +20,13 @@
 //!   window is narrowed: `X` is pinned with a hard link under a hidden
 //!   name (which fails if it is gone), the pin's content compared with what
 //!   was read, `X` checked to be the pinned file still, the temporary
-//!   renamed over it; afterwards a link count above one on the pin means
-//!   the original was moved meanwhile, and our copy is removed again.
+//!   renamed over it; afterwards, if the old file has as many names as
+//!   when it was pinned (the rename should have taken one), it got a new
+//!   one meanwhile: when that name is in the same mailbox (its directory,
+//!   or the other of `cur/` and `new/`) the original was moved, and our
+//!   copy is removed again; elsewhere (a hard-link copy to another folder)
+//!   ours stays. A name the file had before (a `cp -al` snapshot) counts
+//!   in both numbers alike and is never taken for a move.
 //!
 //! The mbox files of a folder are also locked with their dotlock around
 //! this, so that MDAs keep out. See doc/mailbox.md, "Crash safety".
@@ -82,11 +87,50 @@ pub(super) fn replace_message(
     bytes: &[u8],
     mbox: bool,
 ) -> io::Result<Replaced> {
-    replace_with(path, new_path, original, bytes, mbox, &|| {}, true)
+    replace_with(
+        path,
+        new_path,
+        original,
+        bytes,
+        mbox,
+        Hooks::default(),
+        true,
+    )
 }
 
-/// [`replace_message`]; `before_swap` is called at the last moment before
-/// the file is replaced (tests stand in for another program there), and
+/// Where tests stand in for another program, or for a full disk.
+#[derive(Default, Clone, Copy)]
+struct Hooks<'a> {
+    /// Called at the last moment before the file is replaced.
+    before_swap: Option<&'a dyn Fn()>,
+    /// The portable way: called after the pinned file was checked, right
+    /// before the temporary is renamed over it.
+    before_put: Option<&'a dyn Fn()>,
+}
+
+impl<'a> Hooks<'a> {
+    #[cfg(test)]
+    fn before(f: &'a dyn Fn()) -> Self {
+        Hooks {
+            before_swap: Some(f),
+            ..Hooks::default()
+        }
+    }
+
+    fn before_swap(&self) {
+        if let Some(f) = self.before_swap {
+            f();
+        }
+    }
+
+    fn before_put(&self) {
+        if let Some(f) = self.before_put {
+            f();
+        }
+    }
+}
+
+/// [`replace_message`]; `hooks` stand in for other programs (tests), and
 /// `swap` false takes the portable way.
 fn replace_with(
     path: &Path,
@@ -94,7 +138,7 @@ fn replace_with(
     original: &[u8],
     bytes: &[u8],
     mbox: bool,
-    before_swap: &dyn Fn(),
+    hooks: Hooks<'_>,
     swap: bool,
 ) -> io::Result<Replaced> {
     // A symbolic link stays a link: its target is replaced, under its name.
@@ -134,7 +178,7 @@ fn replace_with(
     // An interrupting signal waits until this file is dealt with.
     let _critical = super::lock::critical();
     if swap {
-        before_swap();
+        hooks.before_swap();
         match exchange(&tmp_path, path) {
             Ok(Swap::Done) => {
                 let r = after_exchange(path, &tmp_path, new_path, original, mbox, &mut tmp_guard);
@@ -154,7 +198,14 @@ fn replace_with(
         original,
         mbox,
         &mut tmp_guard,
-        if swap { &|| {} } else { before_swap },
+        if swap {
+            Hooks {
+                before_swap: None,
+                ..hooks
+            }
+        } else {
+            hooks
+        },
     );
     sync_dir(dir)?;
     r
@@ -245,7 +296,7 @@ fn pinned(
     original: &[u8],
     mbox: bool,
     tmp_guard: &mut Remove,
-    before_swap: &dyn Fn(),
+    hooks: Hooks<'_>,
 ) -> io::Result<Replaced> {
     let dir = parent_of(path);
     // A name of our temporaries' pattern: a killed run's pin is removed by
@@ -265,7 +316,7 @@ fn pinned(
         // No hard links here: the check and the rename, as close together
         // as they can be.
         Err(_) => {
-            before_swap();
+            hooks.before_swap();
             let now = match std::fs::read(path) {
                 Ok(b) => b,
                 Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Replaced::Gone),
@@ -288,7 +339,11 @@ fn pinned(
         }
     }
     let _pin_guard = Remove(Some(pin_path.clone()));
-    before_swap();
+    // The old file's names now: `X`, the pin, and any the file had already
+    // (a `cp -al` snapshot, a hard-link copy to another folder).
+    let pin_meta = std::fs::metadata(&pin_path)?;
+    let pinned_links = links(&pin_meta);
+    hooks.before_swap();
     let old = std::fs::read(&pin_path)?;
     if appended(&old, original, mbox).is_none() {
         return Ok(Replaced::Kept(
@@ -302,11 +357,19 @@ fn pinned(
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Replaced::Gone),
         Err(e) => return Err(e),
     }
+    hooks.before_put();
     put(tmp_path, path, target)?;
     tmp_guard.disarm();
-    // Another name for the old file: it was moved (renamed with new
-    // flags) between the check and the rename, and ours is a duplicate.
-    if links(&std::fs::metadata(&pin_path)?) > 1 {
+    // The rename took the name `X` from the old file: one name fewer than
+    // when it was pinned. As many as then: it got another name meanwhile,
+    // either moved (renamed with new flags) between the check and the
+    // rename, and then ours is a duplicate, or linked elsewhere (a copy to
+    // another folder), and then ours is this mailbox's only copy. A name
+    // the file had before the pin (a snapshot's hard link) counts in both
+    // numbers alike: it was taken for a move, and the message deleted.
+    if links(&std::fs::metadata(&pin_path)?) >= pinned_links
+        && other_name(path, &pin_path, &pin_meta)
+    {
         if std::fs::metadata(target).is_ok_and(|m| same(&m, ours)) {
             let _ = std::fs::remove_file(target);
         }
@@ -324,6 +387,46 @@ fn pinned(
         late: extra.len() as u64,
         name_kept: false,
     })
+}
+
+/// Whether the file pinned at `pin` (`pin_meta`) has another name in the
+/// mailbox `path` is in: the name another program moved it to. Looked for in the
+/// directory of `path` and, in a Maildir's `cur/` or `new/`, in the other
+/// one of the two (a server moves a message from `new/` to `cur/`).
+#[cfg(unix)]
+fn other_name(path: &Path, pin: &Path, pin_meta: &std::fs::Metadata) -> bool {
+    let dir = parent_of(path);
+    let mut dirs = vec![dir.to_path_buf()];
+    let sibling = match dir.file_name().and_then(|n| n.to_str()) {
+        Some("cur") => Some("new"),
+        Some("new") => Some("cur"),
+        _ => None,
+    };
+    if let (Some(s), Some(up)) = (sibling, dir.parent()) {
+        dirs.push(up.join(s));
+    }
+    for d in dirs {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p == pin || p == path {
+                continue;
+            }
+            if std::fs::symlink_metadata(&p).is_ok_and(|m| same(&m, pin_meta)) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// Without inode numbers a move cannot be told from a second link: the
+/// copy made is kept.
+#[cfg(not(unix))]
+fn other_name(_path: &Path, _pin: &Path, _pin_meta: &std::fs::Metadata) -> bool {
+    false
 }
 
 /// Puts the temporary in place: over `path`, or under the new name
@@ -386,7 +489,8 @@ mod tests {
             let dir = tempfile::tempdir().expect("tmp");
             let x = dir.path().join("1.host:2,");
             std::fs::write(&x, OLD).expect("write");
-            let r = replace_with(&x, None, OLD, NEW, false, &|| {}, swap).expect("replace");
+            let r =
+                replace_with(&x, None, OLD, NEW, false, Hooks::default(), swap).expect("replace");
             assert_eq!(
                 r,
                 Replaced::Done {
@@ -405,7 +509,8 @@ mod tests {
             let seen = dir.path().join("1.host:2,S");
             std::fs::write(&x, OLD).expect("write");
             let mv = || std::fs::rename(&x, &seen).expect("server's rename");
-            let r = replace_with(&x, None, OLD, NEW, false, &mv, swap).expect("replace");
+            let r =
+                replace_with(&x, None, OLD, NEW, false, Hooks::before(&mv), swap).expect("replace");
             assert_eq!(r, Replaced::Gone, "{swap}");
             assert_eq!(names(dir.path()), ["1.host:2,S"], "{swap}");
             assert_eq!(std::fs::read(&seen).expect("read"), OLD);
@@ -415,7 +520,8 @@ mod tests {
             let x = dir.path().join("1.host:2,");
             std::fs::write(&x, OLD).expect("write");
             let rm = || std::fs::remove_file(&x).expect("expunge");
-            let r = replace_with(&x, None, OLD, NEW, false, &rm, swap).expect("replace");
+            let r =
+                replace_with(&x, None, OLD, NEW, false, Hooks::before(&rm), swap).expect("replace");
             assert_eq!(r, Replaced::Gone, "{swap}");
             assert_eq!(names(dir.path()), Vec::<String>::new(), "{swap}");
 
@@ -429,7 +535,8 @@ mod tests {
                 std::fs::write(&t, theirs).expect("write");
                 std::fs::rename(&t, &x).expect("their rename");
             };
-            let r = replace_with(&x, None, OLD, NEW, false, &edit, swap).expect("replace");
+            let r = replace_with(&x, None, OLD, NEW, false, Hooks::before(&edit), swap)
+                .expect("replace");
             assert!(matches!(r, Replaced::Kept(_)), "{swap}: {r:?}");
             assert_eq!(std::fs::read(&x).expect("read"), theirs);
             assert_eq!(names(dir.path()), ["1.host:2,"], "{swap}");
@@ -448,7 +555,8 @@ mod tests {
                     .expect("open");
                 f.write_all(more).expect("append");
             };
-            let r = replace_with(&x, None, old, new, true, &deliver, swap).expect("replace");
+            let r = replace_with(&x, None, old, new, true, Hooks::before(&deliver), swap)
+                .expect("replace");
             assert_eq!(
                 r,
                 Replaced::Done {
@@ -461,6 +569,99 @@ mod tests {
             want.extend_from_slice(more);
             assert_eq!(std::fs::read(&x).expect("read"), want, "{swap}");
             assert_eq!(names(dir.path()), ["inbox"], "{swap}");
+        }
+    }
+
+    /// The portable way (no RENAME_EXCHANGE: NFS, other systems, EINVAL)
+    /// took a link count above one on the pin after the rename for "moved
+    /// meanwhile" and removed its own copy: a message file with a second
+    /// hard link (a `cp -al` snapshot, Dovecot's hard-link copy to another
+    /// folder) was deleted from the mailbox. The count is now compared
+    /// with the one the pin saw, and a move is told by the other name
+    /// being in the same mailbox.
+    #[test]
+    fn a_second_hard_link_is_not_taken_for_a_move_the_portable_way() {
+        for swap in [true, false] {
+            for (name, mbox, old, new) in [
+                ("1.host:2,S", false, OLD, NEW),
+                (
+                    "inbox",
+                    true,
+                    &b"From a@b Mon Jan  1 00:00:00 2001\nSubject: caf\xe9\n\n\xe9\n\n"[..],
+                    &b"From a@b Mon Jan  1 00:00:00 2001\nSubject: new\n\n\xc3\xa9\n\n"[..],
+                ),
+            ] {
+                let dir = tempfile::tempdir().expect("tmp");
+                let cur = dir.path().join("md/cur");
+                let snap = dir.path().join("snapshot");
+                std::fs::create_dir_all(&cur).expect("mkdir");
+                std::fs::create_dir_all(&snap).expect("mkdir");
+                let x = cur.join(name);
+                std::fs::write(&x, old).expect("write");
+                std::fs::hard_link(&x, snap.join(name)).expect("snapshot");
+                let r = replace_with(&x, None, old, new, mbox, Hooks::default(), swap)
+                    .expect("replace");
+                assert_eq!(
+                    r,
+                    Replaced::Done {
+                        late: 0,
+                        name_kept: false
+                    },
+                    "{swap} {name}"
+                );
+                assert_eq!(std::fs::read(&x).expect("kept"), new, "{swap} {name}");
+                assert_eq!(std::fs::read(snap.join(name)).expect("snap"), old);
+                assert_eq!(names(&cur), [name], "{swap} {name}");
+
+                // Another program links it into another folder right
+                // before the rename: ours is this folder's copy.
+                let dir = tempfile::tempdir().expect("tmp");
+                let cur = dir.path().join("md/cur");
+                let other = dir.path().join("md/.Copy/cur");
+                std::fs::create_dir_all(&cur).expect("mkdir");
+                std::fs::create_dir_all(&other).expect("mkdir");
+                let x = cur.join(name);
+                std::fs::write(&x, old).expect("write");
+                let copy = || std::fs::hard_link(&x, other.join(name)).expect("copy");
+                let hooks = Hooks {
+                    before_put: Some(&copy),
+                    ..Hooks::default()
+                };
+                let r = replace_with(&x, None, old, new, mbox, hooks, false).expect("replace");
+                assert!(matches!(r, Replaced::Done { .. }), "{name}: {r:?}");
+                assert_eq!(std::fs::read(&x).expect("kept"), new, "{name}");
+                assert_eq!(std::fs::read(other.join(name)).expect("copy"), old);
+            }
+        }
+    }
+
+    /// What the link count was for: a move between the check and the
+    /// rename still leaves one message, the mover's, also when the file
+    /// has a second hard link.
+    #[test]
+    fn a_move_right_before_the_rename_leaves_no_duplicate_the_portable_way() {
+        for snapshot in [false, true] {
+            let dir = tempfile::tempdir().expect("tmp");
+            let md = dir.path().join("md");
+            for sub in ["cur", "new"] {
+                std::fs::create_dir_all(md.join(sub)).expect("mkdir");
+            }
+            let x = md.join("new/1.host");
+            let seen = md.join("cur/1.host:2,S");
+            std::fs::write(&x, OLD).expect("write");
+            if snapshot {
+                std::fs::hard_link(&x, dir.path().join("snap")).expect("snapshot");
+            }
+            let mv = || std::fs::rename(&x, &seen).expect("server's move");
+            let hooks = Hooks {
+                before_put: Some(&mv),
+                ..Hooks::default()
+            };
+            let r = replace_with(&x, None, OLD, NEW, false, hooks, false).expect("replace");
+            assert!(matches!(r, Replaced::Kept(_)), "{snapshot}: {r:?}");
+            assert_eq!(names(&md.join("new")), Vec::<String>::new(), "{snapshot}");
+            assert_eq!(names(&md.join("cur")), ["1.host:2,S"], "{snapshot}");
+            assert_eq!(std::fs::read(&seen).expect("read"), OLD);
         }
     }
 }
