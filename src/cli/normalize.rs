@@ -406,6 +406,12 @@ fn one_input(
     };
     let kind = super::input_kind(input, args.input_format).map_err(|e| mailbox_err(&e))?;
     let reader = match open_bounded(input, kind, args.max_message_size)? {
+        // In place, a folder's mbox files are read under their dotlock: an
+        // MDA halfway through a delivery is waited for.
+        Bounded::Reader(mut r) if args.in_place => {
+            r.lock_mbox_files();
+            r
+        }
         Bounded::Reader(r) => r,
         Bounded::TooLarge { head, rest } => {
             // Its report line first, as for any input.

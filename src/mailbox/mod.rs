@@ -729,6 +729,16 @@ impl MessageReader {
         Ok(MessageReader { inner, kind, size })
     }
 
+    /// For a folder written in place: each file that starts like an mbox
+    /// is read under its dotlock ([`FolderReader::lock_mbox_files`]).
+    /// Nothing to do for other inputs (an mbox in place is locked by the
+    /// caller for the whole run).
+    pub fn lock_mbox_files(&mut self) {
+        if let Inner::Folder(r) = &mut self.inner {
+            r.lock_mbox_files();
+        }
+    }
+
     /// The Maildir++ folders of a Maildir input (`.Sent`, ...), in name
     /// order, including those without messages; empty for other inputs.
     pub fn maildir_folders(&self) -> &[std::ffi::OsString] {

@@ -211,17 +211,55 @@ fn replace_with(
     r
 }
 
+/// Why a file is kept as another program left it: rewritten.
+const REWRITTEN: &str = "rewritten by another program during the run";
+
+/// Why an mbox file is kept as it is: what was read of it ended inside a
+/// message being appended.
+const HALF_DELIVERED: &str = "a message was being delivered to it when it was read \
+     (not yet whole): left as it is";
+
 /// What `now` (the file as it is) has beyond `original` (as it was read):
-/// nothing when it is the same; for an mbox, the octets appended after it;
-/// None when it changed otherwise.
-fn appended<'a>(now: &'a [u8], original: &[u8], mbox: bool) -> Option<&'a [u8]> {
+/// nothing when it is the same; for an mbox, the octets appended after it,
+/// when they start a message right where `original` ended one
+/// ([`starts_message`]). Otherwise why the file is left as it is: it was
+/// rewritten, or `original` ended inside a message an MDA was still
+/// appending (normalizing that half and appending the rest raw damaged the
+/// message for good).
+fn appended<'a>(now: &'a [u8], original: &[u8], mbox: bool) -> Result<&'a [u8], &'static str> {
     if now == original {
-        Some(&[])
+        Ok(&[])
     } else if mbox && now.starts_with(original) {
-        Some(&now[original.len()..])
+        let extra = &now[original.len()..];
+        if starts_message(original, extra) {
+            Ok(extra)
+        } else {
+            Err(HALF_DELIVERED)
+        }
     } else {
-        None
+        Err(REWRITTEN)
     }
+}
+
+/// Whether `extra`, appended to the mbox `original`, starts a message
+/// where `original` ended one: `original` ends with an empty line and
+/// `extra` starts with a `From ` line, or `original` ends with a line end
+/// and `extra` with an empty line and a `From ` line. Anything else may be
+/// the rest of a message whose first part was read: a body line starting
+/// with `From ` is quoted by the MDA, so the rest of a message does not
+/// start so. (A last message with no empty line after it, then a
+/// delivery, is taken for such a half too: the file is left as it is,
+/// and a re-run normalizes it.)
+fn starts_message(original: &[u8], extra: &[u8]) -> bool {
+    let blank_end = original.ends_with(b"\n\n") || original.ends_with(b"\n\r\n");
+    if extra.starts_with(b"From ") {
+        return original.is_empty() || blank_end;
+    }
+    [&b"\n"[..], b"\r\n"].iter().any(|nl| {
+        extra
+            .strip_prefix(*nl)
+            .is_some_and(|rest| rest.starts_with(b"From "))
+    }) && original.ends_with(b"\n")
 }
 
 /// Appends `extra` to the file at `path` (the new file), synced.
@@ -251,25 +289,27 @@ fn after_exchange(
             return Err(e);
         }
     };
-    let Some(extra) = appended(&old, original, mbox) else {
-        // Rewritten by another program since it was read: its version goes
-        // back under its name, ours is dropped.
-        return match exchange(tmp_path, path) {
-            Ok(Swap::Done) => Ok(Replaced::Kept(
-                "rewritten by another program during the run",
-            )),
-            _ => {
-                // Our copy was moved away meanwhile (under its new name it
-                // holds the normalized old version): theirs must not go
-                // with the temporary, it gets its name back.
-                tmp_guard.disarm();
-                rename_noreplace(tmp_path, path)?;
-                Ok(Replaced::Kept(
-                    "rewritten and moved by other programs during the run; \
-                     both versions kept",
-                ))
-            }
-        };
+    let extra = match appended(&old, original, mbox) {
+        Ok(extra) => extra,
+        // Rewritten by another program since it was read (or read halfway
+        // through a delivery): its version goes back under its name, ours
+        // is dropped.
+        Err(why) => {
+            return match exchange(tmp_path, path) {
+                Ok(Swap::Done) => Ok(Replaced::Kept(why)),
+                _ => {
+                    // Our copy was moved away meanwhile (under its new name it
+                    // holds the normalized old version): theirs must not go
+                    // with the temporary, it gets its name back.
+                    tmp_guard.disarm();
+                    rename_noreplace(tmp_path, path)?;
+                    Ok(Replaced::Kept(
+                        "rewritten and moved by other programs during the run; \
+                         both versions kept",
+                    ))
+                }
+            };
+        }
     };
     if !extra.is_empty() {
         append(path, extra)?;
@@ -322,10 +362,9 @@ fn pinned(
                 Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Replaced::Gone),
                 Err(e) => return Err(e),
             };
-            let Some(extra) = appended(&now, original, mbox) else {
-                return Ok(Replaced::Kept(
-                    "rewritten by another program during the run",
-                ));
+            let extra = match appended(&now, original, mbox) {
+                Ok(extra) => extra,
+                Err(why) => return Ok(Replaced::Kept(why)),
             };
             put(tmp_path, path, target)?;
             tmp_guard.disarm();
@@ -338,17 +377,15 @@ fn pinned(
             });
         }
     }
-    let _pin_guard = Remove(Some(pin_path.clone()));
+    let mut pin_guard = Remove(Some(pin_path.clone()));
     // The old file's names now: `X`, the pin, and any the file had already
     // (a `cp -al` snapshot, a hard-link copy to another folder).
     let pin_meta = std::fs::metadata(&pin_path)?;
     let pinned_links = links(&pin_meta);
     hooks.before_swap();
     let old = std::fs::read(&pin_path)?;
-    if appended(&old, original, mbox).is_none() {
-        return Ok(Replaced::Kept(
-            "rewritten by another program during the run",
-        ));
+    if let Err(why) = appended(&old, original, mbox) {
+        return Ok(Replaced::Kept(why));
     }
     // The name still is the file pinned: not moved, deleted or replaced.
     match std::fs::metadata(path) {
@@ -379,7 +416,19 @@ fn pinned(
     }
     // What an MDA appended to the old file until now (an mbox).
     let now = std::fs::read(&pin_path)?;
-    let extra = appended(&now, original, mbox).unwrap_or_default();
+    let extra = match appended(&now, original, mbox) {
+        Ok(extra) => extra,
+        // Changed between the check and the rename (it was dropped with the
+        // pin): the old file goes back under its name, ours goes.
+        Err(why) => {
+            pin_guard.disarm();
+            std::fs::rename(&pin_path, path)?;
+            if target != path {
+                let _ = std::fs::remove_file(target);
+            }
+            return Ok(Replaced::Kept(why));
+        }
+    };
     if !extra.is_empty() {
         append(target, extra)?;
     }
@@ -663,5 +712,60 @@ mod tests {
             assert_eq!(names(&md.join("cur")), ["1.host:2,S"], "{snapshot}");
             assert_eq!(std::fs::read(&seen).expect("read"), OLD);
         }
+    }
+
+    /// A folder's mbox read while an MDA was halfway through appending a
+    /// message: the half was normalized, the rest appended raw after it
+    /// ("whole messages appended"), one message damaged for good. What
+    /// came after what was read must start a message where the read part
+    /// ended one; otherwise the file is left as it is.
+    #[test]
+    fn the_rest_of_a_message_half_read_is_never_appended_to_a_normalized_half() {
+        let whole = b"From a@b Mon Jan  1 00:00:00 2001\nSubject: one\n\nx\n\n";
+        let mut half = whole.to_vec();
+        half.extend_from_slice(
+            b"From mda@x Mon Jan  1 00:00:02 2001\nSubject: caf\xe9\n\nPremi\xe8re\n",
+        );
+        let rest = b"Deuxi\xe8me\n\n";
+        let new = b"From a@b Mon Jan  1 00:00:00 2001\nSubject: one\n\nx\n\nFrom mda@x Mon Jan  1 00:00:02 2001\nSubject: =?UTF-8?B?Y2Fmw6k=?=\n\nPremi\xc3\xa8re\n";
+        for swap in [true, false] {
+            // `late`: the portable way only (the swap has no such moment).
+            for late in [false, !swap] {
+                let dir = tempfile::tempdir().expect("tmp");
+                let x = dir.path().join("inbox");
+                std::fs::write(&x, &half).expect("write");
+                let deliver = || {
+                    let mut f = std::fs::OpenOptions::new()
+                        .append(true)
+                        .open(&x)
+                        .expect("open");
+                    f.write_all(rest).expect("the rest of the delivery");
+                };
+                // Before the swap, or (the portable way) after the check,
+                // right before the rename.
+                let hooks = if late {
+                    Hooks {
+                        before_put: Some(&deliver),
+                        ..Hooks::default()
+                    }
+                } else {
+                    Hooks::before(&deliver)
+                };
+                let r = replace_with(&x, None, &half, new, true, hooks, swap).expect("replace");
+                assert_eq!(r, Replaced::Kept(HALF_DELIVERED), "{swap} {late}");
+                let mut want = half.clone();
+                want.extend_from_slice(rest);
+                assert_eq!(std::fs::read(&x).expect("read"), want, "{swap} {late}");
+                assert_eq!(names(dir.path()), ["inbox"], "{swap} {late}");
+            }
+        }
+        assert!(starts_message(b"", b"From a"));
+        assert!(starts_message(b"x\n\n", b"From a"));
+        assert!(starts_message(b"x\r\n\r\n", b"From a"));
+        assert!(starts_message(b"x\n", b"\nFrom a"));
+        assert!(starts_message(b"x\r\n", b"\r\nFrom a"));
+        assert!(!starts_message(b"x\n", b"From a"), "no empty line between");
+        assert!(!starts_message(b"x", b"\nFrom a"), "inside a line");
+        assert!(!starts_message(b"x\n\n", b"more text\n"));
     }
 }

@@ -2242,3 +2242,59 @@ fn regression_with_several_inputs_no_output_lands_in_or_around_another_input() {
         assert!(!cwd.join("d/d").exists() && !cwd.join("md/new/md").exists());
     }
 }
+
+#[test]
+fn regression_a_folders_mbox_is_not_read_halfway_through_a_delivery() {
+    // In place on a folder, its mbox files were read without the dotlock:
+    // an MDA holding inbox.lock that had written half a message had that
+    // half normalized, then the rest appended raw after it, one message
+    // damaged for good (exit 75, "whole messages appended"). The file is
+    // now read under its dotlock, so the run waits for the delivery; and
+    // the MDA's lock file beside it is not read as a message of the folder
+    // (it vanished, and the run exited 75 for it).
+    let dir = tempfile::tempdir().expect("tmp");
+    let folder = dir.path().join("F");
+    std::fs::create_dir(&folder).expect("mkdir");
+    let inbox = folder.join("inbox");
+    std::fs::write(
+        &inbox,
+        b"From a@b Mon Jan  1 00:00:00 2001\nSubject: one\n\nhello\n\n\
+          From a@b Mon Jan  1 00:00:01 2001\nSubject: two\n\nworld\n\n",
+    )
+    .expect("write");
+    let lock = mailbox::lock_path(&inbox);
+    std::fs::write(&lock, b"4242\n").expect("the MDA's lock");
+    append(
+        &inbox,
+        b"From mda@x Mon Jan  1 00:00:02 2001\nSubject: three\nMIME-Version: 1.0\n\
+          Content-Type: text/plain; charset=iso-8859-1\nContent-Transfer-Encoding: 8bit\n\n\
+          Premi\xe8re ligne caf\xe9\n",
+    );
+    let child = Command::new(bin())
+        .args([
+            os("normalize"),
+            os("-q"),
+            os("--in-place"),
+            folder.as_os_str(),
+        ])
+        .stdin(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    append(&inbox, b"Deuxi\xe8me ligne d\xe9j\xe0 vu\n\n");
+    std::fs::remove_file(&lock).expect("unlock");
+    let o = child.wait_with_output().expect("wait");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let after = std::fs::read(&inbox).expect("read");
+    let msgs = mbox_messages(&after);
+    assert_eq!(msgs.len(), 3, "{}", String::from_utf8_lossy(&after));
+    let third = lib_normalize(&msgs[2].1);
+    assert_eq!(third, msgs[2].1, "the third message normalized whole");
+    assert!(
+        !after.iter().any(|&b| b >= 0x80),
+        "no raw Latin-1 left after a normalized half"
+    );
+    assert!(!lock.exists());
+}
