@@ -106,6 +106,9 @@ struct Hooks<'a> {
     /// The portable way: called after the pinned file was checked, right
     /// before the temporary is renamed over it.
     before_put: Option<&'a dyn Fn()>,
+    /// Copying what another program appended meanwhile to the new file
+    /// fails (a full disk).
+    fail_append: bool,
 }
 
 impl<'a> Hooks<'a> {
@@ -181,7 +184,15 @@ fn replace_with(
         hooks.before_swap();
         match exchange(&tmp_path, path) {
             Ok(Swap::Done) => {
-                let r = after_exchange(path, &tmp_path, new_path, original, mbox, &mut tmp_guard);
+                let r = after_exchange(
+                    path,
+                    &tmp_path,
+                    new_path,
+                    original,
+                    mbox,
+                    &mut tmp_guard,
+                    hooks,
+                );
                 sync_dir(dir)?;
                 return r;
             }
@@ -263,10 +274,47 @@ fn starts_message(original: &[u8], extra: &[u8]) -> bool {
 }
 
 /// Appends `extra` to the file at `path` (the new file), synced.
-fn append(path: &Path, extra: &[u8]) -> io::Result<()> {
+fn append(path: &Path, extra: &[u8], hooks: Hooks<'_>) -> io::Result<()> {
+    if hooks.fail_append {
+        return Err(io::Error::other("no space left on device (a test's)"));
+    }
     let mut f = std::fs::OpenOptions::new().append(true).open(path)?;
     f.write_all(extra)?;
     f.sync_all()
+}
+
+/// The name an old file that holds mail the mailbox lacks is kept under
+/// when it cannot be put back: `.NAME.mailcharset-kept` beside it (then
+/// `.1`, `.2` ...), hidden from the readers and from mail clients like a
+/// backup, and never removed by a later run (it is no temporary). Returns
+/// where the file is now: there, or where it was if no such name could be
+/// had.
+fn keep_aside(file: &Path, mailbox: &Path) -> PathBuf {
+    let mut name = std::ffi::OsString::from(".");
+    name.push(mailbox.file_name().unwrap_or_default());
+    name.push(".mailcharset-kept");
+    let base = parent_of(mailbox).join(name);
+    for n in 0..100 {
+        let to = if n == 0 {
+            base.clone()
+        } else {
+            let mut s = base.clone().into_os_string();
+            s.push(format!(".{n}"));
+            PathBuf::from(s)
+        };
+        match rename_noreplace(file, &to) {
+            Ok(()) => return to,
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(_) => break,
+        }
+    }
+    file.to_path_buf()
+}
+
+/// The error of a failed copy of what another program appended, said with
+/// what became of the file.
+fn append_failed(e: io::Error, what: String) -> io::Error {
+    io::Error::new(e.kind(), format!("{e}; {what}"))
 }
 
 /// The swap is done: `path` holds the new bytes, `tmp_path` what was at
@@ -278,6 +326,7 @@ fn after_exchange(
     original: &[u8],
     mbox: bool,
     tmp_guard: &mut Remove,
+    hooks: Hooks<'_>,
 ) -> io::Result<Replaced> {
     let old = match std::fs::read(tmp_path) {
         Ok(b) => b,
@@ -311,8 +360,32 @@ fn after_exchange(
             };
         }
     };
-    if !extra.is_empty() {
-        append(path, extra)?;
+    if !extra.is_empty()
+        && let Err(e) = append(path, extra, hooks)
+    {
+        // The mail delivered meanwhile is only in the old file (at the
+        // temporary's name): it goes back under its name, never with the
+        // temporary.
+        return Err(match exchange(tmp_path, path) {
+            Ok(Swap::Done) => append_failed(
+                e,
+                "the file is as it was, with the mail delivered during the run; not \
+                 normalized"
+                    .into(),
+            ),
+            _ => {
+                tmp_guard.disarm();
+                let kept = keep_aside(tmp_path, path);
+                append_failed(
+                    e,
+                    format!(
+                        "the mail delivered during the run is in {} (the file as it was); \
+                         move it back",
+                        kept.display()
+                    ),
+                )
+            }
+        });
     }
     let name_kept = match new_path {
         Some(np) if np != path => rename_noreplace(path, np).is_err(),
@@ -366,11 +439,15 @@ fn pinned(
                 Ok(extra) => extra,
                 Err(why) => return Ok(Replaced::Kept(why)),
             };
+            // Onto the temporary, before it is put in place: should that
+            // fail, the file is as it was.
+            if !extra.is_empty() {
+                append(tmp_path, extra, hooks).map_err(|e| {
+                    append_failed(e, "the file is as it was; not normalized".into())
+                })?;
+            }
             put(tmp_path, path, target)?;
             tmp_guard.disarm();
-            if !extra.is_empty() {
-                append(target, extra)?;
-            }
             return Ok(Replaced::Done {
                 late: extra.len() as u64,
                 name_kept: false,
@@ -422,15 +499,52 @@ fn pinned(
         // pin): the old file goes back under its name, ours goes.
         Err(why) => {
             pin_guard.disarm();
-            std::fs::rename(&pin_path, path)?;
+            if let Err(e) = std::fs::rename(&pin_path, path) {
+                let kept = keep_aside(&pin_path, path);
+                return Err(append_failed(
+                    e,
+                    format!(
+                        "changed by another program during the run; its version is in {}",
+                        kept.display()
+                    ),
+                ));
+            }
             if target != path {
                 let _ = std::fs::remove_file(target);
             }
             return Ok(Replaced::Kept(why));
         }
     };
-    if !extra.is_empty() {
-        append(target, extra)?;
+    if !extra.is_empty()
+        && let Err(e) = append(target, extra, hooks)
+    {
+        // The mail delivered meanwhile is only in the old file (the pin):
+        // it goes back under its name, ours goes.
+        pin_guard.disarm();
+        return Err(match std::fs::rename(&pin_path, path) {
+            Ok(()) => {
+                if target != path {
+                    let _ = std::fs::remove_file(target);
+                }
+                append_failed(
+                    e,
+                    "the file is as it was, with the mail delivered during the run; not \
+                     normalized"
+                        .into(),
+                )
+            }
+            Err(_) => {
+                let kept = keep_aside(&pin_path, path);
+                append_failed(
+                    e,
+                    format!(
+                        "the mail delivered during the run is in {} (the file as it was); \
+                         move it back",
+                        kept.display()
+                    ),
+                )
+            }
+        });
     }
     Ok(Replaced::Done {
         late: extra.len() as u64,
@@ -767,5 +881,39 @@ mod tests {
         assert!(!starts_message(b"x\n", b"From a"), "no empty line between");
         assert!(!starts_message(b"x", b"\nFrom a"), "inside a line");
         assert!(!starts_message(b"x\n\n", b"more text\n"));
+    }
+
+    /// After the swap, copying the mail an MDA appended meanwhile failed (a
+    /// full disk), and the error path removed the temporary: the old file,
+    /// the only one holding that mail. The old file now goes back under
+    /// its name.
+    #[test]
+    fn a_failed_copy_of_mail_delivered_meanwhile_puts_the_old_file_back() {
+        let old = b"From a@b Mon Jan  1 00:00:00 2001\nSubject: caf\xe9\n\n\xe9\n\n";
+        let new = b"From a@b Mon Jan  1 00:00:00 2001\nSubject: new\n\n\xc3\xa9\n\n";
+        let more = b"From c@d Mon Jan  1 00:00:00 2001\nSubject: more\n\nx\n\n";
+        for swap in [true, false] {
+            let dir = tempfile::tempdir().expect("tmp");
+            let x = dir.path().join("inbox");
+            std::fs::write(&x, old).expect("write");
+            let deliver = || {
+                let mut f = std::fs::OpenOptions::new()
+                    .append(true)
+                    .open(&x)
+                    .expect("open");
+                f.write_all(more).expect("append");
+            };
+            let hooks = Hooks {
+                before_swap: Some(&deliver),
+                fail_append: true,
+                ..Hooks::default()
+            };
+            let e = replace_with(&x, None, old, new, true, hooks, swap).expect_err("full disk");
+            let mut want = old.to_vec();
+            want.extend_from_slice(more);
+            assert_eq!(std::fs::read(&x).expect("read"), want, "{swap}");
+            assert_eq!(names(dir.path()), ["inbox"], "{swap}");
+            assert!(e.to_string().contains("as it was"), "{swap}: {e}");
+        }
     }
 }
