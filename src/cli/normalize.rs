@@ -21,6 +21,8 @@ fn mailbox_err(e: &MailboxError) -> CliError {
         MailboxError::Unrecognized { .. } => exit::DATA,
         // In place: locked by an MDA, or mail arrived: try again.
         MailboxError::Locked { .. } | MailboxError::Changed { .. } => exit::TEMPFAIL,
+        // In place: an earlier run's backup holds mail: look, then again.
+        MailboxError::BackupKept { .. } => exit::TEMPFAIL,
         _ => exit::IO,
     };
     CliError::mailbox(e, code)

@@ -154,6 +154,12 @@ pub fn release_held_locks() {
     }
 }
 
+/// Whether two files' metadata are of one file (device and inode; where
+/// the platform has none, never).
+pub(crate) fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    matches!((file_id(a), file_id(b)), (Some(x), Some(y)) if x == y)
+}
+
 #[cfg(unix)]
 fn file_id(m: &std::fs::Metadata) -> Option<(u64, u64)> {
     use std::os::unix::fs::MetadataExt;

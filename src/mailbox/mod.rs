@@ -352,6 +352,18 @@ pub enum MailboxError {
         /// The input.
         path: PathBuf,
     },
+    /// In place: the backup an earlier run left ([`backup_path`]) holds
+    /// mail the input does not (it is neither the input nor the start of
+    /// it: the old version of the input, with what a late writer appended
+    /// that could not be copied over). It is not replaced; nothing was
+    /// written. Look at it, keep what the input lacks, remove it, and run
+    /// again.
+    BackupKept {
+        /// The input.
+        path: PathBuf,
+        /// The backup.
+        backup: PathBuf,
+    },
     /// A message could not be represented in the output container.
     Unrepresentable {
         /// The output.
@@ -385,6 +397,7 @@ impl MailboxError {
             | MailboxError::OutputNotSwappable { path, .. }
             | MailboxError::Locked { path, .. }
             | MailboxError::Changed { path }
+            | MailboxError::BackupKept { path, .. }
             | MailboxError::Unrepresentable { path, .. } => path,
         }
     }
@@ -475,6 +488,15 @@ impl fmt::Display for MailboxError {
                  take the dotlock, or the file rewritten): the input is left as it is, \
                  nothing of this run put in place; try again",
                 path.display()
+            ),
+            MailboxError::BackupKept { path, backup } => write!(
+                f,
+                "{}: an earlier run's backup {} holds mail the input does not (it is \
+                 neither the input nor the start of it): it is kept, and the input left \
+                 as it is; look at it, keep what the input lacks, then remove it and run \
+                 again",
+                path.display(),
+                backup.display()
             ),
             MailboxError::Unrepresentable {
                 path,

@@ -220,25 +220,23 @@ fn regression_a_killed_in_place_runs_backup_is_hidden_and_replaced_by_the_next_r
     std::mem::forget(w);
     assert!(bak.exists(), "as a killed run leaves it");
 
-    // The next run replaces it (here: a link to the input itself), and
-    // one left by a run killed after its rename (an older version) too.
-    let o = run(&[
-        os("normalize"),
-        os("-q"),
-        os("--in-place"),
-        inbox.as_os_str(),
-    ]);
+    // The next run replaces it (here: a link to the input itself), and a
+    // partial copy of the input (the start of it) too.
+    let in_place = || {
+        run(&[
+            os("normalize"),
+            os("-q"),
+            os("--in-place"),
+            inbox.as_os_str(),
+        ])
+    };
+    let o = in_place();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(!bak.exists());
     let normalized = std::fs::read(&inbox).expect("read");
     assert_ne!(normalized, original);
-    std::fs::write(&bak, &original).expect("an older version");
-    let o = run(&[
-        os("normalize"),
-        os("-q"),
-        os("--in-place"),
-        inbox.as_os_str(),
-    ]);
+    std::fs::write(&bak, &normalized[..normalized.len() / 2]).expect("a partial copy");
+    let o = in_place();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(!bak.exists());
     assert_eq!(
@@ -246,6 +244,21 @@ fn regression_a_killed_in_place_runs_backup_is_hidden_and_replaced_by_the_next_r
         normalized,
         "idempotent"
     );
+
+    // One that holds what the input does not (the old version of an input
+    // replaced, with mail a late writer appended that could not be copied
+    // over) is never replaced: 75, named, both left as they are. (It was
+    // replaced, and that mail was gone.)
+    let mut older = original.clone();
+    older.extend_from_slice(DELIVERED);
+    std::fs::write(&bak, &older).expect("an older version with late mail");
+    let o = in_place();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(75), "{err}");
+    assert!(err.contains(".inbox.mailcharset-bak"), "{err}");
+    assert_eq!(std::fs::read(&bak).expect("kept"), older);
+    assert_eq!(std::fs::read(&inbox).expect("read"), normalized);
+    assert!(!mailbox::lock_path(&inbox).exists());
 }
 
 fn maildir_tree(root: &Path) {
