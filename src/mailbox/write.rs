@@ -532,7 +532,7 @@ impl MessageWriter {
     /// The name of a Maildir message `msg` written as `bytes` under `rel`,
     /// when its size tags change ([`resized_name`]).
     fn resized(&self, msg: &RawMessage, rel: &Path, bytes: &[u8]) -> Option<PathBuf> {
-        if !matches!(msg.origin, Origin::Maildir { .. }) || bytes == msg.bytes.as_slice() {
+        if !is_maildir_message(&msg.origin) || bytes == msg.bytes.as_slice() {
             return None;
         }
         let new = resized_name(rel.file_name()?, bytes)?;
@@ -634,6 +634,20 @@ impl MessageWriter {
             Sink::Dir(d) => d.commit().map(|()| 0),
             Sink::InPlaceDir(_) | Sink::Taken => Ok(0),
         }
+    }
+}
+
+/// Whether a message is a Maildir message file, whose name may carry size
+/// tags: one of a Maildir, or a file of a folder in a `cur/` or `new/`
+/// directory (a Maildir inside the folder, read there file by file).
+fn is_maildir_message(origin: &Origin) -> bool {
+    match origin {
+        Origin::Maildir { .. } => true,
+        Origin::File { relative } => relative
+            .parent()
+            .and_then(Path::file_name)
+            .is_some_and(|d| d == "cur" || d == "new"),
+        _ => false,
     }
 }
 

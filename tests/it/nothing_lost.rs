@@ -2311,3 +2311,59 @@ fn regression_a_folders_mbox_is_not_read_halfway_through_a_delivery() {
     );
     assert!(!lock.exists());
 }
+
+/// The one file under `dir` and whether its name's S= and W= tags are
+/// those of its content (`S=` octets, `W=` octets plus bare line feeds).
+fn size_tags_right(dir: &Path) -> (String, bool) {
+    let names = crate::common::entry_names(dir);
+    assert_eq!(names.len(), 1, "{names:?}");
+    let bytes = std::fs::read(dir.join(&names[0])).expect("read");
+    let lf = bytes.iter().filter(|&&b| b == b'\n').count();
+    let crlf = bytes.windows(2).filter(|w| w == b"\r\n").count();
+    let s = format!(",S={},", bytes.len());
+    let w = format!(",W={}:", bytes.len() + lf - crlf);
+    let right = names[0].contains(&s) && names[0].contains(&w);
+    (names[0].clone(), right)
+}
+
+#[test]
+fn regression_size_tags_follow_the_content_in_a_maildir_inside_a_folder() {
+    // The tags were brought up to date only for messages of a Maildir
+    // input: a Maildir inside a folder (mbox files and Maildirs side by
+    // side), whose files are read one by one, kept S=74,W=78 on a message
+    // of 132 octets, with -o and in place.
+    let dir = tempfile::tempdir().expect("tmp");
+    let folder = dir.path().join("F");
+    latin1_maildir(&folder.join("lists"));
+    std::fs::rename(
+        folder.join("lists/cur/1.host:2,S"),
+        folder.join("lists/cur/1700000000.M1P1.host,S=74,W=78:2,S"),
+    )
+    .expect("mv");
+    std::fs::write(
+        folder.join("inbox"),
+        b"From a@b Mon Jan  1 00:00:00 2001\nSubject: x\n\ny\n\n",
+    )
+    .expect("write");
+    let out = dir.path().join("out");
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        folder.as_os_str(),
+        os("-o"),
+        out.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (name, right) = size_tags_right(&out.join("lists/cur"));
+    assert!(right, "-o: {name}");
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        os("--in-place"),
+        folder.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (name, right) = size_tags_right(&folder.join("lists/cur"));
+    assert!(right, "in place: {name}");
+    assert!(name.starts_with("1700000000.M1P1.host,S=") && name.ends_with(":2,S"));
+}
