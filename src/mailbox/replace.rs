@@ -57,6 +57,9 @@ pub(super) enum Replaced {
     /// Changed by another program during the run (rewritten, moved at the
     /// last moment, or locked): its version is kept, ours dropped.
     Kept(&'static str),
+    /// Only a new name was asked for ([`rename_message`]), and a file has
+    /// it already: the message is left under its name.
+    NameTaken,
 }
 
 /// Removes a file when dropped, unless disarmed.
@@ -131,6 +134,70 @@ impl<'a> Hooks<'a> {
             f();
         }
     }
+}
+
+/// Renames the message file `path`, read as `original` and not changed by
+/// the run, to `new_path` (in the same directory): its size tags were
+/// wrong for its content. With the care of a replacement: the rename never
+/// replaces a file (`RENAME_NOREPLACE`), fails when the file was moved or
+/// deleted meanwhile (then nothing is done), and the file it moved is
+/// compared with what was read: rewritten meanwhile, and it gets its name
+/// back. A symbolic link is left as it is (its name is not the file's).
+pub(super) fn rename_message(
+    path: &Path,
+    new_path: &Path,
+    original: &[u8],
+) -> io::Result<Replaced> {
+    rename_with(path, new_path, original, &|| {})
+}
+
+/// [`rename_message`]; `before` is called right before the rename.
+fn rename_with(
+    path: &Path,
+    new_path: &Path,
+    original: &[u8],
+    before: &dyn Fn(),
+) -> io::Result<Replaced> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => {
+            return Ok(Replaced::Done {
+                late: 0,
+                name_kept: false,
+            });
+        }
+        Ok(_) => {}
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Replaced::Gone),
+        Err(e) => return Err(e),
+    }
+    let _critical = super::lock::critical();
+    before();
+    match rename_noreplace(path, new_path) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Replaced::Gone),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => return Ok(Replaced::NameTaken),
+        Err(e) => return Err(e),
+    }
+    let moved = match std::fs::read(new_path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Replaced::Gone),
+        Err(e) => return Err(e),
+    };
+    if moved != original {
+        // Rewritten between the read and the rename: the tags were
+        // computed for the old content. Its name back.
+        return Ok(match rename_noreplace(new_path, path) {
+            Ok(()) => Replaced::Kept(REWRITTEN),
+            Err(_) => Replaced::Kept(
+                "rewritten by another program during the run, and left under the name \
+                 with the size tags of what was read",
+            ),
+        });
+    }
+    sync_dir(parent_of(path))?;
+    Ok(Replaced::Done {
+        late: 0,
+        name_kept: false,
+    })
 }
 
 /// [`replace_message`]; `hooks` stand in for other programs (tests), and
@@ -915,5 +982,38 @@ mod tests {
             assert_eq!(names(dir.path()), ["inbox"], "{swap}");
             assert!(e.to_string().contains("as it was"), "{swap}: {e}");
         }
+    }
+
+    /// Stale size tags on a file the run does not change are put right by
+    /// a rename, with the care of a replacement.
+    #[test]
+    fn a_rename_for_size_tags_only_moves_what_was_read() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let x = dir.path().join("1.host,S=1:2,S");
+        let right = dir.path().join("1.host,S=19:2,S");
+        std::fs::write(&x, OLD).expect("write");
+        let r = rename_with(&x, &right, OLD, &|| {}).expect("rename");
+        assert!(matches!(r, Replaced::Done { .. }), "{r:?}");
+        assert_eq!(names(dir.path()), ["1.host,S=19:2,S"]);
+        assert_eq!(std::fs::read(&right).expect("read"), OLD);
+
+        // Rewritten right before: it keeps its name.
+        std::fs::rename(&right, &x).expect("back");
+        let edit = || std::fs::write(&x, NEW).expect("their rewrite");
+        let r = rename_with(&x, &right, OLD, &edit).expect("rename");
+        assert_eq!(r, Replaced::Kept(REWRITTEN));
+        assert_eq!(names(dir.path()), ["1.host,S=1:2,S"]);
+        assert_eq!(std::fs::read(&x).expect("read"), NEW);
+
+        // Moved right before: nothing done; the name taken: left.
+        let mv = || std::fs::rename(&x, dir.path().join("1.host,S=1:2,ST")).expect("mv");
+        let r = rename_with(&x, &right, NEW, &mv).expect("rename");
+        assert_eq!(r, Replaced::Gone);
+        let x = dir.path().join("1.host,S=1:2,ST");
+        std::fs::write(&right, b"another").expect("write");
+        let r = rename_with(&x, &right, NEW, &|| {}).expect("rename");
+        assert_eq!(r, Replaced::NameTaken);
+        assert_eq!(std::fs::read(&x).expect("read"), NEW);
+        assert_eq!(std::fs::read(&right).expect("read"), b"another");
     }
 }

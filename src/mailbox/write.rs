@@ -8,7 +8,7 @@ use super::atomic::{
     still_there,
 };
 use super::mbox::{content_length_field, header_end, quote_into};
-use super::replace::{Replaced, replace_message};
+use super::replace::{Replaced, rename_message, replace_message};
 use super::{MailboxError, MaildirSubdir, MboxFlavor, MboxFormat, Origin, RawMessage};
 use std::fs::File;
 use std::io::{self, Write};
@@ -379,7 +379,8 @@ impl MessageWriter {
                 };
                 let path = root.join(&rel);
                 let new_path = self.resized(msg, &rel, bytes).map(|r| root.join(r));
-                // Unchanged: nothing to do. Moved, deleted or rewritten by
+                // Unchanged: nothing to do, unless its size tags are wrong
+                // (renamed). Moved, deleted or rewritten by
                 // another program during the run (a mail reader moved it
                 // to cur/ with new flags, the user deleted it): left as
                 // that program left it, never resurrected or duplicated
@@ -390,6 +391,14 @@ impl MessageWriter {
                     let mbox = matches!(msg.origin, Origin::File { .. })
                         && super::mbox::first_from_line(&msg.bytes).is_some();
                     let done = replace_message(&path, new_path.as_deref(), &msg.bytes, bytes, mbox)
+                        .map_err(|e| MailboxError::io(&path, None, e))?;
+                    self.note(&path, done);
+                } else if let Some(np) = new_path {
+                    // Unchanged, but its size tags are wrong (Dovecot takes
+                    // a wrong S= for a damaged file): only renamed, never
+                    // over another file, and only if it still is what was
+                    // read.
+                    let done = rename_message(&path, &np, &msg.bytes)
                         .map_err(|e| MailboxError::io(&path, None, e))?;
                     self.note(&path, done);
                 }
@@ -467,6 +476,11 @@ impl MessageWriter {
                 self.retry = true;
                 format!("{why}: not normalized")
             }
+            Replaced::NameTaken => {
+                "its size tags are wrong for its content, and the name with the right ones \
+                 is taken: left under its name"
+                    .into()
+            }
         };
         self.notes.push(format!("{}: {line}", path.display()));
     }
@@ -530,9 +544,11 @@ impl MessageWriter {
     }
 
     /// The name of a Maildir message `msg` written as `bytes` under `rel`,
-    /// when its size tags change ([`resized_name`]).
+    /// when its size tags are not those of `bytes` ([`resized_name`]):
+    /// changed by the run, or wrong already (a message normalized by an
+    /// earlier version kept the tags of its old size).
     fn resized(&self, msg: &RawMessage, rel: &Path, bytes: &[u8]) -> Option<PathBuf> {
-        if !is_maildir_message(&msg.origin) || bytes == msg.bytes.as_slice() {
+        if !is_maildir_message(&msg.origin) {
             return None;
         }
         let new = resized_name(rel.file_name()?, bytes)?;

@@ -2367,3 +2367,43 @@ fn regression_size_tags_follow_the_content_in_a_maildir_inside_a_folder() {
     assert!(right, "in place: {name}");
     assert!(name.starts_with("1700000000.M1P1.host,S=") && name.ends_with(":2,S"));
 }
+
+#[test]
+fn regression_stale_size_tags_of_a_message_already_normalized_are_put_right() {
+    // A message normalized by an earlier version kept the tags of its old
+    // size (S=74,W=78 on 132 octets), and re-runs kept them: the tags were
+    // looked at only when the content changed, and normalize does not
+    // change it twice. A tag wrong for the content is now put right, by a
+    // rename of the unchanged file (in place) or in the output's name.
+    let dir = tempfile::tempdir().expect("tmp");
+    let md = dir.path().join("md");
+    latin1_maildir(&md);
+    std::fs::remove_file(md.join("cur/1.host:2,S")).expect("rm");
+    let normalized = lib_normalize(LATIN1);
+    let stale = md.join("cur/1700000000.M1P1.host,S=74,W=78:2,S");
+    std::fs::write(&stale, &normalized).expect("write");
+    let out = dir.path().join("out");
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        md.as_os_str(),
+        os("-o"),
+        out.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (name, right) = size_tags_right(&out.join("cur"));
+    assert!(right, "-o: {name}");
+    let o = run(&[os("normalize"), os("-q"), os("--in-place"), md.as_os_str()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (name, right) = size_tags_right(&md.join("cur"));
+    assert!(right, "in place: {name}");
+    assert_eq!(
+        std::fs::read(md.join("cur").join(&name)).expect("read"),
+        normalized,
+        "the content as it was"
+    );
+    // Right tags, or none: the name is left alone.
+    let o = run(&[os("normalize"), os("-q"), os("--in-place"), md.as_os_str()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(crate::common::entry_names(&md.join("cur")), [name]);
+}
