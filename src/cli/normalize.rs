@@ -128,6 +128,7 @@ pub fn run(args: &NormalizeArgs) -> CliResult {
         super::interrupt::release_locks_on_signal();
     }
     let mut completed: Vec<String> = Vec::new();
+    let mut any_written = false;
     let mut worst = exit::OK;
     for (input, output) in inputs.iter().zip(&outputs) {
         if let Some(parent) = output.as_deref().and_then(Path::parent)
@@ -136,7 +137,15 @@ pub fn run(args: &NormalizeArgs) -> CliResult {
             std::fs::create_dir_all(parent)
                 .map_err(|e| CliError::io(&parent.display().to_string(), e))?;
         }
-        let code = match one_input(input, output.as_deref(), args, &opts, report.as_mut()) {
+        let mut written = false;
+        let code = match one_input(
+            input,
+            output.as_deref(),
+            args,
+            &opts,
+            report.as_mut(),
+            &mut written,
+        ) {
             Ok(code) => code,
             // Locked by an MDA, or mail arrived during the run: this input
             // is as it was; the others are still done.
@@ -149,9 +158,12 @@ pub fn run(args: &NormalizeArgs) -> CliResult {
             }
             Err(e) => return Err(with_completed(e, &completed)),
         };
-        if let Some(o) = output {
+        // Only an output put in place is listed (one not written, for
+        // files that could not be read, was listed as complete).
+        if written && let Some(o) = output {
             completed.push(o.display().to_string());
         }
+        any_written |= written;
         match code {
             exit::OK => {}
             // Files skipped or unreadable under this input: the others are
@@ -160,9 +172,19 @@ pub fn run(args: &NormalizeArgs) -> CliResult {
             _ => return Ok(code),
         }
     }
+    // A report is put in place with at least one output: it has the lines
+    // of the inputs whose outputs were (a report of messages changed in an
+    // output that does not exist was put in place beside nothing).
     if let Some(r) = report {
-        r.commit()
-            .map_err(|e| with_completed(mailbox_err(&e), &completed))?;
+        if any_written {
+            r.commit()
+                .map_err(|e| with_completed(mailbox_err(&e), &completed))?;
+        } else {
+            eprintln!(
+                "mailcharset: {}: not written either: no output was",
+                mailcharset::audit::escape_controls(&r.path().display().to_string())
+            );
+        }
     }
     Ok(worst)
 }
@@ -363,6 +385,7 @@ fn one_input(
     args: &NormalizeArgs,
     opts: &Options,
     report: Option<&mut mailbox::AtomicFile>,
+    written: &mut bool,
 ) -> CliResult {
     let name = if input.as_os_str() == "-" {
         "standard input".to_string()
@@ -427,7 +450,9 @@ fn one_input(
                         ))
                     })?;
             }
-            return pass_through(&name, input, output, args, head, rest);
+            let code = pass_through(&name, input, output, args, head, rest)?;
+            *written = true;
+            return Ok(code);
         }
     };
     let skipped = reader.skipped();
@@ -625,9 +650,25 @@ fn one_input(
     if failed.is_none() {
         writer.check_unchanged().map_err(|e| mailbox_err(&e))?;
     }
+    // Whether this input's output is put in place (or went out): not with
+    // files missing (-o), nor after a failed message, but for standard
+    // output (what came before it) and in place on a Maildir or folder
+    // (the files before it were replaced).
+    let puts = !incomplete
+        && (failed.is_none()
+            || to_stdout
+            || (args.in_place && matches!(kind, InputKind::Maildir | InputKind::Folder)));
     // The report's lines first (flushed to its temporary): if they cannot
-    // be written, this input's output is not put in place either.
-    if let Some(r) = report {
+    // be written, this input's output is not put in place either. Those of
+    // an output not put in place are not written (the report described
+    // changes in an output that did not exist), and are taken back out
+    // should the output fail at the last step.
+    let mut report = report;
+    let mark = match report.as_mut() {
+        Some(r) if puts => Some(r.written_len().map_err(|e| mailbox_err(&e))?),
+        _ => None,
+    };
+    if let Some(r) = report.as_mut().filter(|_| puts) {
         let mut lines = lines.into_inner().unwrap_or_default();
         lines.sort_by_key(|l| l.0);
         let name = r.path().display().to_string();
@@ -652,7 +693,15 @@ fn one_input(
         // What came before the failing message, and nothing else, goes out.
         writer.finish().map_err(|e| mailbox_err(&e))?;
     } else if failed.is_none() {
-        let late = writer.finish_late().map_err(|e| mailbox_err(&e))?;
+        let late = match writer.finish_late() {
+            Ok(late) => late,
+            Err(e) => {
+                if let (Some(r), Some(mark)) = (report, mark) {
+                    r.truncate(mark).map_err(|e| mailbox_err(&e))?;
+                }
+                return Err(mailbox_err(&e));
+            }
+        };
         if late > 0 {
             eprintln!(
                 "mailcharset: {name}: {late} octets were appended by another program right \
@@ -663,6 +712,7 @@ fn one_input(
     } else {
         drop(writer);
     }
+    *written = puts;
     if !args.progress.quiet {
         eprintln!("mailcharset normalize: {name}: {stats}");
     }

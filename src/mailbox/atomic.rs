@@ -486,8 +486,43 @@ impl AtomicFile {
         &self.dest
     }
 
+    /// How many octets were written so far (flushed to the temporary).
+    pub fn written_len(&mut self) -> Result<u64, MailboxError> {
+        let dest = self.dest.clone();
+        let w = self.buf()?;
+        w.flush().map_err(|e| MailboxError::io(&dest, None, e))?;
+        match w.get_mut() {
+            Target::Temp(t) => t
+                .as_file_mut()
+                .stream_position()
+                .map_err(|e| MailboxError::io(&dest, None, e)),
+            Target::Direct(_) => Ok(0),
+        }
+    }
+
+    /// Takes back what was written after the first `len` octets
+    /// ([`AtomicFile::written_len`]): the lines of a report for an output that was
+    /// not put in place after all. Nothing can be taken back from a device
+    /// or pipe written straight into.
+    pub fn truncate(&mut self, len: u64) -> Result<(), MailboxError> {
+        let dest = self.dest.clone();
+        let err = |e| MailboxError::io(&dest, None, e);
+        let w = self.buf()?;
+        w.flush().map_err(err)?;
+        if let Target::Temp(t) = w.get_mut() {
+            let f = t.as_file_mut();
+            f.set_len(len).map_err(err)?;
+            f.seek(io::SeekFrom::Start(len)).map_err(err)?;
+        }
+        Ok(())
+    }
+
     /// Where the bytes go (buffered; the temporary file).
     pub fn writer(&mut self) -> Result<&mut (impl Write + use<>), MailboxError> {
+        self.buf()
+    }
+
+    fn buf(&mut self) -> Result<&mut BufWriter<Target>, MailboxError> {
         let dest = &self.dest;
         self.tmp
             .as_mut()

@@ -2407,3 +2407,63 @@ fn regression_stale_size_tags_of_a_message_already_normalized_are_put_right() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(crate::common::entry_names(&md.join("cur")), [name]);
 }
+
+#[test]
+fn regression_a_report_is_not_put_in_place_for_an_output_that_was_not() {
+    // With -o and a message file that could not be read, no output was
+    // written (74), but the --report was put in place describing changed
+    // messages, and the output was listed among those completed.
+    let dir = tempfile::tempdir().expect("tmp");
+    let md = dir.path().join("md");
+    latin1_maildir(&md);
+    std::os::unix::fs::symlink("/proc/self/mem", md.join("cur/2.host:2,S")).expect("ln");
+    let report = dir.path().join("r.jsonl");
+    std::fs::write(&report, b"the last run's report\n").expect("write");
+    let out = dir.path().join("out");
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        md.as_os_str(),
+        os("-o"),
+        out.as_os_str(),
+        os("--report"),
+        report.as_os_str(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(74), "{err}");
+    assert!(!out.exists());
+    assert_eq!(
+        std::fs::read(&report).expect("kept"),
+        b"the last run's report\n",
+        "{err}"
+    );
+    assert!(err.contains("not written either"), "{err}");
+
+    // With another input that is written: the report has its lines only.
+    let msg = dir.path().join("m.eml");
+    std::fs::write(&msg, LATIN1).expect("write");
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        md.as_os_str(),
+        msg.as_os_str(),
+        os("-o"),
+        out.as_os_str(),
+        os("--report"),
+        report.as_os_str(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(74), "{err}");
+    assert!(out.join("m.eml").exists() && !out.join("md").exists());
+    let text = std::fs::read_to_string(&report).expect("report");
+    let inputs: Vec<String> = text
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).expect("json")["input"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(inputs, [msg.display().to_string()], "{text}");
+}
