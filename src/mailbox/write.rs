@@ -136,6 +136,9 @@ pub struct MessageWriter {
     handed: u64,
     ends: std::collections::VecDeque<u64>,
     through: usize,
+    /// In place in a Maildir or folder: the directories whose stale
+    /// temporaries were removed (each once, when its first message comes).
+    cleaned: std::collections::HashSet<PathBuf>,
 }
 
 impl MessageWriter {
@@ -226,6 +229,7 @@ impl MessageWriter {
             handed: 0,
             ends: Default::default(),
             through: 0,
+            cleaned: Default::default(),
         }
     }
 
@@ -378,6 +382,16 @@ impl MessageWriter {
                     return Err(self.io_err(io::Error::other("not a directory output")));
                 };
                 let path = root.join(&rel);
+                // A killed run's temporary (the old version of a file it
+                // swapped out: a whole mbox) in any directory this run
+                // may write into, at any depth of a folder, not only the
+                // top and cur/, new/.
+                if let Some(dir) = path.parent()
+                    && !self.cleaned.contains(dir)
+                {
+                    remove_stale_in(dir, &Temporaries::Any);
+                    self.cleaned.insert(dir.to_path_buf());
+                }
                 let new_path = self.resized(msg, &rel, bytes).map(|r| root.join(r));
                 // Unchanged: nothing to do, unless its size tags are wrong
                 // (renamed). Moved, deleted or rewritten by

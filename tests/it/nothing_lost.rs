@@ -2467,3 +2467,39 @@ fn regression_a_report_is_not_put_in_place_for_an_output_that_was_not() {
         .collect();
     assert_eq!(inputs, [msg.display().to_string()], "{text}");
 }
+
+#[test]
+fn regression_a_killed_runs_temporary_deep_in_a_folder_is_removed_in_place() {
+    // A killed in-place folder run leaves the old version of the file it
+    // was replacing (a whole mbox) under a hidden temporary name beside
+    // it. Later in-place runs removed those only at the folder's top and
+    // in cur/ and new/: one in F/lists stayed for good.
+    let dir = tempfile::tempdir().expect("tmp");
+    let folder = dir.path().join("F");
+    std::fs::create_dir_all(folder.join("lists/deeper")).expect("mkdir");
+    let mbox = b"From a@b Mon Jan  1 00:00:00 2001\nSubject: one\n\nx\n\n\
+                 From a@b Mon Jan  1 00:00:01 2001\nSubject: two\n\ny\n\n";
+    let mut stale = Vec::new();
+    for (sub, name) in [("", "inbox"), ("lists", "mips"), ("lists/deeper", "m")] {
+        let d = folder.join(sub);
+        std::fs::write(d.join(name), mbox).expect("write");
+        let t = d.join(format!(".{name}.AbC123.mailcharset-tmp"));
+        std::fs::write(&t, mbox).expect("write");
+        crate::common::backdate(&t);
+        stale.push(t);
+    }
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        os("--in-place"),
+        folder.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for t in &stale {
+        assert!(!t.exists(), "{} removed", t.display());
+    }
+    assert_eq!(
+        std::fs::read(folder.join("lists/deeper/m")).expect("read"),
+        mbox
+    );
+}
