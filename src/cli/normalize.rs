@@ -85,10 +85,12 @@ pub fn run(args: &NormalizeArgs) -> CliResult {
              to be written under in the output directory; normalize it on its own",
         ));
     }
-    if inputs.len() > 1 && args.output.is_none() {
+    // In place, each input is its own output.
+    if inputs.len() > 1 && args.output.is_none() && !args.in_place {
         return Err(CliError::new(
             exit::USAGE,
-            "normalize: several inputs need -o DIR (each is written under DIR with its own name)",
+            "normalize: several inputs need -o DIR (each is written under DIR with its own \
+             name) or --in-place",
         ));
     }
     let outputs = output_names(&inputs, args.output.as_deref())?;

@@ -2503,3 +2503,74 @@ fn regression_a_killed_runs_temporary_deep_in_a_folder_is_removed_in_place() {
         mbox
     );
 }
+
+#[test]
+fn regression_in_place_takes_several_inputs_each_its_own_output() {
+    // doc/mailbox.md said that in place, with several inputs, the others
+    // are still done when one is locked or changed; `--in-place a b` was
+    // refused (64, "several inputs need -o DIR"). Each input is now its own
+    // output; inputs inside one another are refused before anything is
+    // written.
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut a = b"From a@b Mon Jan  1 00:00:00 2001\n".to_vec();
+    a.extend_from_slice(LATIN1);
+    a.extend_from_slice(b"\n");
+    let boxes = dir.path().join("a.mbox");
+    std::fs::write(&boxes, &a).expect("write");
+    let msg = dir.path().join("m.eml");
+    std::fs::write(&msg, LATIN1).expect("write");
+    let md = dir.path().join("md");
+    latin1_maildir(&md);
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        os("--in-place"),
+        boxes.as_os_str(),
+        msg.as_os_str(),
+        md.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_ne!(std::fs::read(&boxes).expect("read"), a);
+    assert_eq!(std::fs::read(&msg).expect("read"), lib_normalize(LATIN1));
+    assert_eq!(
+        std::fs::read(md.join("cur/1.host:2,S")).expect("read"),
+        lib_normalize(LATIN1)
+    );
+
+    // Inside one another, or twice: nothing written.
+    std::fs::write(&msg, LATIN1).expect("write");
+    std::fs::write(md.join("cur/1.host:2,S"), LATIN1).expect("write");
+    let before = snapshot(dir.path());
+    for args in [
+        [
+            md.as_os_str(),
+            md.join("cur/1.host:2,S").into_os_string().as_os_str(),
+        ],
+        [msg.as_os_str(), msg.as_os_str()],
+    ] {
+        let mut full = vec![os("normalize"), os("-q"), os("--in-place")];
+        full.extend_from_slice(&args);
+        let o = run(&full);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(74), "{err}");
+        assert_eq!(snapshot(dir.path()), before, "{err}");
+    }
+
+    // One locked by an MDA: left as it is (75), the others still done.
+    std::fs::write(&boxes, &a).expect("write");
+    let lock = mailbox::lock_path(&boxes);
+    std::fs::write(&lock, b"4242\n").expect("the MDA's lock");
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        os("--in-place"),
+        boxes.as_os_str(),
+        msg.as_os_str(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(75), "{err}");
+    assert!(err.contains("locked by another program"), "{err}");
+    assert_eq!(std::fs::read(&boxes).expect("read"), a);
+    assert_eq!(std::fs::read(&msg).expect("read"), lib_normalize(LATIN1));
+    assert_eq!(std::fs::read(&lock).expect("lock"), b"4242\n");
+}
