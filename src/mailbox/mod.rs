@@ -38,7 +38,7 @@ pub use atomic::{
     AtomicFile, OUTPUT_MARKER, WriteMode, backup_path, check_output, check_outputs, check_report,
     remove_stale_temporaries,
 };
-pub use lock::{DotLock, FileStamp, LOCK_WAIT, lock_path, release_held_locks};
+pub use lock::{DotLock, FileStamp, LOCK_REFRESH, LOCK_WAIT, lock_path, release_held_locks};
 pub use mbox::{MboxReader, is_envelope_line, quote_from_lines, unquote_from_lines};
 pub use pipeline::{Options, Outcome, RunStats};
 pub use progress::{Bar, Progress};

@@ -214,10 +214,13 @@ fn replace_with(
     // A symbolic link stays a link: its target is replaced, under its name.
     let resolved = resolve_link(path);
     let new_path = new_path.filter(|_| resolved == path);
+    let given = path;
     let path = resolved.as_path();
     let dir = parent_of(path);
+    // Beside the name given (where an MDA configured with it locks) and,
+    // for a link, beside its target.
     let _lock = if mbox {
-        match DotLock::acquire(path, LOCK_WAIT) {
+        match DotLock::acquire(given, LOCK_WAIT) {
             Ok(l) => Some(l),
             Err(MailboxError::Locked { .. }) => {
                 return Ok(Replaced::Kept(
