@@ -1,7 +1,8 @@
 //! An in-place run interrupted by SIGINT, SIGTERM or SIGHUP (Ctrl-C, a
 //! service stop, a closed terminal) removes the mbox dotlocks it holds
 //! before it exits: MDAs would otherwise wait on a lock nobody holds until
-//! they take it for stale (minutes), and the next run would give up on it.
+//! they take it for stale (minutes; Dovecot at once, seeing the process
+//! gone, as the next run of this program does).
 //! Everything else a killed run leaves is safe to leave: the input is
 //! complete, the hidden temporary and backup are cleaned up or replaced by
 //! the next run (doc/mailbox.md, "Crash safety").

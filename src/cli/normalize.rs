@@ -21,6 +21,8 @@ fn mailbox_err(e: &MailboxError) -> CliError {
         MailboxError::Unrecognized { .. } => exit::DATA,
         // In place: locked by an MDA, or mail arrived: try again.
         MailboxError::Locked { .. } | MailboxError::Changed { .. } => exit::TEMPFAIL,
+        // In place: an earlier run's backup holds mail: look, then again.
+        MailboxError::BackupKept { .. } => exit::TEMPFAIL,
         _ => exit::IO,
     };
     CliError::mailbox(e, code)
@@ -83,11 +85,28 @@ pub fn run(args: &NormalizeArgs) -> CliResult {
              to be written under in the output directory; normalize it on its own",
         ));
     }
-    if inputs.len() > 1 && args.output.is_none() {
+    // In place, each input is its own output.
+    if inputs.len() > 1 && args.output.is_none() && !args.in_place {
         return Err(CliError::new(
             exit::USAGE,
-            "normalize: several inputs need -o DIR (each is written under DIR with its own name)",
+            "normalize: several inputs need -o DIR (each is written under DIR with its own \
+             name) or --in-place",
         ));
+    }
+    let outputs = output_names(&inputs, args.output.as_deref())?;
+    // Every output against every input, before anything is written: an
+    // output inside another input (`normalize inbox d -o d`, `d` holding
+    // `d/inbox`) replaced part of it before that input's turn came.
+    let (targets, mode) = if args.in_place {
+        (inputs.clone(), WriteMode::InPlace)
+    } else {
+        (
+            outputs.iter().flatten().cloned().collect(),
+            WriteMode::Replace,
+        )
+    };
+    if targets.len() == inputs.len() {
+        mailbox::check_outputs(&inputs, &targets, mode).map_err(|e| mailbox_err(&e))?;
     }
     // The report is written to a temporary and renamed into place at the
     // end; each input's lines reach it (flushed) before that input's output
@@ -105,13 +124,13 @@ pub fn run(args: &NormalizeArgs) -> CliResult {
         }
         None => None,
     };
-    let outputs = output_names(&inputs, args.output.as_deref())?;
     if args.in_place {
         // Before any thread starts: an interrupted run does not leave the
         // mbox dotlocks it holds behind.
         super::interrupt::release_locks_on_signal();
     }
     let mut completed: Vec<String> = Vec::new();
+    let mut any_written = false;
     let mut worst = exit::OK;
     for (input, output) in inputs.iter().zip(&outputs) {
         if let Some(parent) = output.as_deref().and_then(Path::parent)
@@ -120,7 +139,15 @@ pub fn run(args: &NormalizeArgs) -> CliResult {
             std::fs::create_dir_all(parent)
                 .map_err(|e| CliError::io(&parent.display().to_string(), e))?;
         }
-        let code = match one_input(input, output.as_deref(), args, &opts, report.as_mut()) {
+        let mut written = false;
+        let code = match one_input(
+            input,
+            output.as_deref(),
+            args,
+            &opts,
+            report.as_mut(),
+            &mut written,
+        ) {
             Ok(code) => code,
             // Locked by an MDA, or mail arrived during the run: this input
             // is as it was; the others are still done.
@@ -133,9 +160,12 @@ pub fn run(args: &NormalizeArgs) -> CliResult {
             }
             Err(e) => return Err(with_completed(e, &completed)),
         };
-        if let Some(o) = output {
+        // Only an output put in place is listed (one not written, for
+        // files that could not be read, was listed as complete).
+        if written && let Some(o) = output {
             completed.push(o.display().to_string());
         }
+        any_written |= written;
         match code {
             exit::OK => {}
             // Files skipped or unreadable under this input: the others are
@@ -144,9 +174,19 @@ pub fn run(args: &NormalizeArgs) -> CliResult {
             _ => return Ok(code),
         }
     }
+    // A report is put in place with at least one output: it has the lines
+    // of the inputs whose outputs were (a report of messages changed in an
+    // output that does not exist was put in place beside nothing).
     if let Some(r) = report {
-        r.commit()
-            .map_err(|e| with_completed(mailbox_err(&e), &completed))?;
+        if any_written {
+            r.commit()
+                .map_err(|e| with_completed(mailbox_err(&e), &completed))?;
+        } else {
+            eprintln!(
+                "mailcharset: {}: not written either: no output was",
+                mailcharset::audit::escape_controls(&r.path().display().to_string())
+            );
+        }
     }
     Ok(worst)
 }
@@ -347,6 +387,7 @@ fn one_input(
     args: &NormalizeArgs,
     opts: &Options,
     report: Option<&mut mailbox::AtomicFile>,
+    written: &mut bool,
 ) -> CliResult {
     let name = if input.as_os_str() == "-" {
         "standard input".to_string()
@@ -392,6 +433,12 @@ fn one_input(
     };
     let kind = super::input_kind(input, args.input_format).map_err(|e| mailbox_err(&e))?;
     let reader = match open_bounded(input, kind, args.max_message_size)? {
+        // In place, a folder's mbox files are read under their dotlock: an
+        // MDA halfway through a delivery is waited for.
+        Bounded::Reader(mut r) if args.in_place => {
+            r.lock_mbox_files();
+            r
+        }
         Bounded::Reader(r) => r,
         Bounded::TooLarge { head, rest } => {
             // Its report line first, as for any input.
@@ -405,7 +452,9 @@ fn one_input(
                         ))
                     })?;
             }
-            return pass_through(&name, input, output, args, head, rest);
+            let code = pass_through(&name, input, output, args, head, rest)?;
+            *written = true;
+            return Ok(code);
         }
     };
     let skipped = reader.skipped();
@@ -603,9 +652,25 @@ fn one_input(
     if failed.is_none() {
         writer.check_unchanged().map_err(|e| mailbox_err(&e))?;
     }
+    // Whether this input's output is put in place (or went out): not with
+    // files missing (-o), nor after a failed message, but for standard
+    // output (what came before it) and in place on a Maildir or folder
+    // (the files before it were replaced).
+    let puts = !incomplete
+        && (failed.is_none()
+            || to_stdout
+            || (args.in_place && matches!(kind, InputKind::Maildir | InputKind::Folder)));
     // The report's lines first (flushed to its temporary): if they cannot
-    // be written, this input's output is not put in place either.
-    if let Some(r) = report {
+    // be written, this input's output is not put in place either. Those of
+    // an output not put in place are not written (the report described
+    // changes in an output that did not exist), and are taken back out
+    // should the output fail at the last step.
+    let mut report = report;
+    let mark = match report.as_mut() {
+        Some(r) if puts => Some(r.written_len().map_err(|e| mailbox_err(&e))?),
+        _ => None,
+    };
+    if let Some(r) = report.as_mut().filter(|_| puts) {
         let mut lines = lines.into_inner().unwrap_or_default();
         lines.sort_by_key(|l| l.0);
         let name = r.path().display().to_string();
@@ -630,7 +695,15 @@ fn one_input(
         // What came before the failing message, and nothing else, goes out.
         writer.finish().map_err(|e| mailbox_err(&e))?;
     } else if failed.is_none() {
-        let late = writer.finish_late().map_err(|e| mailbox_err(&e))?;
+        let late = match writer.finish_late() {
+            Ok(late) => late,
+            Err(e) => {
+                if let (Some(r), Some(mark)) = (report, mark) {
+                    r.truncate(mark).map_err(|e| mailbox_err(&e))?;
+                }
+                return Err(mailbox_err(&e));
+            }
+        };
         if late > 0 {
             eprintln!(
                 "mailcharset: {name}: {late} octets were appended by another program right \
@@ -641,6 +714,7 @@ fn one_input(
     } else {
         drop(writer);
     }
+    *written = puts;
     if !args.progress.quiet {
         eprintln!("mailcharset normalize: {name}: {stats}");
     }

@@ -58,6 +58,48 @@ pub fn check_output(input: &Path, output: &Path, mode: WriteMode) -> Result<(), 
     }
 }
 
+/// [`check_output`] for a run of several inputs, before anything is
+/// written: `outputs[i]` against its own input `inputs[i]`, and against
+/// every other input too (in place or not, it must be neither one of them,
+/// nor inside one, nor hold one). Each input is written in turn, so an
+/// output checked only against its own input replaced a mailbox of another
+/// input before that input's turn came (`normalize inbox d -o d`, `d`
+/// holding `d/inbox`: the top-level inbox replaced `d/inbox`). The
+/// directories an output's parent needs are inside or around the output,
+/// so they are covered by the same check. Standard input (`-`) is skipped.
+pub fn check_outputs(
+    inputs: &[PathBuf],
+    outputs: &[PathBuf],
+    mode: WriteMode,
+) -> Result<(), MailboxError> {
+    let canon: Vec<Option<PathBuf>> = inputs
+        .iter()
+        .map(|i| {
+            (i.as_os_str() != "-")
+                .then(|| std::fs::canonicalize(i).ok())
+                .flatten()
+        })
+        .collect();
+    for (k, (input, output)) in inputs.iter().zip(outputs).enumerate() {
+        check_output(input, output, mode)?;
+        let out = canonical_target(output);
+        for (j, other) in inputs.iter().enumerate() {
+            if j == k {
+                continue;
+            }
+            let Some(inp) = &canon[j] else { continue };
+            if let Some(relation) = overlap(&out, inp) {
+                return Err(MailboxError::OutputOverlapsInput {
+                    path: output.clone(),
+                    input: other.clone(),
+                    relation,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 /// How the path `a` stands to the input `b` (both canonical): the same,
 /// inside it, holding it, or apart (None).
 fn overlap(a: &Path, b: &Path) -> Option<&'static str> {
@@ -444,8 +486,43 @@ impl AtomicFile {
         &self.dest
     }
 
+    /// How many octets were written so far (flushed to the temporary).
+    pub fn written_len(&mut self) -> Result<u64, MailboxError> {
+        let dest = self.dest.clone();
+        let w = self.buf()?;
+        w.flush().map_err(|e| MailboxError::io(&dest, None, e))?;
+        match w.get_mut() {
+            Target::Temp(t) => t
+                .as_file_mut()
+                .stream_position()
+                .map_err(|e| MailboxError::io(&dest, None, e)),
+            Target::Direct(_) => Ok(0),
+        }
+    }
+
+    /// Takes back what was written after the first `len` octets
+    /// ([`AtomicFile::written_len`]): the lines of a report for an output that was
+    /// not put in place after all. Nothing can be taken back from a device
+    /// or pipe written straight into.
+    pub fn truncate(&mut self, len: u64) -> Result<(), MailboxError> {
+        let dest = self.dest.clone();
+        let err = |e| MailboxError::io(&dest, None, e);
+        let w = self.buf()?;
+        w.flush().map_err(err)?;
+        if let Target::Temp(t) = w.get_mut() {
+            let f = t.as_file_mut();
+            f.set_len(len).map_err(err)?;
+            f.seek(io::SeekFrom::Start(len)).map_err(err)?;
+        }
+        Ok(())
+    }
+
     /// Where the bytes go (buffered; the temporary file).
     pub fn writer(&mut self) -> Result<&mut (impl Write + use<>), MailboxError> {
+        self.buf()
+    }
+
+    fn buf(&mut self) -> Result<&mut BufWriter<Target>, MailboxError> {
         let dest = &self.dest;
         self.tmp
             .as_mut()
@@ -468,9 +545,19 @@ impl AtomicFile {
         self.commit_with(|| {})
     }
 
+    /// [`AtomicFile::commit_with`]; `fail_late` makes the copy of what a
+    /// late writer appended fail, as a full disk does (tests).
+    pub(super) fn commit_with(self, after_rename: impl FnOnce()) -> Result<u64, MailboxError> {
+        self.commit_hooked(after_rename, false)
+    }
+
     /// [`AtomicFile::commit_late`], calling `after_rename` right after the
     /// rename (tests stand in for a late writer there).
-    pub(super) fn commit_with(mut self, after_rename: impl FnOnce()) -> Result<u64, MailboxError> {
+    fn commit_hooked(
+        mut self,
+        after_rename: impl FnOnce(),
+        fail_late: bool,
+    ) -> Result<u64, MailboxError> {
         let err = |e| MailboxError::io(&self.dest, None, e);
         let Some(w) = self.tmp.take() else {
             return Ok(0);
@@ -513,7 +600,23 @@ impl AtomicFile {
             Ok(Some((new, old))) => {
                 after_rename();
                 match old {
-                    Some((old, len)) => append_late(old, len, new).map_err(err)?,
+                    Some((old, len)) => {
+                        let copied = if fail_late {
+                            Err(io::Error::other("no space left on device (a test's)"))
+                        } else {
+                            append_late(&old, len, new)
+                        };
+                        match copied {
+                            Ok(n) => n,
+                            // The late mail is only in the old file: the
+                            // backup keeps it (it is the old file, or is
+                            // made so), and the error says where.
+                            Err(e) => {
+                                let bak = self.backup.take();
+                                return Err(err(late_copy_failed(e, &old, len, bak.as_deref())));
+                            }
+                        }
+                    }
                     None => 0,
                 }
             }
@@ -538,7 +641,7 @@ impl AtomicFile {
 /// copied, unchanged, to the end of the new file `new`. Whole messages (an
 /// MDA appends whole messages): they are not normalized, but not lost.
 /// Returns how many octets were copied.
-fn append_late(mut old: File, len: u64, mut new: File) -> io::Result<u64> {
+fn append_late(mut old: &File, len: u64, mut new: File) -> io::Result<u64> {
     let now = old.metadata()?.len();
     if now <= len {
         return Ok(0);
@@ -548,6 +651,47 @@ fn append_late(mut old: File, len: u64, mut new: File) -> io::Result<u64> {
     let n = io::copy(&mut Read::take(&mut old, now - len), &mut new)?;
     new.sync_all()?;
     Ok(n)
+}
+
+/// The copy of what a late writer appended to the old file (past `len`)
+/// failed with `e`: that mail is in the old file alone. The backup `bak`
+/// keeps it: a hard link is the old file itself; a copy (of the input as
+/// it was read) gets those octets appended. Returns the error to give,
+/// saying where the mail is. (The error said nothing, and the next run
+/// replaced the backup: the mail was gone.)
+fn late_copy_failed(e: io::Error, old: &File, len: u64, bak: Option<&Path>) -> io::Error {
+    let Some(bak) = bak else {
+        return e;
+    };
+    let now = old.metadata().map(|m| m.len()).unwrap_or(len);
+    let same = match (old.metadata(), std::fs::metadata(bak)) {
+        (Ok(a), Ok(b)) => super::lock::same_file(&a, &b),
+        _ => false,
+    };
+    let kept = same
+        || (|| -> io::Result<()> {
+            let mut to = std::fs::OpenOptions::new().append(true).open(bak)?;
+            let mut from = old;
+            from.seek(io::SeekFrom::Start(len))?;
+            io::copy(&mut Read::take(from, now.saturating_sub(len)), &mut to)?;
+            to.sync_all()
+        })()
+        .is_ok();
+    let what = if kept {
+        format!(
+            "{} octets another program appended at the rename are not in the new file: \
+             they are at the end of {} (the input's old version, from octet {len}), which \
+             is kept; copy them to the input from there, then remove it",
+            now.saturating_sub(len),
+            bak.display()
+        )
+    } else {
+        format!(
+            "{} octets another program appended at the rename could not be kept",
+            now.saturating_sub(len)
+        )
+    };
+    io::Error::new(e.kind(), format!("{e}; {what}"))
 }
 
 /// Writes go to the temporary (see [`AtomicFile::writer`]); nothing is in
@@ -587,6 +731,12 @@ pub(super) fn make_backup(dest: &Path) -> Result<PathBuf, MailboxError> {
     let bak = backup_path(dest);
     match std::fs::symlink_metadata(&bak) {
         Ok(meta) if meta.is_file() => {
+            if !stale_backup(dest, &bak).map_err(|e| MailboxError::io(&bak, None, e))? {
+                return Err(MailboxError::BackupKept {
+                    path: dest.to_path_buf(),
+                    backup: bak,
+                });
+            }
             std::fs::remove_file(&bak).map_err(|e| MailboxError::io(&bak, None, e))?;
         }
         Ok(_) => {
@@ -619,6 +769,43 @@ pub(super) fn make_backup(dest: &Path) -> Result<PathBuf, MailboxError> {
         }
     }
     Ok(bak)
+}
+
+/// Whether the backup `bak` left by an earlier run may be replaced: it
+/// holds nothing the input `dest` lacks, being the input itself (a hard
+/// link: a run killed before its rename) or, octet for octet, the start of
+/// it (a copy, complete or not, of the input as it was; mail appended to
+/// the input since). Anything else (the old version of an input replaced,
+/// with what a late writer appended at the rename and a failed copy left
+/// there alone) may hold mail the input does not: it is kept, and the run
+/// refuses to go on until the user has looked at it.
+fn stale_backup(dest: &Path, bak: &Path) -> io::Result<bool> {
+    let (d, b) = (std::fs::metadata(dest)?, std::fs::metadata(bak)?);
+    if super::lock::same_file(&d, &b) {
+        return Ok(true);
+    }
+    if b.len() > d.len() {
+        return Ok(false);
+    }
+    let mut input = io::BufReader::with_capacity(1 << 16, File::open(dest)?);
+    let mut backup = io::BufReader::with_capacity(1 << 16, File::open(bak)?);
+    loop {
+        let chunk = io::BufRead::fill_buf(&mut backup)?;
+        if chunk.is_empty() {
+            return Ok(true);
+        }
+        let n = chunk.len();
+        let mut theirs = vec![0; n];
+        match input.read_exact(&mut theirs) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(false),
+            Err(e) => return Err(e),
+        }
+        if theirs != chunk {
+            return Ok(false);
+        }
+        io::BufRead::consume(&mut backup, n);
+    }
 }
 
 /// The permissions an output gets: those of the file or directory it
@@ -876,5 +1063,85 @@ mod tests {
         let mut want = b"From a@b Mon Jan  1 00:00:00 2001\nSubject: new\n\n\xc3\xa9\n\n".to_vec();
         want.extend_from_slice(late);
         assert_eq!(std::fs::read(&path).expect("read"), want);
+    }
+
+    /// The copy of what a late writer appended at the rename failed (a
+    /// full disk): the mail was only in the backup, the error said nothing
+    /// of it, and the next run replaced the backup. The backup is now kept,
+    /// holding it, and the error names it.
+    #[test]
+    fn a_failed_copy_of_late_mail_keeps_the_backup_and_says_where_it_is() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let path = dir.path().join("box");
+        let old = b"From a@b Mon Jan  1 00:00:00 2001\nSubject: old\n\n\xe9\n\n";
+        let late = b"From c@d Mon Jan  1 00:00:00 2001\nSubject: late\n\nx\n\n";
+        std::fs::write(&path, old).expect("write");
+        let stamp = FileStamp::of(&path).expect("stamp");
+        let mut f = AtomicFile::create(&path, WriteMode::InPlace).expect("create");
+        f.expect_unchanged(stamp);
+        f.write_all(b"From a@b Mon Jan  1 00:00:00 2001\nSubject: new\n\n\xc3\xa9\n\n")
+            .expect("write");
+        let bak = backup_path(&path);
+        let e = f
+            .commit_hooked(
+                || {
+                    let mut w = std::fs::OpenOptions::new()
+                        .append(true)
+                        .open(&bak)
+                        .expect("the old file");
+                    w.write_all(late).expect("late append");
+                },
+                true,
+            )
+            .expect_err("full disk");
+        let mut want = old.to_vec();
+        want.extend_from_slice(late);
+        assert_eq!(std::fs::read(&bak).expect("backup kept"), want);
+        assert!(e.to_string().contains(&bak.display().to_string()), "{e}");
+        // A later run does not replace it.
+        assert!(matches!(
+            AtomicFile::create(&path, WriteMode::InPlace),
+            Err(MailboxError::BackupKept { .. })
+        ));
+        assert_eq!(std::fs::read(&bak).expect("backup kept"), want);
+
+        // A backup that is a copy (no hard links) gets the late octets.
+        let old_file = dir.path().join("old");
+        std::fs::write(&old_file, &want).expect("write");
+        let copy = dir.path().join("copy");
+        std::fs::write(&copy, old).expect("write");
+        let e = late_copy_failed(
+            io::Error::other("full"),
+            &File::open(&old_file).expect("open"),
+            old.len() as u64,
+            Some(&copy),
+        );
+        assert_eq!(std::fs::read(&copy).expect("copy"), want);
+        assert!(e.to_string().contains("copy"), "{e}");
+    }
+
+    #[test]
+    fn only_a_backup_with_nothing_the_input_lacks_is_replaced() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let input = dir.path().join("box");
+        let bak = backup_path(&input);
+        std::fs::write(&input, b"abcdef").expect("write");
+        for (backup, replaceable) in [
+            (&b""[..], true),
+            (b"abc", true),
+            (b"abcdef", true),
+            (b"abcdefg", false),
+            (b"abX", false),
+        ] {
+            std::fs::write(&bak, backup).expect("write");
+            assert_eq!(
+                stale_backup(&input, &bak).expect("compare"),
+                replaceable,
+                "{backup:?}"
+            );
+        }
+        std::fs::remove_file(&bak).expect("rm");
+        std::fs::hard_link(&input, &bak).expect("link");
+        assert!(stale_backup(&input, &bak).expect("compare"));
     }
 }

@@ -298,6 +298,39 @@ impl Iterator for MaildirReader {
     }
 }
 
+/// Whether `rel` is `NAME.lock` and `NAME` is among `names`.
+fn is_dotlock_of_sibling(rel: &Path, names: &std::collections::HashSet<PathBuf>) -> bool {
+    let Some(name) = rel.file_name() else {
+        return false;
+    };
+    #[cfg(unix)]
+    let stem = {
+        use std::os::unix::ffi::OsStrExt;
+        name.as_bytes()
+            .strip_suffix(b".lock")
+            .filter(|s| !s.is_empty())
+            .map(OsStr::from_bytes)
+    };
+    #[cfg(not(unix))]
+    let stem = name
+        .to_str()
+        .and_then(|n| n.strip_suffix(".lock"))
+        .filter(|s| !s.is_empty())
+        .map(OsStr::new);
+    stem.is_some_and(|stem| names.contains(&rel.with_file_name(stem)))
+}
+
+/// Whether the file at `path` starts like an mbox: its first line (after a
+/// BOM and blank lines, in its first 64 KiB) a `From ` line, as the in-place
+/// writer decides which files of a folder it takes the dotlock of.
+fn starts_like_mbox(path: &Path) -> bool {
+    let mut head = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(64 * 1024).read_to_end(&mut head))
+        .is_ok()
+        && super::mbox::first_from_line(&head).is_some()
+}
+
 fn read_file(path: &Path) -> Result<Vec<u8>, MailboxError> {
     std::fs::read(path).map_err(|e| MailboxError::io(path, Some(0), e))
 }
@@ -315,9 +348,24 @@ pub struct FolderReader {
     total: u64,
     index: usize,
     pub(crate) skipped: SkipLog,
+    /// Read a file that starts like an mbox under its dotlock
+    /// ([`FolderReader::lock_mbox_files`]).
+    lock_mboxes: bool,
 }
 
 impl FolderReader {
+    /// Reads each file that starts like an mbox (a `From ` line first)
+    /// under its dotlock, waited for as long as [`super::LOCK_WAIT`]: an
+    /// MDA holds that lock while it appends a message, so what is read is
+    /// never a message half delivered. For a run that writes the folder in
+    /// place: normalizing such a half and keeping the rest, appended raw
+    /// after it, damaged the message for good. A lock that stays is given
+    /// up on and the file read all the same: the replacement checks again
+    /// (doc/mailbox.md, "Mail delivered during the run").
+    pub fn lock_mbox_files(&mut self) {
+        self.lock_mboxes = true;
+    }
+
     /// Lists the folder at `root`, recursively.
     pub fn open(root: &Path) -> Result<Self, MailboxError> {
         let skipped = SkipLog::default();
@@ -354,6 +402,13 @@ impl FolderReader {
                 }
             }
         }
+        // `NAME.lock` beside a file `NAME` is that mailbox's dotlock, an
+        // MDA's (or this program's): not mail, and gone a moment later
+        // (it was read as a file that does not start like a message, or
+        // listed as vanished, and the run exited 75).
+        let names: std::collections::HashSet<PathBuf> =
+            entries.iter().map(|(p, _)| p.clone()).collect();
+        entries.retain(|(p, _)| !is_dotlock_of_sibling(p, &names));
         entries.sort();
         let total = entries.iter().map(|e| e.1).sum();
         Ok(FolderReader {
@@ -362,6 +417,7 @@ impl FolderReader {
             total,
             index: 0,
             skipped,
+            lock_mboxes: false,
         })
     }
 
@@ -382,6 +438,11 @@ impl Iterator for FolderReader {
         loop {
             let (relative, _) = self.entries.next()?;
             let path = self.root.join(&relative);
+            let _lock = if self.lock_mboxes && starts_like_mbox(&path) {
+                super::DotLock::acquire(&path, super::LOCK_WAIT).ok()
+            } else {
+                None
+            };
             let bytes = match read_file(&path) {
                 Ok(b) => b,
                 Err(e) if e.io_kind() == Some(std::io::ErrorKind::NotFound) => {

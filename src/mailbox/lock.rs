@@ -9,7 +9,9 @@
 //!   Dovecot LDA, procmail, Exim appendfile, maildrop) creates before it
 //!   opens a mailbox, and waits on while it exists. Held from before the
 //!   input is read until after the new file is in place, it keeps them
-//!   out. (Not `flock`/`fcntl` on the input: a writer that only takes
+//!   out. It holds `PID:HOST` (Dovecot's form), is touched while held so
+//!   that it does not pass for stale, and one of ours left by a killed run
+//!   (this host, a process gone) is removed by the next. (Not `flock`/`fcntl` on the input: a writer that only takes
 //!   those would be blocked on the old file and append to it once we let
 //!   go, that is into the file the rename unlinked.)
 //! * [`FileStamp`]: the file's device, inode, size and modification time
@@ -31,21 +33,34 @@ use std::time::{Duration, Instant};
 /// lock to go away (an MDA holds it for the time of one delivery).
 pub const LOCK_WAIT: Duration = Duration::from_secs(10);
 
-/// The dotlock of a mailbox: `NAME.lock` beside it (beside the file a
-/// symbolic link points to), created with `O_EXCL`, holding this process's
-/// id, removed when dropped. Never taken from anyone else: a lock that is
-/// there is waited on, then given up on ([`MailboxError::Locked`]), never
-/// removed.
+/// How often the dotlocks this process holds are touched (their
+/// modification time set to now), so that an MDA does not take them for
+/// stale during a long run: Dovecot overrides a lock when neither it nor
+/// the mailbox changed for two minutes (`mbox_dotlock_change_timeout`),
+/// Postfix after 500 seconds (`stale_lock_time`).
+pub const LOCK_REFRESH: Duration = Duration::from_secs(30);
+
+/// The dotlock of a mailbox: `NAME.lock` beside it, created with `O_EXCL`,
+/// holding `PID:HOST` (Dovecot's form: this process's id and the host's
+/// name), touched every [`LOCK_REFRESH`] while held, removed when dropped.
+/// For a mailbox that is a symbolic link, the lock beside the name given
+/// (where an MDA configured with that name locks) and the one beside the
+/// link's target are both taken. A lock another program holds is waited
+/// on, then given up on ([`MailboxError::Locked`]), never removed, with one
+/// exception: a lock in that same form naming this host and a process that
+/// is not running is stale (a run killed with SIGKILL left it), and is
+/// removed, as Dovecot and liblockfile remove such locks.
 #[derive(Debug)]
 pub struct DotLock {
-    path: PathBuf,
-    /// The lock file's identity: only that file is removed on drop (not
-    /// one another program made after removing ours as stale).
-    id: Option<(u64, u64)>,
+    /// The lock files and their identities: only those files are removed
+    /// on drop (not one another program made after removing ours as
+    /// stale).
+    files: Vec<(PathBuf, Option<FileId>)>,
 }
 
 /// The locks this process holds, so that an interrupted run
-/// ([`release_held_locks`]) does not leave them behind.
+/// ([`release_held_locks`]) does not leave them behind, and so that they
+/// are kept fresh ([`refresh_held_locks`]).
 static HELD: Mutex<Vec<(PathBuf, Option<FileId>)>> = Mutex::new(Vec::new());
 
 /// A file's device and inode.
@@ -59,52 +74,155 @@ pub fn lock_path(path: &Path) -> PathBuf {
 }
 
 impl DotLock {
-    /// Takes the dotlock of `mailbox`, waiting up to `wait` for another
-    /// program's lock to go away.
+    /// Takes the dotlock of `mailbox` (both, for a symbolic link: beside
+    /// the name and beside the target), waiting up to `wait` in all for
+    /// another program's lock to go away.
     pub fn acquire(mailbox: &Path, wait: Duration) -> Result<Self, MailboxError> {
-        let path = lock_path(&resolve_link(mailbox));
         let deadline = Instant::now() + wait;
-        loop {
-            match std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&path)
-            {
-                Ok(mut f) => {
-                    // liblockfile's content: the holder's process id.
-                    let _ = writeln!(f, "{}", std::process::id());
-                    let id = f.metadata().ok().and_then(|m| file_id(&m));
-                    if let Ok(mut held) = HELD.lock() {
-                        held.push((path.clone(), id));
-                    }
-                    return Ok(DotLock { path, id });
-                }
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-                    if Instant::now() >= deadline {
-                        return Err(MailboxError::Locked {
-                            path: mailbox.to_path_buf(),
-                            lock: path,
-                        });
-                    }
-                    std::thread::sleep(Duration::from_millis(100));
-                }
-                Err(e) => return Err(MailboxError::io(&path, None, e)),
-            }
+        let mut paths = vec![lock_path(mailbox)];
+        let target = lock_path(&resolve_link(mailbox));
+        if target != paths[0] {
+            paths.push(target);
         }
+        // Dropped on an error: the locks taken so far go with it.
+        let mut lock = DotLock { files: Vec::new() };
+        for path in paths {
+            let id = take(&path, mailbox, deadline)?;
+            lock.files.push((path, id));
+        }
+        start_refresher();
+        Ok(lock)
     }
 
-    /// The lock file.
+    /// The lock file (beside the name given).
     pub fn path(&self) -> &Path {
-        &self.path
+        self.files
+            .first()
+            .map_or(Path::new(""), |(p, _)| p.as_path())
+    }
+}
+
+/// Creates the lock file `path` for `mailbox`, waiting until `deadline`.
+fn take(path: &Path, mailbox: &Path, deadline: Instant) -> Result<Option<FileId>, MailboxError> {
+    loop {
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path)
+        {
+            Ok(mut f) => {
+                let _ = f.write_all(lock_content().as_bytes());
+                let id = f.metadata().ok().and_then(|m| file_id(&m));
+                if let Ok(mut held) = HELD.lock() {
+                    held.push((path.to_path_buf(), id));
+                }
+                return Ok(id);
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                if remove_if_stale(path) {
+                    continue;
+                }
+                if Instant::now() >= deadline {
+                    return Err(MailboxError::Locked {
+                        path: mailbox.to_path_buf(),
+                        lock: path.to_path_buf(),
+                    });
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            Err(e) => return Err(MailboxError::io(path, None, e)),
+        }
+    }
+}
+
+/// What a lock file of ours holds: `PID:HOST` and a line feed (Dovecot's
+/// form, which Dovecot itself overrides once the process is gone), or
+/// `PID` alone where the host's name cannot be had (liblockfile's).
+fn lock_content() -> String {
+    match super::sys::hostname() {
+        Some(host) => format!("{}:{host}\n", std::process::id()),
+        None => format!("{}\n", std::process::id()),
+    }
+}
+
+/// Removes the lock file at `path` if it is stale: it holds `PID:HOST`
+/// (and at most a line feed), HOST is this host, and no process PID runs
+/// here. Returns whether it was removed. Anything else (another form, a
+/// bare `PID` that may be another host's over NFS, a running process,
+/// this process) is left alone. The file removed is the one read: if
+/// another program replaced it meanwhile, that one stays.
+fn remove_if_stale(path: &Path) -> bool {
+    use std::io::Read;
+    let Some(host) = super::sys::hostname() else {
+        return false;
+    };
+    let Ok(f) = File::open(path) else {
+        return false;
+    };
+    let mut buf = Vec::new();
+    if (&f).take(512).read_to_end(&mut buf).is_err() {
+        return false;
+    }
+    let Ok(read) = f.metadata() else {
+        return false;
+    };
+    let text = std::str::from_utf8(&buf).unwrap_or_default();
+    let text = text.strip_suffix('\n').unwrap_or(text);
+    let Some((pid, their_host)) = text.split_once(':') else {
+        return false;
+    };
+    if their_host != host || pid.is_empty() || !pid.bytes().all(|b| b.is_ascii_digit()) {
+        return false;
+    }
+    let Ok(pid) = pid.parse::<u32>() else {
+        return false;
+    };
+    if pid == std::process::id() || !super::sys::process_gone(pid) {
+        return false;
+    }
+    match (std::fs::symlink_metadata(path), file_id(&read)) {
+        (Ok(now), Some(id)) if file_id(&now) == Some(id) => std::fs::remove_file(path).is_ok(),
+        _ => false,
+    }
+}
+
+/// Starts, once, the thread that keeps the held locks fresh.
+fn start_refresher() {
+    static STARTED: std::sync::Once = std::sync::Once::new();
+    STARTED.call_once(|| {
+        let _ = std::thread::Builder::new()
+            .name("dotlock-refresh".into())
+            .spawn(|| {
+                loop {
+                    std::thread::sleep(LOCK_REFRESH);
+                    refresh_held_locks();
+                }
+            });
+    });
+}
+
+/// Touches every dotlock this process holds (its modification time set to
+/// now), if the file is still the one we made.
+pub(crate) fn refresh_held_locks() {
+    let held = HELD.lock().map(|h| h.clone()).unwrap_or_default();
+    for (path, id) in held {
+        let Ok(f) = std::fs::OpenOptions::new().write(true).open(&path) else {
+            continue;
+        };
+        if id.is_some() && f.metadata().ok().and_then(|m| file_id(&m)) == id {
+            let _ = f.set_modified(std::time::SystemTime::now());
+        }
     }
 }
 
 impl Drop for DotLock {
     fn drop(&mut self) {
-        if let Ok(mut held) = HELD.lock() {
-            held.retain(|(p, _)| *p != self.path);
+        for (path, id) in self.files.drain(..).rev() {
+            if let Ok(mut held) = HELD.lock() {
+                held.retain(|(p, _)| *p != path);
+            }
+            remove_if_ours(&path, id);
         }
-        remove_if_ours(&self.path, self.id);
     }
 }
 
@@ -154,6 +272,12 @@ pub fn release_held_locks() {
     }
 }
 
+/// Whether two files' metadata are of one file (device and inode; where
+/// the platform has none, never).
+pub(crate) fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    matches!((file_id(a), file_id(b)), (Some(x), Some(y)) if x == y)
+}
+
 #[cfg(unix)]
 fn file_id(m: &std::fs::Metadata) -> Option<(u64, u64)> {
     use std::os::unix::fs::MetadataExt;
@@ -201,5 +325,114 @@ impl FileStamp {
     /// Whether it was empty.
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mailbox(dir: &Path) -> PathBuf {
+        let p = dir.join("inbox");
+        std::fs::write(&p, b"From a@b Mon Jan  1 00:00:00 2001\n\nx\n\n").expect("write");
+        p
+    }
+
+    /// A long run's lock was never touched: Dovecot overrides a lock when
+    /// neither it nor the mailbox changed for two minutes, Postfix after
+    /// 500 seconds. The held locks are now touched every LOCK_REFRESH.
+    #[test]
+    fn a_held_lock_is_kept_fresh() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let inbox = mailbox(dir.path());
+        let lock = DotLock::acquire(&inbox, Duration::ZERO).expect("lock");
+        let old = std::time::SystemTime::now() - Duration::from_secs(3600);
+        File::open(lock.path())
+            .and_then(|f| f.set_modified(old))
+            .expect("backdate");
+        refresh_held_locks();
+        let age = std::fs::metadata(lock.path())
+            .and_then(|m| m.modified())
+            .expect("mtime")
+            .elapsed()
+            .unwrap_or_default();
+        assert!(age < Duration::from_secs(60), "{age:?}");
+        let text = std::fs::read_to_string(lock.path()).expect("read");
+        assert!(
+            text.starts_with(&format!("{}:", std::process::id())) && text.ends_with('\n'),
+            "Dovecot's form: {text:?}"
+        );
+    }
+
+    /// For a mailbox that is a symbolic link the lock was taken beside the
+    /// target only, while an MDA locks the name it was configured with.
+    #[test]
+    fn a_linked_mailbox_is_locked_beside_its_name_and_its_target() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let real = mailbox(dir.path());
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&real, &link).expect("ln");
+        let lock = DotLock::acquire(&link, Duration::ZERO).expect("lock");
+        assert!(lock_path(&link).exists() && lock_path(&real).exists());
+        drop(lock);
+        assert!(!lock_path(&link).exists() && !lock_path(&real).exists());
+        // An MDA holds the name's lock: waited for, given up on, and the
+        // target's lock is not left behind (nor the other way round).
+        for held in [lock_path(&link), lock_path(&real)] {
+            std::fs::write(&held, b"4242\n").expect("the MDA's lock");
+            let e = DotLock::acquire(&link, Duration::from_millis(200)).expect_err("locked");
+            assert!(matches!(e, MailboxError::Locked { .. }), "{e}");
+            let other = if held == lock_path(&link) {
+                lock_path(&real)
+            } else {
+                lock_path(&link)
+            };
+            assert!(!other.exists(), "{}", other.display());
+            assert_eq!(std::fs::read(&held).expect("kept"), b"4242\n");
+            std::fs::remove_file(&held).expect("unlock");
+        }
+    }
+
+    /// A run killed with SIGKILL left its lock, and every later run gave up
+    /// on it (75) until the user removed it. A lock in our form naming this
+    /// host and a process that is gone is stale, and is removed; any other
+    /// is waited for.
+    #[test]
+    fn our_own_stale_lock_is_removed_and_no_other() {
+        let Some(host) = super::super::sys::hostname() else {
+            return;
+        };
+        let dir = tempfile::tempdir().expect("tmp");
+        let inbox = mailbox(dir.path());
+        let path = lock_path(&inbox);
+        let mut gone = std::process::Command::new("true").spawn().expect("spawn");
+        let dead = gone.id();
+        gone.wait().expect("wait");
+        let mut alive = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .expect("spawn");
+        let cases = [
+            (format!("{dead}:{host}\n"), true),
+            (format!("{dead}:{host}"), true),
+            (format!("{}:{host}\n", alive.id()), false),
+            (format!("{}:{host}\n", std::process::id()), false),
+            (format!("{dead}:another-host\n"), false),
+            (format!("{dead}\n"), false),
+            (String::new(), false),
+        ];
+        for (content, stale) in cases {
+            std::fs::write(&path, &content).expect("write");
+            let r = DotLock::acquire(&inbox, Duration::from_millis(200));
+            assert_eq!(r.is_ok(), stale, "{content:?}");
+            if stale {
+                drop(r);
+                assert!(!path.exists());
+            } else {
+                assert_eq!(std::fs::read_to_string(&path).expect("kept"), content);
+            }
+        }
+        let _ = alive.kill();
+        let _ = alive.wait();
     }
 }

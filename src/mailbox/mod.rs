@@ -35,10 +35,10 @@ mod write;
 pub use dir::{FolderReader, MaildirReader, SingleReader};
 
 pub use atomic::{
-    AtomicFile, OUTPUT_MARKER, WriteMode, backup_path, check_output, check_report,
+    AtomicFile, OUTPUT_MARKER, WriteMode, backup_path, check_output, check_outputs, check_report,
     remove_stale_temporaries,
 };
-pub use lock::{DotLock, FileStamp, LOCK_WAIT, lock_path, release_held_locks};
+pub use lock::{DotLock, FileStamp, LOCK_REFRESH, LOCK_WAIT, lock_path, release_held_locks};
 pub use mbox::{MboxReader, is_envelope_line, quote_from_lines, unquote_from_lines};
 pub use pipeline::{Options, Outcome, RunStats};
 pub use progress::{Bar, Progress};
@@ -352,6 +352,18 @@ pub enum MailboxError {
         /// The input.
         path: PathBuf,
     },
+    /// In place: the backup an earlier run left ([`backup_path`]) holds
+    /// mail the input does not (it is neither the input nor the start of
+    /// it: the old version of the input, with what a late writer appended
+    /// that could not be copied over). It is not replaced; nothing was
+    /// written. Look at it, keep what the input lacks, remove it, and run
+    /// again.
+    BackupKept {
+        /// The input.
+        path: PathBuf,
+        /// The backup.
+        backup: PathBuf,
+    },
     /// A message could not be represented in the output container.
     Unrepresentable {
         /// The output.
@@ -385,6 +397,7 @@ impl MailboxError {
             | MailboxError::OutputNotSwappable { path, .. }
             | MailboxError::Locked { path, .. }
             | MailboxError::Changed { path }
+            | MailboxError::BackupKept { path, .. }
             | MailboxError::Unrepresentable { path, .. } => path,
         }
     }
@@ -475,6 +488,15 @@ impl fmt::Display for MailboxError {
                  take the dotlock, or the file rewritten): the input is left as it is, \
                  nothing of this run put in place; try again",
                 path.display()
+            ),
+            MailboxError::BackupKept { path, backup } => write!(
+                f,
+                "{}: an earlier run's backup {} holds mail the input does not (it is \
+                 neither the input nor the start of it): it is kept, and the input left \
+                 as it is; look at it, keep what the input lacks, then remove it and run \
+                 again",
+                path.display(),
+                backup.display()
             ),
             MailboxError::Unrepresentable {
                 path,
@@ -727,6 +749,16 @@ impl MessageReader {
             }
         };
         Ok(MessageReader { inner, kind, size })
+    }
+
+    /// For a folder written in place: each file that starts like an mbox
+    /// is read under its dotlock ([`FolderReader::lock_mbox_files`]).
+    /// Nothing to do for other inputs (an mbox in place is locked by the
+    /// caller for the whole run).
+    pub fn lock_mbox_files(&mut self) {
+        if let Inner::Folder(r) = &mut self.inner {
+            r.lock_mbox_files();
+        }
     }
 
     /// The Maildir++ folders of a Maildir input (`.Sent`, ...), in name

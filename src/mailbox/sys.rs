@@ -1,10 +1,11 @@
-//! The one system call of the archive code that the standard library does
+//! The system calls of the archive code that the standard library does
 //! not offer: Linux's `renameat2`, to swap two names atomically
-//! (`RENAME_EXCHANGE`) and to rename without replacing (`RENAME_NOREPLACE`).
-//! Used to replace a message file in place without the window in which
+//! (`RENAME_EXCHANGE`) and to rename without replacing (`RENAME_NOREPLACE`),
+//! used to replace a message file in place without the window in which
 //! another program's rename or delete of it made a duplicate or brought it
-//! back (`replace.rs`). Elsewhere, and on file systems without it, the
-//! callers fall back on portable calls.
+//! back (`replace.rs`; elsewhere, and on file systems without it, the
+//! callers fall back on portable calls); and, for the dotlock
+//! (`lock.rs`), the host's name and whether a process is running.
 
 #![allow(unsafe_code)]
 
@@ -83,4 +84,50 @@ pub(super) fn rename_noreplace(from: &Path, to: &Path) -> io::Result<()> {
     }
     std::fs::hard_link(from, to)?;
     std::fs::remove_file(from)
+}
+
+/// This host's name (`gethostname`), as Dovecot writes it into its
+/// dotlocks; None where it cannot be had.
+#[cfg(unix)]
+pub(super) fn hostname() -> Option<String> {
+    let mut buf = [0u8; 256];
+    // SAFETY: the pointer and length describe `buf`, which lives across
+    // the call; gethostname writes at most that many octets into it.
+    let r = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
+    if r != 0 {
+        return None;
+    }
+    // Not NUL-terminated when truncated: then no terminator is found and
+    // the name is not trusted.
+    let end = buf.iter().position(|&b| b == 0)?;
+    String::from_utf8(buf[..end].to_vec())
+        .ok()
+        .filter(|h| !h.is_empty())
+}
+
+#[cfg(not(unix))]
+pub(super) fn hostname() -> Option<String> {
+    None
+}
+
+/// Whether no process `pid` runs on this host (`kill(pid, 0)` fails with
+/// `ESRCH`). A process of another user (`EPERM`), or any doubt, counts as
+/// running.
+#[cfg(unix)]
+pub(super) fn process_gone(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    if pid <= 0 {
+        return false;
+    }
+    // SAFETY: signal 0 sends nothing; the call only checks that the
+    // process exists and may be signalled. It takes no pointers.
+    let r = unsafe { libc::kill(pid, 0) };
+    r != 0 && io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
+}
+
+#[cfg(not(unix))]
+pub(super) fn process_gone(_pid: u32) -> bool {
+    false
 }

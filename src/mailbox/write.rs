@@ -8,7 +8,7 @@ use super::atomic::{
     still_there,
 };
 use super::mbox::{content_length_field, header_end, quote_into};
-use super::replace::{Replaced, replace_message};
+use super::replace::{Replaced, rename_message, replace_message};
 use super::{MailboxError, MaildirSubdir, MboxFlavor, MboxFormat, Origin, RawMessage};
 use std::fs::File;
 use std::io::{self, Write};
@@ -136,6 +136,9 @@ pub struct MessageWriter {
     handed: u64,
     ends: std::collections::VecDeque<u64>,
     through: usize,
+    /// In place in a Maildir or folder: the directories whose stale
+    /// temporaries were removed (each once, when its first message comes).
+    cleaned: std::collections::HashSet<PathBuf>,
 }
 
 impl MessageWriter {
@@ -226,6 +229,7 @@ impl MessageWriter {
             handed: 0,
             ends: Default::default(),
             through: 0,
+            cleaned: Default::default(),
         }
     }
 
@@ -378,8 +382,19 @@ impl MessageWriter {
                     return Err(self.io_err(io::Error::other("not a directory output")));
                 };
                 let path = root.join(&rel);
+                // A killed run's temporary (the old version of a file it
+                // swapped out: a whole mbox) in any directory this run
+                // may write into, at any depth of a folder, not only the
+                // top and cur/, new/.
+                if let Some(dir) = path.parent()
+                    && !self.cleaned.contains(dir)
+                {
+                    remove_stale_in(dir, &Temporaries::Any);
+                    self.cleaned.insert(dir.to_path_buf());
+                }
                 let new_path = self.resized(msg, &rel, bytes).map(|r| root.join(r));
-                // Unchanged: nothing to do. Moved, deleted or rewritten by
+                // Unchanged: nothing to do, unless its size tags are wrong
+                // (renamed). Moved, deleted or rewritten by
                 // another program during the run (a mail reader moved it
                 // to cur/ with new flags, the user deleted it): left as
                 // that program left it, never resurrected or duplicated
@@ -390,6 +405,14 @@ impl MessageWriter {
                     let mbox = matches!(msg.origin, Origin::File { .. })
                         && super::mbox::first_from_line(&msg.bytes).is_some();
                     let done = replace_message(&path, new_path.as_deref(), &msg.bytes, bytes, mbox)
+                        .map_err(|e| MailboxError::io(&path, None, e))?;
+                    self.note(&path, done);
+                } else if let Some(np) = new_path {
+                    // Unchanged, but its size tags are wrong (Dovecot takes
+                    // a wrong S= for a damaged file): only renamed, never
+                    // over another file, and only if it still is what was
+                    // read.
+                    let done = rename_message(&path, &np, &msg.bytes)
                         .map_err(|e| MailboxError::io(&path, None, e))?;
                     self.note(&path, done);
                 }
@@ -467,6 +490,11 @@ impl MessageWriter {
                 self.retry = true;
                 format!("{why}: not normalized")
             }
+            Replaced::NameTaken => {
+                "its size tags are wrong for its content, and the name with the right ones \
+                 is taken: left under its name"
+                    .into()
+            }
         };
         self.notes.push(format!("{}: {line}", path.display()));
     }
@@ -530,9 +558,11 @@ impl MessageWriter {
     }
 
     /// The name of a Maildir message `msg` written as `bytes` under `rel`,
-    /// when its size tags change ([`resized_name`]).
+    /// when its size tags are not those of `bytes` ([`resized_name`]):
+    /// changed by the run, or wrong already (a message normalized by an
+    /// earlier version kept the tags of its old size).
     fn resized(&self, msg: &RawMessage, rel: &Path, bytes: &[u8]) -> Option<PathBuf> {
-        if !matches!(msg.origin, Origin::Maildir { .. }) || bytes == msg.bytes.as_slice() {
+        if !is_maildir_message(&msg.origin) {
             return None;
         }
         let new = resized_name(rel.file_name()?, bytes)?;
@@ -634,6 +664,20 @@ impl MessageWriter {
             Sink::Dir(d) => d.commit().map(|()| 0),
             Sink::InPlaceDir(_) | Sink::Taken => Ok(0),
         }
+    }
+}
+
+/// Whether a message is a Maildir message file, whose name may carry size
+/// tags: one of a Maildir, or a file of a folder in a `cur/` or `new/`
+/// directory (a Maildir inside the folder, read there file by file).
+fn is_maildir_message(origin: &Origin) -> bool {
+    match origin {
+        Origin::Maildir { .. } => true,
+        Origin::File { relative } => relative
+            .parent()
+            .and_then(Path::file_name)
+            .is_some_and(|d| d == "cur" || d == "new"),
+        _ => false,
     }
 }
 

@@ -220,25 +220,23 @@ fn regression_a_killed_in_place_runs_backup_is_hidden_and_replaced_by_the_next_r
     std::mem::forget(w);
     assert!(bak.exists(), "as a killed run leaves it");
 
-    // The next run replaces it (here: a link to the input itself), and
-    // one left by a run killed after its rename (an older version) too.
-    let o = run(&[
-        os("normalize"),
-        os("-q"),
-        os("--in-place"),
-        inbox.as_os_str(),
-    ]);
+    // The next run replaces it (here: a link to the input itself), and a
+    // partial copy of the input (the start of it) too.
+    let in_place = || {
+        run(&[
+            os("normalize"),
+            os("-q"),
+            os("--in-place"),
+            inbox.as_os_str(),
+        ])
+    };
+    let o = in_place();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(!bak.exists());
     let normalized = std::fs::read(&inbox).expect("read");
     assert_ne!(normalized, original);
-    std::fs::write(&bak, &original).expect("an older version");
-    let o = run(&[
-        os("normalize"),
-        os("-q"),
-        os("--in-place"),
-        inbox.as_os_str(),
-    ]);
+    std::fs::write(&bak, &normalized[..normalized.len() / 2]).expect("a partial copy");
+    let o = in_place();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(!bak.exists());
     assert_eq!(
@@ -246,6 +244,21 @@ fn regression_a_killed_in_place_runs_backup_is_hidden_and_replaced_by_the_next_r
         normalized,
         "idempotent"
     );
+
+    // One that holds what the input does not (the old version of an input
+    // replaced, with mail a late writer appended that could not be copied
+    // over) is never replaced: 75, named, both left as they are. (It was
+    // replaced, and that mail was gone.)
+    let mut older = original.clone();
+    older.extend_from_slice(DELIVERED);
+    std::fs::write(&bak, &older).expect("an older version with late mail");
+    let o = in_place();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(75), "{err}");
+    assert!(err.contains(".inbox.mailcharset-bak"), "{err}");
+    assert_eq!(std::fs::read(&bak).expect("kept"), older);
+    assert_eq!(std::fs::read(&inbox).expect("read"), normalized);
+    assert!(!mailbox::lock_path(&inbox).exists());
 }
 
 fn maildir_tree(root: &Path) {
@@ -2231,4 +2244,383 @@ fn regression_an_eight_bit_field_name_keeps_the_header_a_header() {
         String::from_utf8_lossy(head)
     );
     assert_eq!(out, lib_normalize(msg));
+}
+
+#[test]
+fn regression_with_several_inputs_no_output_lands_in_or_around_another_input() {
+    // Each output was checked against its own input only, when its turn
+    // came: `normalize inbox d -o d` (`d` holding `d/inbox`) replaced
+    // d/inbox with the top-level inbox, and only then refused d/d. Every
+    // output is now checked against every input before anything is
+    // written.
+    let dir = tempfile::tempdir().expect("tmp");
+    let cwd = dir.path();
+    let in_dir = |args: &[&str]| {
+        Command::new(bin())
+            .current_dir(cwd)
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .expect("runs")
+    };
+    let kept = b"From a@b Mon Jan  1 00:00:00 2001\nSubject: keep me\n\nprecious\n\n";
+    std::fs::create_dir(cwd.join("d")).expect("mkdir");
+    std::fs::write(cwd.join("d/inbox"), kept).expect("write");
+    let mut top = b"From x@y Mon Jan  1 00:00:00 2001\n".to_vec();
+    top.extend_from_slice(LATIN1);
+    top.extend_from_slice(b"\n");
+    std::fs::write(cwd.join("inbox"), &top).expect("write");
+    latin1_maildir(&cwd.join("md"));
+    std::fs::write(cwd.join("m.eml"), LATIN1).expect("write");
+    std::fs::create_dir_all(cwd.join("x/a")).expect("mkdir");
+    std::fs::write(cwd.join("x/a/1.eml"), LATIN1).expect("write");
+    std::fs::create_dir_all(cwd.join("out/a")).expect("mkdir");
+    std::fs::write(cwd.join("out/a/inner.eml"), LATIN1).expect("write");
+    let before = snapshot(cwd);
+    for (args, relation) in [
+        // The top-level inbox's output is d/inbox, inside the input d.
+        (
+            &["inbox", "d", "-o", "d"][..],
+            "d/inbox: is inside the input d",
+        ),
+        // An output inside another input Maildir's new/.
+        (
+            &["m.eml", "md", "-o", "md/new"][..],
+            "is inside the input md",
+        ),
+        // out/a replaced whole would take the input out/a/inner.eml with it.
+        (
+            &["x/a", "out/a/inner.eml", "-o", "out"][..],
+            "out/a: holds the input out/a/inner.eml",
+        ),
+    ] {
+        let mut full = vec!["normalize", "-q"];
+        full.extend_from_slice(args);
+        let o = in_dir(&full);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(74), "{args:?}: {err}");
+        assert!(err.contains(relation), "{args:?}: {err}");
+        assert!(!err.contains("completed before this"), "{args:?}: {err}");
+        assert_eq!(snapshot(cwd), before, "{args:?}: nothing written");
+        assert!(!cwd.join("d/d").exists() && !cwd.join("md/new/md").exists());
+    }
+}
+
+#[test]
+fn regression_a_folders_mbox_is_not_read_halfway_through_a_delivery() {
+    // In place on a folder, its mbox files were read without the dotlock:
+    // an MDA holding inbox.lock that had written half a message had that
+    // half normalized, then the rest appended raw after it, one message
+    // damaged for good (exit 75, "whole messages appended"). The file is
+    // now read under its dotlock, so the run waits for the delivery; and
+    // the MDA's lock file beside it is not read as a message of the folder
+    // (it vanished, and the run exited 75 for it).
+    let dir = tempfile::tempdir().expect("tmp");
+    let folder = dir.path().join("F");
+    std::fs::create_dir(&folder).expect("mkdir");
+    let inbox = folder.join("inbox");
+    std::fs::write(
+        &inbox,
+        b"From a@b Mon Jan  1 00:00:00 2001\nSubject: one\n\nhello\n\n\
+          From a@b Mon Jan  1 00:00:01 2001\nSubject: two\n\nworld\n\n",
+    )
+    .expect("write");
+    let lock = mailbox::lock_path(&inbox);
+    std::fs::write(&lock, b"4242\n").expect("the MDA's lock");
+    append(
+        &inbox,
+        b"From mda@x Mon Jan  1 00:00:02 2001\nSubject: three\nMIME-Version: 1.0\n\
+          Content-Type: text/plain; charset=iso-8859-1\nContent-Transfer-Encoding: 8bit\n\n\
+          Premi\xe8re ligne caf\xe9\n",
+    );
+    let child = Command::new(bin())
+        .args([
+            os("normalize"),
+            os("-q"),
+            os("--in-place"),
+            folder.as_os_str(),
+        ])
+        .stdin(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    append(&inbox, b"Deuxi\xe8me ligne d\xe9j\xe0 vu\n\n");
+    std::fs::remove_file(&lock).expect("unlock");
+    let o = child.wait_with_output().expect("wait");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let after = std::fs::read(&inbox).expect("read");
+    let msgs = mbox_messages(&after);
+    assert_eq!(msgs.len(), 3, "{}", String::from_utf8_lossy(&after));
+    let third = lib_normalize(&msgs[2].1);
+    assert_eq!(third, msgs[2].1, "the third message normalized whole");
+    assert!(
+        !after.iter().any(|&b| b >= 0x80),
+        "no raw Latin-1 left after a normalized half"
+    );
+    assert!(!lock.exists());
+}
+
+/// The one file under `dir` and whether its name's S= and W= tags are
+/// those of its content (`S=` octets, `W=` octets plus bare line feeds).
+fn size_tags_right(dir: &Path) -> (String, bool) {
+    let names = crate::common::entry_names(dir);
+    assert_eq!(names.len(), 1, "{names:?}");
+    let bytes = std::fs::read(dir.join(&names[0])).expect("read");
+    let lf = bytes.iter().filter(|&&b| b == b'\n').count();
+    let crlf = bytes.windows(2).filter(|w| w == b"\r\n").count();
+    let s = format!(",S={},", bytes.len());
+    let w = format!(",W={}:", bytes.len() + lf - crlf);
+    let right = names[0].contains(&s) && names[0].contains(&w);
+    (names[0].clone(), right)
+}
+
+#[test]
+fn regression_size_tags_follow_the_content_in_a_maildir_inside_a_folder() {
+    // The tags were brought up to date only for messages of a Maildir
+    // input: a Maildir inside a folder (mbox files and Maildirs side by
+    // side), whose files are read one by one, kept S=74,W=78 on a message
+    // of 132 octets, with -o and in place.
+    let dir = tempfile::tempdir().expect("tmp");
+    let folder = dir.path().join("F");
+    latin1_maildir(&folder.join("lists"));
+    std::fs::rename(
+        folder.join("lists/cur/1.host:2,S"),
+        folder.join("lists/cur/1700000000.M1P1.host,S=74,W=78:2,S"),
+    )
+    .expect("mv");
+    std::fs::write(
+        folder.join("inbox"),
+        b"From a@b Mon Jan  1 00:00:00 2001\nSubject: x\n\ny\n\n",
+    )
+    .expect("write");
+    let out = dir.path().join("out");
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        folder.as_os_str(),
+        os("-o"),
+        out.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (name, right) = size_tags_right(&out.join("lists/cur"));
+    assert!(right, "-o: {name}");
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        os("--in-place"),
+        folder.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (name, right) = size_tags_right(&folder.join("lists/cur"));
+    assert!(right, "in place: {name}");
+    assert!(name.starts_with("1700000000.M1P1.host,S=") && name.ends_with(":2,S"));
+}
+
+#[test]
+fn regression_stale_size_tags_of_a_message_already_normalized_are_put_right() {
+    // A message normalized by an earlier version kept the tags of its old
+    // size (S=74,W=78 on 132 octets), and re-runs kept them: the tags were
+    // looked at only when the content changed, and normalize does not
+    // change it twice. A tag wrong for the content is now put right, by a
+    // rename of the unchanged file (in place) or in the output's name.
+    let dir = tempfile::tempdir().expect("tmp");
+    let md = dir.path().join("md");
+    latin1_maildir(&md);
+    std::fs::remove_file(md.join("cur/1.host:2,S")).expect("rm");
+    let normalized = lib_normalize(LATIN1);
+    let stale = md.join("cur/1700000000.M1P1.host,S=74,W=78:2,S");
+    std::fs::write(&stale, &normalized).expect("write");
+    let out = dir.path().join("out");
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        md.as_os_str(),
+        os("-o"),
+        out.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (name, right) = size_tags_right(&out.join("cur"));
+    assert!(right, "-o: {name}");
+    let o = run(&[os("normalize"), os("-q"), os("--in-place"), md.as_os_str()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (name, right) = size_tags_right(&md.join("cur"));
+    assert!(right, "in place: {name}");
+    assert_eq!(
+        std::fs::read(md.join("cur").join(&name)).expect("read"),
+        normalized,
+        "the content as it was"
+    );
+    // Right tags, or none: the name is left alone.
+    let o = run(&[os("normalize"), os("-q"), os("--in-place"), md.as_os_str()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(crate::common::entry_names(&md.join("cur")), [name]);
+}
+
+#[test]
+fn regression_a_report_is_not_put_in_place_for_an_output_that_was_not() {
+    // With -o and a message file that could not be read, no output was
+    // written (74), but the --report was put in place describing changed
+    // messages, and the output was listed among those completed.
+    let dir = tempfile::tempdir().expect("tmp");
+    let md = dir.path().join("md");
+    latin1_maildir(&md);
+    std::os::unix::fs::symlink("/proc/self/mem", md.join("cur/2.host:2,S")).expect("ln");
+    let report = dir.path().join("r.jsonl");
+    std::fs::write(&report, b"the last run's report\n").expect("write");
+    let out = dir.path().join("out");
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        md.as_os_str(),
+        os("-o"),
+        out.as_os_str(),
+        os("--report"),
+        report.as_os_str(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(74), "{err}");
+    assert!(!out.exists());
+    assert_eq!(
+        std::fs::read(&report).expect("kept"),
+        b"the last run's report\n",
+        "{err}"
+    );
+    assert!(err.contains("not written either"), "{err}");
+
+    // With another input that is written: the report has its lines only.
+    let msg = dir.path().join("m.eml");
+    std::fs::write(&msg, LATIN1).expect("write");
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        md.as_os_str(),
+        msg.as_os_str(),
+        os("-o"),
+        out.as_os_str(),
+        os("--report"),
+        report.as_os_str(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(74), "{err}");
+    assert!(out.join("m.eml").exists() && !out.join("md").exists());
+    let text = std::fs::read_to_string(&report).expect("report");
+    let inputs: Vec<String> = text
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).expect("json")["input"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(inputs, [msg.display().to_string()], "{text}");
+}
+
+#[test]
+fn regression_a_killed_runs_temporary_deep_in_a_folder_is_removed_in_place() {
+    // A killed in-place folder run leaves the old version of the file it
+    // was replacing (a whole mbox) under a hidden temporary name beside
+    // it. Later in-place runs removed those only at the folder's top and
+    // in cur/ and new/: one in F/lists stayed for good.
+    let dir = tempfile::tempdir().expect("tmp");
+    let folder = dir.path().join("F");
+    std::fs::create_dir_all(folder.join("lists/deeper")).expect("mkdir");
+    let mbox = b"From a@b Mon Jan  1 00:00:00 2001\nSubject: one\n\nx\n\n\
+                 From a@b Mon Jan  1 00:00:01 2001\nSubject: two\n\ny\n\n";
+    let mut stale = Vec::new();
+    for (sub, name) in [("", "inbox"), ("lists", "mips"), ("lists/deeper", "m")] {
+        let d = folder.join(sub);
+        std::fs::write(d.join(name), mbox).expect("write");
+        let t = d.join(format!(".{name}.AbC123.mailcharset-tmp"));
+        std::fs::write(&t, mbox).expect("write");
+        crate::common::backdate(&t);
+        stale.push(t);
+    }
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        os("--in-place"),
+        folder.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for t in &stale {
+        assert!(!t.exists(), "{} removed", t.display());
+    }
+    assert_eq!(
+        std::fs::read(folder.join("lists/deeper/m")).expect("read"),
+        mbox
+    );
+}
+
+#[test]
+fn regression_in_place_takes_several_inputs_each_its_own_output() {
+    // doc/mailbox.md said that in place, with several inputs, the others
+    // are still done when one is locked or changed; `--in-place a b` was
+    // refused (64, "several inputs need -o DIR"). Each input is now its own
+    // output; inputs inside one another are refused before anything is
+    // written.
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut a = b"From a@b Mon Jan  1 00:00:00 2001\n".to_vec();
+    a.extend_from_slice(LATIN1);
+    a.extend_from_slice(b"\n");
+    let boxes = dir.path().join("a.mbox");
+    std::fs::write(&boxes, &a).expect("write");
+    let msg = dir.path().join("m.eml");
+    std::fs::write(&msg, LATIN1).expect("write");
+    let md = dir.path().join("md");
+    latin1_maildir(&md);
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        os("--in-place"),
+        boxes.as_os_str(),
+        msg.as_os_str(),
+        md.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_ne!(std::fs::read(&boxes).expect("read"), a);
+    assert_eq!(std::fs::read(&msg).expect("read"), lib_normalize(LATIN1));
+    assert_eq!(
+        std::fs::read(md.join("cur/1.host:2,S")).expect("read"),
+        lib_normalize(LATIN1)
+    );
+
+    // Inside one another, or twice: nothing written.
+    std::fs::write(&msg, LATIN1).expect("write");
+    std::fs::write(md.join("cur/1.host:2,S"), LATIN1).expect("write");
+    let before = snapshot(dir.path());
+    for args in [
+        [
+            md.as_os_str(),
+            md.join("cur/1.host:2,S").into_os_string().as_os_str(),
+        ],
+        [msg.as_os_str(), msg.as_os_str()],
+    ] {
+        let mut full = vec![os("normalize"), os("-q"), os("--in-place")];
+        full.extend_from_slice(&args);
+        let o = run(&full);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(74), "{err}");
+        assert_eq!(snapshot(dir.path()), before, "{err}");
+    }
+
+    // One locked by an MDA: left as it is (75), the others still done.
+    std::fs::write(&boxes, &a).expect("write");
+    let lock = mailbox::lock_path(&boxes);
+    std::fs::write(&lock, b"4242\n").expect("the MDA's lock");
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        os("--in-place"),
+        boxes.as_os_str(),
+        msg.as_os_str(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(75), "{err}");
+    assert!(err.contains("locked by another program"), "{err}");
+    assert_eq!(std::fs::read(&boxes).expect("read"), a);
+    assert_eq!(std::fs::read(&msg).expect("read"), lib_normalize(LATIN1));
+    assert_eq!(std::fs::read(&lock).expect("lock"), b"4242\n");
 }
