@@ -130,6 +130,23 @@ pub fn encode<'a>(
             let bytes = sevenbit::encode_jp2(text, |o, c| tally.unmappable(o, c))?;
             Cow::Owned(bytes)
         }
+        Kind::SingleByte(table) => {
+            if text.is_ascii() {
+                Cow::Borrowed(text.as_bytes())
+            } else {
+                let mut out = Vec::with_capacity(text.len());
+                for (at, c) in text.char_indices() {
+                    match table.encode_char(c) {
+                        Some(b) => out.push(b),
+                        None => {
+                            tally.unmappable(at, c)?;
+                            out.push(b'?');
+                        }
+                    }
+                }
+                Cow::Owned(out)
+            }
+        }
         Kind::Detect => {
             return Err(EncodeError::Unsupported {
                 charset: name,
