@@ -55,8 +55,8 @@ UNSUPPORTED = {
 }
 DEFAULT_UNSUPPORTED = "no decoder: encoding_rs has no table for this charset"
 # Charsets neither IANA nor WHATWG has a record for, that mail carries and we
-# decode with tables of our own (tools/gen_single_byte.py, from Python's
-# codecs). Each gets a record; its labels, the name included, come from
+# decode with tables of our own (tools/gen_single_byte.py and
+# tools/gen_johab.py, from Python's codecs). Each gets a record; its labels, the name included, come from
 # tools/mail-aliases.tsv, with the reasons.
 OWN_CHARSETS = [
     ("x-mac-ce", ("SingleByte", "X_MAC_CE")),
@@ -65,6 +65,7 @@ OWN_CHARSETS = [
     ("x-mac-icelandic", ("SingleByte", "X_MAC_ICELANDIC")),
     ("x-mac-croatian", ("SingleByte", "X_MAC_CROATIAN")),
     ("x-mac-romanian", ("SingleByte", "X_MAC_ROMANIAN")),
+    ("Johab", ("Johab", None)),
 ]
 WHATWG_ONLY_OVERRIDES = {"ascii": "US-ASCII"}
 # WHATWG labels we route elsewhere by design.
@@ -394,7 +395,10 @@ def main():
     d("  (`tools/gen_single_byte.py`; an octet a table has no character for would be U+FFFD,")
     d("  reported, but Python defines all 128 of each). Until they had records their text was")
     d("  read by detection, which knows no Mac charset but Mac OS Roman: Czech `Dobrý den,")
-    d("  děkuji` under `x-mac-ce` came out `Dobrù den, džkuji`.")
+    d("  děkuji` under `x-mac-ce` came out `Dobrù den, džkuji`. And Johab (`johab`, Korean, code")
+    d("  page 1361): its Hangul computed from the 5-bit jamo values of each code (their meaning")
+    d("  generated from Python's codec by `tools/gen_johab.py`), its symbols and Hanja, KS X 1001")
+    d("  moved, read through encoding_rs's EUC-KR table.")
     d("- IANA records with no decoder in encoding_rs (EBCDIC, ISO 646 national variants, DOS")
     d("  code pages ...) resolve (status `registered`) and report `unsupported-charset`.")
     d("")

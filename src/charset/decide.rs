@@ -2161,7 +2161,7 @@ fn cyrillic_label(cs: &'static Charset) -> bool {
 fn is_multibyte(cs: &'static Charset) -> bool {
     matches!(
         cs.decoder_name(),
-        Some("Shift_JIS" | "EUC-JP" | "EUC-KR" | "GBK" | "gb18030" | "Big5")
+        Some("Shift_JIS" | "EUC-JP" | "EUC-KR" | "GBK" | "gb18030" | "Big5" | "Johab")
     )
 }
 

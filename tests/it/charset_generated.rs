@@ -60,3 +60,8 @@ fn single_byte_tables_are_current() {
         &["src/charset/single_byte_tables.rs"],
     );
 }
+
+#[test]
+fn johab_tables_are_current() {
+    run("tools/gen_johab.py", &["src/charset/johab_tables.rs"]);
+}

@@ -1,6 +1,7 @@
 //! Charsets with decoders of our own tables, that encoding_rs lacks: the
 //! Mac OS Central European, Greek, Turkish, Icelandic, Croatian and
-//! Romanian charsets (`src/charset/single_byte.rs`). Python's codecs are
+//! Romanian charsets (`src/charset/single_byte.rs`) and Johab
+//! (`src/charset/johab.rs`). Python's codecs are
 //! the oracle: fixed sentences whose octets Python wrote (no Python needed
 //! to run), and the translations of the gettext catalogs installed on the
 //! machine, encoded by Python at run time (a skip without python3 or the
@@ -360,5 +361,254 @@ fn utf8_signature_below_a_mac_letter_is_read_as_utf8() {
             "{label}: {:?}",
             d.findings
         );
+    }
+}
+
+// --- Johab ---
+
+/// Every two-octet sequence with a lead from 0x80 up, decoded by Python's
+/// `johab` codec (errors replaced) and by ours, alone under `johab` with
+/// detection off: the same text. Johab's trail octets include ASCII, so an
+/// invalid pair is one U+FFFD and its second octet read again, as Python
+/// does. (The symbol and Hanja area reads encoding_rs's KS X 1001 table,
+/// which has the characters Python's has: `€` and `®` of 1998, not the
+/// `㉾` of 2002.)
+#[test]
+fn johab_decodes_every_pair_as_python_does() {
+    let test = "johab_decodes_every_pair_as_python_does";
+    let script = r#"
+import json
+print(json.dumps([bytes([lead, trail]).decode("johab", "replace")
+                  for lead in range(0x80, 0x100) for trail in range(0x100)]))
+"#;
+    let Some(out) = common::python(test, script, b"") else {
+        return;
+    };
+    let want: Vec<String> = serde_json::from_slice(&out).unwrap();
+    assert_eq!(want.len(), 128 * 256);
+    let cs = Charset::for_label(b"johab").unwrap();
+    let opts = DecodeOptions {
+        detect: false,
+        ..Default::default()
+    };
+    let mut differ = Vec::new();
+    let mut valid = 0;
+    for (k, py) in want.iter().enumerate() {
+        let pair = [0x80 + (k / 256) as u8, (k % 256) as u8];
+        let d = charset::decode_as(&pair, cs, &opts);
+        valid += usize::from(d.replacements == 0);
+        if d.text != *py {
+            differ.push(format!(
+                "{:02X} {:02X}: {:?} (Python {py:?})",
+                pair[0], pair[1], d.text
+            ));
+        } else {
+            assert_eq!(
+                d.replacements,
+                py.matches('\u{FFFD}').count(),
+                "{pair:02X?}"
+            );
+        }
+    }
+    assert!(
+        differ.is_empty(),
+        "{}:\n{}",
+        differ.len(),
+        differ.join("\n")
+    );
+    assert_eq!(valid, 17_065);
+}
+
+/// Every character of the Basic Multilingual Plane that Python's `johab`
+/// encodes, we encode to the same octets; and what it refuses, we refuse.
+#[test]
+fn johab_encodes_every_character_as_python_does() {
+    let test = "johab_encodes_every_character_as_python_does";
+    let script = r#"
+import sys
+for c in range(0x80, 0x10000):
+    if 0xD800 <= c <= 0xDFFF:
+        continue
+    try:
+        b = chr(c).encode("johab")
+    except UnicodeEncodeError:
+        continue
+    print("%X %s" % (c, b.hex()))
+"#;
+    let Some(out) = common::python(test, script, b"") else {
+        return;
+    };
+    let out = String::from_utf8(out).expect("UTF-8");
+    let mut python = std::collections::HashMap::new();
+    for line in out.lines() {
+        let (c, hex) = line.split_once(' ').unwrap();
+        python.insert(u32::from_str_radix(c, 16).unwrap(), hex.to_string());
+    }
+    assert!(python.len() > 17_000, "{}", python.len());
+    let cs = Charset::for_label(b"x-johab").unwrap();
+    let mut ours = 0;
+    for u in (0x80..0x10000).filter(|u| !(0xD800..=0xDFFF).contains(u)) {
+        let c = char::from_u32(u).unwrap();
+        let mut buf = [0; 4];
+        let e = charset::encode(c.encode_utf8(&mut buf), cs, true);
+        let hex = e.ok().map(|e| {
+            ours += 1;
+            e.bytes
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect::<String>()
+        });
+        assert_eq!(hex.as_ref(), python.get(&u), "U+{u:04X}");
+    }
+    assert_eq!(ours, python.len());
+}
+
+/// Korean gettext translations written in Johab by Python read as written
+/// under `johab` and `x-johab`, the label kept (`used`); the label was
+/// unknown and the text read by detection (the hunt: 16 of 16 damaged).
+#[test]
+fn gettext_sentences_in_johab_read_as_python_writes_them() {
+    let test = "gettext_sentences_in_johab";
+    let script = r#"
+import gettext, glob, json
+texts = set()
+for mo in sorted(glob.glob("/usr/share/locale/ko/LC_MESSAGES/*.mo")):
+    try:
+        with open(mo, "rb") as f:
+            cat = gettext.GNUTranslations(f)._catalog
+    except Exception:
+        continue
+    for k, v in cat.items():
+        if not isinstance(v, str) or not k or v.isascii() or not 4 <= len(v) <= 200:
+            continue
+        if any(ord(c) < 32 and c != "\n" for c in v):
+            continue
+        try:
+            v.encode("johab")
+        except UnicodeEncodeError:
+            continue
+        texts.add(v)
+texts = sorted(texts)
+step = max(1, len(texts) // 300)
+picked = texts[::step][:300]
+picked += ["\n".join(texts[(i * 7919 + j * 104729) % len(texts)] for j in range(3)) + "\n"
+           for i in range(50)] if texts else []
+for i, t in enumerate(picked):
+    print(json.dumps({"label": ["johab", "x-johab"][i % 2], "text": t,
+                      "hex": t.encode("johab").hex()}))
+"#;
+    let Some(out) = common::python(test, script, b"") else {
+        return;
+    };
+    let out = String::from_utf8(out).expect("UTF-8");
+    if out.lines().count() < 200 {
+        common::skip(test, "too few Korean gettext translations on this machine");
+        return;
+    }
+    let cs = Charset::for_label(b"johab").unwrap();
+    let mut wrong = Vec::new();
+    for line in out.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let (label, text, hex) = (
+            v["label"].as_str().unwrap(),
+            v["text"].as_str().unwrap(),
+            v["hex"].as_str().unwrap(),
+        );
+        let bytes: Vec<u8> = (0..hex.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+            .collect();
+        // As a header's text, and as a body (which ends in a line end: a
+        // short body without white space, `<브랜치>`, may be a key or a
+        // hash, under any label: `decide::short_blob`).
+        for (opts, end) in [(DecodeOptions::default(), ""), (body_opts(), "\n")] {
+            let (text, bytes) = (
+                format!("{text}{end}"),
+                [&bytes[..], end.as_bytes()].concat(),
+            );
+            let d = decode(&bytes, Some(label.as_bytes()), &opts);
+            if d.text != text || d.used != Some(cs) || d.replacements > 0 {
+                wrong.push(format!(
+                    "{label}: {text:?} read as {:?} by {:?}: {:?}",
+                    d.text,
+                    d.used.map(Charset::name),
+                    d.findings
+                ));
+            }
+        }
+        assert_eq!(charset::encode(text, cs, true).unwrap().bytes, bytes);
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} wrong:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+}
+
+/// A Korean sentence with Hanja and jamo, its octets as Python writes
+/// them (no Python needed).
+#[test]
+fn johab_sentence_decodes_and_encodes() {
+    let text = "안녕하세요, 한국어 텍스트입니다. 漢字 ㄱㄴ";
+    let bytes: &[u8] = b"\xB4\x65\x91\x77\xD0\x61\xAD\x41\xB6\x61, \xD0\x65\x8A\x82\xB4\xE1 \xC9\x42\xAF\x61\xCB\x61\xB7\xB3\x93\xA1\x94\x61. \xF7\xD3\xF1\xAE \x88\x41\x90\x41";
+    let cs = Charset::for_label(b"johab").unwrap();
+    assert_eq!(cs.name(), "Johab");
+    assert_eq!(charset::resolve(Some(b"JOHAB")).status, LabelStatus::Alias);
+    let d = decode(bytes, Some(b"johab"), &body_opts());
+    assert_eq!(d.text, text);
+    assert_eq!(d.verdict, Verdict::Ok, "{:?}", d.findings);
+    assert_eq!(&charset::encode(text, cs, true).unwrap().bytes[..], bytes);
+    for l in ["x-johab", "cp1361", "Johab"] {
+        assert_eq!(Charset::for_label(l.as_bytes()), Some(cs), "{l}");
+    }
+}
+
+/// A Johab letter with a UTF-8 signature: the signature's line is read as
+/// UTF-8 (`mixed-charset`), the letter as Johab: the rule of the CJK
+/// multi-octet labels (`is_multibyte`; Korean is their own script).
+#[test]
+fn utf8_signature_below_a_johab_letter_is_read_as_utf8() {
+    let text = "안녕하세요, 메일 감사합니다. 내일 계약서를 보내 드리겠습니다.\n";
+    let sig = "-- \n김철수 드림\n";
+    let bytes = [
+        &b"\xB4\x65\x91w\xD0\x61\xAD\x41\xB6\x61, \xA1\x41\xB7\xA9 \x88q\xAC\x61\xD0s\x93\xA1\x94\x61. \x90\x81\xB7\xA9 \x89\x81\xB4\xA2\xAC\xE1\x9Fi \xA5\xA1\x90\x81 \x97\x61\x9F\xA1\x89V\xAFs\x93\xA1\x94\x61.\n"[..],
+        sig.as_bytes(),
+    ]
+    .concat();
+    let d = decode(&bytes, Some(b"johab"), &body_opts());
+    assert_eq!(d.text, format!("{text}{sig}"), "{:?}", d.findings);
+    assert_eq!(d.verdict, Verdict::Suspicious, "{:?}", d.findings);
+    assert!(
+        d.findings
+            .iter()
+            .any(|f| f.kind == mailcharset::finding::FindingKind::MixedCharset),
+        "{:?}",
+        d.findings
+    );
+}
+
+/// Johab text with a damaged octet or two keeps its label: its Hangul
+/// syllables standing alone, beside the damage, count as the label's
+/// letters, as under EUC-KR (`Evidence::standing`). Without that, these
+/// short texts (gettext translations with an octet lost or inserted) were
+/// read whole as windows-1252 or windows-1251.
+#[test]
+fn thinly_damaged_johab_keeps_its_label() {
+    let cs = Charset::for_label(b"johab").unwrap();
+    for (bytes, text) in [
+        (
+            &b"\x8Ba\x9E \xB7\xA1\x9C\x9Fq\n"[..],
+            "그\u{FFFD} 이\u{FFFD}름\n",
+        ),
+        (
+            b"\x94\xC2\x82\xC7\xA1 \xC3\x9E\x93\n",
+            "댹\u{FFFD}키 \u{FFFD}룹\n",
+        ),
+    ] {
+        let d = decode(bytes, Some(b"johab"), &body_opts());
+        assert_eq!(d.used, Some(cs), "{:?}", d.findings);
+        assert_eq!(d.text, text);
+        assert_eq!(d.verdict, Verdict::Invalid);
     }
 }
