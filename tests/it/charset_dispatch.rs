@@ -229,6 +229,42 @@ fn python_oracle_iso_2022_jp_2() {
     );
 }
 
+/// The JIS X 0213 designations of ISO-2022-JP-3 and -2004 (`ESC $ ( O`,
+/// `Q`: plane 1; `ESC $ ( P`: plane 2). Python's iso2022_jp_2004 writes
+/// JIS X 0208 text with `ESC $ B` and a JIS X 0213 addition with
+/// `ESC $ ( Q`: the additions are U+FFFD (we have no JIS X 0213 table), the
+/// rest reads. The designations were unknown escapes, their octets read
+/// as JIS X 0208 pairs: `森鷗外` came out `森�え辨�外`, the `$(` and `Q~`
+/// of the escape and the addition read as `え` and `辨`.
+#[test]
+fn iso_2022_jp_3_planes_read_as_jis_x_0208_or_fail() {
+    let opts = DecodeOptions {
+        detect: false,
+        ..Default::default()
+    };
+    for (bytes, text, errors) in [
+        // 森鷗外と𠮟る。 (Python: iso2022_jp_2004)
+        (
+            &b"\x1B$B?9\x1B$(Q~e\x1B$B30$H\x1B$(QOT\x1B$B$k!#\x1B(B"[..],
+            "森\u{FFFD}外と\u{FFFD}る。",
+            2,
+        ),
+        // JIS X 0208's characters under the plane 1 designations (2000 and
+        // 2004), one pair of plane 2, then ASCII again.
+        (b"\x1B$(O?9\x1B(B a", "森 a", 0),
+        (b"\x1B$(Q30!#\x1B(B", "外。", 0),
+        (b"x\x1B$(P!!\x1B(By", "x\u{FFFD}y", 1),
+        // Rows 13 and 89-92 of plane 1 are JIS X 0213's, not NEC's or IBM's.
+        (b"\x1B$(Q-!y!\x1B(B", "\u{FFFD}\u{FFFD}", 2),
+    ] {
+        let d = decode(bytes, Some(b"iso-2022-jp-2"), &opts);
+        assert_eq!(d.text, text, "{bytes:?}");
+        assert_eq!(d.replacements, errors, "{bytes:?}");
+        let d = decode(bytes, Some(b"iso-2022-jp-2"), &DecodeOptions::default());
+        assert_eq!(d.text, text, "{bytes:?}: {:?}", d.findings);
+    }
+}
+
 fn python_decode(codec: &str, bytes: &[u8]) -> Option<String> {
     let code = format!(
         "import sys; sys.stdout.buffer.write(sys.stdin.buffer.read().decode('{codec}').encode('utf-8'))"
