@@ -67,7 +67,10 @@ OWN_CHARSETS = [
     ("x-mac-romanian", ("SingleByte", "X_MAC_ROMANIAN")),
     ("Johab", ("Johab", None)),
 ]
-WHATWG_ONLY_OVERRIDES = {"ascii": "US-ASCII"}
+# `ucs-2` is IANA's ISO-10646-UCS-2 (csUnicode), read as UTF-16 is (a byte
+# order mark decides, else little-endian as WHATWG has it), not as UTF-16LE
+# with a big-endian mark read as U+FFFE.
+WHATWG_ONLY_OVERRIDES = {"ascii": "US-ASCII", "ucs-2": "ISO-10646-UCS-2"}
 # WHATWG labels we route elsewhere by design.
 UNICODE11 = {"unicode-1-1-utf-8", "unicode11utf8"}
 SKIP_WHATWG = {"replacement"}
@@ -333,7 +336,9 @@ def main():
     d("  name MIME uses; every other name and alias is `registered`.")
     d("- **WHATWG** labels not in IANA have status `whatwg` and resolve to the record of the")
     d("  IANA charset they loosely spell with the same decoder (`iso88591` → ISO-8859-1), else")
-    d("  to the record of their WHATWG encoding (`cp1252` → windows-1252). `ascii` → US-ASCII.")
+    d("  to the record of their WHATWG encoding (`cp1252` → windows-1252). `ascii` → US-ASCII;")
+    d("  `ucs-2` → ISO-10646-UCS-2, read as `utf-16` is (a byte order mark decides, else")
+    d("  little-endian, WHATWG's reading), not as UTF-16LE, which read a big-endian mark as U+FFFE.")
     d("  `unicode-1-1-utf-8` and `unicode11utf8` → UNICODE-1-1-UTF-8 (RFC 2279 §5 Hangul remap,")
     d("  not plain UTF-8). The label `replacement` is not a charset and stays unknown.")
     d("- **Mail is not the web.** ISO-8859-1 (and ISO-8859-9, TIS-620) decode with their")

@@ -193,6 +193,158 @@ fn python_oracle_other_spellings() {
     }
 }
 
+/// Labels of charsets we decode, seen in real mail and unknown until they
+/// were added to tools/mail-aliases.tsv (their text was read by
+/// detection, `unknown-label`): each names the charset whose decoder reads
+/// it, with status `alias`, and text Python writes in the codec the label
+/// names reads as written. (`ucs-2` is WHATWG's label, now read as
+/// `utf-16` is: a byte order mark decides.)
+#[test]
+fn mail_aliases_of_charsets_we_decode() {
+    for (label, name) in [
+        ("uhc", "EUC-KR"),
+        ("unified-hangul", "EUC-KR"),
+        ("ms949", "EUC-KR"),
+        ("ms950", "Big5"),
+        ("windows-950", "Big5"),
+        ("x-windows-950", "Big5"),
+        ("big5-eten", "Big5"),
+        ("x-windows-874", "windows-874"),
+        ("iso-ir-166", "TIS-620"),
+        ("cn-gb", "GB2312"),
+        ("gb18030-2022", "GB18030"),
+        ("eucjp-ms", "EUC-JP"),
+        ("cp50221", "ISO-2022-JP"),
+        ("cp50222", "ISO-2022-JP"),
+        ("iso-2022-jp-1", "ISO-2022-JP-2"),
+        ("iso-2022-jp-3", "ISO-2022-JP-2"),
+        ("iso-2022-jp-2004", "ISO-2022-JP-2"),
+        ("shift_jis-2004", "Shift_JIS"),
+        ("shift_jisx0213", "Shift_JIS"),
+        ("euc-jis-2004", "EUC-JP"),
+        ("euc-jisx0213", "EUC-JP"),
+        ("ucs-2le", "UTF-16LE"),
+        ("ucs-2be", "UTF-16BE"),
+    ] {
+        let r = charset::resolve(Some(label.as_bytes()));
+        assert_eq!(r.charset.map(Charset::name), Some(name), "{label}");
+        assert_eq!(r.status, LabelStatus::Alias, "{label}");
+    }
+    // Python's own spellings find them too (TR #22 matching).
+    for (label, name) in [
+        ("shift_jis_2004", "Shift_JIS"),
+        ("euc_jis_2004", "EUC-JP"),
+        ("iso2022_jp_3", "ISO-2022-JP-2"),
+        ("ucs_2le", "UTF-16LE"),
+    ] {
+        assert_eq!(
+            Charset::for_label(label.as_bytes()).map(Charset::name),
+            Some(name),
+            "{label}"
+        );
+    }
+    // Fixed octets (no Python needed): half-width katakana by ESC ( I
+    // under the Windows ISO-2022-JP code pages; JIS X 0212 under
+    // ISO-2022-JP-1; a big-endian UCS-2 text with its mark.
+    for (label, bytes, text) in [
+        ("cp50221", &b"\x1B(I6E\x1B(B"[..], "\u{FF76}\u{FF85}"),
+        ("cp50222", b"\x1B(I6E\x1B(B", "\u{FF76}\u{FF85}"),
+        ("iso-2022-jp-1", b"\x1B$(D0!\x1B(B", "\u{4E02}"),
+        ("ucs-2", b"\xFE\xFF\x00A\x04\x10", "A\u{410}"),
+        ("ucs-2", b"\xFF\xFEA\x00\x10\x04", "A\u{410}"),
+    ] {
+        let d = decode(bytes, Some(label.as_bytes()), &DecodeOptions::default());
+        assert_eq!(d.text, text, "{label}: {:?}", d.findings);
+        assert_eq!(d.verdict, Verdict::Ok, "{label}: {:?}", d.findings);
+    }
+    if python_encode("utf-8", "x").is_none() {
+        return;
+    }
+    for (codec, label, text) in [
+        (
+            "cp949",
+            "uhc",
+            "\u{B620}\u{BC29}\u{AC01}\u{D558} \u{D55C}\u{AD6D}\u{C5B4}",
+        ),
+        (
+            "cp949",
+            "unified-hangul",
+            "\u{D55C}\u{AD6D}\u{C5B4} \u{B620}",
+        ),
+        ("cp949", "ms949", "\u{D14D}\u{C2A4}\u{D2B8}"),
+        (
+            "cp950",
+            "ms950",
+            "\u{7E41}\u{9AD4}\u{4E2D}\u{6587} \u{7881}\u{92B9}\u{88CF}",
+        ),
+        ("cp950", "x-windows-950", "\u{7E41}\u{9AD4}\u{4E2D}\u{6587}"),
+        ("big5", "big5-eten", "\u{7E41}\u{9AD4}\u{4E2D}\u{6587}"),
+        (
+            "cp874",
+            "x-windows-874",
+            "\u{E20}\u{E32}\u{E29}\u{E32}\u{E44}\u{E17}\u{E22}",
+        ),
+        (
+            "tis_620",
+            "iso-ir-166",
+            "\u{E20}\u{E32}\u{E29}\u{E32}\u{E44}\u{E17}\u{E22}",
+        ),
+        ("gb2312", "cn-gb", "\u{4E2D}\u{6587}\u{6D4B}\u{8BD5}"),
+        ("gb18030", "gb18030-2022", "\u{4E2D}\u{6587} \u{20000}"),
+        (
+            "euc_jp",
+            "eucjp-ms",
+            "\u{65E5}\u{672C}\u{8A9E}\u{306E}\u{30C6}\u{30AD}\u{30B9}\u{30C8}",
+        ),
+        (
+            "iso2022_jp_1",
+            "iso-2022-jp-1",
+            "\u{65E5}\u{672C}\u{8A9E} \u{4E02}",
+        ),
+        (
+            "iso2022_jp_3",
+            "iso-2022-jp-3",
+            "\u{65E5}\u{672C}\u{8A9E}\u{306E}\u{30C6}\u{30AD}\u{30B9}\u{30C8}",
+        ),
+        (
+            "iso2022_jp_2004",
+            "iso-2022-jp-2004",
+            "\u{65E5}\u{672C}\u{8A9E} abc",
+        ),
+        (
+            "shift_jis_2004",
+            "shift_jis-2004",
+            "\u{65E5}\u{672C}\u{8A9E}\u{306E}\u{30C6}\u{30AD}\u{30B9}\u{30C8}",
+        ),
+        (
+            "shift_jisx0213",
+            "shift_jisx0213",
+            "\u{65E5}\u{672C}\u{8A9E}",
+        ),
+        (
+            "euc_jis_2004",
+            "euc-jis-2004",
+            "\u{65E5}\u{672C}\u{8A9E}\u{306E}\u{30C6}\u{30AD}\u{30B9}\u{30C8}",
+        ),
+        ("euc_jisx0213", "euc-jisx0213", "\u{65E5}\u{672C}\u{8A9E}"),
+        (
+            "utf_16_le",
+            "ucs-2le",
+            "\u{41F}\u{440}\u{438}\u{432}\u{435}\u{442} ucs-2",
+        ),
+        (
+            "utf_16_be",
+            "ucs-2be",
+            "\u{41F}\u{440}\u{438}\u{432}\u{435}\u{442} ucs-2",
+        ),
+    ] {
+        let bytes = python_encode(codec, text).unwrap();
+        let d = decode(&bytes, Some(label.as_bytes()), &DecodeOptions::default());
+        assert_eq!(d.text, text, "{label}");
+        assert_eq!(d.verdict, Verdict::Ok, "{label}: {:?}", d.findings);
+    }
+}
+
 /// ISO-2022-JP-2 with Python as the oracle in both directions (the byte
 /// forms may differ: Python writes ō with JIS X 0212, we with GB 2312).
 #[test]
