@@ -54,7 +54,23 @@ UNSUPPORTED = {
     1016: "CESU-8 is not a MIME charset; decode it as UTF-8 to see surrogate-pair findings",
 }
 DEFAULT_UNSUPPORTED = "no decoder: encoding_rs has no table for this charset"
-WHATWG_ONLY_OVERRIDES = {"ascii": "US-ASCII"}
+# Charsets neither IANA nor WHATWG has a record for, that mail carries and we
+# decode with tables of our own (tools/gen_single_byte.py and
+# tools/gen_johab.py, from Python's codecs). Each gets a record; its labels, the name included, come from
+# tools/mail-aliases.tsv, with the reasons.
+OWN_CHARSETS = [
+    ("x-mac-ce", ("SingleByte", "X_MAC_CE")),
+    ("x-mac-greek", ("SingleByte", "X_MAC_GREEK")),
+    ("x-mac-turkish", ("SingleByte", "X_MAC_TURKISH")),
+    ("x-mac-icelandic", ("SingleByte", "X_MAC_ICELANDIC")),
+    ("x-mac-croatian", ("SingleByte", "X_MAC_CROATIAN")),
+    ("x-mac-romanian", ("SingleByte", "X_MAC_ROMANIAN")),
+    ("Johab", ("Johab", None)),
+]
+# `ucs-2` is IANA's ISO-10646-UCS-2 (csUnicode), read as UTF-16 is (a byte
+# order mark decides, else little-endian as WHATWG has it), not as UTF-16LE
+# with a big-endian mark read as U+FFFE.
+WHATWG_ONLY_OVERRIDES = {"ascii": "US-ASCII", "ucs-2": "ISO-10646-UCS-2"}
 # WHATWG labels we route elsewhere by design.
 UNICODE11 = {"unicode-1-1-utf-8", "unicode11utf8"}
 SKIP_WHATWG = {"replacement"}
@@ -156,6 +172,16 @@ def main():
                 )
                 add(e["name"], len(records) - 1, "Whatwg")
 
+    own = {}
+    for name, kind in OWN_CHARSETS:
+        if record_for(name) is not None:
+            sys.exit(f"own charset {name} is already a label")
+        own[name.lower()] = len(records)
+        records.append(
+            dict(name=name, canonical=name, mib=None, preferred=None, aliases=[], source="mail",
+                 kind=kind)
+        )
+
     def decoder_of(rec):
         kind, enc = rec["kind"]
         return {
@@ -193,11 +219,17 @@ def main():
         label, target, reason = line.rstrip("\n").split("\t")
         t = record_for(target)
         if t is None:
+            t = own.get(target.lower())
+        if t is None:
             sys.exit(f"alias {label}: unknown target {target}")
         if label.lower() in labels:
             sys.exit(f"alias {label} is already a label")
         add(label, t, "Alias")
         decisions.append((label, records[t]["canonical"], reason))
+
+    for name, i in own.items():
+        if record_for(name) != i:
+            sys.exit(f"own charset {name}: its name is not in tools/mail-aliases.tsv")
 
     # Emit.
     out = []
@@ -216,6 +248,8 @@ def main():
             k = f"Kind::{kind}({enc_const(arg)})"
         elif kind == "Unsupported":
             k = f"Kind::Unsupported({rust_str(arg)})"
+        elif kind == "SingleByte":
+            k = f"Kind::SingleByte(&super::single_byte_tables::{arg})"
         else:
             k = f"Kind::{kind}"
         mib = f"Some({rec['mib']})" if rec["mib"] is not None else "None"
@@ -302,7 +336,9 @@ def main():
     d("  name MIME uses; every other name and alias is `registered`.")
     d("- **WHATWG** labels not in IANA have status `whatwg` and resolve to the record of the")
     d("  IANA charset they loosely spell with the same decoder (`iso88591` → ISO-8859-1), else")
-    d("  to the record of their WHATWG encoding (`cp1252` → windows-1252). `ascii` → US-ASCII.")
+    d("  to the record of their WHATWG encoding (`cp1252` → windows-1252). `ascii` → US-ASCII;")
+    d("  `ucs-2` → ISO-10646-UCS-2, read as `utf-16` is (a byte order mark decides, else")
+    d("  little-endian, WHATWG's reading), not as UTF-16LE, which read a big-endian mark as U+FFFE.")
     d("  `unicode-1-1-utf-8` and `unicode11utf8` → UNICODE-1-1-UTF-8 (RFC 2279 §5 Hangul remap,")
     d("  not plain UTF-8). The label `replacement` is not a charset and stays unknown.")
     d("- **Mail is not the web.** ISO-8859-1 (and ISO-8859-9, TIS-620) decode with their")
@@ -356,6 +392,18 @@ def main():
     d("  (`iso-ir-9-1` and `iso-ir-91`) resolves to neither, and `win-1252` or `8859-1` stay unknown.")
     d("- Unknown in linux-mips and left unknown: `a`, `3d`, `content-transfer-encoding:` (parser")
     d("  debris, not labels).")
+    d("- **Charsets no registry has** that mail carries get records of their own (no MIBenum),")
+    d("  their name and every label status `alias`, listed below with the reasons: the Mac OS")
+    d("  Central European, Greek, Turkish, Icelandic, Croatian and Romanian charsets (`x-mac-ce`,")
+    d("  `x-mac-greek` ...; Microsoft's names for code pages 10029, 10006, 10081, 10079, 10082")
+    d("  and 10010), decoded and encoded with 128-entry tables generated from Python's codecs")
+    d("  (`tools/gen_single_byte.py`; an octet a table has no character for would be U+FFFD,")
+    d("  reported, but Python defines all 128 of each). Until they had records their text was")
+    d("  read by detection, which knows no Mac charset but Mac OS Roman: Czech `Dobrý den,")
+    d("  děkuji` under `x-mac-ce` came out `Dobrù den, džkuji`. And Johab (`johab`, Korean, code")
+    d("  page 1361): its Hangul computed from the 5-bit jamo values of each code (their meaning")
+    d("  generated from Python's codec by `tools/gen_johab.py`), its symbols and Hanja, KS X 1001")
+    d("  moved, read through encoding_rs's EUC-KR table.")
     d("- IANA records with no decoder in encoding_rs (EBCDIC, ISO 646 national variants, DOS")
     d("  code pages ...) resolve (status `registered`) and report `unsupported-charset`.")
     d("")

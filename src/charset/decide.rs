@@ -31,8 +31,8 @@
 //! | a Cyrillic label read cleanly with 3+ words whose letters no one Cyrillic language has together ([`cyrillic_misfits`]) | windows-1251 under ISO-8859-5 (`ёьхђѓ`, `юсёѓфшђќ`) | `mislabeled` if chardetng's candidate is another Cyrillic charset (not windows-1251 under x-mac-cyrillic) with at most one such word for three of the label's, its case natural, as many letters in words | the candidate's |
 //! | KOI8-R read cleanly with 3+ of KOI8-U's letter octets (A4 A6 A7 AD B4 B6 B7 BD) as box drawing touching letters, and no other box drawing touching one (`koi8u_letters`) | Ukrainian KOI8-U under KOI8-R (`Прив╕т`) | `mislabeled` | KOI8-U |
 //! | a Latin label (not windows-1258) read cleanly into runs of 3+ non-ASCII characters: 3+ runs (or one of 16+), 32+ characters in them, at least half as many runs as words with a non-ASCII character ([`nonascii_runs`]) | another script read as Latin (`Ïðèâåò`, `ÇÑ±¹¾î`) | `mislabeled` if a candidate reads plausibly, in a script other than Latin, its Cyrillic or Greek case natural (`Case::natural`); windows-1251 or x-mac-cyrillic by their capitals | the candidate's |
-//! | a Latin label (not macintosh, windows-1258) or a Cyrillic one read cleanly with 3+ symbols inside words ([`symbols_in_words`]) | `Wroc³aw`, `¾lu»ouèký`, `Я№штхђ`: windows-1250, ISO-8859-2, windows-1251 read in another charset of the script | `mislabeled` if chardetng's guess is of the script (not windows-1252), reads 3+ of them as letters fitting their word's case (2+ different symbols under a Latin label), turns no letter into a symbol ([`repair`]), its windows-1250/ISO-8859-2 twin does not read them as well, and (Latin) it fits a language's alphabet no worse than the label's reading | the guess's |
-//! | a Latin label (not macintosh) read cleanly with 3+ words whose letters no one alphabet holds, where windows-1252 or a Turkish, Central European, Baltic or Mac charset reads every word as one language's, mending 3+ of those words that are not names and as many of the label's foreign words as of its others (or any, when no alphabet holds 3 in 4 of the label's 40+ letters) ([`alphabet_lie`]) | `Joăo, informaçăo, tręs`: Latin-1 under ISO-8859-2; Hungarian `hõmérséklet` under Latin-1 | `mislabeled` | that charset |
+//! | a Latin label (not a Mac one, [`mac_latin`]; not windows-1258) or a Cyrillic one read cleanly with 3+ symbols inside words ([`symbols_in_words`]) | `Wroc³aw`, `¾lu»ouèký`, `Я№штхђ`: windows-1250, ISO-8859-2, windows-1251 read in another charset of the script | `mislabeled` if chardetng's guess is of the script (not windows-1252), reads 3+ of them as letters fitting their word's case (2+ different symbols under a Latin label), turns no letter into a symbol ([`repair`]), its windows-1250/ISO-8859-2 twin does not read them as well, and (Latin) it fits a language's alphabet no worse than the label's reading | the guess's |
+//! | a Latin label (not a Mac one) read cleanly with 3+ words whose letters no one alphabet holds, where windows-1252 or a Turkish, Central European, Baltic or Mac charset reads every word as one language's, mending 3+ of those words that are not names and as many of the label's foreign words as of its others (or any, when no alphabet holds 3 in 4 of the label's 40+ letters) ([`alphabet_lie`]) | `Joăo, informaçăo, tręs`: Latin-1 under ISO-8859-2; Hungarian `hõmérséklet` under Latin-1 | `mislabeled` | that charset |
 //! | ISO-8859-6 with 4+ errors | windows-1256 (`ف ق ك` have no octet in ISO-8859-6) | `mislabeled` if the guess is windows-1256, reads more letters in words, no Latin letter inside an Arabic word | windows-1256 |
 //! | errors, label explains the text: `clean >= 1` and (`errors <= 3` or `8 * errors <= clean`), or 4+ characters on lines the label decodes entirely (and `8 * errors` at most 8 times those), or (UTF-8) complete forms only a UTF-8 writer makes, accounting for the errors (at most six per form, plus three) | damaged | `invalid` (`truncated` when it ends inside a character) | the label's, U+FFFD at the damage only |
 //! | … and some damaged lines hold no character of the label but read cleanly in another charset: 2+ characters, letters in words, not shaped like damaged UTF-8 ([`foreign_lines_read`]) | mixed (a Latin-1 footer in a UTF-8 letter) | `suspicious`, finding `mixed-charset` ("read as such") | the label's; those lines in that charset |
@@ -433,7 +433,7 @@ pub(super) fn labelled<'a>(
         && !ascii
         && !own_text
         && opts.detect
-        && (cs.encoding().is_some_and(|e| e.is_single_byte()) || cs.is_seven_bit())
+        && (cs.is_single_byte() || cs.is_seven_bit())
         && utf8_majority(bytes)
     {
         let ev8 = evidence(bytes, Charset::UTF_8);
@@ -478,7 +478,7 @@ pub(super) fn labelled<'a>(
         && !ascii
         && !own_text
         && opts.detect
-        && (cs.encoding().is_some_and(|e| e.is_single_byte()) || is_multibyte(cs))
+        && (cs.is_single_byte() || is_multibyte(cs))
     {
         // Nothing is left damaged: `suspicious`, not `invalid` (`out.mixed`
         // is for lines kept unreadable or repaired over errors).
@@ -770,7 +770,7 @@ pub(super) fn labelled<'a>(
         if !ascii
             && opts.detect
             && latin_label(cs)
-            && cs.decoder_name() != Some("macintosh")
+            && !mac_latin(cs)
             && let Some((lie, foreign)) = alphabet_lie(bytes, cs, &text)
             && let (t, r, used) = decode_with(bytes, lie)
             && r.is_clean()
@@ -942,7 +942,7 @@ pub(super) fn labelled<'a>(
         // UTF-8 letters inside words are real UTF-8: a single-byte charset
         // would turn them into mojibake (only multi-octet legacy charsets
         // pair up into such letters by chance, "谢谢" into "лл").
-        && !(utf8_label && ev.in_words >= 1 && det.charset.encoding().is_some_and(|e| e.is_single_byte()))
+        && !(utf8_label && ev.in_words >= 1 && det.charset.is_single_byte())
         // Nor does it put a letter of another script inside Latin words
         // where the label read none (`für` with five stray octets beside
         // it as GBK `f眉r`).
@@ -1343,7 +1343,7 @@ fn own_script(cs: &'static Charset) -> &'static [std::ops::RangeInclusive<char>]
         return CJK;
     }
     match cs.decoder_name() {
-        Some("ISO-8859-7" | "windows-1253") => GREEK,
+        Some("ISO-8859-7" | "windows-1253" | "x-mac-greek") => GREEK,
         Some("ISO-8859-8" | "ISO-8859-8-I" | "windows-1255") => HEBREW,
         Some("ISO-8859-6" | "windows-1256") => ARABIC,
         Some("windows-874") => THAI,
@@ -1395,7 +1395,7 @@ fn foreign_lines_read(
         || n < MIXED_READ
         || !(in_words >= 2 || (in_words == 1 && letters_only))
         || !plausible(&text)
-        || (other.encoding().is_some_and(|e| e.is_single_byte()) && mixed_script_letters(&text) > 0)
+        || (other.is_single_byte() && mixed_script_letters(&text) > 0)
         || text.chars().any(c1_control)
         || wedges_more(&text, &decode_with(&sample, cs).0)
     {
@@ -1413,7 +1413,7 @@ fn foreign_lines_read(
     {
         return false;
     }
-    if utf8_label && other.encoding().is_some_and(|e| e.is_single_byte()) {
+    if utf8_label && other.is_single_byte() {
         // The shape of UTF-8: an octet from 0xC0 up before a continuation
         // octet (a whole character, one cut short, a damaged lead, a
         // writer's form). In a legacy text a letter before one of the
@@ -2241,16 +2241,36 @@ fn arabic_weight(text: &str) -> i64 {
 /// combining mark after its letter, and `ư`, `ơ`, `đ` are non-ASCII too, so
 /// its words are runs of non-ASCII characters as they are (`ườ`).
 fn latin_label(cs: &'static Charset) -> bool {
-    (is_latin(cs) && cs.decoder_name() != Some("windows-1258"))
-        || cs.decoder_name() == Some("macintosh")
+    (is_latin(cs) && cs.decoder_name() != Some("windows-1258")) || mac_latin(cs)
+}
+
+/// The Mac OS Latin charsets: macintosh (encoding_rs's Mac OS Roman) and
+/// our tables of its Central European, Turkish, Icelandic, Croatian and
+/// Romanian variants (`single_byte.rs`). They share Mac OS Roman's
+/// typography (`– — “ ” ‘ ’` at 0xD0..0xD5, but Croatian's `Đ` at 0xD0),
+/// octets that are letters in the ISO and Windows Latin charsets, and are
+/// judged as macintosh is: Latin labels ([`latin_label`]), but not
+/// [`symbol_label`]s, nor doubted by [`alphabet_lie`].
+fn mac_latin(cs: &'static Charset) -> bool {
+    matches!(
+        cs.decoder_name(),
+        Some(
+            "macintosh"
+                | "x-mac-ce"
+                | "x-mac-turkish"
+                | "x-mac-icelandic"
+                | "x-mac-croatian"
+                | "x-mac-romanian"
+        )
+    )
 }
 
 /// Labels whose misread text shows as symbols inside words: the Latin ones
-/// but macintosh (whose reading of its own text puts `’` and `—`, octets
-/// that are letters in other charsets, between letters) and windows-1258,
-/// and the Cyrillic ones.
+/// but the Mac ones (whose reading of their own text puts `’` and `—`,
+/// octets that are letters in other charsets, between letters) and
+/// windows-1258, and the Cyrillic ones.
 fn symbol_label(cs: &'static Charset) -> bool {
-    (latin_label(cs) && cs.decoder_name() != Some("macintosh")) || cyrillic_label(cs)
+    (latin_label(cs) && !mac_latin(cs)) || cyrillic_label(cs)
 }
 
 /// Whether the twin of a Central European guess (windows-1250 for
@@ -2323,7 +2343,7 @@ fn cyrillic_label(cs: &'static Charset) -> bool {
 fn is_multibyte(cs: &'static Charset) -> bool {
     matches!(
         cs.decoder_name(),
-        Some("Shift_JIS" | "EUC-JP" | "EUC-KR" | "GBK" | "gb18030" | "Big5")
+        Some("Shift_JIS" | "EUC-JP" | "EUC-KR" | "GBK" | "gb18030" | "Big5" | "Johab")
     )
 }
 

@@ -1,11 +1,11 @@
 //! Running a charset's decoder, without policy: UTF-8 through the codec
-//! core, UTF-7, UTF-16/32, the 7-bit ISO-2022 forms, everything else
-//! through encoding_rs; plus the checks every reading gets (C1 octets under
+//! core, UTF-7, UTF-16/32, the 7-bit ISO-2022 forms, the Mac tables of
+//! `single_byte.rs`, Johab, everything else through encoding_rs; plus the checks every reading gets (C1 octets under
 //! ISO 8859, the Unicode 1.1 Hangul policy).
 
 use super::detect::utf16_looks_big_endian;
 use super::evidence::{Alphabetic, Script, script, word_symbol};
-use super::{Charset, Decoded, Kind, Unicode11Policy, sevenbit};
+use super::{Charset, Decoded, Kind, Unicode11Policy, johab, sevenbit};
 use crate::codec::utf8::DecodeReport;
 use crate::codec::{ErrorKind, hangul, utf7, utf8, utf16_32};
 use crate::finding::{Finding, FindingKind};
@@ -137,6 +137,14 @@ pub(super) fn decode_with<'a>(
         Kind::Iso2022Jp2 => {
             let (t, r) = sevenbit::decode_jp2(bytes);
             (Cow::Owned(t), r, cs)
+        }
+        Kind::SingleByte(table) => {
+            let (t, r) = table.decode(bytes);
+            (t, r, cs)
+        }
+        Kind::Johab => {
+            let (t, r) = johab::decode(bytes);
+            (t, r, cs)
         }
         Kind::Detect | Kind::Unsupported(_) => {
             let (t, r, _) = decode_encoding_rs(encoding_rs::WINDOWS_1252, bytes, false);

@@ -2,7 +2,7 @@
 //! checks): strict or lossy, with look-alike characters of the WHATWG
 //! multi-octet encoders treated as unmappable.
 
-use super::{Charset, Kind, sevenbit};
+use super::{Charset, Kind, johab, sevenbit};
 use crate::codec::{hangul, utf7, utf16_32};
 use encoding_rs::{EncoderResult, Encoding};
 use std::borrow::Cow;
@@ -129,6 +129,30 @@ pub fn encode<'a>(
         Kind::Iso2022Jp2 => {
             let bytes = sevenbit::encode_jp2(text, |o, c| tally.unmappable(o, c))?;
             Cow::Owned(bytes)
+        }
+        Kind::Johab => {
+            if text.is_ascii() {
+                Cow::Borrowed(text.as_bytes())
+            } else {
+                Cow::Owned(johab::encode(text, |o, c| tally.unmappable(o, c))?)
+            }
+        }
+        Kind::SingleByte(table) => {
+            if text.is_ascii() {
+                Cow::Borrowed(text.as_bytes())
+            } else {
+                let mut out = Vec::with_capacity(text.len());
+                for (at, c) in text.char_indices() {
+                    match table.encode_char(c) {
+                        Some(b) => out.push(b),
+                        None => {
+                            tally.unmappable(at, c)?;
+                            out.push(b'?');
+                        }
+                    }
+                }
+                Cow::Owned(out)
+            }
         }
         Kind::Detect => {
             return Err(EncodeError::Unsupported {

@@ -150,7 +150,7 @@ pub(super) fn evidence(bytes: &[u8], cs: &'static Charset) -> Evidence {
     let multi_octet = utf8_family
         || matches!(
             cs.decoder_name(),
-            Some("Shift_JIS" | "EUC-JP" | "EUC-KR" | "GBK" | "gb18030" | "Big5")
+            Some("Shift_JIS" | "EUC-JP" | "EUC-KR" | "GBK" | "gb18030" | "Big5" | "Johab")
         );
     for r in lines(bytes) {
         let line = &bytes[r.clone()];

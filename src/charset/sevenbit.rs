@@ -186,6 +186,11 @@ enum G0 {
     Jis0212,
     Gb2312,
     Ksc5601,
+    /// JIS X 0213 plane 1 (`ESC $ ( O`, `ESC $ ( Q`: ISO-2022-JP-3 and
+    /// -2004): read where it is JIS X 0208, an error elsewhere.
+    Jis0213Plane1,
+    /// JIS X 0213 plane 2 (`ESC $ ( P`): no table, every pair an error.
+    Jis0213Plane2,
 }
 
 /// ISO-2022-JP-2 G2 sets (reached one character at a time with `ESC N`).
@@ -207,8 +212,12 @@ fn one_char(enc: &'static Encoding, bytes: &[u8]) -> Option<char> {
 /// ISO-2022-JP-2 (RFC 1554): ISO-2022-JP plus JIS X 0212 (`ESC $ ( D`),
 /// GB 2312 (`ESC $ A`), KS C 5601 (`ESC $ ( C`), and ISO-8859-1/-7 upper
 /// halves in G2 (`ESC . A`, `ESC . F`, then `ESC N` per character). Also
-/// accepts JIS X 0201 katakana (`ESC ( I`). Unknown escapes, 8-bit octets and
-/// pairs outside their set are reported replacements.
+/// accepts JIS X 0201 katakana (`ESC ( I`), and the JIS X 0213 planes of
+/// ISO-2022-JP-3 and -2004 (`ESC $ ( O` or `Q`, `ESC $ ( P`): plane 1 is
+/// JIS X 0208 in its rows (1-8, 16-84), which is what such text mostly
+/// is, and its additions there and elsewhere are errors, as is every pair
+/// of plane 2 (we have no JIS X 0213 table). Unknown escapes, 8-bit
+/// octets and pairs outside their set are reported replacements.
 pub(crate) fn decode_jp2(src: &[u8]) -> (String, DecodeReport) {
     let mut report = DecodeReport::default();
     let mut out = String::with_capacity(src.len() * 2);
@@ -231,6 +240,8 @@ pub(crate) fn decode_jp2(src: &[u8]) -> (String, DecodeReport) {
                 [b'$', b'A', ..] => (3, Some(G0::Gb2312)),
                 [b'$', b'(', b'C', ..] => (4, Some(G0::Ksc5601)),
                 [b'$', b'(', b'D', ..] => (4, Some(G0::Jis0212)),
+                [b'$', b'(', b'O' | b'Q', ..] => (4, Some(G0::Jis0213Plane1)),
+                [b'$', b'(', b'P', ..] => (4, Some(G0::Jis0213Plane2)),
                 [b'.', b'A', ..] => {
                     g2 = G2::Latin1;
                     (3, None)
@@ -267,7 +278,15 @@ pub(crate) fn decode_jp2(src: &[u8]) -> (String, DecodeReport) {
             i += 1;
             continue;
         }
-        let double = matches!(g0, G0::Jis0208 | G0::Jis0212 | G0::Gb2312 | G0::Ksc5601);
+        let double = matches!(
+            g0,
+            G0::Jis0208
+                | G0::Jis0212
+                | G0::Gb2312
+                | G0::Ksc5601
+                | G0::Jis0213Plane1
+                | G0::Jis0213Plane2
+        );
         if double && (0x21..=0x7E).contains(&b) {
             let Some(&t) = src.get(i + 1).filter(|t| (0x21..=0x7E).contains(*t)) else {
                 bad(&mut out, ErrorKind::Truncated, i);
@@ -275,8 +294,13 @@ pub(crate) fn decode_jp2(src: &[u8]) -> (String, DecodeReport) {
                 continue;
             };
             let (a, t) = (b | 0x80, t | 0x80);
+            // JIS X 0208's rows: encoding_rs's table has NEC and IBM
+            // characters in rows 13 and 89-92, where JIS X 0213 has others.
+            let jis0208_row = matches!(b, 0x21..=0x28 | 0x30..=0x74);
             let ch = match g0 {
                 G0::Jis0208 => one_char(encoding_rs::EUC_JP, &[a, t]),
+                G0::Jis0213Plane1 if jis0208_row => one_char(encoding_rs::EUC_JP, &[a, t]),
+                G0::Jis0213Plane1 | G0::Jis0213Plane2 => None,
                 G0::Jis0212 => one_char(encoding_rs::EUC_JP, &[0x8F, a, t]),
                 G0::Gb2312 => one_char(encoding_rs::GBK, &[a, t]),
                 _ => one_char(encoding_rs::EUC_KR, &[a, t]),

@@ -193,6 +193,158 @@ fn python_oracle_other_spellings() {
     }
 }
 
+/// Labels of charsets we decode, seen in real mail and unknown until they
+/// were added to tools/mail-aliases.tsv (their text was read by
+/// detection, `unknown-label`): each names the charset whose decoder reads
+/// it, with status `alias`, and text Python writes in the codec the label
+/// names reads as written. (`ucs-2` is WHATWG's label, now read as
+/// `utf-16` is: a byte order mark decides.)
+#[test]
+fn mail_aliases_of_charsets_we_decode() {
+    for (label, name) in [
+        ("uhc", "EUC-KR"),
+        ("unified-hangul", "EUC-KR"),
+        ("ms949", "EUC-KR"),
+        ("ms950", "Big5"),
+        ("windows-950", "Big5"),
+        ("x-windows-950", "Big5"),
+        ("big5-eten", "Big5"),
+        ("x-windows-874", "windows-874"),
+        ("iso-ir-166", "TIS-620"),
+        ("cn-gb", "GB2312"),
+        ("gb18030-2022", "GB18030"),
+        ("eucjp-ms", "EUC-JP"),
+        ("cp50221", "ISO-2022-JP"),
+        ("cp50222", "ISO-2022-JP"),
+        ("iso-2022-jp-1", "ISO-2022-JP-2"),
+        ("iso-2022-jp-3", "ISO-2022-JP-2"),
+        ("iso-2022-jp-2004", "ISO-2022-JP-2"),
+        ("shift_jis-2004", "Shift_JIS"),
+        ("shift_jisx0213", "Shift_JIS"),
+        ("euc-jis-2004", "EUC-JP"),
+        ("euc-jisx0213", "EUC-JP"),
+        ("ucs-2le", "UTF-16LE"),
+        ("ucs-2be", "UTF-16BE"),
+    ] {
+        let r = charset::resolve(Some(label.as_bytes()));
+        assert_eq!(r.charset.map(Charset::name), Some(name), "{label}");
+        assert_eq!(r.status, LabelStatus::Alias, "{label}");
+    }
+    // Python's own spellings find them too (TR #22 matching).
+    for (label, name) in [
+        ("shift_jis_2004", "Shift_JIS"),
+        ("euc_jis_2004", "EUC-JP"),
+        ("iso2022_jp_3", "ISO-2022-JP-2"),
+        ("ucs_2le", "UTF-16LE"),
+    ] {
+        assert_eq!(
+            Charset::for_label(label.as_bytes()).map(Charset::name),
+            Some(name),
+            "{label}"
+        );
+    }
+    // Fixed octets (no Python needed): half-width katakana by ESC ( I
+    // under the Windows ISO-2022-JP code pages; JIS X 0212 under
+    // ISO-2022-JP-1; a big-endian UCS-2 text with its mark.
+    for (label, bytes, text) in [
+        ("cp50221", &b"\x1B(I6E\x1B(B"[..], "\u{FF76}\u{FF85}"),
+        ("cp50222", b"\x1B(I6E\x1B(B", "\u{FF76}\u{FF85}"),
+        ("iso-2022-jp-1", b"\x1B$(D0!\x1B(B", "\u{4E02}"),
+        ("ucs-2", b"\xFE\xFF\x00A\x04\x10", "A\u{410}"),
+        ("ucs-2", b"\xFF\xFEA\x00\x10\x04", "A\u{410}"),
+    ] {
+        let d = decode(bytes, Some(label.as_bytes()), &DecodeOptions::default());
+        assert_eq!(d.text, text, "{label}: {:?}", d.findings);
+        assert_eq!(d.verdict, Verdict::Ok, "{label}: {:?}", d.findings);
+    }
+    if python_encode("utf-8", "x").is_none() {
+        return;
+    }
+    for (codec, label, text) in [
+        (
+            "cp949",
+            "uhc",
+            "\u{B620}\u{BC29}\u{AC01}\u{D558} \u{D55C}\u{AD6D}\u{C5B4}",
+        ),
+        (
+            "cp949",
+            "unified-hangul",
+            "\u{D55C}\u{AD6D}\u{C5B4} \u{B620}",
+        ),
+        ("cp949", "ms949", "\u{D14D}\u{C2A4}\u{D2B8}"),
+        (
+            "cp950",
+            "ms950",
+            "\u{7E41}\u{9AD4}\u{4E2D}\u{6587} \u{7881}\u{92B9}\u{88CF}",
+        ),
+        ("cp950", "x-windows-950", "\u{7E41}\u{9AD4}\u{4E2D}\u{6587}"),
+        ("big5", "big5-eten", "\u{7E41}\u{9AD4}\u{4E2D}\u{6587}"),
+        (
+            "cp874",
+            "x-windows-874",
+            "\u{E20}\u{E32}\u{E29}\u{E32}\u{E44}\u{E17}\u{E22}",
+        ),
+        (
+            "tis_620",
+            "iso-ir-166",
+            "\u{E20}\u{E32}\u{E29}\u{E32}\u{E44}\u{E17}\u{E22}",
+        ),
+        ("gb2312", "cn-gb", "\u{4E2D}\u{6587}\u{6D4B}\u{8BD5}"),
+        ("gb18030", "gb18030-2022", "\u{4E2D}\u{6587} \u{20000}"),
+        (
+            "euc_jp",
+            "eucjp-ms",
+            "\u{65E5}\u{672C}\u{8A9E}\u{306E}\u{30C6}\u{30AD}\u{30B9}\u{30C8}",
+        ),
+        (
+            "iso2022_jp_1",
+            "iso-2022-jp-1",
+            "\u{65E5}\u{672C}\u{8A9E} \u{4E02}",
+        ),
+        (
+            "iso2022_jp_3",
+            "iso-2022-jp-3",
+            "\u{65E5}\u{672C}\u{8A9E}\u{306E}\u{30C6}\u{30AD}\u{30B9}\u{30C8}",
+        ),
+        (
+            "iso2022_jp_2004",
+            "iso-2022-jp-2004",
+            "\u{65E5}\u{672C}\u{8A9E} abc",
+        ),
+        (
+            "shift_jis_2004",
+            "shift_jis-2004",
+            "\u{65E5}\u{672C}\u{8A9E}\u{306E}\u{30C6}\u{30AD}\u{30B9}\u{30C8}",
+        ),
+        (
+            "shift_jisx0213",
+            "shift_jisx0213",
+            "\u{65E5}\u{672C}\u{8A9E}",
+        ),
+        (
+            "euc_jis_2004",
+            "euc-jis-2004",
+            "\u{65E5}\u{672C}\u{8A9E}\u{306E}\u{30C6}\u{30AD}\u{30B9}\u{30C8}",
+        ),
+        ("euc_jisx0213", "euc-jisx0213", "\u{65E5}\u{672C}\u{8A9E}"),
+        (
+            "utf_16_le",
+            "ucs-2le",
+            "\u{41F}\u{440}\u{438}\u{432}\u{435}\u{442} ucs-2",
+        ),
+        (
+            "utf_16_be",
+            "ucs-2be",
+            "\u{41F}\u{440}\u{438}\u{432}\u{435}\u{442} ucs-2",
+        ),
+    ] {
+        let bytes = python_encode(codec, text).unwrap();
+        let d = decode(&bytes, Some(label.as_bytes()), &DecodeOptions::default());
+        assert_eq!(d.text, text, "{label}");
+        assert_eq!(d.verdict, Verdict::Ok, "{label}: {:?}", d.findings);
+    }
+}
+
 /// ISO-2022-JP-2 with Python as the oracle in both directions (the byte
 /// forms may differ: Python writes ō with JIS X 0212, we with GB 2312).
 #[test]
@@ -227,6 +379,42 @@ fn python_oracle_iso_2022_jp_2() {
         d.first_error().map(|f| (f.kind, f.offset)),
         Some((FindingKind::Truncated, 5))
     );
+}
+
+/// The JIS X 0213 designations of ISO-2022-JP-3 and -2004 (`ESC $ ( O`,
+/// `Q`: plane 1; `ESC $ ( P`: plane 2). Python's iso2022_jp_2004 writes
+/// JIS X 0208 text with `ESC $ B` and a JIS X 0213 addition with
+/// `ESC $ ( Q`: the additions are U+FFFD (we have no JIS X 0213 table), the
+/// rest reads. The designations were unknown escapes, their octets read
+/// as JIS X 0208 pairs: `森鷗外` came out `森�え辨�外`, the `$(` and `Q~`
+/// of the escape and the addition read as `え` and `辨`.
+#[test]
+fn iso_2022_jp_3_planes_read_as_jis_x_0208_or_fail() {
+    let opts = DecodeOptions {
+        detect: false,
+        ..Default::default()
+    };
+    for (bytes, text, errors) in [
+        // 森鷗外と𠮟る。 (Python: iso2022_jp_2004)
+        (
+            &b"\x1B$B?9\x1B$(Q~e\x1B$B30$H\x1B$(QOT\x1B$B$k!#\x1B(B"[..],
+            "森\u{FFFD}外と\u{FFFD}る。",
+            2,
+        ),
+        // JIS X 0208's characters under the plane 1 designations (2000 and
+        // 2004), one pair of plane 2, then ASCII again.
+        (b"\x1B$(O?9\x1B(B a", "森 a", 0),
+        (b"\x1B$(Q30!#\x1B(B", "外。", 0),
+        (b"x\x1B$(P!!\x1B(By", "x\u{FFFD}y", 1),
+        // Rows 13 and 89-92 of plane 1 are JIS X 0213's, not NEC's or IBM's.
+        (b"\x1B$(Q-!y!\x1B(B", "\u{FFFD}\u{FFFD}", 2),
+    ] {
+        let d = decode(bytes, Some(b"iso-2022-jp-2"), &opts);
+        assert_eq!(d.text, text, "{bytes:?}");
+        assert_eq!(d.replacements, errors, "{bytes:?}");
+        let d = decode(bytes, Some(b"iso-2022-jp-2"), &DecodeOptions::default());
+        assert_eq!(d.text, text, "{bytes:?}: {:?}", d.findings);
+    }
 }
 
 fn python_decode(codec: &str, bytes: &[u8]) -> Option<String> {

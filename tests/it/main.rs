@@ -20,6 +20,7 @@ mod charset_generated;
 mod charset_hangul;
 mod charset_latin_guess;
 mod charset_registry;
+mod charset_tables;
 mod charset_utf7;
 mod codec_cli;
 mod codec_legacy;
