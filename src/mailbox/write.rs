@@ -765,7 +765,11 @@ fn write_content_length_body(
 /// tag or they are right already.
 pub(super) fn resized_name(name: &std::ffi::OsStr, bytes: &[u8]) -> Option<std::ffi::OsString> {
     let b = name.as_encoded_bytes();
-    let base_end = memchr::memchr(b':', b).unwrap_or(b.len());
+    // The info after `:`, or after `;` where a Maildir is kept on a file
+    // system without colons (Dovecot's `maildir_info_separator`).
+    let base_end = memchr::memchr(b':', b)
+        .or_else(|| memchr::memchr(b';', b))
+        .unwrap_or(b.len());
     let (base, info) = b.split_at(base_end);
     let mut fields = base.split(|&c| c == b',');
     let mut out = fields.next()?.to_vec();
@@ -834,6 +838,11 @@ mod tests {
         assert_eq!(n("1.host,S=9").as_deref(), Some("1.host,S=19"));
         assert_eq!(n("1.host:2,S"), None, "no tags");
         assert_eq!(n("1.host,S=19,W=22:2,"), None, "right already");
+        // `;` for `:` (a Maildir on a file system without colons).
+        assert_eq!(
+            n("1.host,S=4542,W=4642;2,Sb").as_deref(),
+            Some("1.host,S=19,W=22;2,Sb")
+        );
         assert_eq!(n("1.host,S=x:2,"), None, "not a size");
         // A comma in the info is the info's.
         assert_eq!(
