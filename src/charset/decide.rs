@@ -68,10 +68,11 @@ use super::detect::{
 };
 use super::dispatch::{c1_as_twin, c1_check, c1_twin, decode_with, unicode11};
 use super::evidence::{
-    Alphabetic, Evidence, Script, c1_control, case_of, characters, cyrillic_misfits, evidence,
-    find_nonascii, foreign_mark, implausible, mixed_script_letters, multi_octet_chars, non_latin,
-    nonascii_runs, plausible, repair, script, standing, symbols_in_words, typographic, typography,
-    utf8_majority, utf8_standing, utf8_writer_forms, wedges_more, words,
+    Alphabetic, Evidence, Script, all_wedged_in_latin, c1_control, case_of, characters,
+    cyrillic_misfits, evidence, find_nonascii, foreign_mark, implausible, mixed_script_letters,
+    multi_octet_chars, non_latin, nonascii_runs, plausible, repair, script, standing,
+    symbols_in_words, typographic, typography, utf8_majority, utf8_standing, utf8_writer_forms,
+    wedged_in_latin, wedges_more, words,
 };
 use super::{Charset, DecodeOptions, Decoded, Detected, Kind, add_report, ascii};
 use crate::codec::utf8::{self, DecodeReport};
@@ -618,6 +619,44 @@ pub(super) fn labelled<'a>(
                      more, {} characters, in {} words with non-ASCII characters); it reads \
                      as {}",
                     cs.name, shape.runs, shape.chars, shape.accented, det.charset.name
+                )),
+            );
+            return;
+        }
+        // A Cyrillic, Greek, Hebrew, Arabic or Thai label whose reading
+        // puts its letters inside Latin words (`rИcapitulatif … Ю fИvrier`:
+        // French windows-1252 under KOI8-R, verdict ok): Latin text, which
+        // a Latin candidate reads as words of its letters, wedging none.
+        if !ascii
+            && opts.detect
+            && !own_script(cs).is_empty()
+            && !is_multibyte(cs)
+            && cs.is_single_byte()
+            && all_wedged_in_latin(&text)
+            // Valid UTF-8 is UTF-8 (`mГ¶chte` is `möchte`, however few its
+            // characters), else detection's Latin guess.
+            && let Some((det, t)) = match valid_utf8 {
+                Some(s) => Some((
+                    Detected {
+                        charset: Charset::UTF_8,
+                        confidence: 0.9,
+                    },
+                    Cow::Borrowed(s),
+                )),
+                None => candidate(bytes, cs, opts),
+            }
+            && (det.charset.is_utf8() || is_latin(det.charset) || mac_latin(det.charset))
+            && !wedged_in_latin(&t)
+            && characters(&t).1 >= characters(&text).1
+        {
+            read_as(
+                d,
+                out,
+                det,
+                t,
+                Finding::new(FindingKind::Mislabeled, first_nonascii(bytes), 1).with_note(format!(
+                    "read as {}, its letters sit inside Latin words; it reads as {}",
+                    cs.name, det.charset.name
                 )),
             );
             return;

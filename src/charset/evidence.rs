@@ -689,6 +689,36 @@ pub(super) fn wedged_in_latin(text: &str) -> bool {
     wedged > 0 && wedged * 2 >= letters
 }
 
+/// Whether every letter of `text` in a script other than Latin sits
+/// against a Latin letter, two or more of them, or stands alone (a word of
+/// one letter, French `à` read as `Ю`): Latin text whose accents another
+/// script's charset read, with no word of that script's own (one letter
+/// inside a Latin word is what a damaged octet makes under such a label).
+pub(super) fn all_wedged_in_latin(text: &str) -> bool {
+    let chars: Vec<char> = text.chars().collect();
+    let ascii_letter = |j: Option<usize>| {
+        j.and_then(|j| chars.get(j))
+            .is_some_and(char::is_ascii_alphabetic)
+    };
+    let alphabetic =
+        |j: Option<usize>| j.and_then(|j| chars.get(j)).is_some_and(|c| c.alphabetic());
+    let (mut others, mut wedged) = (0usize, 0usize);
+    for (i, &c) in chars.iter().enumerate() {
+        if c.is_ascii() || !c.alphabetic() || matches!(script(c), Script::Latin | Script::Other) {
+            continue;
+        }
+        let (before, after) = (i.checked_sub(1), Some(i + 1));
+        if ascii_letter(before) || ascii_letter(after) {
+            wedged += 1;
+        } else if alphabetic(before) || alphabetic(after) {
+            // A letter beside another of its script: a word of its own.
+            others += 1;
+        }
+        // Alone (French `à` as `Ю`): a word of one letter, either way.
+    }
+    wedged >= 2 && others == 0
+}
+
 /// Whether more of the non-ASCII letters of `text` are in one writing
 /// system other than Latin (Japanese and Korean counted as in
 /// [`plausible`]) than are Latin.
