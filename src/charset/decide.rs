@@ -869,22 +869,20 @@ pub(super) fn labelled<'a>(
     if let Some(enc) = cs.encoding()
         && (enc == encoding_rs::ISO_8859_8 || enc == encoding_rs::ISO_8859_8_I)
         && hebrew_marks_in_place(bytes)
+        && let Some(twin) = encoding_rs::WINDOWS_1255
+            .decode_without_bom_handling_and_without_replacement(bytes)
+        // Single-octet charsets: a character an octet in both readings.
         && text.chars().count() == bytes.len()
-        && let Some(filled) = text
-            .chars()
-            .zip(bytes)
-            .map(|(c, &b)| {
-                // 0x80..0x9F is left to `accept` (its damage rule); below
-                // them the two agree.
-                if b < 0xA0 {
-                    return Some(c);
-                }
-                let one = [b];
-                let (t, bad) = encoding_rs::WINDOWS_1255.decode_without_bom_handling(&one);
-                (!bad).then(|| t.chars().next()).flatten()
-            })
-            .collect::<Option<String>>()
+        && twin.chars().count() == bytes.len()
     {
+        // 0x80..0x9F is left to `accept` (its damage rule); below them the
+        // two agree.
+        let filled: String = text
+            .chars()
+            .zip(twin.chars())
+            .zip(bytes)
+            .map(|((c, w), &b)| if b < 0xA0 { c } else { w })
+            .collect();
         let holes = report.replacements;
         d.findings.push(
             Finding::new(
@@ -1102,19 +1100,21 @@ fn windows_writer<'a>(
     if !whole.contains(&enc) {
         return None;
     }
-    // C1 octets the twin reads as letters beside a letter.
-    let letter = |b: u8| {
-        let one = [b];
-        let c = twin.decode_without_bom_handling(&one).0;
-        c.chars().all(char::is_alphabetic)
-    };
+    let t = twin.decode_without_bom_handling_and_without_replacement(bytes)?;
+    // C1 octets the twin reads as letters beside a letter (a single-octet
+    // charset: a character an octet).
+    let chars: Vec<char> = t.chars().collect();
+    if chars.len() != bytes.len() {
+        return None;
+    }
     let is_letter = |b: Option<&u8>| b.is_some_and(|&b| b.is_ascii_alphabetic() || b >= 0xA0);
     let letters = bytes
         .iter()
+        .zip(&chars)
         .enumerate()
-        .filter(|&(i, &b)| {
+        .filter(|&(i, (&b, c))| {
             (0x80..0xA0).contains(&b)
-                && letter(b)
+                && c.is_alphabetic()
                 && (is_letter(i.checked_sub(1).and_then(|k| bytes.get(k)))
                     || is_letter(bytes.get(i + 1)))
         })
@@ -1122,7 +1122,6 @@ fn windows_writer<'a>(
     if letters < 2 {
         return None;
     }
-    let t = twin.decode_without_bom_handling_and_without_replacement(bytes)?;
     if t == mixed || compare_fit(&t, mixed) == Some(std::cmp::Ordering::Less) {
         return None;
     }
@@ -2602,21 +2601,20 @@ fn damaged_cjk(bytes: &[u8], opts: &DecodeOptions) -> Option<&'static Charset> {
     if eight < 48 || eight * 3 < bytes.len() {
         return None;
     }
-    // A text one of them reads without error is not damaged CJK text:
-    // chardetng saw every candidate whole and guessed otherwise.
-    if CJK.iter().any(|e| {
-        e.decode_without_bom_handling_and_without_replacement(bytes)
-            .is_some()
-    }) {
+    // Where each fails (one decode each; None past three errors). A text
+    // one of them reads without error is not damaged CJK text: chardetng
+    // saw every candidate whole and guessed otherwise.
+    let failures = CJK.map(|enc| super::dispatch::malformed_spans(enc, bytes, 3));
+    if failures
+        .iter()
+        .any(|f| f.as_ref().is_some_and(Vec::is_empty))
+    {
         return None;
     }
-    for enc in CJK {
-        let Some(spans) = super::dispatch::malformed_spans(enc, bytes, 3) else {
+    for (enc, spans) in CJK.into_iter().zip(failures) {
+        let Some(spans) = spans else {
             continue;
         };
-        if spans.is_empty() {
-            continue;
-        }
         let mut excised = Vec::with_capacity(bytes.len());
         let mut at = 0;
         for r in &spans {

@@ -1628,19 +1628,7 @@ fn regression_a_file_that_is_not_mail_is_kept_whichever_way_it_comes_in() {
             bytes,
             "{name} --in-place"
         );
-        let mut child = Command::new(bin())
-            .args(["normalize", "-q"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("spawn");
-        child
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(bytes)
-            .expect("pipe");
-        let o = child.wait_with_output().expect("wait");
+        let o = run_stdin(&[os("normalize"), os("-q")], bytes);
         assert!(o.status.success(), "{name}");
         assert_eq!(o.stdout, bytes, "{name} piped");
         let o = run(&[os("audit"), os("--format"), os("jsonl"), p.as_os_str()]);
@@ -2205,20 +2193,7 @@ fn regression_an_eight_bit_field_name_keeps_the_header_a_header() {
     // name's octets (they were U+FFFD).
     let msg: &[u8] = b"X-Caf\xc3\xa9: oui\nFrom: a@b.c\nTo: d@e.f\nSubject: caf\xe9\n\
         X-Gr\xfc\xdfe: gr\xfc\xdf\nContent-Type: text/plain; charset=iso-8859-1\n\nD\xe9j\xe0 vu\n";
-    let mut child = Command::new(bin())
-        .arg("filter")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(msg)
-        .expect("pipe");
-    let o = child.wait_with_output().expect("wait");
+    let o = run_stdin(&[os("filter")], msg);
     assert!(o.status.success());
     let out = o.stdout;
     let head_end = out
