@@ -432,17 +432,25 @@ pub(crate) fn prefetch(bytes: &[u8]) {
 /// ninth round). SSE2, which every x86_64 CPU has; a plain loop elsewhere.
 #[inline]
 pub(crate) fn line_ends(block: &[u8; 64]) -> u64 {
+    either_of(block, b'\r', b'\n')
+}
+
+/// A bit for each octet of `block` that is `a` or `b` (bit `i` for
+/// `block[i]`): [`line_ends`], and the quoted-printable decoder's `=` and
+/// LF.
+#[inline]
+pub(crate) fn either_of(block: &[u8; 64], a: u8, b: u8) -> u64 {
     #[cfg(target_arch = "x86_64")]
     {
         // SAFETY: SSE2 is part of every x86_64 CPU (the target's baseline),
         // the only requirement of this `target_feature` function.
-        unsafe { sse2::line_ends(block) }
+        unsafe { sse2::either_of(block, a, b) }
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
         let mut mask = 0u64;
-        for (i, &b) in block.iter().enumerate() {
-            mask |= u64::from(b == b'\r' || b == b'\n') << i;
+        for (i, &x) in block.iter().enumerate() {
+            mask |= u64::from(x == a || x == b) << i;
         }
         mask
     }
@@ -503,9 +511,9 @@ mod sse2 {
     }
 
     #[target_feature(enable = "sse2")]
-    pub(super) fn line_ends(block: &[u8; 64]) -> u64 {
-        let cr = _mm_set1_epi8(b'\r' as i8);
-        let lf = _mm_set1_epi8(b'\n' as i8);
+    pub(super) fn either_of(block: &[u8; 64], a: u8, b: u8) -> u64 {
+        let cr = _mm_set1_epi8(a as i8);
+        let lf = _mm_set1_epi8(b as i8);
         let mut mask = 0u64;
         for (k, chunk) in block.chunks_exact(16).enumerate() {
             // SAFETY: `chunk` is 16 readable octets (`chunks_exact` of a
