@@ -37,11 +37,16 @@ big=/tmp/mailcharset-big.mbox
 echo "== tools/process_bench.sh /tmp/mailcharset-mips4.mbox 5" | tee -a "$summary"
 tools/process_bench.sh /tmp/mailcharset-mips4.mbox 5 >> "$summary" 2>&1
 bin=target/release/mailcharset
-best() { # label command...: the best of five wall times and its peak RSS
+best() { # label command...: the best of five wall times (the clock in
+    # nanoseconds around the run; GNU time's %e counts hundredths) and its
+    # peak RSS
     label=$1; shift
     for _ in 1 2 3 4 5; do
-        { /usr/bin/time -f "%e %M" "$@" > /dev/null; } 2>&1 | tail -n 1
-    done | sort -n | head -n 1 | awk -v l="$label" '{ printf "%-34s %6.2f s  peak RSS %4.0f MiB\n", l, $1, $2 / 1024 }'
+        t0=$(date +%s%N)
+        m=$( { /usr/bin/time -f "%M" "$@" > /dev/null; } 2>&1 | tail -n 1)
+        t1=$(date +%s%N)
+        awk -v a="$t0" -v z="$t1" -v m="$m" 'BEGIN { printf "%.4f %s\n", (z - a) / 1e9, m }'
+    done | sort -n | head -n 1 | awk -v l="$label" '{ printf "%-34s %6.3f s  peak RSS %4.0f MiB\n", l, $1, $2 / 1024 }'
 }
 echo "== one worker into /dev/null, and two workers on 1 GiB (best of 5)" | tee -a "$summary"
 best "normalize --jobs 1 112 MB /dev/null" "$bin" normalize --jobs 1 -q /tmp/mailcharset-mips4.mbox -o /dev/null >> "$summary"
