@@ -46,6 +46,12 @@ MAIL_DECODERS = {
     2079: ("Detect", None),  # UNKNOWN-8BIT
     37: ("Iso2022Kr", None),  # ISO-2022-KR (RFC 1557): our decoder over EUC-KR
     2085: ("Hz", None),  # HZ-GB-2312 (RFC 1843): our decoder over GBK
+    # UCS-2 in network byte order (RFC 1641 UNICODE-1-1, RFC 1815
+    # ISO-10646-J-1): read as UTF-16BE, of which UCS-2 is the subset
+    # without surrogates. Without a decoder their text was read as if
+    # unlabelled: every other octet a NUL, the letters between them lost.
+    1010: ("Legacy", "UTF-16BE"),
+    1004: ("Legacy", "UTF-16BE"),
 }
 UNSUPPORTED = {
     104: "ISO-2022-CN: needs CNS 11643 tables, which encoding_rs does not have",
@@ -405,7 +411,10 @@ def main():
     d("  generated from Python's codec by `tools/gen_johab.py`), its symbols and Hanja, KS X 1001")
     d("  moved, read through encoding_rs's EUC-KR table.")
     d("- IANA records with no decoder in encoding_rs (EBCDIC, ISO 646 national variants, DOS")
-    d("  code pages ...) resolve (status `registered`) and report `unsupported-charset`.")
+    d("  code pages ...) resolve (status `registered`) and report `unsupported-charset`;")
+    d("  a body under one is kept byte for byte unless it is plain ASCII (doc/normalize.md).")
+    d("  UNICODE-1-1 (RFC 1641) and ISO-10646-J-1 (RFC 1815), UCS-2 in network byte order,")
+    d("  are read as UTF-16BE.")
     d("")
     d("## Mail-world aliases (status `alias`)")
     d("")

@@ -477,10 +477,20 @@ fn decode_resolved<'a>(
             .push(Finding::new(FindingKind::UnknownLabel, 0, 1));
     }
     // Binary and BOM-less UTF-16/32 bodies: under a label that reads ASCII
-    // as ASCII or a 7-bit one (UTF-16/32 labels: `decide::wide`).
-    let checked = resolution
-        .charset
-        .is_none_or(|c| c.is_ascii_compatible() || c.is_seven_bit());
+    // as ASCII or a 7-bit one (UTF-16/32 labels: `decide::wide`), and under
+    // one we have no decoder for, whose text is read as if unlabelled (a PNG
+    // under `viscii` or `cp1026` was rewritten as text, NULs and all).
+    let checked = resolution.charset.is_none_or(|c| {
+        c.is_ascii_compatible() || c.is_seven_bit() || matches!(c.kind, Kind::Unsupported(_))
+    });
+    if let Some(Charset {
+        kind: Kind::Unsupported(reason),
+        ..
+    }) = resolution.charset
+    {
+        d.findings
+            .push(Finding::new(FindingKind::UnsupportedCharset, 0, 1).with_note(*reason));
+    }
     if opts.body && checked && decide::body_checks(bytes, &mut d, &mut out) {
         d.verdict = decide::verdict(&d, &out);
         return d;
@@ -586,9 +596,7 @@ fn decode_resolved<'a>(
                     }
                 }
             }
-            Kind::Unsupported(reason) => {
-                d.findings
-                    .push(Finding::new(FindingKind::UnsupportedCharset, 0, 1).with_note(*reason));
+            Kind::Unsupported(_) => {
                 if crate::codec::is_ascii(bytes) {
                     d.text = ascii(bytes);
                 } else {

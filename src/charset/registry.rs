@@ -125,13 +125,13 @@ pub(crate) static CHARSETS: [Charset; 268] = [
     Charset { name: "ISO-10646-UCS-4", iana_name: "ISO-10646-UCS-4", mib: Some(1001), kind: Kind::Utf32 }, // 116
     Charset { name: "ISO-10646-UCS-Basic", iana_name: "ISO-10646-UCS-Basic", mib: Some(1002), kind: Kind::Unsupported("no decoder: encoding_rs has no table for this charset") }, // 117
     Charset { name: "ISO-10646-Unicode-Latin1", iana_name: "ISO-10646-Unicode-Latin1", mib: Some(1003), kind: Kind::Unsupported("no decoder: encoding_rs has no table for this charset") }, // 118
-    Charset { name: "ISO-10646-J-1", iana_name: "ISO-10646-J-1", mib: Some(1004), kind: Kind::Unsupported("no decoder: encoding_rs has no table for this charset") }, // 119
+    Charset { name: "ISO-10646-J-1", iana_name: "ISO-10646-J-1", mib: Some(1004), kind: Kind::Legacy(&encoding_rs::UTF_16BE_INIT) }, // 119
     Charset { name: "ISO-Unicode-IBM-1261", iana_name: "ISO-Unicode-IBM-1261", mib: Some(1005), kind: Kind::Unsupported("no decoder: encoding_rs has no table for this charset") }, // 120
     Charset { name: "ISO-Unicode-IBM-1268", iana_name: "ISO-Unicode-IBM-1268", mib: Some(1006), kind: Kind::Unsupported("no decoder: encoding_rs has no table for this charset") }, // 121
     Charset { name: "ISO-Unicode-IBM-1276", iana_name: "ISO-Unicode-IBM-1276", mib: Some(1007), kind: Kind::Unsupported("no decoder: encoding_rs has no table for this charset") }, // 122
     Charset { name: "ISO-Unicode-IBM-1264", iana_name: "ISO-Unicode-IBM-1264", mib: Some(1008), kind: Kind::Unsupported("no decoder: encoding_rs has no table for this charset") }, // 123
     Charset { name: "ISO-Unicode-IBM-1265", iana_name: "ISO-Unicode-IBM-1265", mib: Some(1009), kind: Kind::Unsupported("no decoder: encoding_rs has no table for this charset") }, // 124
-    Charset { name: "UNICODE-1-1", iana_name: "UNICODE-1-1", mib: Some(1010), kind: Kind::Unsupported("no decoder: encoding_rs has no table for this charset") }, // 125
+    Charset { name: "UNICODE-1-1", iana_name: "UNICODE-1-1", mib: Some(1010), kind: Kind::Legacy(&encoding_rs::UTF_16BE_INIT) }, // 125
     Charset { name: "SCSU", iana_name: "SCSU", mib: Some(1011), kind: Kind::Unsupported("no decoder: encoding_rs has no table for this charset") }, // 126
     Charset { name: "UTF-7", iana_name: "UTF-7", mib: Some(1012), kind: Kind::Utf7 }, // 127
     Charset { name: "UTF-16BE", iana_name: "UTF-16BE", mib: Some(1013), kind: Kind::Legacy(&encoding_rs::UTF_16BE_INIT) }, // 128

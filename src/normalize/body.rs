@@ -111,7 +111,14 @@ pub(super) fn text_part(
         // the characters as written, so written as UTF-8 it reads "BAD
         // signature" in the recipient's client, which looks like
         // tampering. In its label's charset, which readers decode.
-        || clear_signed(&decoded);
+        || clear_signed(&decoded)
+        // A charset we know but have no decoder for (VISCII, an EBCDIC
+        // code page, ISO-2022-CN, SCSU): whatever detection reads is a
+        // guess at a text whose charset is known, and the label says it is
+        // not the guess's. Kept as written, reported `unsupported-charset`;
+        // only plain ASCII text, without the escapes and shifts of the
+        // 7-bit forms, is written as UTF-8.
+        || (unsupported_label(&d) && !(ascii && !has_shift_codes(&decoded)));
     if keep {
         ctx.report.parts.push(PartReport {
             action: Action::Kept,
@@ -119,10 +126,7 @@ pub(super) fn text_part(
         });
         return Ok(());
     }
-    let unsupported = d
-        .findings
-        .iter()
-        .any(|f| f.kind == FindingKind::UnsupportedCharset);
+    let unsupported = unsupported_label(&d);
     // An unknown label on ASCII text loses nothing by becoming utf-8.
     let problem = d.replacements > 0
         || (d.verdict == Verdict::UnknownLabel && !ascii)
@@ -370,4 +374,18 @@ mod tests {
         assert!(!is_8bit_clean(b"a\rb"));
         assert!(!is_8bit_clean(&[b'x'; 999]));
     }
+}
+
+/// Whether the decision found the label's charset one we have no decoder
+/// for.
+fn unsupported_label(d: &charset::Decoded<'_>) -> bool {
+    d.findings
+        .iter()
+        .any(|f| f.kind == FindingKind::UnsupportedCharset)
+}
+
+/// ESC, SO or SI: the escapes and shifts of ISO 2022's 7-bit forms
+/// (ISO-2022-CN, JIS_Encoding), text in another charset in ASCII octets.
+fn has_shift_codes(bytes: &[u8]) -> bool {
+    memchr::memchr3(0x1B, 0x0E, 0x0F, bytes).is_some()
 }

@@ -1267,3 +1267,76 @@ fn regression_an_xml_declaration_in_html_says_utf8_after_conversion() {
         .replace("charset=windows-1251", "charset=utf-8");
     assert_eq!(text, want);
 }
+
+/// A charset we know but have no decoder for (VISCII, an EBCDIC code page,
+/// ISO-2022-CN, SCSU): the body was read as if unlabelled, so a PNG or a
+/// gettext catalog under `viscii` or `cp1026` was rewritten as UTF-8 text,
+/// NULs and all, and VISCII or EBCDIC text became a detector's guess. Kept
+/// byte for byte now and reported; plain ASCII under such a label is still
+/// written as UTF-8 (it loses nothing).
+#[test]
+fn regression_unsupported_charset_body_is_kept() {
+    let png: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x10\0\0\0\x10\x08\x06\0\0\0\x1f\xf3\xffa\0\0\0\x19tEXtSoftware\0www.inkscape.org\x9b\xee<\x1a\0\0\x01\xdeIDAT8\x8d\x95\x93\xbfkSQ";
+    // VISCII Vietnamese (`Tiếng Việt` is 0x54 0x69 0xD5 0x6E 0x67 ...).
+    let viscii: &[u8] = b"Ti\xd5ng Vi\xaet c\xf3 d\xa9u, v\xe0 ch\xfa vi\xd5t n\xe0y \xd0\xfang.\n";
+    let ebcdic: &[u8] = b"\xc8\x85\x93\x93\x96\x40\xe6\x96\x99\x93\x84\x25";
+    let cn2022: &[u8] = b"\x1b$)A\x0e=;;;\x0f hello\n";
+    for (label, body, cte) in [
+        ("viscii", png, "8bit"),
+        ("cp1026", png, "8bit"),
+        ("viscii", viscii, "8bit"),
+        ("ebcdic-us", ebcdic, "8bit"),
+        ("iso-2022-cn", cn2022, "7bit"),
+        ("scsu", b"\x12\x9c\xbe\xc1\xba\xb2\xb0\n".as_slice(), "8bit"),
+    ] {
+        let mut msg = format!(
+            "From: a@example.com\nSubject: x\nMIME-Version: 1.0\nContent-Type: text/plain; charset={label}\nContent-Transfer-Encoding: {cte}\n\n"
+        )
+        .into_bytes();
+        msg.extend_from_slice(body);
+        let n = normalize::normalize(&msg, &Options::default()).unwrap();
+        assert_eq!(n.bytes.as_ref(), &msg[..], "{label}: {}", common::escape_octets(&n.bytes));
+        let body_entry = n
+            .report
+            .parts
+            .iter()
+            .find(|p| p.location == "body")
+            .expect("a body entry");
+        assert_eq!(body_entry.action, normalize::Action::Kept, "{label}");
+        assert!(
+            body_entry
+                .findings
+                .iter()
+                .any(|f| f.kind == mailcharset::FindingKind::UnsupportedCharset),
+            "{label}: {:?}",
+            body_entry.findings
+        );
+    }
+    // ASCII text under such a label loses nothing by becoming utf-8.
+    let ascii = b"From: a@example.com\nMIME-Version: 1.0\nContent-Type: text/plain; charset=viscii\n\nplain words\n";
+    let out = String::from_utf8(norm(ascii)).unwrap();
+    assert!(out.contains("charset=utf-8"), "{out}");
+    assert!(out.ends_with("\n\nplain words\n"), "{out}");
+}
+
+/// UNICODE-1-1 (RFC 1641) and ISO-10646-J-1 (RFC 1815) are UCS-2 in
+/// network byte order: read as UTF-16BE. Without a decoder their text was
+/// read as unlabelled octets, every other one a NUL.
+#[test]
+fn regression_unicode_1_1_is_ucs2_big_endian() {
+    let text = "Grüße aus Köln — Привет\n";
+    let ucs2: Vec<u8> = text.encode_utf16().flat_map(u16::to_be_bytes).collect();
+    for label in ["unicode-1-1", "ISO-10646-J-1", "csUnicode11"] {
+        let mut msg = format!(
+            "From: a@example.com\nMIME-Version: 1.0\nContent-Type: text/plain; charset={label}\nContent-Transfer-Encoding: binary\n\n"
+        )
+        .into_bytes();
+        msg.extend_from_slice(&ucs2);
+        let d = mailcharset::charset::decode(&ucs2, Some(label.as_bytes()), &Default::default());
+        assert_eq!(d.text, text, "{label}");
+        assert_eq!(d.replacements, 0, "{label}");
+        let out = norm(&msg);
+        let out = String::from_utf8(out).unwrap();
+        assert!(out.contains("charset=utf-8"), "{label}: {out}");
+    }
+}
