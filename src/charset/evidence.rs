@@ -942,6 +942,13 @@ pub(super) fn utf8_standing(text: &str) -> usize {
 /// do not: they are wedged between letters of another script (`caf챕`,
 /// `KӣKO`) or sit among errors (`�л�`), and the characters of
 /// [`Script::Other`] blocks are what such pairs mostly make.
+///
+/// The symbols of the CJK charsets' symbol rows and of UTF-8 writers
+/// ([`list_symbol`]: bullets, arrows, shapes, check marks, box drawing)
+/// stand so too when no letter touches them: an English agenda under
+/// EUC-JP with `■` before each item and one damaged octet was read whole
+/// as IBM866, every bullet two Cyrillic letters (a symbol explained
+/// nothing, and the label was "explaining little").
 pub(super) fn standing(text: &str) -> usize {
     let chars: Vec<char> = text.chars().collect();
     let mut n = 0;
@@ -950,7 +957,7 @@ pub(super) fn standing(text: &str) -> usize {
             continue;
         }
         let mark = typography(c);
-        if !(mark || (c.alphabetic() && script(c) != Script::Other)) {
+        if !(mark || list_symbol(c) || (c.alphabetic() && script(c) != Script::Other)) {
             continue;
         }
         let prev = i.checked_sub(1).and_then(|j| chars.get(j)).copied();
@@ -963,6 +970,36 @@ pub(super) fn standing(text: &str) -> usize {
         }
     }
     n
+}
+
+/// The symbols writers set apart in text: bullets and list marks, arrows,
+/// mathematical signs, enclosed numbers, box drawing and blocks,
+/// geometric shapes, miscellaneous symbols and dingbats (`★ ☆ ♪ ✓ ✔`),
+/// the CJK symbols and punctuation block, `§ ¶ × ÷ ± ※ ‧ ‥ ′ ″ ‰`, and
+/// the fullwidth forms. What the symbol rows of GB2312, Big5, Shift_JIS,
+/// EUC-JP and EUC-KR hold, and what UTF-8 mail lists with; [`standing`]
+/// counts one when no letter touches it.
+pub(super) fn list_symbol(c: char) -> bool {
+    matches!(
+        c,
+        '\u{A7}'
+            | '\u{B1}'
+            | '\u{B6}'
+            | '\u{D7}'
+            | '\u{F7}'
+            | '\u{2025}'
+            | '\u{2027}'
+            | '\u{2030}'
+            | '\u{2032}'
+            | '\u{2033}'
+            | '\u{203B}'
+            | '\u{2190}'..='\u{22FF}'
+            | '\u{2460}'..='\u{24FF}'
+            | '\u{2500}'..='\u{27BF}'
+            | '\u{3000}'..='\u{303F}'
+            | '\u{FF01}'..='\u{FF60}'
+            | '\u{FFE0}'..='\u{FFE6}'
+    )
 }
 
 /// Letters of a script other than Latin inside Latin words: in runs of one

@@ -1399,9 +1399,11 @@ fn labels_not_ascii_compatible() -> Vec<(&'static str, bool)> {
     let v: Vec<(&'static str, bool)> = charset::Charset::all()
         .filter(|c| c.is_supported() && !c.is_ascii_compatible())
         .map(|c| {
+            // UCS-2 in network byte order (RFC 1641, RFC 1815) too.
             let wide = ["UTF-16", "UTF-32", "ISO-10646-UCS"]
                 .iter()
-                .any(|p| c.name().starts_with(p));
+                .any(|p| c.name().starts_with(p))
+                || ["UNICODE-1-1", "ISO-10646-J-1"].contains(&c.name());
             (c.name(), wide)
         })
         .collect();
@@ -4245,6 +4247,56 @@ fn regression_thin_damage_keeps_the_label_reading() {
         assert!(
             !d.findings.iter().any(|f| f.kind == FindingKind::Mislabeled),
             "{label} from .{domain}: {:?}",
+            d.findings
+        );
+    }
+}
+
+/// An English list with a few symbols of a CJK charset's symbol rows (or
+/// UTF-8's) before its items and one damaged octet keeps its label: the
+/// symbols standing between a line's start and a space were no evidence,
+/// and the text was read whole as IBM866 or windows-1251 (every `■` two
+/// Cyrillic letters, verdict `mislabeled`): 5 to 20% of such texts with 2
+/// to 4 bullets under EUC-JP, Shift_JIS, EUC-KR, GBK and UTF-8 (an
+/// independent hunt, 2026-11-27). The oracle is the label's own lossy
+/// reading (encoding_rs, std).
+#[test]
+fn regression_bullets_with_damage_keep_the_label() {
+    let items = [
+        "Agenda for Thursday:",
+        "{b} Review the release notes",
+        "{b} Decide on the migration date",
+        "{b} Assign owners for the open bugs",
+    ];
+    for (label, bullet) in [
+        ("euc-jp", "■"),
+        ("euc-jp", "※"),
+        ("shift_jis", "●"),
+        ("shift_jis", "→"),
+        ("euc-kr", "★"),
+        ("gbk", "◆"),
+        ("gb2312", "□"),
+        ("utf-8", "✓"),
+        ("utf-8", "►"),
+    ] {
+        let text = items.join("\n").replace("{b}", bullet) + "\n";
+        let enc = Encoding::for_label(label.as_bytes()).expect("label");
+        let (clean, _, unmappable) = enc.encode(&text);
+        assert!(!unmappable, "{label} {bullet}");
+        // One octet damaged: `notes` with its `e` given the high bit.
+        let mut bytes = clean.into_owned();
+        let at = bytes
+            .windows(5)
+            .position(|w| w == b"notes")
+            .expect("notes")
+            + 3;
+        bytes[at] |= 0x80;
+        let d = charset::decode(&bytes, Some(label.as_bytes()), &body_opts());
+        let want = enc.decode_without_bom_handling(&bytes).0.into_owned();
+        assert_eq!(&*d.text, want, "{label} {bullet}: {:?}", d.findings);
+        assert!(
+            !d.findings.iter().any(|f| f.kind == FindingKind::Mislabeled),
+            "{label} {bullet}: {:?}",
             d.findings
         );
     }
