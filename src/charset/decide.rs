@@ -1715,9 +1715,16 @@ pub(super) fn wide<'a>(
         return;
     }
     let bom = bytes.starts_with(b"\xFF\xFE") || bytes.starts_with(b"\xFE\xFF");
+    // NULs after the text are a mailer's padding, not UTF-16's (an ASCII
+    // text padded so was read as CJK, verdict `ok`): the octet rules look
+    // at what comes before them.
+    let unpadded = bytes
+        .iter()
+        .rposition(|&b| b != 0)
+        .map_or(&bytes[..0], |i| &bytes[..=i]);
     if opts.detect
         && !bom
-        && memchr::memchr(0, bytes).is_none()
+        && memchr::memchr(0, unpadded).is_none()
         // A line end, not any ASCII white space: a UTF-16 text of CJK
         // characters alone has no NUL, and its characters' octets include
         // 0x20 and 0x09 (张 U+5F20, 三 U+4E09, " U+201C); a header or a
@@ -1742,6 +1749,7 @@ pub(super) fn wide<'a>(
         }
         let nonascii = bytes.iter().filter(|b| !b.is_ascii()).count();
         if nonascii >= MIN_EVIDENCE
+            && unpadded.len() == bytes.len()
             && let Some((det, t)) = candidate(bytes, cs, opts)
         {
             mislabel(d, out, bytes, cs, det.charset, t, det.confidence);
@@ -1749,6 +1757,38 @@ pub(super) fn wide<'a>(
         }
     }
     let (text, report, used) = decode_with(bytes, cs);
+    // The other byte order of a UTF-16BE or -LE label: where a byte order
+    // mark names it, or where the label's reading fails or is not text and
+    // the other's is clean text. UTF-16BE without a BOM under `utf-16le`
+    // came out CJK with U+FFFD; `FF FE` under `utf-16be` was kept as
+    // noncharacters, though the mark settles it.
+    if opts.detect
+        && let Some(other) = other_byte_order(cs)
+    {
+        let marked = match other.encoding() {
+            Some(e) if e == encoding_rs::UTF_16LE => bytes.starts_with(b"\xFF\xFE"),
+            _ => bytes.starts_with(b"\xFE\xFF"),
+        };
+        if marked || report.replacements > 0 || wide_binary(&text, report.replacements).is_some() {
+            let (t, r, _) = decode_with(bytes, other);
+            // Text in the wrong byte order reads its ASCII and Latin-1
+            // characters as U+xx00: the right order has most of them.
+            let low = |s: &str| s.chars().filter(|&c| u32::from(c) < 0x100).count();
+            if r.is_clean()
+                && wide_binary(&t, 0).is_none()
+                && (marked || (wide_text(&t) && low(&t) >= (2 * low(&text)).max(4)))
+            {
+                let t = match t {
+                    Cow::Owned(s) if marked => {
+                        Cow::Owned(s.trim_start_matches('\u{FEFF}').to_owned())
+                    }
+                    t => t,
+                };
+                mislabel(d, out, bytes, cs, other, t, 0.9);
+                return;
+            }
+        }
+    }
     if opts.body
         && let Some(why) = wide_binary(&text, report.replacements)
     {
@@ -1758,6 +1798,16 @@ pub(super) fn wide<'a>(
     add_report(d, &report);
     d.text = text;
     d.used = Some(used);
+}
+
+/// UTF-16LE for a UTF-16BE label and the reverse; `None` for the others
+/// (`utf-16` itself: its reading chooses a byte order already).
+fn other_byte_order(cs: &'static Charset) -> Option<&'static Charset> {
+    match cs.encoding() {
+        Some(e) if e == encoding_rs::UTF_16BE => Some(Charset::UTF_16LE),
+        Some(e) if e == encoding_rs::UTF_16LE => Some(Charset::UTF_16BE),
+        _ => None,
+    }
 }
 
 /// Marks a body as binary: kept byte for byte.

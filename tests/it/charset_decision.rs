@@ -4285,11 +4285,7 @@ fn regression_bullets_with_damage_keep_the_label() {
         assert!(!unmappable, "{label} {bullet}");
         // One octet damaged: `notes` with its `e` given the high bit.
         let mut bytes = clean.into_owned();
-        let at = bytes
-            .windows(5)
-            .position(|w| w == b"notes")
-            .expect("notes")
-            + 3;
+        let at = bytes.windows(5).position(|w| w == b"notes").expect("notes") + 3;
         bytes[at] |= 0x80;
         let d = charset::decode(&bytes, Some(label.as_bytes()), &body_opts());
         let want = enc.decode_without_bom_handling(&bytes).0.into_owned();
@@ -4300,6 +4296,40 @@ fn regression_bullets_with_damage_keep_the_label() {
             d.findings
         );
     }
+}
+
+/// UTF-16 under a label of the other byte order is read in its own:
+/// big-endian text without a byte order mark under `utf-16le` came out as
+/// CJK with U+FFFD, and `FF FE` under `utf-16be` was kept as
+/// noncharacters though the mark settles it. An ASCII-compatible text
+/// with NUL padding after it under `utf-16` is read as UTF-8, as it is
+/// without the padding (it was read as CJK). Text in the label's own order
+/// stays, CJK without ASCII too (an independent hunt, 2026-11-27).
+#[test]
+fn regression_utf16_byte_order_and_padding() {
+    let text = "Grüße aus Köln — wir sehen uns am Montag.\nSecond line here.\n";
+    let be: Vec<u8> = text.encode_utf16().flat_map(u16::to_be_bytes).collect();
+    let le: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+    let bom_le: Vec<u8> = [0xFF, 0xFE].into_iter().chain(le.iter().copied()).collect();
+    for (label, bytes) in [("utf-16le", &be), ("utf-16be", &bom_le)] {
+        let d = charset::decode(bytes, Some(label.as_bytes()), &body_opts());
+        assert_eq!(&*d.text, text, "{label}");
+        assert_eq!(d.verdict, Verdict::Mislabeled, "{label}");
+    }
+    for (label, bytes) in [("utf-16le", &le), ("utf-16be", &be)] {
+        let d = charset::decode(bytes, Some(label.as_bytes()), &body_opts());
+        assert_eq!(&*d.text, text, "{label}");
+        assert_eq!(d.verdict, Verdict::Ok, "{label}");
+    }
+    let cjk = "日本語のテキストです。中文的文字。";
+    let cjk_le: Vec<u8> = cjk.encode_utf16().flat_map(u16::to_le_bytes).collect();
+    let d = charset::decode(&cjk_le, Some(b"utf-16le"), &body_opts());
+    assert_eq!(&*d.text, cjk);
+    let padded =
+        b"Hello team,\nthe meeting moved to Thursday. Gr\xc3\xbc\xc3\x9fe, J\xc3\xbcrgen\n\0";
+    let d = charset::decode(padded, Some(b"utf-16"), &body_opts());
+    assert!(d.text.starts_with("Hello team,\nthe meeting"), "{}", d.text);
+    assert_eq!(d.verdict, Verdict::Mislabeled);
 }
 
 /// A legacy letter with a UTF-8 signature keeps its letter in the label's
