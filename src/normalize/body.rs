@@ -118,7 +118,7 @@ pub(super) fn text_part(
         // not the guess's. Kept as written, reported `unsupported-charset`;
         // only plain ASCII text, without the escapes and shifts of the
         // 7-bit forms, is written as UTF-8.
-        || (unsupported_label(&d) && !(ascii && !has_shift_codes(&decoded)));
+        || (unsupported_label(&d) && (!ascii || has_shift_codes(&decoded)));
     if keep {
         ctx.report.parts.push(PartReport {
             action: Action::Kept,

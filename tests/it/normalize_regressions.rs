@@ -1295,7 +1295,12 @@ fn regression_unsupported_charset_body_is_kept() {
         .into_bytes();
         msg.extend_from_slice(body);
         let n = normalize::normalize(&msg, &Options::default()).unwrap();
-        assert_eq!(n.bytes.as_ref(), &msg[..], "{label}: {}", common::escape_octets(&n.bytes));
+        assert_eq!(
+            n.bytes.as_ref(),
+            &msg[..],
+            "{label}: {}",
+            common::escape_octets(&n.bytes)
+        );
         let body_entry = n
             .report
             .parts
