@@ -347,6 +347,20 @@ fn is_8bit_clean(text: &[u8]) -> bool {
     true
 }
 
+/// Whether the decision found the label's charset one we have no decoder
+/// for.
+fn unsupported_label(d: &charset::Decoded<'_>) -> bool {
+    d.findings
+        .iter()
+        .any(|f| f.kind == FindingKind::UnsupportedCharset)
+}
+
+/// ESC, SO or SI: the escapes and shifts of ISO 2022's 7-bit forms
+/// (ISO-2022-CN, JIS_Encoding), text in another charset in ASCII octets.
+fn has_shift_codes(bytes: &[u8]) -> bool {
+    memchr::memchr3(0x1B, 0x0E, 0x0F, bytes).is_some()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -374,18 +388,4 @@ mod tests {
         assert!(!is_8bit_clean(b"a\rb"));
         assert!(!is_8bit_clean(&[b'x'; 999]));
     }
-}
-
-/// Whether the decision found the label's charset one we have no decoder
-/// for.
-fn unsupported_label(d: &charset::Decoded<'_>) -> bool {
-    d.findings
-        .iter()
-        .any(|f| f.kind == FindingKind::UnsupportedCharset)
-}
-
-/// ESC, SO or SI: the escapes and shifts of ISO 2022's 7-bit forms
-/// (ISO-2022-CN, JIS_Encoding), text in another charset in ASCII octets.
-fn has_shift_codes(bytes: &[u8]) -> bool {
-    memchr::memchr3(0x1B, 0x0E, 0x0F, bytes).is_some()
 }
