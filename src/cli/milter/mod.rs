@@ -643,6 +643,18 @@ fn end_of_message(
         );
     }
     let old = assemble(&msg, leadspc);
+    // What `filter` and `normalize` keep byte for byte, the milter leaves
+    // as the MTA has it: a message without header fields (its first line
+    // is the empty one), or whose first field's name is no header name.
+    if !super::audit::looks_like_message(&old.raw) {
+        return pass_unchanged(
+            w,
+            &id,
+            "does not start like a message (no header field first), as filter keeps it",
+            Failure::Permanent,
+            shared,
+        );
+    }
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         normalize::normalize(&old.raw, &shared.opts)
     }));
@@ -1172,6 +1184,32 @@ mod tests {
                         String::from_utf8_lossy(text)
                     );
                 }
+            }
+        }
+    }
+
+    /// Input whose first line is not a header field (a text file, binary
+    /// junk, no line end at all) reaches the milter as a body: the MTA
+    /// sends its own fields (here a Received field), or none. Either way
+    /// the milter delivers what `filter` writes for the message the MTA
+    /// has; `filter` keeps such input byte for byte, as `normalize` does.
+    #[test]
+    fn input_without_a_header_is_delivered_as_filter_writes_it() {
+        let bodies: [&[u8]; 4] = [
+            b"hello world\r\nsecond line\r\n",
+            b"\x00\x01binary\xff",
+            b"// Not an RFC-822 Document\r\n",
+            b"caf\xe9 au lait\r\n",
+        ];
+        let received: Fields<'_> = &[(b"Received", b" from x by y; Mon, 1 Jan 2001")];
+        for body in bodies {
+            for headers in [received, &[]] {
+                let r = milter_replies(headers, body);
+                assert_eq!(
+                    String::from_utf8_lossy(&delivered(headers, body, &r)),
+                    String::from_utf8_lossy(&filtered(headers, body)),
+                    "{headers:?} {body:?}: {r:?}"
+                );
             }
         }
     }
