@@ -307,15 +307,14 @@ fn session(mut r: impl io::Read, mut w: impl Write, shared: &Shared, wanted: u32
             }
             Command::EndOfHeader | Command::Other(_) => Some(Reply::Continue),
             Command::Body(chunk) => {
-                msg.size += chunk.len() as u64;
-                if msg.size > shared.max {
-                    drop_content(&mut msg);
-                } else if !msg.oversize {
-                    msg.body.extend_from_slice(&chunk);
-                }
+                add_body(&mut msg, &chunk, shared.max);
                 Some(Reply::Continue)
             }
-            Command::EndOfMessage => {
+            Command::EndOfMessage(chunk) => {
+                // The last body chunk may come with the end of the body
+                // (libmilter passes it to xxfi_body first): the body's
+                // tail, under the same size limit.
+                add_body(&mut msg, &chunk, shared.max);
                 // The queue id (macro `i`) goes with the message; the
                 // next message's macros bring its own.
                 let done = std::mem::take(&mut msg);
@@ -342,6 +341,16 @@ fn session(mut r: impl io::Read, mut w: impl Write, shared: &Shared, wanted: u32
         {
             return;
         }
+    }
+}
+
+/// A body chunk: kept, or over the size limit and nothing more kept.
+fn add_body(msg: &mut Message, chunk: &[u8], max: u64) {
+    msg.size += chunk.len() as u64;
+    if msg.size > max {
+        drop_content(msg);
+    } else if !msg.oversize {
+        msg.body.extend_from_slice(chunk);
     }
 }
 
@@ -812,6 +821,12 @@ mod tests {
 
     /// [`mta`] from an MTA that offers only the actions `actions`.
     fn mta_offering(actions: u32, headers: &[(&[u8], &[u8])], body: &[u8]) -> Vec<u8> {
+        mta_sending(actions, headers, body, b"")
+    }
+
+    /// [`mta_offering`], with `tail`, the last body chunk, sent in the end
+    /// of the body (`E`) as Sendmail did, after `body` in a `B`.
+    fn mta_sending(actions: u32, headers: &[(&[u8], &[u8])], body: &[u8], tail: &[u8]) -> Vec<u8> {
         let mut neg = 6u32.to_be_bytes().to_vec();
         neg.extend(actions.to_be_bytes());
         neg.extend(0x1f_ffffu32.to_be_bytes());
@@ -822,7 +837,7 @@ mod tests {
         }
         wire.extend(packet(b'N', b""));
         wire.extend(packet(b'B', body));
-        wire.extend(packet(b'E', b""));
+        wire.extend(packet(b'E', tail));
         wire.extend(packet(b'Q', b""));
         wire
     }
@@ -1212,6 +1227,56 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The end of the body (`E`) may carry the body's last chunk
+    /// (libmilter's st_bodyend passes it to xxfi_body before xxfi_eom;
+    /// Sendmail sent the tail of every body so). It was dropped: the
+    /// replbody lacked the tail and the MTA delivered a truncated body.
+    /// Now it is the end of the body: the replies are those for the whole
+    /// body sent in `B`, and what is delivered is what `filter` writes.
+    #[test]
+    fn the_last_body_chunk_sent_with_end_of_body_is_kept() {
+        let headers: Fields<'_> = &[
+            (b"Subject", b" x"),
+            (b"Content-Type", b" text/plain; charset=iso-8859-1"),
+        ];
+        let (body, tail) = (
+            &b"caf\xe9 first line\r\n"[..],
+            &b"the LAST line, caf\xe9, sent with end-of-body\r\n"[..],
+        );
+        let whole = [body, tail].concat();
+        let run = |wire: &[u8]| {
+            let mut out = Vec::new();
+            session(wire, &mut out, &shared(1 << 20), protocol::PROTOCOL_TCP);
+            replies(&out)
+        };
+        let split = run(&mta_sending(0x1ff, headers, body, tail));
+        assert_eq!(split, run(&mta(headers, &whole)));
+        assert!(split.iter().any(|x| x.0 == b'b'), "{split:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&delivered(headers, &whole, &split)),
+            String::from_utf8_lossy(&filtered(headers, &whole)),
+        );
+        // The whole body in `E`, none in `B`.
+        assert_eq!(run(&mta_sending(0x1ff, headers, b"", &whole)), split);
+    }
+
+    /// The chunk in `E` counts toward `--max-message-size` as one in `B`
+    /// does: a tail that takes the message over the limit lets it through
+    /// unchanged.
+    #[test]
+    fn the_last_body_chunk_counts_toward_the_size_limit() {
+        let headers: Fields<'_> = &[(b"Content-Type", b" text/plain; charset=koi8-r")];
+        let mut out = Vec::new();
+        let wire = mta_sending(0x1ff, headers, &[0xf0; 600], &[0xf0; 600]);
+        session(&wire[..], &mut out, &shared(1000), protocol::PROTOCOL_TCP);
+        let cmds: Vec<u8> = replies(&out).iter().map(|x| x.0).collect();
+        assert_eq!(cmds, b"Occca", "let through unchanged");
+        // Under the limit, the same message is converted.
+        let mut out = Vec::new();
+        session(&wire[..], &mut out, &shared(2000), protocol::PROTOCOL_TCP);
+        assert!(replies(&out).iter().any(|x| x.0 == b'b'));
     }
 
     #[test]
