@@ -29,6 +29,7 @@ use mailcharset::audit::escape_controls;
 use mailcharset::mime::{HeaderBlock, parse_header_block};
 use mailcharset::normalize::{self, Action, NormalizeReport, Options};
 use protocol::{Command, Reply};
+use std::collections::HashMap;
 use std::io::{self, BufReader, BufWriter, Write};
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
@@ -538,6 +539,9 @@ fn changes(sent: &[(Vec<u8>, Vec<u8>)], old: &Assembled, new: &[u8]) -> Result<C
         return Err("the normalized header does not line up with the old one".to_string());
     }
     let mut out = Changes::default();
+    // Each sent field's occurrence of its name, counted once, when the
+    // first field changed needs it.
+    let mut occurrence: Option<Vec<u32>> = None;
     let mut i = 0;
     while i < o.fields.len() {
         let j = owner[i];
@@ -566,11 +570,11 @@ fn changes(sent: &[(Vec<u8>, Vec<u8>)], old: &Assembled, new: &[u8]) -> Result<C
                     field_name(j)
                 ));
             };
-            let occurrence = sent
-                .iter()
-                .take(j + 1)
-                .filter(|(m, _)| m.eq_ignore_ascii_case(name))
-                .count() as u32;
+            let occurrence = occurrence
+                .get_or_insert_with(|| occurrences(sent))
+                .get(j)
+                .copied()
+                .unwrap_or_default();
             out.changed
                 .push((name.to_vec(), occurrence, value.to_vec()));
         }
@@ -590,6 +594,22 @@ fn changes(sent: &[(Vec<u8>, Vec<u8>)], old: &Assembled, new: &[u8]) -> Result<C
         out.body = Some(nb.to_vec());
     }
     Ok(out)
+}
+
+/// For each field of `sent`, which occurrence of its name it is, from 1,
+/// names compared without regard to ASCII case (as the MTA finds the field
+/// a `chgheader` names): one pass, a count per name. (Counting the earlier
+/// fields again for each changed one took time growing with the square of
+/// the fields: 40,000 changed fields, 2.7 s.)
+fn occurrences(sent: &[(Vec<u8>, Vec<u8>)]) -> Vec<u32> {
+    let mut seen: HashMap<Vec<u8>, u32> = HashMap::new();
+    sent.iter()
+        .map(|(name, _)| {
+            let n = seen.entry(name.to_ascii_lowercase()).or_insert(0);
+            *n = n.saturating_add(1);
+            *n
+        })
+        .collect()
 }
 
 /// Why a message goes on without its changes.
@@ -1386,6 +1406,48 @@ mod tests {
         };
         let a = assemble(&msg, true);
         (msg, a)
+    }
+
+    /// The occurrence each `chgheader` names, counted per name in one
+    /// pass, is the count of earlier fields of that name (ASCII case
+    /// aside) on a header of repeated names, every field of it changed.
+    #[test]
+    fn occurrences_are_counted_per_name_in_one_pass() {
+        let names: [&[u8]; 5] = [b"Comments", b"X-Note", b"comments", b"COMMENTS", b"X-NOTE"];
+        let headers: Vec<(Vec<u8>, Vec<u8>)> = (0..200)
+            .map(|k| {
+                let name = names[(k * 7 + k / 3) % names.len()];
+                (
+                    name.to_vec(),
+                    [b" caf\xe9 ", k.to_string().as_bytes()].concat(),
+                )
+            })
+            .collect();
+        let naive: Vec<u32> = (0..headers.len())
+            .map(|j| {
+                headers[..=j]
+                    .iter()
+                    .filter(|(m, _)| m.eq_ignore_ascii_case(&headers[j].0))
+                    .count() as u32
+            })
+            .collect();
+        assert_eq!(occurrences(&headers), naive);
+        let msg = Message {
+            headers: headers.clone(),
+            body: b"body\r\n".to_vec(),
+            ..Message::default()
+        };
+        let old = assemble(&msg, true);
+        let n = normalize::normalize(&old.raw, &Options::default()).unwrap();
+        let c = changes(&msg.headers, &old, &n.bytes).unwrap();
+        assert_eq!(
+            c.changed.len(),
+            headers.len(),
+            "every field has an 8-bit octet"
+        );
+        for (j, (name, index, _)) in c.changed.iter().enumerate() {
+            assert_eq!((name, *index), (&headers[j].0, naive[j]), "field {}", j + 1);
+        }
     }
 
     #[test]
