@@ -188,3 +188,128 @@ fn keep_dkim_signed_passes_a_signed_message_through() {
     assert_eq!(code, 0);
     assert!(out != rest && err.contains("normalized"), "{err}");
 }
+
+/// Input whose first line is not a header field goes out byte for byte,
+/// as `normalize` keeps it. `filter` read it as a body without a header
+/// and put the header/body separator in front: an empty line (CRLF when
+/// the input had no line end at all), logged as "normalized (0 parts
+/// converted)".
+#[test]
+fn input_that_does_not_start_like_a_message_is_kept_as_normalize_keeps_it() {
+    let inputs: [&[u8]; 5] = [
+        b"hello world\nsecond line\n",
+        b"\x00\x01binary\xff",
+        b"// Not an RFC-822 Document\n",
+        b"\r\ncaf\xe9 after an empty first line\r\n",
+        b"\xc3\x9cber: a name that starts with an 8-bit octet\n\ncaf\xe9\n",
+    ];
+    for input in inputs {
+        let (code, out, err) = filter(input, &[]);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(out, input, "{err}");
+        assert!(err.contains("does not start like a message"), "{err}");
+        assert_eq!(normalize_stdin(input), input);
+    }
+}
+
+/// `mailcharset normalize -` with `input` on standard input: its output.
+fn normalize_stdin(input: &[u8]) -> Vec<u8> {
+    normalize_output(&["-"], Some(input)).0
+}
+
+/// `mailcharset normalize ARGS`, with `stdin` when given: its output and
+/// its stderr.
+fn normalize_output(args: &[&str], stdin: Option<&[u8]>) -> (Vec<u8>, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mailcharset"))
+        .arg("normalize")
+        .args(args)
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run mailcharset");
+    let writer = child.stdin.take().map(|mut w| {
+        let data = stdin.unwrap_or_default().to_vec();
+        std::thread::spawn(move || {
+            let _ = w.write_all(&data);
+        })
+    });
+    let out = child.wait_with_output().unwrap();
+    if let Some(w) = writer {
+        w.join().unwrap();
+    }
+    (
+        out.stdout,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// doc/gateway.md: `filter` normalizes exactly as `normalize` does. For
+/// every file under `../shared/corpus` (mail, mboxes, Maildir stubs and
+/// what is not mail: charset tables, READMEs, licences), `filter < f` is
+/// `normalize - < f` byte for byte. One exception, by contract: a file
+/// `normalize -` reads as an mbox of several messages (its stderr says
+/// "N messages in", N > 1) is one message to `filter` (an MTA pipe
+/// carries one); for those, `filter < f` is `normalize --input-format eml
+/// f`, the file read as one message.
+#[test]
+fn filter_writes_what_normalize_writes_for_every_corpus_file() {
+    let test = "filter_writes_what_normalize_writes_for_every_corpus_file";
+    let Some(corpus) = crate::common::corpus(test) else {
+        return;
+    };
+    let files = crate::common::files_under(&corpus, &|_| true);
+    assert!(files.len() > 5000, "corpus files found: {}", files.len());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let differ = std::sync::Mutex::new(Vec::new());
+    let mboxes = std::sync::atomic::AtomicUsize::new(0);
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get().min(8));
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(f) = files.get(i) else { break };
+                    let raw = std::fs::read(f).unwrap();
+                    let (code, filtered, err) = filter(&raw, &[]);
+                    assert_eq!(code, 0, "{}: {err}", f.display());
+                    let (normalized, note) = normalize_output(&["-"], Some(&raw));
+                    if filtered == normalized {
+                        continue;
+                    }
+                    // "mailcharset normalize: standard input: 4 messages in, ..."
+                    let messages = note
+                        .split_once(" messages in,")
+                        .and_then(|(before, _)| before.rsplit(' ').next())
+                        .and_then(|n| n.parse::<usize>().ok())
+                        .unwrap_or(0);
+                    if messages > 1 {
+                        mboxes.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let path = f.to_string_lossy();
+                        let (one, _) = normalize_output(&["--input-format", "eml", &path], None);
+                        if filtered == one {
+                            continue;
+                        }
+                    }
+                    differ.lock().unwrap().push(f.display().to_string());
+                }
+            });
+        }
+    });
+    let differ = differ.into_inner().unwrap();
+    eprintln!(
+        "{test}: {} files, {} mboxes of several messages compared as one message",
+        files.len(),
+        mboxes.into_inner()
+    );
+    assert!(
+        differ.is_empty(),
+        "filter and normalize differ on {} file(s):\n{}",
+        differ.len(),
+        differ.join("\n")
+    );
+}

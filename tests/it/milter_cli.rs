@@ -420,3 +420,114 @@ fn tempfail_lets_a_message_over_the_limit_through() {
         "{log}"
     );
 }
+
+/// The end of the body (`E`) may carry the body's last chunk, as
+/// libmilter's st_bodyend reads it and Sendmail sent it. The milter
+/// dropped it: the body it sent back with `replbody` lacked the tail, and
+/// the MTA delivered the message cut short. Now the message the MTA
+/// delivers after the milter's edits is whole, and byte for byte what
+/// `mailcharset filter` writes for the message the MTA had.
+#[test]
+fn the_last_body_chunk_sent_with_end_of_body_is_kept() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("milter.sock");
+    let mut child = Running(milter(&path).spawn().expect("spawn"));
+    let mut s = connect(&path, &mut child.0);
+    negotiate(&mut s);
+    // Values without their leading space: SMFIP_HDR_LEADSPC is not
+    // offered, so the MTA writes `Name: value`.
+    let headers: &[(&[u8], &[u8])] = &[
+        (b"From", b"a@example.org"),
+        (b"Subject", b"=?iso-8859-1?Q?Voil=E0?="),
+        (b"Content-Type", b"text/plain; charset=iso-8859-1"),
+    ];
+    let (body, tail) = (
+        &b"Caf\xe9 first line\r\n"[..],
+        &b"the LAST line, cr\xe8me br\xfbl\xe9e, sent with end-of-body\r\n"[..],
+    );
+    s.write_all(&packet(b'D', b"Ei\0QIDEOB\0")).expect("macro");
+    for (n, v) in headers {
+        s.write_all(&packet(b'L', &[*n, b"\0", *v, b"\0"].concat()))
+            .expect("header");
+    }
+    s.write_all(&packet(b'N', b"")).expect("eoh");
+    s.write_all(&packet(b'B', body)).expect("body");
+    s.write_all(&packet(b'E', tail))
+        .expect("eom with the last chunk");
+    let mut fields: Vec<(Vec<u8>, Vec<u8>)> = headers
+        .iter()
+        .map(|(n, v)| (n.to_vec(), v.to_vec()))
+        .collect();
+    let mut new_body: Option<Vec<u8>> = None;
+    let nul_pair = |d: &[u8]| {
+        let mut it = d.splitn(3, |&b| b == 0);
+        let n = it.next().unwrap_or_default().to_vec();
+        (n, it.next().unwrap_or_default().to_vec())
+    };
+    loop {
+        let (cmd, data) = read_packet(&mut s);
+        match cmd {
+            b'm' => {
+                let index = u32::from_be_bytes(data[..4].try_into().expect("index")) as usize;
+                let (name, value) = nul_pair(&data[4..]);
+                let f = fields
+                    .iter_mut()
+                    .filter(|f| f.0.eq_ignore_ascii_case(&name))
+                    .nth(index - 1)
+                    .expect("chgheader names a field the MTA has");
+                f.1 = value;
+            }
+            b'h' => fields.push(nul_pair(&data)),
+            b'b' => new_body
+                .get_or_insert_with(Vec::new)
+                .extend_from_slice(&data),
+            b'a' | b'c' => break,
+            other => panic!("unexpected reply {:?}", other as char),
+        }
+    }
+    s.write_all(&packet(b'Q', b"")).expect("quit");
+    let message = |fields: &[(Vec<u8>, Vec<u8>)], body: &[u8]| {
+        let mut m = Vec::new();
+        for (n, v) in fields {
+            m.extend_from_slice(n);
+            m.extend_from_slice(b": ");
+            m.extend_from_slice(&crate::common::to_crlf(v));
+            m.extend_from_slice(b"\r\n");
+        }
+        m.extend_from_slice(b"\r\n");
+        m.extend_from_slice(body);
+        m
+    };
+    let whole = [body, tail].concat();
+    let new_body = new_body.expect("the body is converted");
+    let had = message(
+        &headers
+            .iter()
+            .map(|(n, v)| (n.to_vec(), v.to_vec()))
+            .collect::<Vec<_>>(),
+        &whole,
+    );
+    let delivered = message(&fields, &new_body);
+    let mut f = Command::new(env!("CARGO_BIN_EXE_mailcharset"))
+        .arg("filter")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("run filter");
+    f.stdin
+        .take()
+        .expect("stdin")
+        .write_all(&had)
+        .expect("write");
+    let filtered = f.wait_with_output().expect("filter").stdout;
+    assert_eq!(
+        String::from_utf8_lossy(&delivered),
+        String::from_utf8_lossy(&filtered)
+    );
+    let text = String::from_utf8_lossy(&new_body);
+    assert!(
+        text.contains("LAST line") || text.contains("TEFTVCBsaW5l"),
+        "the tail is in the new body: {text}"
+    );
+}

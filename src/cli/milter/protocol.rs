@@ -137,8 +137,11 @@ pub enum Command {
     EndOfHeader,
     /// `B`: a body chunk.
     Body(Vec<u8>),
-    /// `E`: end of the message.
-    EndOfMessage,
+    /// `E`: end of the body and of the message, with the last body chunk
+    /// (empty when there is none). libmilter's `st_bodyend` hands a
+    /// non-empty one to `xxfi_body` before `xxfi_eom`; Sendmail sent the
+    /// tail of every body this way. Postfix sends it empty.
+    EndOfMessage(Vec<u8>),
     /// `A`: abort the current message (the connection stays).
     Abort,
     /// `Q`: close the connection.
@@ -248,7 +251,10 @@ fn parse(mut packet: Vec<u8>) -> Command {
             packet.remove(0);
             Command::Body(packet)
         }
-        b'E' => Command::EndOfMessage,
+        b'E' => {
+            packet.remove(0);
+            Command::EndOfMessage(packet)
+        }
         b'A' => Command::Abort,
         b'Q' => Command::Quit,
         b'K' => Command::QuitNewConnection,
@@ -325,6 +331,7 @@ mod tests {
         wire.extend(packet(b'N', b""));
         wire.extend(packet(b'B', b"body\r\n"));
         wire.extend(packet(b'E', b""));
+        wire.extend(packet(b'E', b"the last chunk\r\n"));
         wire.extend(packet(b'C', b"host\x004\x00\x19127.0.0.1\0"));
         wire.extend(packet(b'Q', b""));
         let mut r = &wire[..];
@@ -347,7 +354,8 @@ mod tests {
                 Command::Header(b"Subject".to_vec(), b" caf\xe9".to_vec()),
                 Command::EndOfHeader,
                 Command::Body(b"body\r\n".to_vec()),
-                Command::EndOfMessage,
+                Command::EndOfMessage(Vec::new()),
+                Command::EndOfMessage(b"the last chunk\r\n".to_vec()),
                 Command::Other(b'C'),
                 Command::Quit,
             ]
