@@ -133,6 +133,13 @@ pub(super) fn same_word(c: char, neighbour: Option<char>) -> bool {
     } else {
         script(n)
     };
+    if sc == Script::Other {
+        // Two letters of one of the scripts [`script`] leaves out that
+        // text uses (Armenian, Georgian, the Indic scripts, Ethiopic ...):
+        // a word too. A UTF-8 Subject in Hindi with one damaged octet had
+        // no letter in a word, and was read whole as GBK.
+        return rest_block(c).is_some() && rest_block(c) == rest_block(n);
+    }
     sc != Script::Other
         && (sc == sn
             || matches!(
@@ -295,6 +302,56 @@ pub(super) fn script(c: char) -> Script {
         0x1100..=0x11FF | 0x3130..=0x318F | 0xAC00..=0xD7A3 => Script::Hangul,
         _ => Script::Other,
     }
+}
+
+/// The scripts [`script`] calls [`Script::Other`] that text is written
+/// in, each its block or blocks: Syriac, Thaana, Armenian, the Indic
+/// scripts (Devanagari to Sinhala), Lao, Tibetan, Myanmar, Georgian,
+/// Ethiopic, Cherokee, Canadian syllabics, Khmer, Mongolian. Octets of
+/// another charset read as UTF-8 pair up into one of these now and then,
+/// two in a row of one block hardly ever: [`same_word`] counts them in
+/// words only so.
+pub(super) fn rest_block(c: char) -> Option<u8> {
+    const BLOCKS: [(u32, u32); 24] = [
+        (0x0531, 0x058F),
+        (0x0700, 0x074F),
+        (0x0780, 0x07BF),
+        (0x0900, 0x097F),
+        (0x0980, 0x09FF),
+        (0x0A00, 0x0A7F),
+        (0x0A80, 0x0AFF),
+        (0x0B00, 0x0B7F),
+        (0x0B80, 0x0BFF),
+        (0x0C00, 0x0C7F),
+        (0x0C80, 0x0CFF),
+        (0x0D00, 0x0D7F),
+        (0x0D80, 0x0DFF),
+        (0x0E80, 0x0EFF),
+        (0x0F00, 0x0FFF),
+        (0x1000, 0x109F),
+        (0x10A0, 0x10FF),
+        (0x1200, 0x139F),
+        (0x13A0, 0x13FF),
+        (0x1400, 0x167F),
+        (0x1780, 0x17FF),
+        (0x1800, 0x18AF),
+        (0x2D80, 0x2DDF),
+        (0xAB00, 0xAB2F),
+    ];
+    let u = u32::from(c);
+    if !(0x0531..=0xAB2F).contains(&u) {
+        return None;
+    }
+    BLOCKS
+        .iter()
+        .position(|&(a, b)| (a..=b).contains(&u))
+        .map(|i| i as u8)
+}
+
+/// Whether `c` is of a script text is written in: one [`script`] names,
+/// or one of [`rest_block`]'s.
+fn text_script(c: char) -> bool {
+    script(c) != Script::Other || rest_block(c).is_some()
 }
 
 /// Whether decoded text reads like text (see the module docs).
@@ -923,7 +980,7 @@ pub(super) fn utf8_standing(text: &str) -> usize {
         }
         let prev = i.checked_sub(1).and_then(|j| chars.get(j)).copied();
         let next = chars.get(i + 1).copied();
-        let kind = typography(c) || (c.alphabetic() && script(c) != Script::Other);
+        let kind = typography(c) || (c.alphabetic() && text_script(c));
         let alone = prev != Some('\u{FFFD}') && next != Some('\u{FFFD}');
         if kind && (alone || same_word(c, prev) || same_word(c, next)) {
             n += 1;
@@ -957,7 +1014,7 @@ pub(super) fn standing(text: &str) -> usize {
             continue;
         }
         let mark = typography(c);
-        if !(mark || list_symbol(c) || (c.alphabetic() && script(c) != Script::Other)) {
+        if !(mark || list_symbol(c) || (c.alphabetic() && text_script(c))) {
             continue;
         }
         let prev = i.checked_sub(1).and_then(|j| chars.get(j)).copied();

@@ -524,8 +524,20 @@ fn decode_resolved<'a>(
         // charset); nor another script's letters wedged into Latin words
         // (a Latin-1 file name in a KOI8-R message, `naïve café.png`,
         // read as `naОve cafИ.png`).
+        // A UTF-8 body is a hint for damaged UTF-8 only: octets UTF-8
+        // does not read (a Latin-1 Subject beside a UTF-8 body) are
+        // detection's, as without a hint.
+        // Plausible is asked of the intact characters: the damage is
+        // bounded above, and in a short field its U+FFFD outweighed them
+        // (`Аж�� news` beside a UTF-8 body was read whole as GBK).
+        let intact: Cow<'_, str> = if damaged {
+            Cow::Owned(h.text.replace('\u{FFFD}', ""))
+        } else {
+            Cow::Borrowed(&h.text)
+        };
         if (damaged || (h.replacements == 0 && h.verdict != Verdict::Invalid))
-            && evidence::plausible(&h.text)
+            && (!hint.is_utf8() || h.used == Some(hint))
+            && evidence::plausible(&intact)
             && !evidence::wedged_in_latin(&h.text)
         {
             let used = h.used.unwrap_or(hint);

@@ -240,12 +240,15 @@ impl<'a> Message<'a> {
     /// body holds 8-bit octets, under a label (or an HTML or XML
     /// declaration), and that the charset decision reads without a
     /// replacement and not as binary, when it reads it in an
-    /// ASCII-compatible legacy charset (not UTF-8; a lie is taken as what
-    /// the decision read). The likeliest charset of raw 8-bit header
-    /// octets ([`DecodeOptions::header_hint`]): the mailers that write
-    /// them (Outlook Express, The Bat!, Eudora) write them in the charset
-    /// of the body. A label over ASCII text (`iso-8859-1` is many a
-    /// mailer's default) tells nothing and is passed over.
+    /// ASCII-compatible charset (a lie is taken as what the decision
+    /// read). The likeliest charset of raw 8-bit header octets
+    /// ([`DecodeOptions::header_hint`]): the mailers that write them
+    /// (Outlook Express, The Bat!, Eudora) write them in the charset of
+    /// the body. A label over ASCII text (`iso-8859-1` is many a mailer's
+    /// default) tells nothing and is passed over. A UTF-8 body is a hint
+    /// for octets that are damaged UTF-8 only (a Cyrillic or Devanagari
+    /// Subject with one damaged octet beside it was read whole as GBK);
+    /// octets UTF-8 does not read are detection's, as without a hint.
     ///
     /// The message's own text only: a message attached to it
     /// (message/rfc822) was written by another mailer, often in another
@@ -289,7 +292,6 @@ impl<'a> Message<'a> {
                 && !d.binary
                 && let Some(cs) = d.used
                 && cs.is_ascii_compatible()
-                && !cs.is_utf8()
                 && !cs.is_unicode11_utf8()
             {
                 return Some(cs);

@@ -1345,3 +1345,50 @@ fn regression_unicode_1_1_is_ucs2_big_endian() {
         assert!(out.contains("charset=utf-8"), "{label}: {out}");
     }
 }
+
+/// A UTF-8 header with one damaged octet keeps UTF-8's reading, U+FFFD
+/// at the damage: in an encoded-word, Hindi, Amharic or Dhivehi letters
+/// were no letters in words (their scripts were "blocks text rarely
+/// uses"), and a Devanagari display name was rewritten as GBK Han
+/// (`अ�ڂगिका` as `啶呧趥...`: 144 of 316 short Devanagari fields in an
+/// independent hunt, 2026-11-27); raw in a Subject beside a UTF-8 body,
+/// a Cyrillic one was read as GBK (`Аж�� news` as `袗卸鲗 news`): the
+/// body's UTF-8 was no hint. The oracle is std's lossy reading.
+#[test]
+fn regression_damaged_utf8_header_keeps_utf8() {
+    let utf8_lines = Options {
+        headers: mailcharset::normalize::HeaderMode::Utf8,
+        ..Options::default()
+    };
+    let field = |out: &[u8], name: &str| -> String {
+        let text = String::from_utf8_lossy(out).into_owned();
+        text.lines()
+            .find_map(|l| l.strip_prefix(name).map(str::to_string))
+            .unwrap_or_else(|| panic!("{name} in {text}"))
+    };
+    // Encoded-words: Devanagari, Ethiopic, Thaana, each with an octet
+    // damaged inside it.
+    for (payload, name) in [
+        (&b"\xe0\xa4\x85\xe0\xda\x82\xe0\xa4\x97\xe0\xa4\xbf\xe0\xa4\x95\xe0\xa4\xbe"[..], "hi"),
+        (b"\xe1\x8a\xa0\xe1\x88\x9b\xe1\x88\xad\xf1\x8a\x9b \xe1\x89\x8b\xe1\x8a\x95\xe1\x89\x8b", "am"),
+        (b"\xde\x8b\xde\xa8\xde\x88\xde\xac\xde\x80\xde\xa8 \xde\x8b\xde\xa8\xde\x88\xde\xac\xd7\xde\xa8", "dv"),
+    ] {
+        let q: String = payload.iter().map(|b| format!("={b:02X}")).collect();
+        let msg = format!(
+            "From: =?utf-8?Q?{q}?= <a@example.com>\nSubject: x\nMIME-Version: 1.0\nContent-Type: text/plain; charset=us-ascii\n\nhi\n"
+        );
+        let out = norm_with(msg.as_bytes(), &utf8_lines);
+        let want = format!("\"{}\" <a@example.com>", String::from_utf8_lossy(payload));
+        assert_eq!(field(&out, "From: "), want, "{name}");
+    }
+    // Raw UTF-8 in a Subject beside a UTF-8 body.
+    let subject = b"\xd0\x90\xd0\xb6\xf7\x8c news";
+    let mut msg = b"From: a@example.com\nSubject: ".to_vec();
+    msg.extend_from_slice(subject);
+    msg.extend_from_slice(
+        "\nMIME-Version: 1.0\nContent-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: 8bit\n\nАжар пишет из Москвы.\n"
+            .as_bytes(),
+    );
+    let out = norm_with(&msg, &utf8_lines);
+    assert_eq!(field(&out, "Subject: "), String::from_utf8_lossy(subject));
+}
