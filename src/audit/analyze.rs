@@ -274,7 +274,9 @@ impl Auditor<'_, '_> {
         // Most fields hold nothing labelled: decide that before anything else.
         // (RFC 2231 parameters are marked by `*`.)
         let disposition = field.is("content-disposition") && memchr::memchr(b'*', value).is_some();
-        if !has_words && !eight_bit && !disposition {
+        // Raw ISO-2022-JP (its escapes in ASCII octets): `raw_iso2022`.
+        let esc = !eight_bit && memchr::memchr(0x1B, value).is_some();
+        if !has_words && !eight_bit && !disposition && !esc {
             return;
         }
         if has_words && !self.limits.field_within_limits(value) {
@@ -343,7 +345,22 @@ impl Auditor<'_, '_> {
         }
         if eight_bit {
             self.raw8bit(part, field, location());
+        } else if esc {
+            self.raw_iso2022(part, field, location());
         }
+    }
+
+    /// A header field with ISO-2022-JP written raw (`mime::decode_raw`
+    /// reads it so): a record naming the charset, `missing-label`. Nothing
+    /// when the escapes are no ISO-2022-JP text.
+    fn raw_iso2022(&mut self, part: &Part<'_>, field: &Field<'_>, location: String) {
+        let (_, Some((dec, finding))) = crate::mime::decode_raw(field.value, 0, &self.dopts) else {
+            return;
+        };
+        let mut r = self.record(part, location, Source::Raw8bit);
+        fill(&mut r, None, &dec);
+        finish(&mut r, vec![finding]);
+        self.out.push(r);
     }
 
     /// A header field with raw 8-bit octets (RFC 6532 or plain damage).

@@ -75,6 +75,19 @@ enum Tok {
 /// group        = display-name ":" [group-list] ";" [CFWS]
 /// display-name = phrase
 /// ```
+/// The length of a run of ISO-2022-JP from an escape to a two-octet set
+/// (`ESC $ B`, `ESC $ @`) through the next escape back to ASCII or JIS X
+/// 0201 Roman (`ESC ( B`, `ESC ( J`); `None` without both.
+fn iso2022_run(rest: &[u8]) -> Option<usize> {
+    if !(rest.starts_with(b"\x1b$B") || rest.starts_with(b"\x1b$@")) {
+        return None;
+    }
+    let back = memchr::memmem::find_iter(&rest[3..], b"\x1b(")
+        .map(|i| i + 3)
+        .find(|&i| matches!(rest.get(i + 2), Some(b'B' | b'J')))?;
+    Some(back + 3)
+}
+
 fn tokens(v: &[u8]) -> Vec<(Tok, Range<usize>)> {
     let mut out = Vec::new();
     let mut k = 0;
@@ -120,6 +133,10 @@ fn tokens(v: &[u8]) -> Vec<(Tok, Range<usize>)> {
             // special (`=?utf-8?q?Doe,_John?=`: RFC 2047 5 (3) forbids it,
             // mailers write it).
             b'=' if let Some(n) = encoded_word::word_len(rest) => (Tok::Phrase, k + n),
+            // Raw ISO-2022-JP (`ESC $ B` ... `ESC ( B`): its two-octet
+            // characters are ASCII octets, specials among them (`;3ED` is
+            // 山田), so the run to the escape back to ASCII is one item.
+            0x1B if let Some(n) = iso2022_run(rest) => (Tok::Phrase, k + n),
             b',' => (Tok::Comma, k + 1),
             b';' => (Tok::Semicolon, k + 1),
             b':' => (Tok::Colon, k + 1),

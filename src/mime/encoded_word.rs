@@ -572,9 +572,11 @@ impl<'o> State<'o> {
 
 /// Decodes `value` in context `ctx`. Offsets are into `value`.
 pub(crate) fn decode_with(value: &[u8], ctx: Context, opts: &DecodeOptions) -> DecodedText {
-    // Fast path: nothing to decode, nothing to unquote.
+    // Fast path: nothing to decode, nothing to unquote (an ESC may open
+    // raw ISO-2022-JP: `decode_raw`).
     if value.is_ascii()
         && !super::has_encoded_word_start(value)
+        && memchr::memchr(0x1B, value).is_none()
         && (ctx != Context::Phrase || memchr::memchr2(b'"', b'\\', value).is_none())
     {
         let text = match ctx {

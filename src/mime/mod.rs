@@ -148,6 +148,28 @@ pub(crate) fn decode_raw(
     opts: &DecodeOptions,
 ) -> (String, Option<(Decoding, Finding)>) {
     if bytes.is_ascii() {
+        // ISO-2022-JP written raw (RFC 1468 text in a field, as Japanese
+        // mailers wrote it before RFC 2047): its escapes are no ASCII
+        // text. Read as such when an escape to JIS X 0208 is there and
+        // the ISO-2022-JP decoder reads the field without an error into
+        // characters beyond ASCII: a name of two kanji is enough, the
+        // escapes being what no other text has.
+        if let Some(esc) = memchr::memchr(0x1B, bytes)
+            && opts.detect
+            && (memchr::memmem::find(bytes, b"\x1b$B").is_some()
+                || memchr::memmem::find(bytes, b"\x1b$@").is_some())
+        {
+            let d = charset::decode(bytes, Some(b"iso-2022-jp"), opts);
+            if d.replacements == 0
+                && d.used.is_some_and(|c| !c.is_ascii_compatible())
+                && !d.text.is_ascii()
+            {
+                let dec = Decoding::from_decoded(None, &d);
+                let finding = Finding::new(FindingKind::MissingLabel, base + esc, 1)
+                    .with_note("ISO-2022-JP escapes in a raw header field");
+                return (d.text.into_owned(), Some((dec, finding)));
+            }
+        }
         return (ascii_string(bytes), None);
     }
     let first = bytes.iter().position(|&b| b >= 0x80).unwrap_or(0);
@@ -205,7 +227,8 @@ pub(crate) fn has_encoded_word_start(bytes: &[u8]) -> bool {
 }
 
 /// Whether header text may hold something to decode: an octet above
-/// 0x7F, an encoded-word opener `=?`, or a `*` (RFC 2231). False means
+/// 0x7F, an encoded-word opener `=?`, a `*` (RFC 2231), or an ESC (raw
+/// ISO-2022-JP). False means
 /// every field in `bytes` is plain ASCII a decoder leaves as it is. One
 /// branch-free pass, 32 octets at a time (the compiler vectorizes it,
 /// with AVX2 where the CPU has it): a whole header section costs less than
@@ -223,7 +246,7 @@ fn may_need_decoding_in(bytes: &[u8]) -> bool {
         let mut any = false;
         for k in 0..N {
             let (a, next) = (block[k], block[k + 1]);
-            any |= (a >= 0x80) | (a == b'*') | ((a == b'=') & (next == b'?'));
+            any |= (a >= 0x80) | (a == b'*') | (a == 0x1B) | ((a == b'=') & (next == b'?'));
         }
         any
     };

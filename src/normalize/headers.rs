@@ -99,9 +99,14 @@ impl Assess {
         self.raw8(raw, d.raw8bit.as_ref());
     }
 
-    /// Raw 8-bit octets: rewritten unless they are UTF-8 (RFC 6532).
+    /// Raw 8-bit octets: rewritten unless they are UTF-8 (RFC 6532). And
+    /// raw ISO-2022-JP (ASCII octets with its escapes, read so by
+    /// `decode_raw`): a reader that took them in the body's charset shows
+    /// `$BF|K\8l` once the body is UTF-8.
     fn raw8(&mut self, raw: &[u8], dec: Option<&Decoding>) {
-        if raw.is_ascii() || std::str::from_utf8(raw).is_ok() {
+        let iso2022 =
+            raw.is_ascii() && dec.is_some_and(|d| d.used.is_some_and(|c| !c.is_ascii_compatible()));
+        if !iso2022 && (raw.is_ascii() || std::str::from_utf8(raw).is_ok()) {
             return;
         }
         self.convert = true;
@@ -115,8 +120,10 @@ impl Assess {
                 self.problem = true;
             }
         }
-        self.findings
-            .push(Finding::new(FindingKind::Raw8bitHeader, 0, 1));
+        if !iso2022 {
+            self.findings
+                .push(Finding::new(FindingKind::Raw8bitHeader, 0, 1));
+        }
     }
 }
 
@@ -147,7 +154,9 @@ pub(super) fn fields(
         }
         // ASCII without encoded-words, but a `*`: only an RFC 2231
         // parameter field has anything to decode.
-        let plain = !crate::mime::has_encoded_word_start(v) && v.is_ascii();
+        let plain = !crate::mime::has_encoded_word_start(v)
+            && v.is_ascii()
+            && memchr::memchr(0x1B, v).is_none();
         let kind = FieldKind::of(f.name);
         if plain && kind != FieldKind::Parameters {
             continue;
@@ -310,7 +319,10 @@ fn address_list(
         let Some(raw) = f.value.get(span.clone()) else {
             continue;
         };
-        if raw.is_ascii() && !crate::mime::has_encoded_word_start(raw) {
+        if raw.is_ascii()
+            && !crate::mime::has_encoded_word_start(raw)
+            && memchr::memchr(0x1B, raw).is_none()
+        {
             continue;
         }
         let mut one = Assess::default();

@@ -1392,3 +1392,57 @@ fn regression_damaged_utf8_header_keeps_utf8() {
     let out = norm_with(&msg, &utf8_lines);
     assert_eq!(field(&out, "Subject: "), String::from_utf8_lossy(subject));
 }
+
+/// ISO-2022-JP written raw in header fields (as Japanese mailers did
+/// before RFC 2047: ASCII octets with its escapes) is read as ISO-2022-JP
+/// and written as UTF-8 with the body: it was left as it was while the
+/// body became UTF-8, so a reader that took raw fields in the body's
+/// charset showed `$BF|K\8l$N7oL>(B`; its octets `;3ED` (山田) even split
+/// a From field into two mailboxes. The audit reports each such field.
+/// The oracle is encoding_rs's ISO-2022-JP decoder.
+#[test]
+fn regression_raw_iso2022jp_header_fields_are_converted() {
+    let subject = b"\x1b$BF|K\\8l$N7oL>\x1b(B";
+    let name = b"\x1b$B;3ED\x1b(B";
+    let jp = |b: &[u8]| {
+        encoding_rs::ISO_2022_JP
+            .decode_without_bom_handling(b)
+            .0
+            .into_owned()
+    };
+    let mut msg = b"MIME-Version: 1.0\nFrom: ".to_vec();
+    msg.extend_from_slice(name);
+    msg.extend_from_slice(b" <yamada@example.jp>\nSubject: ");
+    msg.extend_from_slice(subject);
+    msg.extend_from_slice(
+        b"\nContent-Type: text/plain; charset=ISO-2022-JP\nContent-Transfer-Encoding: 7bit\n\n\x1b$B$3$s$K$A$O\x1b(B\n",
+    );
+    let opts = Options {
+        headers: mailcharset::normalize::HeaderMode::Utf8,
+        ..Options::default()
+    };
+    let out = String::from_utf8(norm_with(&msg, &opts)).unwrap();
+    assert!(
+        out.contains(&format!("\nSubject: {}\n", jp(subject))),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("\nFrom: \"{}\" <yamada@example.jp>\n", jp(name))),
+        "{out}"
+    );
+    let recs = mailcharset::audit::audit_message(
+        &msg,
+        &mailcharset::audit::MessageContext {
+            input: "t",
+            index: 0,
+        },
+        &Default::default(),
+    );
+    for loc in ["header:From", "header:Subject"] {
+        let r = recs.iter().find(|r| r.location == loc).expect(loc);
+        assert_eq!(r.charset.as_deref(), Some("ISO-2022-JP"), "{loc}");
+    }
+    // ASCII with an ESC that is no ISO-2022-JP stays as written.
+    let odd = b"From: a@example.com\nSubject: tab\x1b[1mbold\x1b[0m\n\nhi\n";
+    assert_eq!(norm(odd), odd.to_vec());
+}
