@@ -201,15 +201,47 @@ fn replaceable_dir(dir: &Path) -> bool {
 /// and Maildir readers pass over and mail clients do not show. (It was
 /// `NAME.bak`: a killed run left it, and the next run over the folder read
 /// it as one more mailbox, every message twice.)
+///
+/// A name too long for that (NAME_MAX, 255 octets, less the 17 added) is
+/// shortened as [`bounded_stem`] says.
 pub fn backup_path(path: &Path) -> PathBuf {
-    let name = path
-        .file_name()
-        .map(|n| n.to_os_string())
-        .unwrap_or_default();
-    let mut hidden = std::ffi::OsString::from(".");
-    hidden.push(name);
-    hidden.push(BAK_SUFFIX);
-    parent_of(path).join(hidden)
+    let stem = bounded_stem(path, NAME_MAX - 1 - BAK_SUFFIX.len());
+    parent_of(path).join(format!(".{stem}{BAK_SUFFIX}"))
+}
+
+/// The longest file name the file systems mail is kept on take
+/// (`NAME_MAX`).
+pub(super) const NAME_MAX: usize = 255;
+
+/// The name of `path` as the hidden names made beside it carry it
+/// (`.NAME.XXXXXX.mailcharset-tmp`, `.NAME.mailcharset-bak`, ...), in at
+/// most `room` octets: the name itself when it fits, else its first octets
+/// (whole characters), `~` and eight hex digits of a hash of the whole
+/// name, so that two long names that start alike still get names of
+/// their own. (A legal name of 232 octets or more gave a temporary past
+/// NAME_MAX: the in-place run over a Maildir stopped at that message with
+/// exit 74, the messages after it left as they were.) A name that is not
+/// UTF-8 is carried with U+FFFD for its stray octets (the hash is of its
+/// octets).
+pub(super) fn bounded_stem(path: &Path, room: usize) -> String {
+    let name = path.file_name().unwrap_or_default();
+    let lossy = name.to_string_lossy();
+    if lossy.len() <= room {
+        return lossy.into_owned();
+    }
+    // FNV-1a, folded to 32 bits.
+    let h = name
+        .as_encoded_bytes()
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325_u64, |h, &b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
+    let tag = format!("~{:08x}", (h ^ (h >> 32)) as u32);
+    let mut cut = room.saturating_sub(tag.len());
+    while !lossy.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}{tag}", &lossy[..cut])
 }
 
 /// The end of a backup's name ([`backup_path`]).
@@ -224,14 +256,19 @@ pub(super) fn parent_of(path: &Path) -> &Path {
     }
 }
 
+/// `.NAME.`, the start of a temporary's name beside `path` (the random
+/// part and [`TMP_SUFFIX`] follow, and `.old` for a directory swapped
+/// aside): with them it stays within [`NAME_MAX`] ([`bounded_stem`]).
 pub(super) fn tmp_prefix(path: &Path) -> String {
-    format!(
-        ".{}.",
-        path.file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default()
-    )
+    let stem = bounded_stem(
+        path,
+        NAME_MAX - 2 - TMP_RANDOM - TMP_SUFFIX.len() - ".old".len(),
+    );
+    format!(".{stem}.")
 }
+
+/// The random letters and digits of a temporary's name.
+const TMP_RANDOM: usize = 6;
 
 /// How long an unlocked temporary must have been left alone before it
 /// counts as a killed run's. A run locks each temporary right after
@@ -1031,6 +1068,31 @@ impl Drop for AtomicDir {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every hidden name made beside a file stays within NAME_MAX, and a
+    /// name that fits is carried as it is.
+    #[test]
+    fn hidden_names_stay_within_name_max() {
+        let short = Path::new("d/inbox");
+        assert_eq!(tmp_prefix(short), ".inbox.");
+        assert_eq!(backup_path(short), Path::new("d/.inbox.mailcharset-bak"));
+        for n in [1, 200, 226, 227, 228, 231, 232, 238, 239, 255] {
+            for c in ["h", "\u{e9}", "\u{65e5}"] {
+                let name = c.repeat(n);
+                let name = &name[..name.floor_char_boundary(255.min(name.len()))];
+                let p = Path::new("d").join(name);
+                let tmp = format!("{}XXXXXX{TMP_SUFFIX}.old", tmp_prefix(&p));
+                assert!(tmp.len() <= NAME_MAX, "{n} {c}: {}", tmp.len());
+                let bak = backup_path(&p);
+                assert!(bak.file_name().unwrap().len() <= NAME_MAX, "{n} {c}");
+            }
+        }
+        // Two long names that start alike get names of their own.
+        let a = Path::new(&"x".repeat(250)).with_extension("a");
+        let b = Path::new(&"x".repeat(250)).with_extension("b");
+        assert_ne!(tmp_prefix(&a), tmp_prefix(&b));
+        assert_ne!(backup_path(&a), backup_path(&b));
+    }
 
     #[test]
     fn what_a_late_writer_appends_to_the_old_file_is_kept_at_the_end_of_the_new() {

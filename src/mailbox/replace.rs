@@ -32,7 +32,9 @@
 //! this, so that MDAs keep out. See doc/mailbox.md, "Crash safety".
 
 use super::MailboxError;
-use super::atomic::{TMP_SUFFIX, hold, parent_of, resolve_link, sync_dir, tmp_prefix};
+use super::atomic::{
+    NAME_MAX, TMP_SUFFIX, bounded_stem, hold, parent_of, resolve_link, sync_dir, tmp_prefix,
+};
 use super::lock::{DotLock, LOCK_WAIT};
 use super::sys::{Swap, exchange, rename_noreplace};
 use std::io::{self, Write};
@@ -360,10 +362,10 @@ fn append(path: &Path, extra: &[u8], hooks: Hooks<'_>) -> io::Result<()> {
 /// where the file is now: there, or where it was if no such name could be
 /// had.
 fn keep_aside(file: &Path, mailbox: &Path) -> PathBuf {
-    let mut name = std::ffi::OsString::from(".");
-    name.push(mailbox.file_name().unwrap_or_default());
-    name.push(".mailcharset-kept");
-    let base = parent_of(mailbox).join(name);
+    const KEPT: &str = ".mailcharset-kept";
+    // Room for `.NN` too.
+    let stem = bounded_stem(mailbox, NAME_MAX - 1 - KEPT.len() - 3);
+    let base = parent_of(mailbox).join(format!(".{stem}{KEPT}"));
     for n in 0..100 {
         let to = if n == 0 {
             base.clone()

@@ -2599,3 +2599,69 @@ fn regression_in_place_takes_several_inputs_each_its_own_output() {
     assert_eq!(std::fs::read(&msg).expect("read"), lib_normalize(LATIN1));
     assert_eq!(std::fs::read(&lock).expect("lock"), b"4242\n");
 }
+
+/// A legal file name of 232 to 255 octets gave a temporary
+/// (`.NAME.XXXXXX.mailcharset-tmp`) or backup (`.NAME.mailcharset-bak`)
+/// name past NAME_MAX: in a Maildir the first such message ended the
+/// in-place run with 74, the messages after it left as they were; such an
+/// mbox could not be normalized at all. The hidden names are now bounded
+/// (the name's first octets, `~` and a hash).
+#[test]
+fn regression_a_long_file_name_neither_stops_the_run_nor_is_refused() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let md = dir.path().join("md");
+    for sub in ["cur", "new", "tmp"] {
+        std::fs::create_dir_all(md.join(sub)).expect("mkdir");
+    }
+    let long = format!("1.M1.{}:2,S", "h".repeat(245));
+    assert_eq!(long.len(), 254);
+    let names = ["0.M0.x:2,S", long.as_str(), "9.M9.x:2,S"];
+    for n in names {
+        std::fs::write(md.join("cur").join(n), LATIN1).expect("write");
+    }
+    let o = run(&[os("normalize"), os("-q"), os("--in-place"), md.as_os_str()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    for n in names {
+        assert_eq!(
+            std::fs::read(md.join("cur").join(n)).expect("read"),
+            lib_normalize(LATIN1),
+            "{n}"
+        );
+    }
+    assert!(crate::common::temporaries(&md.join("cur")).is_empty());
+
+    // An mbox of such a name, in place and with -o to a file of the same
+    // name elsewhere.
+    let name = "b".repeat(250);
+    let boxp = dir.path().join(&name);
+    let mut mb = b"From a@b Mon Jan  1 00:00:00 2001\n".to_vec();
+    mb.extend_from_slice(LATIN1);
+    std::fs::write(&boxp, &mb).expect("write");
+    let out_dir = dir.path().join("out");
+    std::fs::create_dir(&out_dir).expect("mkdir");
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        boxp.as_os_str(),
+        os("-o"),
+        out_dir.join(&name).as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        os("--in-place"),
+        boxp.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut want = b"From a@b Mon Jan  1 00:00:00 2001\n".to_vec();
+    want.extend_from_slice(&lib_normalize(LATIN1));
+    assert_eq!(std::fs::read(&boxp).expect("read"), want);
+    assert_eq!(std::fs::read(out_dir.join(&name)).expect("read"), want);
+    // No backup or temporary left beside it.
+    assert_eq!(
+        crate::common::entry_names(dir.path()),
+        [name.as_str(), "md", "out"]
+    );
+}
