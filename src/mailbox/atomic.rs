@@ -611,8 +611,10 @@ impl AtomicFile {
                 Target::Direct(_) => return Ok(None),
             };
             tmp.as_file().sync_all().map_err(err)?;
-            // Keep the original permissions when replacing a file.
+            // Keep the original owner, group and permissions when
+            // replacing a file.
             if let Ok(meta) = std::fs::metadata(&self.dest) {
+                copy_owner(tmp.as_file(), &meta);
                 let _ = tmp.as_file().set_permissions(meta.permissions());
             }
             // In place: the input, opened (and kept open: the old file
@@ -845,6 +847,31 @@ fn stale_backup(dest: &Path, bak: &Path) -> io::Result<bool> {
     }
 }
 
+/// Gives `f`, a new file about to replace the file `old` describes, that
+/// file's owner and group: a mailbox an administrator normalizes as root
+/// (`/var/mail/alice`, `nobody:mail` 0660; a user's Maildir) stays its
+/// owner's, and an MDA that delivers as the user or the `mail` group can
+/// still write to it. (It became `root:root`.) A run that may not give a
+/// file away (not root: `EPERM`) gives it the group alone when the runner
+/// is in it, and otherwise leaves it as created, the runner's, which is
+/// the owner's anyway when users normalize their own mail. The caller sets
+/// the permissions afterwards (a change of owner may clear set-id bits).
+pub(super) fn copy_owner(f: &File, old: &std::fs::Metadata) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let (uid, gid) = (old.uid(), old.gid());
+        if f.metadata().is_ok_and(|m| m.uid() == uid && m.gid() == gid) {
+            return;
+        }
+        if std::os::unix::fs::fchown(f, Some(uid), Some(gid)).is_err() {
+            let _ = std::os::unix::fs::fchown(f, None, Some(gid));
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = (f, old);
+}
+
 /// The permissions an output gets: those of the file or directory it
 /// replaces, or else what a plain create would give (0666 or 0777 less the
 /// umask, which the system applies), not the owner-only mode of a
@@ -1002,6 +1029,11 @@ impl AtomicDir {
         let lock = File::open(&tmp).ok();
         if let Some(f) = &lock {
             hold(f);
+            // An earlier output it replaces: its owner and group too.
+            if let Ok(meta) = std::fs::metadata(dest) {
+                copy_owner(f, &meta);
+                let _ = f.set_permissions(meta.permissions());
+            }
         }
         Ok(AtomicDir {
             dest: dest.to_path_buf(),

@@ -33,7 +33,8 @@
 
 use super::MailboxError;
 use super::atomic::{
-    NAME_MAX, TMP_SUFFIX, bounded_stem, hold, parent_of, resolve_link, sync_dir, tmp_prefix,
+    NAME_MAX, TMP_SUFFIX, bounded_stem, copy_owner, hold, parent_of, resolve_link, sync_dir,
+    tmp_prefix,
 };
 use super::lock::{DotLock, LOCK_WAIT};
 use super::sys::{Swap, exchange, rename_noreplace};
@@ -245,6 +246,11 @@ fn replace_with(
         .permissions(meta.permissions())
         .tempfile_in(dir)?;
     hold(tmp.as_file());
+    // The owner and group of the file it replaces (`root:root` otherwise,
+    // as root), then its permissions again (a change of owner may clear
+    // set-id bits).
+    copy_owner(tmp.as_file(), &meta);
+    tmp.as_file().set_permissions(meta.permissions())?;
     tmp.write_all(bytes)?;
     tmp.as_file().sync_all()?;
     let (file, tmp_path) = tmp.keep().map_err(|e| e.error)?;

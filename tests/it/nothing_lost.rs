@@ -2665,3 +2665,87 @@ fn regression_a_long_file_name_neither_stops_the_run_nor_is_refused() {
         [name.as_str(), "md", "out"]
     );
 }
+
+/// Whether this test process may give files away (root): a file it makes
+/// is root's.
+#[cfg(unix)]
+fn running_as_root(dir: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let p = dir.join(".whoami");
+    std::fs::write(&p, b"").expect("write");
+    let root = std::fs::metadata(&p).expect("stat").uid() == 0;
+    std::fs::remove_file(&p).expect("remove");
+    root
+}
+
+/// `--in-place` run as root (an administrator over /var/mail or the
+/// users' Maildirs) gave every file it replaced to `root:root`: the
+/// mailbox's owner could no longer read it, and an MDA delivering as the
+/// user could no longer write to it. Owner and group are now copied to
+/// the new file (`atomic::copy_owner`), in place and for an output file
+/// that replaces one.
+#[cfg(unix)]
+#[test]
+fn regression_in_place_keeps_the_owner_and_group_of_what_it_replaces() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let test = "regression_in_place_keeps_the_owner_and_group_of_what_it_replaces";
+    let dir = tempfile::tempdir().expect("tmp");
+    if !running_as_root(dir.path()) {
+        crate::common::skip(test, "not root: files cannot be given to another user");
+        return;
+    }
+    // nobody:nogroup, as on Debian; only the numbers matter.
+    let (uid, gid) = (65534, 65534);
+    let give = |p: &Path, mode: u32| {
+        std::os::unix::fs::chown(p, Some(uid), Some(gid)).expect("chown");
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).expect("chmod");
+    };
+    let owner = |p: &Path| {
+        let m = std::fs::metadata(p).expect("stat");
+        (m.uid(), m.gid(), m.mode() & 0o7777)
+    };
+    let boxp = dir.path().join("alice");
+    let mut mb = b"From a@b Mon Jan  1 00:00:00 2001\n".to_vec();
+    mb.extend_from_slice(LATIN1);
+    std::fs::write(&boxp, &mb).expect("write");
+    give(&boxp, 0o660);
+    let md = dir.path().join("md");
+    for sub in ["cur", "new", "tmp"] {
+        std::fs::create_dir_all(md.join(sub)).expect("mkdir");
+    }
+    let msg = md.join("cur/1.M1.h:2,S");
+    std::fs::write(&msg, LATIN1).expect("write");
+    give(&msg, 0o600);
+    let eml = dir.path().join("one.eml");
+    std::fs::write(&eml, LATIN1).expect("write");
+    give(&eml, 0o640);
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        os("--in-place"),
+        boxp.as_os_str(),
+        md.as_os_str(),
+        eml.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(std::fs::read(&msg).expect("read"), lib_normalize(LATIN1));
+    assert_ne!(std::fs::read(&boxp).expect("read"), mb);
+    assert_eq!(owner(&boxp), (uid, gid, 0o660));
+    assert_eq!(owner(&msg), (uid, gid, 0o600));
+    assert_eq!(owner(&eml), (uid, gid, 0o640));
+
+    // An output file that replaces one keeps its owner too.
+    let out = dir.path().join("out.mbox");
+    std::fs::write(&out, b"old").expect("write");
+    give(&out, 0o644);
+    std::fs::write(&boxp, &mb).expect("write");
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        boxp.as_os_str(),
+        os("-o"),
+        out.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(owner(&out), (uid, gid, 0o644));
+}
