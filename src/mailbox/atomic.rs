@@ -415,6 +415,49 @@ pub struct AtomicFile {
     /// In place: what the input was when the run started; the new file is
     /// put in place only if it still is ([`AtomicFile::expect_unchanged`]).
     expect: Option<FileStamp>,
+    /// In place: the new file gets the input's times (a single message),
+    /// rather than an mbox's ([`TimesRule`]).
+    keep_times: bool,
+}
+
+/// What times a file written in place (or a message file written with
+/// `-o`) gets, from the times of the file it replaces or copies
+/// (doc/mailbox.md, "File times").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum TimesRule {
+    /// A message file: the same access and modification times (a
+    /// Maildir's received date is its modification time).
+    Keep,
+    /// An mbox: modified now (it was: mail clients, Dovecot and MDAs
+    /// look at the time to see that it changed); accessed a second
+    /// before that when it was read no later than modified before (mail
+    /// came in since it was last read: "new mail", as mutt, biff and
+    /// shells tell it), else now too.
+    Mbox,
+}
+
+impl TimesRule {
+    /// The times a new file gets when the file it replaces had `old`.
+    pub(super) fn apply(self, f: &File, old: super::SourceTimes) -> io::Result<()> {
+        let times = match self {
+            TimesRule::Keep => std::fs::FileTimes::new()
+                .set_accessed(old.accessed)
+                .set_modified(old.modified),
+            TimesRule::Mbox => {
+                let now = std::time::SystemTime::now();
+                let accessed = if old.accessed < old.modified {
+                    now.checked_sub(std::time::Duration::from_secs(1))
+                        .unwrap_or(now)
+                } else {
+                    now
+                };
+                std::fs::FileTimes::new()
+                    .set_accessed(accessed)
+                    .set_modified(now)
+            }
+        };
+        f.set_times(times)
+    }
 }
 
 /// Where an [`AtomicFile`]'s bytes go.
@@ -474,6 +517,7 @@ impl AtomicFile {
                 tmp: Some(BufWriter::with_capacity(1 << 20, Target::Direct(f))),
                 backup: None,
                 expect: None,
+                keep_times: false,
             });
         }
         let dest = resolved.as_path();
@@ -494,6 +538,7 @@ impl AtomicFile {
             tmp: Some(BufWriter::with_capacity(1 << 20, Target::Temp(tmp))),
             backup,
             expect: None,
+            keep_times: false,
         })
     }
 
@@ -503,6 +548,13 @@ impl AtomicFile {
     /// [`MailboxError::Changed`] and leaves the input as it is.
     pub fn expect_unchanged(&mut self, stamp: FileStamp) {
         self.expect = Some(stamp);
+    }
+
+    /// In place, the new file gets the input's access and modification
+    /// times ([`TimesRule::Keep`], a single message) rather than an
+    /// mbox's ([`TimesRule::Mbox`], the default).
+    pub(super) fn keep_times(&mut self) {
+        self.keep_times = true;
     }
 
     /// [`MailboxError::Changed`] if the destination is no longer what
@@ -610,7 +662,6 @@ impl AtomicFile {
                 // A device or pipe: written straight through, nothing to rename.
                 Target::Direct(_) => return Ok(None),
             };
-            tmp.as_file().sync_all().map_err(err)?;
             // Keep the original owner, group and permissions when
             // replacing a file.
             if let Ok(meta) = std::fs::metadata(&self.dest) {
@@ -619,6 +670,17 @@ impl AtomicFile {
             }
             // In place: the input, opened (and kept open: the old file
             // once the rename is done) and checked right before the rename.
+            // In place: the times of the input, as it was before it was
+            // read, by the rule for what it is.
+            if let Some(times) = expect.and_then(|s| s.times()) {
+                let rule = if self.keep_times {
+                    TimesRule::Keep
+                } else {
+                    TimesRule::Mbox
+                };
+                rule.apply(tmp.as_file(), times).map_err(err)?;
+            }
+            tmp.as_file().sync_all().map_err(err)?;
             let old = match expect {
                 Some(stamp) => {
                     let changed = || MailboxError::Changed { path: dest.clone() };

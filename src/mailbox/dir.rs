@@ -1,6 +1,6 @@
 //! Readers for Maildirs, folders of message files and single messages.
 
-use super::{MailboxError, MaildirSubdir, Origin, RawMessage, SkipLog, SkipReason};
+use super::{MailboxError, MaildirSubdir, Origin, RawMessage, SkipLog, SkipReason, SourceTimes};
 use std::ffi::{OsStr, OsString};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -263,7 +263,7 @@ impl Iterator for MaildirReader {
                 .unwrap_or_default();
             let base = self.root.join(&folder);
             let path = base.join(sub.as_str()).join(&name);
-            let (sub, name, bytes) = match read_file(&path) {
+            let (sub, name, (bytes, times)) = match read_file(&path) {
                 Ok(b) => (sub, name, b),
                 Err(e) if e.io_kind() == Some(std::io::ErrorKind::NotFound) => {
                     match self.renamed(&base, &name).and_then(|(s, n)| {
@@ -293,6 +293,7 @@ impl Iterator for MaildirReader {
                     subdir: sub,
                     name,
                 },
+                times,
             }));
         }
     }
@@ -331,8 +332,17 @@ fn starts_like_mbox(path: &Path) -> bool {
         && super::mbox::first_from_line(&head).is_some()
 }
 
-fn read_file(path: &Path) -> Result<Vec<u8>, MailboxError> {
-    std::fs::read(path).map_err(|e| MailboxError::io(path, Some(0), e))
+/// A message file's bytes, and its times as they were before it was read
+/// (reading may set its access time).
+fn read_file(path: &Path) -> Result<(Vec<u8>, Option<SourceTimes>), MailboxError> {
+    let read = || {
+        let mut f = std::fs::File::open(path)?;
+        let meta = f.metadata()?;
+        let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+        f.read_to_end(&mut bytes)?;
+        Ok((bytes, SourceTimes::of(&meta)))
+    };
+    read().map_err(|e| MailboxError::io(path, Some(0), e))
 }
 
 /// Reads a folder of message files recursively, one message per regular
@@ -438,12 +448,17 @@ impl Iterator for FolderReader {
         loop {
             let (relative, _) = self.entries.next()?;
             let path = self.root.join(&relative);
+            // Its times before anything reads it (the look at its first
+            // line below may set the access time).
+            let first_times = std::fs::metadata(&path)
+                .ok()
+                .and_then(|m| SourceTimes::of(&m));
             let _lock = if self.lock_mboxes && starts_like_mbox(&path) {
                 super::DotLock::acquire(&path, super::LOCK_WAIT).ok()
             } else {
                 None
             };
-            let bytes = match read_file(&path) {
+            let (bytes, times) = match read_file(&path) {
                 Ok(b) => b,
                 Err(e) if e.io_kind() == Some(std::io::ErrorKind::NotFound) => {
                     self.skipped.push(path, SkipReason::Vanished);
@@ -459,6 +474,7 @@ impl Iterator for FolderReader {
                 index,
                 offset: 0,
                 origin: Origin::File { relative },
+                times: first_times.or(times),
             }));
         }
     }
@@ -495,6 +511,7 @@ impl Iterator for SingleReader {
                 index: 0,
                 offset: 0,
                 origin: self.origin.clone(),
+                times: None,
             }),
             Err(e) => Err(MailboxError::io(&self.name, Some(bytes.len() as u64), e)),
         })

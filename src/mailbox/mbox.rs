@@ -350,6 +350,7 @@ impl<R: BufRead> MboxReader<R> {
                 separator,
                 content_length: honoured,
             },
+            times: None,
         };
         self.index += 1;
         Ok(Some(msg))

@@ -270,6 +270,32 @@ pub struct RawMessage {
     pub input_len: u64,
     /// Where it came from, for the writer.
     pub origin: Origin,
+    /// The access and modification times of the message's own file as
+    /// the reader found them, before reading it (a Maildir's or folder's
+    /// message file); None for a message of an mbox or a stream. The
+    /// writer gives them to the file it writes: Dovecot and Courier take a
+    /// Maildir message's received date (IMAP INTERNALDATE) from its
+    /// modification time (doc/mailbox.md, "Maildir").
+    pub times: Option<SourceTimes>,
+}
+
+/// A file's access and modification times ([`RawMessage::times`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SourceTimes {
+    /// Last access.
+    pub accessed: std::time::SystemTime,
+    /// Last modification: a Maildir message's received date.
+    pub modified: std::time::SystemTime,
+}
+
+impl SourceTimes {
+    /// The times `meta` gives, when the platform has both.
+    pub fn of(meta: &std::fs::Metadata) -> Option<Self> {
+        Some(SourceTimes {
+            accessed: meta.accessed().ok()?,
+            modified: meta.modified().ok()?,
+        })
+    }
 }
 
 /// An error reading or writing an archive. It names the input (or output)

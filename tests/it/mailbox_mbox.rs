@@ -447,7 +447,7 @@ proptest::proptest! {
         }).collect();
         let msgs: Vec<RawMessage> = originals.iter().enumerate().map(|(i, b)| RawMessage {
             bytes: b.clone(), index: i, offset: 0, input_len: 0,
-            origin: Origin::Stdin,
+            origin: Origin::Stdin, times: None,
         }).collect();
         let file = write_back(&msgs, OutputKind::Mbox(fl));
         let back = read_bytes(&file, fl);
@@ -506,6 +506,7 @@ fn python_mailbox_agrees_on_generated_mboxes() {
                     offset: 0,
                     input_len: 0,
                     origin: Origin::Stdin,
+                    times: None,
                 }
             })
             .collect();
@@ -550,6 +551,7 @@ fn content_length_writer_quotes_from_lines_it_cannot_cover() {
         offset: 0,
         input_len: 0,
         origin: Origin::Stdin,
+        times: None,
     };
     let file = write_back(&[m.clone(), m], OutputKind::Mbox(fl));
     let back = read_bytes(&file, fl);

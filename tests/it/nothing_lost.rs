@@ -2749,3 +2749,112 @@ fn regression_in_place_keeps_the_owner_and_group_of_what_it_replaces() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(owner(&out), (uid, gid, 0o644));
 }
+
+/// Dovecot and Courier take a Maildir message's received date (IMAP
+/// INTERNALDATE, "sort by arrival") from its file's modification time;
+/// `--in-place` and `-o` gave every message they wrote the time of the
+/// run, so a message of 2001 arrived today. A message file now keeps its
+/// access and modification times; an mbox in place is modified now and
+/// keeps its "new mail" state (read before or after the last delivery).
+#[test]
+fn regression_a_message_file_keeps_its_times_and_an_mbox_its_new_mail_state() {
+    use std::time::{Duration, SystemTime};
+    let dir = tempfile::tempdir().expect("tmp");
+    let set = |p: &Path, accessed: SystemTime, modified: SystemTime| {
+        std::fs::File::options()
+            .write(true)
+            .open(p)
+            .expect("open")
+            .set_times(
+                std::fs::FileTimes::new()
+                    .set_accessed(accessed)
+                    .set_modified(modified),
+            )
+            .expect("set times");
+    };
+    let times = |p: &Path| {
+        let m = std::fs::metadata(p).expect("stat");
+        (m.accessed().expect("atime"), m.modified().expect("mtime"))
+    };
+    let received = SystemTime::UNIX_EPOCH + Duration::from_secs(981_173_106);
+    let read = received + Duration::from_secs(3600);
+    let md = dir.path().join("md");
+    for sub in ["cur", "new", "tmp"] {
+        std::fs::create_dir_all(md.join(sub)).expect("mkdir");
+    }
+    let msg = md.join("cur/981173106.M1.h:2,S");
+    std::fs::write(&msg, LATIN1).expect("write");
+    set(&msg, read, received);
+    let folder = dir.path().join("folder");
+    std::fs::create_dir(&folder).expect("mkdir");
+    std::fs::write(folder.join("m1.eml"), LATIN1).expect("write");
+    set(&folder.join("m1.eml"), read, received);
+    let eml = dir.path().join("one.eml");
+    std::fs::write(&eml, LATIN1).expect("write");
+    set(&eml, read, received);
+
+    // With -o first (the inputs as they are), then in place.
+    let out = dir.path().join("out");
+    let out_f = dir.path().join("outf");
+    for (input, output) in [(&md, &out), (&folder, &out_f)] {
+        let o = run(&[
+            os("normalize"),
+            os("-q"),
+            input.as_os_str(),
+            os("-o"),
+            output.as_os_str(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    // (Looked at before the files are read: reading may set the access
+    // time.)
+    let copy = out.join("cur/981173106.M1.h:2,S");
+    assert_eq!(times(&copy), (read, received), "-o, Maildir");
+    assert_eq!(times(&out_f.join("m1.eml")), (read, received), "-o, folder");
+    assert_eq!(std::fs::read(&copy).expect("read"), lib_normalize(LATIN1));
+    // The input was read, not written.
+    set(&msg, read, received);
+    set(&folder.join("m1.eml"), read, received);
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        os("--in-place"),
+        md.as_os_str(),
+        folder.as_os_str(),
+        eml.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for p in [&msg, &folder.join("m1.eml"), &eml] {
+        assert_eq!(times(p), (read, received), "in place: {}", p.display());
+        assert_eq!(std::fs::read(p).expect("read"), lib_normalize(LATIN1));
+    }
+
+    // An mbox in place was modified: now. Read before the last delivery
+    // (new mail), it stays so (accessed before modified); read after it,
+    // it stays read.
+    let mut mb = b"From a@b Mon Jan  1 00:00:00 2001\n".to_vec();
+    mb.extend_from_slice(LATIN1);
+    mb.extend_from_slice(b"\nFrom c@d Tue Jan  2 00:00:00 2001\n");
+    mb.extend_from_slice(KOI8R);
+    for new_mail in [true, false] {
+        let boxp = dir.path().join(format!("box-{new_mail}"));
+        std::fs::write(&boxp, &mb).expect("write");
+        let (a, m) = if new_mail {
+            (received, read)
+        } else {
+            (read, received)
+        };
+        set(&boxp, a, m);
+        let before = SystemTime::now() - Duration::from_secs(2);
+        let o = run(&[
+            os("normalize"),
+            os("-q"),
+            os("--in-place"),
+            boxp.as_os_str(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let (a, m) = times(&boxp);
+        assert!(m > before, "modified now");
+        assert_eq!(a < m, new_mail, "new mail {new_mail}: {a:?} {m:?}");
+    }
+}
