@@ -477,6 +477,11 @@ fn one_input(
             if let Some(stamp) = stamp {
                 w.expect_unchanged(stamp);
             }
+            // A Maildir's `cur/` or `new/` named itself: its files are
+            // Maildir messages (size tags kept up to date).
+            if kind == InputKind::Folder && mailbox::is_maildir_subdir(input) {
+                w.files_are_maildir_messages();
+            }
             // Maildir++ folders are kept, with or without messages.
             for f in reader.maildir_folders() {
                 w.add_maildir_folder(f).map_err(|e| mailbox_err(&e))?;

@@ -299,6 +299,22 @@ impl Iterator for MaildirReader {
     }
 }
 
+/// Whether the directory `path` is itself a Maildir's `cur/` or `new/`
+/// (its parent has both), named on its own (`normalize --in-place
+/// ~/Maildir/cur`): it is read as a folder, and its files are Maildir
+/// messages all the same, one message each, whose size tags the writer
+/// keeps up to date ([`super::MessageWriter::files_are_maildir_messages`];
+/// doc/mailbox.md, "Maildir").
+pub fn is_maildir_subdir(path: &Path) -> bool {
+    let Ok(full) = std::fs::canonicalize(path) else {
+        return false;
+    };
+    let (Some(name), Some(parent)) = (full.file_name(), full.parent()) else {
+        return false;
+    };
+    (name == "cur" || name == "new") && parent.join("cur").is_dir() && parent.join("new").is_dir()
+}
+
 /// Whether `rel` is `NAME.lock` and `NAME` is among `names`.
 fn is_dotlock_of_sibling(rel: &Path, names: &std::collections::HashSet<PathBuf>) -> bool {
     let Some(name) = rel.file_name() else {

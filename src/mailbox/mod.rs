@@ -32,7 +32,7 @@ mod replace;
 mod sys;
 mod write;
 
-pub use dir::{FolderReader, MaildirReader, SingleReader};
+pub use dir::{FolderReader, MaildirReader, SingleReader, is_maildir_subdir};
 
 pub use atomic::{
     AtomicFile, OUTPUT_MARKER, WriteMode, backup_path, check_output, check_outputs, check_report,

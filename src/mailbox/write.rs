@@ -139,6 +139,9 @@ pub struct MessageWriter {
     /// In place in a Maildir or folder: the directories whose stale
     /// temporaries were removed (each once, when its first message comes).
     cleaned: std::collections::HashSet<PathBuf>,
+    /// The input is a Maildir's `cur/` or `new/` read as a folder: the
+    /// files at its top are Maildir messages.
+    maildir_top: bool,
 }
 
 impl MessageWriter {
@@ -230,7 +233,16 @@ impl MessageWriter {
             ends: Default::default(),
             through: 0,
             cleaned: Default::default(),
+            maildir_top: false,
         }
+    }
+
+    /// The input is a Maildir's `cur/` or `new/` named on its own and
+    /// read as a folder ([`super::is_maildir_subdir`]): the files at its
+    /// top are Maildir messages, whose size tags (`,S=`, `,W=`) are
+    /// brought up to date as in a Maildir.
+    pub fn files_are_maildir_messages(&mut self) {
+        self.maildir_top = true;
     }
 
     /// Makes the folder `folder` (Maildir++ `.Sent`, or `LAYOUT=fs`
@@ -585,7 +597,9 @@ impl MessageWriter {
     /// changed by the run, or wrong already (a message normalized by an
     /// earlier version kept the tags of its old size).
     fn resized(&self, msg: &RawMessage, rel: &Path, bytes: &[u8]) -> Option<PathBuf> {
-        if !is_maildir_message(&msg.origin) {
+        let top_file = matches!(&msg.origin, Origin::File { relative }
+            if self.maildir_top && relative.parent().is_none_or(|p| p.as_os_str().is_empty()));
+        if !(is_maildir_message(&msg.origin) || top_file) {
             return None;
         }
         let new = resized_name(rel.file_name()?, bytes)?;

@@ -2858,3 +2858,61 @@ fn regression_a_message_file_keeps_its_times_and_an_mbox_its_new_mail_state() {
         assert_eq!(a < m, new_mail, "new mail {new_mail}: {a:?} {m:?}");
     }
 }
+
+/// `normalize --in-place ~/Maildir/cur` (or `-o` from `.../new`) read the
+/// directory as a plain folder, and the messages it converted kept their
+/// old `,S=`/`,W=` size tags, which Dovecot and Courier read sizes and
+/// quotas from. Named on its own, a Maildir's `cur/` or `new/` has its
+/// files' tags brought up to date as in the Maildir; and a file there
+/// that starts with `From ` is one message, never split as an mbox.
+#[test]
+fn regression_a_maildir_cur_named_on_its_own_gets_its_size_tags_updated() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let md = dir.path().join("md");
+    for sub in ["cur", "new", "tmp"] {
+        std::fs::create_dir_all(md.join(sub)).expect("mkdir");
+    }
+    let size = LATIN1.len();
+    let stale = format!("1.M1.h,S={size},W={}:2,S", size + 5);
+    std::fs::write(md.join("cur").join(&stale), LATIN1).expect("write");
+    std::fs::write(md.join("new").join(format!("2.M2.h,S={size}")), LATIN1).expect("write");
+    let mut two = b"From a@b Mon Jan  1 00:00:00 2001\n".to_vec();
+    two.extend_from_slice(LATIN1);
+    two.extend_from_slice(b"\nFrom c@d Tue Jan  2 00:00:00 2001\n");
+    two.extend_from_slice(KOI8R);
+    std::fs::write(md.join("new/3.M3.h"), &two).expect("write");
+    let new = lib_normalize(LATIN1);
+    let n = new.len();
+    let w = n + new.iter().filter(|&&b| b == b'\n').count();
+
+    let out = dir.path().join("out");
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        md.join("new").as_os_str(),
+        os("-o"),
+        out.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let copy = out.join(format!("2.M2.h,S={n}"));
+    assert_eq!(
+        std::fs::read(&copy).expect("-o: the tag follows the content"),
+        new
+    );
+    // One message, normalized as one (its second `From ` line is body).
+    assert_eq!(
+        std::fs::read(out.join("3.M3.h")).expect("read"),
+        lib_normalize(&two)
+    );
+
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        os("--in-place"),
+        md.join("cur").as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let fresh = md.join("cur").join(format!("1.M1.h,S={n},W={w}:2,S"));
+    assert_eq!(std::fs::read(&fresh).expect("in place: renamed"), new);
+    assert!(!md.join("cur").join(&stale).exists());
+}
