@@ -220,6 +220,7 @@ fn scan_folders(root: &Path, skipped: &SkipLog) -> Result<Vec<OsString>, Mailbox
                     && is_dir
                     && ent.path().join("cur").is_dir()
                 {
+                    list_strays(&ent.path(), skipped)?;
                     folders.push(name);
                 }
                 continue;
@@ -244,6 +245,48 @@ fn scan_folders(root: &Path, skipped: &SkipLog) -> Result<Vec<OsString>, Mailbox
     }
     folders.sort();
     Ok(folders)
+}
+
+/// Lists in `skipped` what the Maildir++ folder `dir` holds besides its
+/// `cur/`, `new/` and `tmp/`, dot files and server state, as the top
+/// level's are listed: a message a script or a restore dropped beside
+/// them, a subdirectory and everything in it. (They were passed over in
+/// silence: not listed, `--strict-inputs` exited 0, and `-o` left them
+/// out without a word.) A Maildir++ folder has no folders of its own.
+fn list_strays(dir: &Path, skipped: &SkipLog) -> Result<(), MailboxError> {
+    let mut stack = vec![(dir.to_path_buf(), true)];
+    while let Some((d, top)) = stack.pop() {
+        let rd = std::fs::read_dir(&d).map_err(|e| MailboxError::io(&d, None, e))?;
+        let mut ents = Vec::new();
+        for ent in rd {
+            ents.push(ent.map_err(|e| MailboxError::io(&d, None, e))?);
+        }
+        ents.sort_by_key(|e| e.file_name());
+        for ent in ents {
+            let name = ent.file_name();
+            let b = name.as_encoded_bytes();
+            if b.starts_with(b".")
+                || (top && (matches!(b, b"cur" | b"new" | b"tmp") || is_server_state(b)))
+            {
+                continue;
+            }
+            let ft = ent.file_type().ok();
+            let is_link = ft.is_some_and(|t| t.is_symlink());
+            if is_link && std::fs::metadata(ent.path()).is_ok_and(|m| m.is_dir()) {
+                skipped.push(ent.path(), SkipReason::LinkedDirectory);
+            } else if ft.is_some_and(|t| t.is_dir()) {
+                stack.push((ent.path(), false));
+            } else {
+                let reason = if std::fs::metadata(ent.path()).is_err() {
+                    gone(&ent)
+                } else {
+                    SkipReason::NotInMaildir
+                };
+                skipped.push(ent.path(), reason);
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The Maildir++ and `LAYOUT=fs` folders of `root` (see [`MaildirReader`]).

@@ -2916,3 +2916,65 @@ fn regression_a_maildir_cur_named_on_its_own_gets_its_size_tags_updated() {
     assert_eq!(std::fs::read(&fresh).expect("in place: renamed"), new);
     assert!(!md.join("cur").join(&stale).exists());
 }
+
+/// A file or directory in a Maildir++ folder (`.Lists/`) outside its
+/// `cur/`, `new/` and `tmp/` (a message a script or a restore dropped
+/// there) was passed over in silence: not listed, `--strict-inputs` exited
+/// 0, and `-o` left it out without a word; the same at the Maildir's top
+/// level was listed. Now both are.
+#[test]
+fn regression_stray_files_in_a_maildir_plus_plus_folder_are_listed() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let md = dir.path().join("md");
+    for sub in [
+        "cur",
+        "new",
+        "tmp",
+        ".Lists/cur",
+        ".Lists/new",
+        ".Lists/tmp",
+        ".Lists/archive",
+    ] {
+        std::fs::create_dir_all(md.join(sub)).expect("mkdir");
+    }
+    std::fs::write(md.join("cur/1.M1.h:2,S"), b"Subject: a\n\nx\n").expect("write");
+    std::fs::write(md.join(".Lists/maildirfolder"), b"").expect("write");
+    std::fs::write(md.join(".Lists/dovecot-uidlist"), b"3 V1 N2\n").expect("write");
+    std::fs::write(
+        md.join(".Lists/1234.M5.host"),
+        b"Subject: dropped\n\nimportant\n",
+    )
+    .expect("write");
+    std::fs::write(
+        md.join(".Lists/archive/m1"),
+        b"Subject: deeper\n\nimportant\n",
+    )
+    .expect("write");
+    let r = MaildirReader::open(&md).expect("open");
+    let mut listed: Vec<_> = r
+        .skipped()
+        .list()
+        .into_iter()
+        .map(|s| (s.path, s.reason))
+        .collect();
+    listed.sort();
+    assert_eq!(
+        listed,
+        [
+            (md.join(".Lists/1234.M5.host"), SkipReason::NotInMaildir),
+            (md.join(".Lists/archive/m1"), SkipReason::NotInMaildir),
+        ]
+    );
+    let out = dir.path().join("out");
+    let o = run(&[
+        os("normalize"),
+        os("--strict-inputs"),
+        md.as_os_str(),
+        os("-o"),
+        out.as_os_str(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(66), "{err}");
+    assert!(err.contains(".Lists/1234.M5.host"), "{err}");
+    assert!(err.contains(".Lists/archive/m1"), "{err}");
+}
