@@ -572,7 +572,18 @@ impl MessageWriter {
             }
         };
         w.write_all(from_line)?;
-        if flavor.format == MboxFormat::ContentLength {
+        // An unchanged message with a `From ` line the reader did not split
+        // at (left unquoted in the file): as it stood, not with a `>` added.
+        let verbatim = match &msg.origin {
+            Origin::Mbox {
+                verbatim: Some((format, raw)),
+                ..
+            } if *format == flavor.format && bytes == msg.bytes.as_slice() => Some(raw),
+            _ => None,
+        };
+        if let Some(raw) = verbatim {
+            w.write_all(raw)?;
+        } else if flavor.format == MboxFormat::ContentLength {
             write_content_length_body(bytes, cl_used, separator.len(), has_from, w)?;
         } else if has_from == Some(false) {
             w.write_all(bytes)?;

@@ -2978,3 +2978,179 @@ fn regression_stray_files_in_a_maildir_plus_plus_folder_are_listed() {
     assert!(err.contains(".Lists/1234.M5.host"), "{err}");
     assert!(err.contains(".Lists/archive/m1"), "{err}");
 }
+
+/// The messages an mbox output holds, as this program reads it back.
+fn raw_mbox_messages(bytes: &[u8]) -> Vec<mailbox::RawMessage> {
+    let kind = mailbox::sniff(bytes);
+    let mailbox::InputKind::Mbox(fl) = kind else {
+        panic!("not an mbox: {kind:?}");
+    };
+    mailbox::MboxReader::new(bytes, "out", fl)
+        .collect::<Result<_, _>>()
+        .expect("reads")
+}
+
+/// A body line that starts with `From ` but is no envelope line (`From now
+/// on, ...`, left unquoted by a sloppy writer or `cat`) split the letter
+/// in an mbox, and its tail was normalized as a message of its own: a
+/// made-up header block in the middle of the text, the rest re-encoded,
+/// and even a pure-ASCII letter got a blank line inserted. Such a line now
+/// stays in its message (`mailbox::starts_message`); an unchanged message
+/// is written back as it stood, a changed one with the line quoted.
+#[test]
+fn regression_an_unquoted_from_body_line_does_not_split_an_mbox_letter() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let two = b"\nFrom a@b Mon Jan  1 00:00:00 2001\nSubject: two\n\nplain\n";
+    let mut ascii = b"From a@b Mon Jan  1 00:00:00 2001\nSubject: one\n\nHello,\n\n\
+From now on, please note:\nNote: the meeting moved\nsee you\n"
+        .to_vec();
+    ascii.extend_from_slice(two);
+    let mut latin = b"From a@b Mon Jan  1 00:00:00 2001\nSubject: one\n\
+Content-Type: text/plain; charset=iso-8859-1\n\nHello,\n\nFrom now on we meet\nat the caf\xe9\n"
+        .to_vec();
+    latin.extend_from_slice(two);
+    for (name, input) in [("ascii", &ascii), ("latin", &latin)] {
+        let inp = dir.path().join(format!("{name}.mbox"));
+        let out = dir.path().join(format!("{name}.out"));
+        std::fs::write(&inp, input).expect("write");
+        let o = run(&[
+            os("normalize"),
+            os("-q"),
+            inp.as_os_str(),
+            os("-o"),
+            out.as_os_str(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let got = std::fs::read(&out).expect("read");
+        let msgs = raw_mbox_messages(&got);
+        assert_eq!(msgs.len(), 2, "{name}: {}", String::from_utf8_lossy(&got));
+        if name == "ascii" {
+            assert_eq!(got, ascii, "nothing to convert: the same octets");
+        } else {
+            // One letter, converted whole: its text after the line too.
+            let first = lib_normalize(&msgs[0].bytes);
+            assert_eq!(msgs[0].bytes, first, "normalized once, as one message");
+            let text = String::from_utf8_lossy(&got);
+            assert_eq!(text.matches("MIME-Version").count(), 1, "{text}");
+            let decoded = mailcharset::normalize::normalize(
+                &latin
+                    [latin.iter().position(|&b| b == b'\n').unwrap() + 1..latin.len() - two.len()],
+                &mailcharset::normalize::Options::default(),
+            )
+            .expect("normalizes");
+            assert_eq!(msgs[0].bytes, decoded.bytes.as_ref());
+        }
+    }
+    // Envelope lines without a date still start messages when a header
+    // field follows them.
+    let undated = b"From bob\nSubject: a\n\nx\n\nFrom bob\nSubject: b\n\ny\n";
+    let fl = mailbox::MboxFlavor {
+        format: mailbox::MboxFormat::Mboxo,
+        crlf: false,
+    };
+    let msgs: Vec<_> = mailbox::MboxReader::new(&undated[..], "t", fl)
+        .collect::<Result<_, _>>()
+        .expect("reads");
+    assert_eq!(msgs.len(), 2);
+}
+
+/// An mbox whose first line is not a `From ` line (the second piece of
+/// `split -b`, a damaged start, `cat saved.eml inbox.mbox`) was read as
+/// one message when its first line looked like a header field: every later
+/// message became body text of the first and was re-encoded with it. It
+/// is now read as an mbox whose leading octets are a message of their own
+/// (as `--input-format mboxo` did), from a file, a stream or a folder,
+/// when a later line is an envelope line with a date followed by a header
+/// field; a single message with a body line `From ...` stays one.
+#[test]
+fn regression_an_mbox_that_does_not_start_with_from_is_not_merged_into_one() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut whole = Vec::new();
+    for i in 0..40 {
+        whole.extend_from_slice(
+            format!(
+                "From a@b Mon Jan  1 00:00:00 2001\nSubject: m{i}\nMessage-ID: <{i}@x>\n\
+                 Content-Type: text/plain; charset=iso-8859-1\n\nGr"
+            )
+            .as_bytes(),
+        );
+        whole.extend_from_slice(b"\xfc\xdfe ");
+        whole.extend_from_slice(format!("{i}\n\n").as_bytes());
+    }
+    let cut = memchr::memmem::find(&whole, b"Message-ID: <1@x>").expect("there");
+    let part2 = whole[cut..].to_vec();
+    let mut saved = LATIN1.to_vec();
+    saved.extend_from_slice(&whole);
+    let folder = dir.path().join("folder");
+    std::fs::create_dir(&folder).expect("mkdir");
+    for (name, input, count) in [("part2", &part2, 39), ("saved", &saved, 41)] {
+        let inp = dir.path().join(name);
+        std::fs::write(&inp, input).expect("write");
+        std::fs::write(folder.join(name), input).expect("write");
+        assert!(matches!(
+            mailbox::detect(&inp).expect("detect"),
+            mailbox::InputKind::Mbox(_)
+        ));
+        let out = dir.path().join(format!("{name}.out"));
+        let o = run(&[
+            os("normalize"),
+            os("-q"),
+            inp.as_os_str(),
+            os("-o"),
+            out.as_os_str(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let got = std::fs::read(&out).expect("read");
+        let msgs = raw_mbox_messages(&got);
+        assert_eq!(msgs.len(), count, "{name}");
+        assert!(got.starts_with(&input[..input.iter().position(|&b| b == b'\n').unwrap()]));
+        for m in &msgs {
+            assert_eq!(
+                m.bytes,
+                lib_normalize(&m.bytes),
+                "{name}: each normalized alone"
+            );
+        }
+        // The same from standard input.
+        let mut child = Command::new(bin())
+            .args(["normalize", "-q", "-"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        let mut stdin = child.stdin.take().expect("stdin");
+        let data = input.clone();
+        let t = std::thread::spawn(move || stdin.write_all(&data));
+        let o = child.wait_with_output().expect("wait");
+        t.join().expect("join").expect("written");
+        assert_eq!(o.stdout, got, "{name}: a stream as a file");
+    }
+    let out = dir.path().join("folder.out");
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        folder.as_os_str(),
+        os("-o"),
+        out.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for name in ["part2", "saved"] {
+        assert_eq!(
+            std::fs::read(out.join(name)).expect("read"),
+            std::fs::read(dir.path().join(format!("{name}.out"))).expect("read"),
+            "{name}: a folder's file as a file"
+        );
+    }
+
+    // One message: a body line `From the desk`, and an envelope-like line
+    // quoted in a body and followed by text, not a header field.
+    let one = b"Subject: x\n\nFrom the desk of Jos\xe9:\n\n\
+From a@b Mon Jan  1 00:00:00 2001\nwas the envelope line.\n";
+    let p = dir.path().join("one.eml");
+    std::fs::write(&p, one).expect("write");
+    assert_eq!(
+        mailbox::detect(&p).expect("detect"),
+        mailbox::InputKind::Eml
+    );
+    assert_eq!(mailbox::sniff_folder_file(one), None);
+}
