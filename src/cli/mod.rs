@@ -356,6 +356,13 @@ pub(crate) fn folder_mbox(
     let (InputKind::Folder, Origin::File { relative }) = (kind, &m.origin) else {
         return None;
     };
+    // The files of a Maildir's `cur/` or `new/`, named itself, are its
+    // messages.
+    if relative.parent().is_none_or(|p| p.as_os_str().is_empty())
+        && mailcharset::mailbox::is_maildir_subdir(input)
+    {
+        return None;
+    }
     let flavor = mailcharset::mailbox::sniff_folder_file(&m.bytes)?;
     if let Some(parent) = relative.parent()
         && matches!(

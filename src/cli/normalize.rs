@@ -417,6 +417,9 @@ fn one_input(
     // what the file is now, compared right before the rename. Both before
     // anything is read (doc/mailbox.md, "In place").
     let (_lock, stamp) = if args.in_place && std::fs::metadata(input).is_ok_and(|m| m.is_file()) {
+        // Its access time before anything here reads it (the look at its
+        // first line may set it), for the times of the new file.
+        let untouched = mailbox::FileStamp::of(input).ok();
         let lock = if starts_like_mbox(input) {
             Some(
                 mailbox::DotLock::acquire(input, mailbox::LOCK_WAIT)
@@ -426,7 +429,8 @@ fn one_input(
             None
         };
         let stamp = mailbox::FileStamp::of(input)
-            .map_err(|e| CliError::io(&input.display().to_string(), e))?;
+            .map_err(|e| CliError::io(&input.display().to_string(), e))?
+            .accessed_as(untouched);
         (lock, Some(stamp))
     } else {
         (None, None)
@@ -472,6 +476,11 @@ fn one_input(
             let mut w = MessageWriter::create(o, out_kind, mode).map_err(|e| mailbox_err(&e))?;
             if let Some(stamp) = stamp {
                 w.expect_unchanged(stamp);
+            }
+            // A Maildir's `cur/` or `new/` named itself: its files are
+            // Maildir messages (size tags kept up to date).
+            if kind == InputKind::Folder && mailbox::is_maildir_subdir(input) {
+                w.files_are_maildir_messages();
             }
             // Maildir++ folders are kept, with or without messages.
             for f in reader.maildir_folders() {

@@ -201,15 +201,47 @@ fn replaceable_dir(dir: &Path) -> bool {
 /// and Maildir readers pass over and mail clients do not show. (It was
 /// `NAME.bak`: a killed run left it, and the next run over the folder read
 /// it as one more mailbox, every message twice.)
+///
+/// A name too long for that (NAME_MAX, 255 octets, less the 17 added) is
+/// shortened as [`bounded_stem`] says.
 pub fn backup_path(path: &Path) -> PathBuf {
-    let name = path
-        .file_name()
-        .map(|n| n.to_os_string())
-        .unwrap_or_default();
-    let mut hidden = std::ffi::OsString::from(".");
-    hidden.push(name);
-    hidden.push(BAK_SUFFIX);
-    parent_of(path).join(hidden)
+    let stem = bounded_stem(path, NAME_MAX - 1 - BAK_SUFFIX.len());
+    parent_of(path).join(format!(".{stem}{BAK_SUFFIX}"))
+}
+
+/// The longest file name the file systems mail is kept on take
+/// (`NAME_MAX`).
+pub(super) const NAME_MAX: usize = 255;
+
+/// The name of `path` as the hidden names made beside it carry it
+/// (`.NAME.XXXXXX.mailcharset-tmp`, `.NAME.mailcharset-bak`, ...), in at
+/// most `room` octets: the name itself when it fits, else its first octets
+/// (whole characters), `~` and eight hex digits of a hash of the whole
+/// name, so that two long names that start alike still get names of
+/// their own. (A legal name of 232 octets or more gave a temporary past
+/// NAME_MAX: the in-place run over a Maildir stopped at that message with
+/// exit 74, the messages after it left as they were.) A name that is not
+/// UTF-8 is carried with U+FFFD for its stray octets (the hash is of its
+/// octets).
+pub(super) fn bounded_stem(path: &Path, room: usize) -> String {
+    let name = path.file_name().unwrap_or_default();
+    let lossy = name.to_string_lossy();
+    if lossy.len() <= room {
+        return lossy.into_owned();
+    }
+    // FNV-1a, folded to 32 bits.
+    let h = name
+        .as_encoded_bytes()
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325_u64, |h, &b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
+    let tag = format!("~{:08x}", (h ^ (h >> 32)) as u32);
+    let mut cut = room.saturating_sub(tag.len());
+    while !lossy.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}{tag}", &lossy[..cut])
 }
 
 /// The end of a backup's name ([`backup_path`]).
@@ -224,14 +256,19 @@ pub(super) fn parent_of(path: &Path) -> &Path {
     }
 }
 
+/// `.NAME.`, the start of a temporary's name beside `path` (the random
+/// part and [`TMP_SUFFIX`] follow, and `.old` for a directory swapped
+/// aside): with them it stays within [`NAME_MAX`] ([`bounded_stem`]).
 pub(super) fn tmp_prefix(path: &Path) -> String {
-    format!(
-        ".{}.",
-        path.file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default()
-    )
+    let stem = bounded_stem(
+        path,
+        NAME_MAX - 2 - TMP_RANDOM - TMP_SUFFIX.len() - ".old".len(),
+    );
+    format!(".{stem}.")
 }
+
+/// The random letters and digits of a temporary's name.
+const TMP_RANDOM: usize = 6;
 
 /// How long an unlocked temporary must have been left alone before it
 /// counts as a killed run's. A run locks each temporary right after
@@ -378,6 +415,49 @@ pub struct AtomicFile {
     /// In place: what the input was when the run started; the new file is
     /// put in place only if it still is ([`AtomicFile::expect_unchanged`]).
     expect: Option<FileStamp>,
+    /// In place: the new file gets the input's times (a single message),
+    /// rather than an mbox's ([`TimesRule`]).
+    keep_times: bool,
+}
+
+/// What times a file written in place (or a message file written with
+/// `-o`) gets, from the times of the file it replaces or copies
+/// (doc/mailbox.md, "File times").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum TimesRule {
+    /// A message file: the same access and modification times (a
+    /// Maildir's received date is its modification time).
+    Keep,
+    /// An mbox: modified now (it was: mail clients, Dovecot and MDAs
+    /// look at the time to see that it changed); accessed a second
+    /// before that when it was read no later than modified before (mail
+    /// came in since it was last read: "new mail", as mutt, biff and
+    /// shells tell it), else now too.
+    Mbox,
+}
+
+impl TimesRule {
+    /// The times a new file gets when the file it replaces had `old`.
+    pub(super) fn apply(self, f: &File, old: super::SourceTimes) -> io::Result<()> {
+        let times = match self {
+            TimesRule::Keep => std::fs::FileTimes::new()
+                .set_accessed(old.accessed)
+                .set_modified(old.modified),
+            TimesRule::Mbox => {
+                let now = std::time::SystemTime::now();
+                let accessed = if old.accessed < old.modified {
+                    now.checked_sub(std::time::Duration::from_secs(1))
+                        .unwrap_or(now)
+                } else {
+                    now
+                };
+                std::fs::FileTimes::new()
+                    .set_accessed(accessed)
+                    .set_modified(now)
+            }
+        };
+        f.set_times(times)
+    }
 }
 
 /// Where an [`AtomicFile`]'s bytes go.
@@ -437,6 +517,7 @@ impl AtomicFile {
                 tmp: Some(BufWriter::with_capacity(1 << 20, Target::Direct(f))),
                 backup: None,
                 expect: None,
+                keep_times: false,
             });
         }
         let dest = resolved.as_path();
@@ -457,6 +538,7 @@ impl AtomicFile {
             tmp: Some(BufWriter::with_capacity(1 << 20, Target::Temp(tmp))),
             backup,
             expect: None,
+            keep_times: false,
         })
     }
 
@@ -466,6 +548,13 @@ impl AtomicFile {
     /// [`MailboxError::Changed`] and leaves the input as it is.
     pub fn expect_unchanged(&mut self, stamp: FileStamp) {
         self.expect = Some(stamp);
+    }
+
+    /// In place, the new file gets the input's access and modification
+    /// times ([`TimesRule::Keep`], a single message) rather than an
+    /// mbox's ([`TimesRule::Mbox`], the default).
+    pub(super) fn keep_times(&mut self) {
+        self.keep_times = true;
     }
 
     /// [`MailboxError::Changed`] if the destination is no longer what
@@ -573,13 +662,25 @@ impl AtomicFile {
                 // A device or pipe: written straight through, nothing to rename.
                 Target::Direct(_) => return Ok(None),
             };
-            tmp.as_file().sync_all().map_err(err)?;
-            // Keep the original permissions when replacing a file.
+            // Keep the original owner, group and permissions when
+            // replacing a file.
             if let Ok(meta) = std::fs::metadata(&self.dest) {
+                copy_owner(tmp.as_file(), &meta);
                 let _ = tmp.as_file().set_permissions(meta.permissions());
             }
             // In place: the input, opened (and kept open: the old file
             // once the rename is done) and checked right before the rename.
+            // In place: the times of the input, as it was before it was
+            // read, by the rule for what it is.
+            if let Some(times) = expect.and_then(|s| s.times()) {
+                let rule = if self.keep_times {
+                    TimesRule::Keep
+                } else {
+                    TimesRule::Mbox
+                };
+                rule.apply(tmp.as_file(), times).map_err(err)?;
+            }
+            tmp.as_file().sync_all().map_err(err)?;
             let old = match expect {
                 Some(stamp) => {
                     let changed = || MailboxError::Changed { path: dest.clone() };
@@ -808,6 +909,31 @@ fn stale_backup(dest: &Path, bak: &Path) -> io::Result<bool> {
     }
 }
 
+/// Gives `f`, a new file about to replace the file `old` describes, that
+/// file's owner and group: a mailbox an administrator normalizes as root
+/// (`/var/mail/alice`, `nobody:mail` 0660; a user's Maildir) stays its
+/// owner's, and an MDA that delivers as the user or the `mail` group can
+/// still write to it. (It became `root:root`.) A run that may not give a
+/// file away (not root: `EPERM`) gives it the group alone when the runner
+/// is in it, and otherwise leaves it as created, the runner's, which is
+/// the owner's anyway when users normalize their own mail. The caller sets
+/// the permissions afterwards (a change of owner may clear set-id bits).
+pub(super) fn copy_owner(f: &File, old: &std::fs::Metadata) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let (uid, gid) = (old.uid(), old.gid());
+        if f.metadata().is_ok_and(|m| m.uid() == uid && m.gid() == gid) {
+            return;
+        }
+        if std::os::unix::fs::fchown(f, Some(uid), Some(gid)).is_err() {
+            let _ = std::os::unix::fs::fchown(f, None, Some(gid));
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = (f, old);
+}
+
 /// The permissions an output gets: those of the file or directory it
 /// replaces, or else what a plain create would give (0666 or 0777 less the
 /// umask, which the system applies), not the owner-only mode of a
@@ -965,6 +1091,11 @@ impl AtomicDir {
         let lock = File::open(&tmp).ok();
         if let Some(f) = &lock {
             hold(f);
+            // An earlier output it replaces: its owner and group too.
+            if let Ok(meta) = std::fs::metadata(dest) {
+                copy_owner(f, &meta);
+                let _ = f.set_permissions(meta.permissions());
+            }
         }
         Ok(AtomicDir {
             dest: dest.to_path_buf(),
@@ -1031,6 +1162,31 @@ impl Drop for AtomicDir {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every hidden name made beside a file stays within NAME_MAX, and a
+    /// name that fits is carried as it is.
+    #[test]
+    fn hidden_names_stay_within_name_max() {
+        let short = Path::new("d/inbox");
+        assert_eq!(tmp_prefix(short), ".inbox.");
+        assert_eq!(backup_path(short), Path::new("d/.inbox.mailcharset-bak"));
+        for n in [1, 200, 226, 227, 228, 231, 232, 238, 239, 255] {
+            for c in ["h", "\u{e9}", "\u{65e5}"] {
+                let name = c.repeat(n);
+                let name = &name[..name.floor_char_boundary(255.min(name.len()))];
+                let p = Path::new("d").join(name);
+                let tmp = format!("{}XXXXXX{TMP_SUFFIX}.old", tmp_prefix(&p));
+                assert!(tmp.len() <= NAME_MAX, "{n} {c}: {}", tmp.len());
+                let bak = backup_path(&p);
+                assert!(bak.file_name().unwrap().len() <= NAME_MAX, "{n} {c}");
+            }
+        }
+        // Two long names that start alike get names of their own.
+        let a = Path::new(&"x".repeat(250)).with_extension("a");
+        let b = Path::new(&"x".repeat(250)).with_extension("b");
+        assert_ne!(tmp_prefix(&a), tmp_prefix(&b));
+        assert_ne!(backup_path(&a), backup_path(&b));
+    }
 
     #[test]
     fn what_a_late_writer_appends_to_the_old_file_is_kept_at_the_end_of_the_new() {

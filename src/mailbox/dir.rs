@@ -1,6 +1,6 @@
 //! Readers for Maildirs, folders of message files and single messages.
 
-use super::{MailboxError, MaildirSubdir, Origin, RawMessage, SkipLog, SkipReason};
+use super::{MailboxError, MaildirSubdir, Origin, RawMessage, SkipLog, SkipReason, SourceTimes};
 use std::ffi::{OsStr, OsString};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -220,6 +220,7 @@ fn scan_folders(root: &Path, skipped: &SkipLog) -> Result<Vec<OsString>, Mailbox
                     && is_dir
                     && ent.path().join("cur").is_dir()
                 {
+                    list_strays(&ent.path(), skipped)?;
                     folders.push(name);
                 }
                 continue;
@@ -246,6 +247,48 @@ fn scan_folders(root: &Path, skipped: &SkipLog) -> Result<Vec<OsString>, Mailbox
     Ok(folders)
 }
 
+/// Lists in `skipped` what the Maildir++ folder `dir` holds besides its
+/// `cur/`, `new/` and `tmp/`, dot files and server state, as the top
+/// level's are listed: a message a script or a restore dropped beside
+/// them, a subdirectory and everything in it. (They were passed over in
+/// silence: not listed, `--strict-inputs` exited 0, and `-o` left them
+/// out without a word.) A Maildir++ folder has no folders of its own.
+fn list_strays(dir: &Path, skipped: &SkipLog) -> Result<(), MailboxError> {
+    let mut stack = vec![(dir.to_path_buf(), true)];
+    while let Some((d, top)) = stack.pop() {
+        let rd = std::fs::read_dir(&d).map_err(|e| MailboxError::io(&d, None, e))?;
+        let mut ents = Vec::new();
+        for ent in rd {
+            ents.push(ent.map_err(|e| MailboxError::io(&d, None, e))?);
+        }
+        ents.sort_by_key(|e| e.file_name());
+        for ent in ents {
+            let name = ent.file_name();
+            let b = name.as_encoded_bytes();
+            if b.starts_with(b".")
+                || (top && (matches!(b, b"cur" | b"new" | b"tmp") || is_server_state(b)))
+            {
+                continue;
+            }
+            let ft = ent.file_type().ok();
+            let is_link = ft.is_some_and(|t| t.is_symlink());
+            if is_link && std::fs::metadata(ent.path()).is_ok_and(|m| m.is_dir()) {
+                skipped.push(ent.path(), SkipReason::LinkedDirectory);
+            } else if ft.is_some_and(|t| t.is_dir()) {
+                stack.push((ent.path(), false));
+            } else {
+                let reason = if std::fs::metadata(ent.path()).is_err() {
+                    gone(&ent)
+                } else {
+                    SkipReason::NotInMaildir
+                };
+                skipped.push(ent.path(), reason);
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The Maildir++ and `LAYOUT=fs` folders of `root` (see [`MaildirReader`]).
 pub(crate) fn maildir_folders(root: &Path) -> Result<Vec<OsString>, MailboxError> {
     scan_folders(root, &SkipLog::default())
@@ -263,7 +306,7 @@ impl Iterator for MaildirReader {
                 .unwrap_or_default();
             let base = self.root.join(&folder);
             let path = base.join(sub.as_str()).join(&name);
-            let (sub, name, bytes) = match read_file(&path) {
+            let (sub, name, (bytes, times)) = match read_file(&path) {
                 Ok(b) => (sub, name, b),
                 Err(e) if e.io_kind() == Some(std::io::ErrorKind::NotFound) => {
                     match self.renamed(&base, &name).and_then(|(s, n)| {
@@ -293,9 +336,26 @@ impl Iterator for MaildirReader {
                     subdir: sub,
                     name,
                 },
+                times,
             }));
         }
     }
+}
+
+/// Whether the directory `path` is itself a Maildir's `cur/` or `new/`
+/// (its parent has both), named on its own (`normalize --in-place
+/// ~/Maildir/cur`): it is read as a folder, and its files are Maildir
+/// messages all the same, one message each, whose size tags the writer
+/// keeps up to date ([`super::MessageWriter::files_are_maildir_messages`];
+/// doc/mailbox.md, "Maildir").
+pub fn is_maildir_subdir(path: &Path) -> bool {
+    let Ok(full) = std::fs::canonicalize(path) else {
+        return false;
+    };
+    let (Some(name), Some(parent)) = (full.file_name(), full.parent()) else {
+        return false;
+    };
+    (name == "cur" || name == "new") && parent.join("cur").is_dir() && parent.join("new").is_dir()
 }
 
 /// Whether `rel` is `NAME.lock` and `NAME` is among `names`.
@@ -331,8 +391,17 @@ fn starts_like_mbox(path: &Path) -> bool {
         && super::mbox::first_from_line(&head).is_some()
 }
 
-fn read_file(path: &Path) -> Result<Vec<u8>, MailboxError> {
-    std::fs::read(path).map_err(|e| MailboxError::io(path, Some(0), e))
+/// A message file's bytes, and its times as they were before it was read
+/// (reading may set its access time).
+fn read_file(path: &Path) -> Result<(Vec<u8>, Option<SourceTimes>), MailboxError> {
+    let read = || {
+        let mut f = std::fs::File::open(path)?;
+        let meta = f.metadata()?;
+        let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+        f.read_to_end(&mut bytes)?;
+        Ok((bytes, SourceTimes::of(&meta)))
+    };
+    read().map_err(|e| MailboxError::io(path, Some(0), e))
 }
 
 /// Reads a folder of message files recursively, one message per regular
@@ -438,12 +507,17 @@ impl Iterator for FolderReader {
         loop {
             let (relative, _) = self.entries.next()?;
             let path = self.root.join(&relative);
+            // Its times before anything reads it (the look at its first
+            // line below may set the access time).
+            let first_times = std::fs::metadata(&path)
+                .ok()
+                .and_then(|m| SourceTimes::of(&m));
             let _lock = if self.lock_mboxes && starts_like_mbox(&path) {
                 super::DotLock::acquire(&path, super::LOCK_WAIT).ok()
             } else {
                 None
             };
-            let bytes = match read_file(&path) {
+            let (bytes, times) = match read_file(&path) {
                 Ok(b) => b,
                 Err(e) if e.io_kind() == Some(std::io::ErrorKind::NotFound) => {
                     self.skipped.push(path, SkipReason::Vanished);
@@ -459,6 +533,7 @@ impl Iterator for FolderReader {
                 index,
                 offset: 0,
                 origin: Origin::File { relative },
+                times: first_times.or(times),
             }));
         }
     }
@@ -495,6 +570,7 @@ impl Iterator for SingleReader {
                 index: 0,
                 offset: 0,
                 origin: self.origin.clone(),
+                times: None,
             }),
             Err(e) => Err(MailboxError::io(&self.name, Some(bytes.len() as u64), e)),
         })

@@ -291,12 +291,24 @@ fn file_id(_m: &std::fs::Metadata) -> Option<(u64, u64)> {
 
 /// What a file was when a run started: device, inode (where the platform
 /// has them), size and modification time. Any writer changes one of them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// It also keeps the access time, which is not compared (reading the file
+/// may change it), for the times of the file that replaces it
+/// (doc/mailbox.md, "File times").
+#[derive(Clone, Copy, Debug)]
 pub struct FileStamp {
     id: Option<(u64, u64)>,
     len: u64,
     modified: Option<std::time::SystemTime>,
+    accessed: Option<std::time::SystemTime>,
 }
+
+impl PartialEq for FileStamp {
+    fn eq(&self, other: &Self) -> bool {
+        (self.id, self.len, self.modified) == (other.id, other.len, other.modified)
+    }
+}
+
+impl Eq for FileStamp {}
 
 impl FileStamp {
     /// The stamp of the file at `path` (a symbolic link followed).
@@ -314,7 +326,27 @@ impl FileStamp {
             id: file_id(m),
             len: m.len(),
             modified: m.modified().ok(),
+            accessed: m.accessed().ok(),
         }
+    }
+
+    /// This stamp with the access time `earlier` saw, when there is one:
+    /// the stamp is taken once the dotlock is held, and looking at the
+    /// file before that (is it an mbox?) may have set its access time.
+    pub fn accessed_as(mut self, earlier: Option<FileStamp>) -> Self {
+        if let Some(a) = earlier.and_then(|e| e.accessed) {
+            self.accessed = Some(a);
+        }
+        self
+    }
+
+    /// The access and modification times it had, when the platform has
+    /// both.
+    pub(super) fn times(&self) -> Option<super::SourceTimes> {
+        Some(super::SourceTimes {
+            accessed: self.accessed?,
+            modified: self.modified?,
+        })
     }
 
     /// The size it had.

@@ -262,6 +262,8 @@ impl<R: BufRead> MboxReader<R> {
         // First `From ` line skipped on the word of Content-Length.
         let mut skipped: Option<usize> = None;
         let mut honoured = false;
+        // A `From ` line that did not start a message was kept in it.
+        let mut kept_from = false;
         loop {
             // Outside Content-Length mode only `From ` lines matter (the
             // end of the header changes nothing there): skip to the next
@@ -284,6 +286,13 @@ impl<R: BufRead> MboxReader<R> {
                     honoured = ends_at(&buf, buf.len(), exp);
                 }
                 break;
+            }
+            if is_from_line(&buf[line_start..]) && !self.starts_message_here(&buf[line_start..])? {
+                // A body line that starts with `From ` but is no envelope
+                // line (`From now on, ...`), left unquoted by the writer:
+                // part of the message.
+                kept_from = true;
+                continue;
             }
             let line = &buf[line_start..];
             if is_from_line(line) {
@@ -336,6 +345,9 @@ impl<R: BufRead> MboxReader<R> {
         }
         let separator = split_separator(&mut buf);
         let input_len = from_line.len() as u64 + buf.len() as u64 + separator.len() as u64;
+        // Written back with quoting redone, such a line would get a `>`:
+        // the message as it stood is kept for an unchanged write.
+        let verbatim = kept_from.then(|| (self.flavor.format, buf.clone()));
         if std::mem::take(&mut self.quoted) {
             unquote_in_place(&mut buf, self.flavor.format);
         }
@@ -349,10 +361,30 @@ impl<R: BufRead> MboxReader<R> {
                 offset: from_offset,
                 separator,
                 content_length: honoured,
+                verbatim,
             },
+            times: None,
         };
         self.index += 1;
         Ok(Some(msg))
+    }
+
+    /// Whether the `From ` line `line` (read last, line end included)
+    /// starts a message ([`starts_message`]); looks at the line after it,
+    /// which is read and given back.
+    fn starts_message_here(&mut self, line: &[u8]) -> Result<bool, MailboxError> {
+        let l = trim_eol(line);
+        if is_envelope_line(l) {
+            return Ok(true);
+        }
+        if !is_bare_envelope_line(l) {
+            return Ok(false);
+        }
+        let mut next = Vec::new();
+        self.read_line(&mut next).map_err(|e| self.err(e))?;
+        let header = is_header_field(&next);
+        self.unread(&next);
+        Ok(header)
     }
 
     /// Gives back everything from the skipped `From ` line at `at` and ends
@@ -463,6 +495,54 @@ pub fn is_envelope_line(line: &[u8]) -> bool {
     }
 }
 
+/// Whether a line starting `From ` (line end included or not) starts a
+/// message in an mbox, `next` being the line after it (None at the end):
+/// an envelope line with a date ([`is_envelope_line`]), anywhere; or,
+/// followed by a header field, an envelope line without a date of a form
+/// that function knows: `From ` and a sender alone (`From bob`), or with
+/// more that has a digit in it (`From a@b 0`, a date with a comment).
+/// Any other line that starts with `From ` (`From now on, please note:`,
+/// `From the desk of José:`, `From January 2019 to March 2020` followed
+/// by text) is a line of the message it is in,
+/// left unquoted by the program that wrote the file: splitting there wrote
+/// the rest of the letter back as a message of its own, with a made-up
+/// header block in the middle of the text (doc/mailbox.md, "mbox
+/// framing").
+///
+/// ```abnf
+/// starts-message = "From " sender 1*WSP date [EOL]          ; is_envelope_line
+///                / "From " sender [1*WSP digit-text] EOL header-field
+/// sender         = 1*VCHAR
+/// digit-text     = text with at least one DIGIT
+/// ```
+pub fn starts_message(line: &[u8], next: Option<&[u8]>) -> bool {
+    let l = trim_eol(line);
+    is_envelope_line(l) || (is_bare_envelope_line(l) && next.is_some_and(is_header_field))
+}
+
+/// An envelope line whose date is missing or not of a form
+/// [`is_envelope_line`] knows: `From `, a sender (no white space), and
+/// nothing more (`From bob`) or more with a digit in it (`From a@b 0`,
+/// `From a@b Mon, 1 Jan 2001 00:00:00 +0000 (UTC)`). Prose has no digit
+/// (`From now on, please note:`).
+fn is_bare_envelope_line(line: &[u8]) -> bool {
+    let Some(rest) = line.strip_prefix(b"From ") else {
+        return false;
+    };
+    let rest = rest.trim_ascii_end();
+    let sender = rest
+        .iter()
+        .position(u8::is_ascii_whitespace)
+        .unwrap_or(rest.len());
+    sender > 0 && (sender == rest.len() || rest[sender..].iter().any(u8::is_ascii_digit))
+}
+
+/// `line` without its line end (LF or CR LF).
+fn trim_eol(line: &[u8]) -> &[u8] {
+    let l = line.strip_suffix(b"\n").unwrap_or(line);
+    l.strip_suffix(b"\r").unwrap_or(l)
+}
+
 /// Whether an mbox file held whole (one found in a folder) is clearly an
 /// mbox: besides its first line, a line preceded by an empty line is an
 /// envelope line ([`is_envelope_line`]), or a `From ` line followed by a
@@ -490,6 +570,10 @@ pub(crate) fn later_envelope<R: BufRead>(mut r: R) -> io::Result<bool> {
     let mut first_line = true;
     let mut past_first = false;
     let mut prev_blank = false;
+    // It starts with a header field, not a `From ` line: an mbox whose
+    // start was cut off or damaged, or a message put before one
+    // ([`headless_start`]).
+    let mut headless = false;
     // The line before was a `From ` line after an empty line, or an
     // envelope line: a header field now starts a message.
     let mut after_from = false;
@@ -509,24 +593,83 @@ pub(crate) fn later_envelope<R: BufRead>(mut r: R) -> io::Result<bool> {
                 continue;
             }
             if !is_from_line(l) {
-                return Ok(false);
+                if !is_header_field(l) {
+                    return Ok(false);
+                }
+                headless = true;
             }
             past_first = true;
             continue;
         }
-        if after_from && is_header_field(l) {
+        if after_from && !headless && is_header_field(l) {
             return Ok(true);
+        }
+        if headless {
+            // Only an envelope line with a date followed by a header
+            // field: a message of an mbox, not a line of a body.
+            if after_from && is_header_field_strict(l) {
+                return Ok(true);
+            }
+            after_from = is_envelope_line(trim_eol(l));
+            continue;
         }
         let envelope = is_from_line(l) && is_envelope_line(l.strip_suffix(b"\n").unwrap_or(l));
         if prev_blank && envelope {
             return Ok(true);
         }
-        // A `From ` line after an empty line, or an envelope line right
-        // after the text before it (a writer that leaves no empty line),
-        // starts a message when a header field follows.
-        after_from = is_from_line(l) && (prev_blank || envelope);
+        // An envelope line without a date after an empty line, or one with
+        // a date right after the text before it (a writer that leaves no
+        // empty line), starts a message when a header field follows (the
+        // reader splits at both: [`starts_message`]). Another `From ` line
+        // (`From now on, please note:`) does not, whatever follows it.
+        after_from = envelope || (prev_blank && is_bare_envelope_line(trim_eol(l)));
         prev_blank = blank;
     }
+}
+
+/// Where the first message of an mbox starts in `bytes` when they do not
+/// start with a `From ` line but with a header field (after an optional
+/// UTF-8 BOM and blank lines): an mbox whose first `From ` line was cut
+/// off (the second piece of `split -b`), or a message put before one
+/// (`cat saved.eml inbox.mbox`). It is clearly one only at a line that is
+/// an envelope line with a date ([`is_envelope_line`]) followed by a header
+/// field: a single message whose body has a line starting `From ` (`From
+/// the desk of José:`, or one that quotes an envelope line and goes on
+/// with text) is not one. The offset of that envelope line, or None.
+pub(crate) fn headless_start(bytes: &[u8]) -> Option<usize> {
+    if !starts_with_header_field(bytes) {
+        return None;
+    }
+    NL_FROM.find_iter(bytes).find_map(|i| {
+        let at = i + 1;
+        let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |j| at + j + 1);
+        let next_end = memchr::memchr(b'\n', &bytes[end..]).map_or(bytes.len(), |j| end + j + 1);
+        (is_envelope_line(trim_eol(&bytes[at..end]))
+            && is_header_field_strict(&bytes[end..next_end]))
+        .then_some(at)
+    })
+}
+
+/// Whether `bytes` start with a header field (after an optional UTF-8 BOM
+/// and blank lines), as a message does.
+pub(crate) fn starts_with_header_field(bytes: &[u8]) -> bool {
+    let b = bytes.strip_prefix(BOM).unwrap_or(bytes);
+    let lead = b.iter().take_while(|&&c| c == b'\n' || c == b'\r').count();
+    let first_end = memchr::memchr(b'\n', &b[lead..]).map_or(b.len(), |i| lead + i + 1);
+    !b[lead..].starts_with(b"From ") && is_header_field(&b[lead..first_end])
+}
+
+/// [`is_header_field`], and the colon followed by white space or the end
+/// of the line, as every writer puts it (`Subject: x`): not
+/// `http://example.com`, a line of text that an envelope line quoted in
+/// a body may come before.
+fn is_header_field_strict(line: &[u8]) -> bool {
+    let name = line.iter().take_while(|&&b| b != b':').count();
+    is_header_field(line)
+        && matches!(
+            line.get(name + 1),
+            None | Some(b' ' | b'\t' | b'\r' | b'\n')
+        )
 }
 
 /// Whether `line` starts like a header field: a name of printable ASCII
@@ -846,6 +989,35 @@ mod tests {
         // A paragraph of the body that starts `From` and ends in a year.
         let cv = b"From a@b Mon Jan  1 00:00:00 2001\nSubject: CV\n\nWork:\n\nFrom January 2019 to March 2020\nat ACME.\n";
         assert!(!has_later_envelope(cv));
+    }
+
+    /// Where a `From ` line starts a message, and where an mbox that
+    /// starts with a header field has its first one.
+    #[test]
+    fn from_lines_that_start_messages() {
+        let h = Some(&b"Subject: x\n"[..]);
+        let text = Some(&b"at the caf\xe9\n"[..]);
+        assert!(starts_message(b"From a@b Mon Jan  1 00:00:00 2001\n", text));
+        assert!(starts_message(b"From bob\n", h));
+        assert!(starts_message(b"From a@b 0\r\n", h));
+        assert!(!starts_message(b"From bob\n", text));
+        assert!(!starts_message(b"From bob\n", None));
+        assert!(!starts_message(
+            b"From now on, please note:\n",
+            Some(b"Note: moved\n")
+        ));
+        assert!(!starts_message(b"From the desk of Jos\xe9:\n", h));
+        let part = b"Message-ID: <1@x>\n\nbody\nFrom a@b Mon Jan  1 00:00:00 2001\nhttp://x\n\n\
+From a@b Mon Jan  1 00:00:00 2001\nSubject: two\n\nx\n";
+        assert_eq!(headless_start(part), Some(68));
+        assert!(has_later_envelope(part));
+        assert_eq!(headless_start(&part[..64]), None);
+        assert!(!has_later_envelope(&part[..64]));
+        assert_eq!(
+            headless_start(&part[29..]),
+            None,
+            "does not start like a message"
+        );
     }
 
     #[test]

@@ -32,14 +32,16 @@ mod replace;
 mod sys;
 mod write;
 
-pub use dir::{FolderReader, MaildirReader, SingleReader};
+pub use dir::{FolderReader, MaildirReader, SingleReader, is_maildir_subdir};
 
 pub use atomic::{
     AtomicFile, OUTPUT_MARKER, WriteMode, backup_path, check_output, check_outputs, check_report,
     remove_stale_temporaries,
 };
 pub use lock::{DotLock, FileStamp, LOCK_REFRESH, LOCK_WAIT, lock_path, release_held_locks};
-pub use mbox::{MboxReader, is_envelope_line, quote_from_lines, unquote_from_lines};
+pub use mbox::{
+    MboxReader, is_envelope_line, quote_from_lines, starts_message, unquote_from_lines,
+};
 pub use pipeline::{Options, Outcome, RunStats};
 pub use progress::{Bar, Progress};
 pub use write::{MessageWriter, OutputKind};
@@ -134,6 +136,13 @@ pub enum Origin {
         /// Whether the message's `Content-Length:` header decided where it
         /// ended (only in [`MboxFormat::ContentLength`]).
         content_length: bool,
+        /// The message as it stood in the file, and the format it was
+        /// read in, when writing its bytes back with that format's quoting
+        /// would not give it: a line of it starts with `From ` and did not
+        /// start a message (not an envelope line: `From now on, ...`), left
+        /// unquoted by the program that wrote the file. Written back so
+        /// while the message is unchanged (doc/mailbox.md, "mbox framing").
+        verbatim: Option<(MboxFormat, Vec<u8>)>,
     },
     /// A message file of a Maildir.
     Maildir {
@@ -270,6 +279,32 @@ pub struct RawMessage {
     pub input_len: u64,
     /// Where it came from, for the writer.
     pub origin: Origin,
+    /// The access and modification times of the message's own file as
+    /// the reader found them, before reading it (a Maildir's or folder's
+    /// message file); None for a message of an mbox or a stream. The
+    /// writer gives them to the file it writes: Dovecot and Courier take a
+    /// Maildir message's received date (IMAP INTERNALDATE) from its
+    /// modification time (doc/mailbox.md, "Maildir").
+    pub times: Option<SourceTimes>,
+}
+
+/// A file's access and modification times ([`RawMessage::times`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SourceTimes {
+    /// Last access.
+    pub accessed: std::time::SystemTime,
+    /// Last modification: a Maildir message's received date.
+    pub modified: std::time::SystemTime,
+}
+
+impl SourceTimes {
+    /// The times `meta` gives, when the platform has both.
+    pub fn of(meta: &std::fs::Metadata) -> Option<Self> {
+        Some(SourceTimes {
+            accessed: meta.accessed().ok()?,
+            modified: meta.modified().ok()?,
+        })
+    }
 }
 
 /// An error reading or writing an archive. It names the input (or output)
@@ -547,6 +582,21 @@ pub fn detect(path: &Path) -> Result<InputKind, MailboxError> {
         .and_then(|f| f.take(SNIFF_LEN as u64).read_to_end(&mut head))
         .map_err(|e| MailboxError::io(path, Some(0), e))?;
     let kind = sniff(&head);
+    // Starts with a header field, and no envelope line in the first 64
+    // KiB: read on for one (an mbox cut off inside a long message).
+    if kind == InputKind::Eml
+        && (head.len() as u64) < meta.len()
+        && mbox::starts_with_header_field(&head)
+    {
+        let found = std::fs::File::open(path)
+            .and_then(|f| mbox::later_envelope(BufReader::with_capacity(256 * 1024, f)))
+            .map_err(|e| MailboxError::io(path, None, e))?;
+        return Ok(if found {
+            InputKind::Mbox(headless_flavor(&head))
+        } else {
+            kind
+        });
+    }
     if !matches!(kind, InputKind::Mbox(_)) || mbox::has_later_envelope(&head) {
         return Ok(kind);
     }
@@ -579,7 +629,12 @@ pub fn sniff_reader(r: &mut dyn Read, cap: u64) -> io::Result<(Vec<u8>, InputKin
     let mut head = Vec::new();
     r.take(SNIFF_LEN as u64).read_to_end(&mut head)?;
     let kind = sniff(&head);
-    if !matches!(kind, InputKind::Mbox(_)) || mbox::has_later_envelope(&head) {
+    // Starts with a header field: an mbox only when an envelope line
+    // comes later (`mbox::headless_start`), read ahead for as for one
+    // that starts with `From `; one message when the cap is reached
+    // without one.
+    let headless = kind == InputKind::Eml && mbox::starts_with_header_field(&head);
+    if !(matches!(kind, InputKind::Mbox(_)) || headless) || mbox::has_later_envelope(&head) {
         return Ok((head, kind));
     }
     if head.len() < SNIFF_LEN {
@@ -596,14 +651,29 @@ pub fn sniff_reader(r: &mut dyn Read, cap: u64) -> io::Result<(Vec<u8>, InputKin
     };
     let ended = (more.len() as u64) < budget;
     head.extend_from_slice(&more);
-    Ok((
-        head,
-        if found || !ended {
-            kind
-        } else {
-            InputKind::Eml
-        },
-    ))
+    let kind = match kind {
+        _ if headless && found => InputKind::Mbox(headless_flavor(&head)),
+        _ if headless => InputKind::Eml,
+        _ if found || !ended => kind,
+        _ => InputKind::Eml,
+    };
+    Ok((head, kind))
+}
+
+/// The flavor of an mbox that starts with a header field, not a `From `
+/// line ([`sniff`] on its first envelope line, when `head` has it;
+/// mboxo with the line ending of its first line otherwise).
+fn headless_flavor(head: &[u8]) -> MboxFlavor {
+    match sniff(head) {
+        InputKind::Mbox(f) => f,
+        _ => {
+            let eol = memchr::memchr(b'\n', head);
+            MboxFlavor {
+                format: MboxFormat::Mboxo,
+                crlf: eol.is_some_and(|i| i > 0 && head[i - 1] == b'\r'),
+            }
+        }
+    }
 }
 
 /// A reader that keeps a copy of what it reads.
@@ -630,8 +700,10 @@ impl<R: Read> Read for Tee<'_, R> {
 /// never makes one by quoting, an mboxrd writer does for any quoted
 /// `>From `, `>>From ` ...); mboxo otherwise.
 pub fn sniff(head: &[u8]) -> InputKind {
-    // A UTF-8 BOM and blank lines may come before the first `From ` line.
-    let Some(at) = mbox::first_from_line(head) else {
+    // A UTF-8 BOM and blank lines may come before the first `From ` line;
+    // or a message, or the rest of one, before an mbox's first envelope
+    // line (`mbox::headless_start`).
+    let Some(at) = mbox::first_from_line(head).or_else(|| mbox::headless_start(head)) else {
         return InputKind::Eml;
     };
     let body = &head[at..];

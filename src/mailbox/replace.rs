@@ -31,10 +31,14 @@
 //! The mbox files of a folder are also locked with their dotlock around
 //! this, so that MDAs keep out. See doc/mailbox.md, "Crash safety".
 
-use super::MailboxError;
-use super::atomic::{TMP_SUFFIX, hold, parent_of, resolve_link, sync_dir, tmp_prefix};
+use super::atomic::TimesRule;
+use super::atomic::{
+    NAME_MAX, TMP_SUFFIX, bounded_stem, copy_owner, hold, parent_of, resolve_link, sync_dir,
+    tmp_prefix,
+};
 use super::lock::{DotLock, LOCK_WAIT};
 use super::sys::{Swap, exchange, rename_noreplace};
+use super::{MailboxError, SourceTimes};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
@@ -83,12 +87,18 @@ impl Drop for Remove {
 /// renames it to `new_path` (in the same directory) when given. `mbox`:
 /// the file is an mbox (a folder's), taken with its dotlock, and whole
 /// messages appended to it since it was read are kept.
+///
+/// The new file gets the owner, group and permissions of the file it
+/// replaces, and times by `times`: a rule and the file's times as it was
+/// read (when None, its times now, by an mbox's rule for `mbox`, else
+/// the same).
 pub(super) fn replace_message(
     path: &Path,
     new_path: Option<&Path>,
     original: &[u8],
     bytes: &[u8],
     mbox: bool,
+    times: Option<(TimesRule, SourceTimes)>,
 ) -> io::Result<Replaced> {
     replace_with(
         path,
@@ -96,6 +106,7 @@ pub(super) fn replace_message(
         original,
         bytes,
         mbox,
+        times,
         Hooks::default(),
         true,
     )
@@ -202,12 +213,14 @@ fn rename_with(
 
 /// [`replace_message`]; `hooks` stand in for other programs (tests), and
 /// `swap` false takes the portable way.
+#[allow(clippy::too_many_arguments)]
 fn replace_with(
     path: &Path,
     new_path: Option<&Path>,
     original: &[u8],
     bytes: &[u8],
     mbox: bool,
+    times: Option<(TimesRule, SourceTimes)>,
     hooks: Hooks<'_>,
     swap: bool,
 ) -> io::Result<Replaced> {
@@ -243,7 +256,25 @@ fn replace_with(
         .permissions(meta.permissions())
         .tempfile_in(dir)?;
     hold(tmp.as_file());
+    // The owner and group of the file it replaces (`root:root` otherwise,
+    // as root), then its permissions again (a change of owner may clear
+    // set-id bits).
+    copy_owner(tmp.as_file(), &meta);
+    tmp.as_file().set_permissions(meta.permissions())?;
     tmp.write_all(bytes)?;
+    // A Maildir message's received date is its modification time; an
+    // mbox was modified (doc/mailbox.md, "File times").
+    let times = times.or_else(|| {
+        let rule = if mbox {
+            TimesRule::Mbox
+        } else {
+            TimesRule::Keep
+        };
+        SourceTimes::of(&meta).map(|t| (rule, t))
+    });
+    if let Some((rule, t)) = times {
+        rule.apply(tmp.as_file(), t)?;
+    }
     tmp.as_file().sync_all()?;
     let (file, tmp_path) = tmp.keep().map_err(|e| e.error)?;
     let mut tmp_guard = Remove(Some(tmp_path.clone()));
@@ -360,10 +391,10 @@ fn append(path: &Path, extra: &[u8], hooks: Hooks<'_>) -> io::Result<()> {
 /// where the file is now: there, or where it was if no such name could be
 /// had.
 fn keep_aside(file: &Path, mailbox: &Path) -> PathBuf {
-    let mut name = std::ffi::OsString::from(".");
-    name.push(mailbox.file_name().unwrap_or_default());
-    name.push(".mailcharset-kept");
-    let base = parent_of(mailbox).join(name);
+    const KEPT: &str = ".mailcharset-kept";
+    // Room for `.NN` too.
+    let stem = bounded_stem(mailbox, NAME_MAX - 1 - KEPT.len() - 3);
+    let base = parent_of(mailbox).join(format!(".{stem}{KEPT}"));
     for n in 0..100 {
         let to = if n == 0 {
             base.clone()
@@ -722,8 +753,8 @@ mod tests {
             let dir = tempfile::tempdir().expect("tmp");
             let x = dir.path().join("1.host:2,");
             std::fs::write(&x, OLD).expect("write");
-            let r =
-                replace_with(&x, None, OLD, NEW, false, Hooks::default(), swap).expect("replace");
+            let r = replace_with(&x, None, OLD, NEW, false, None, Hooks::default(), swap)
+                .expect("replace");
             assert_eq!(
                 r,
                 Replaced::Done {
@@ -742,8 +773,8 @@ mod tests {
             let seen = dir.path().join("1.host:2,S");
             std::fs::write(&x, OLD).expect("write");
             let mv = || std::fs::rename(&x, &seen).expect("server's rename");
-            let r =
-                replace_with(&x, None, OLD, NEW, false, Hooks::before(&mv), swap).expect("replace");
+            let r = replace_with(&x, None, OLD, NEW, false, None, Hooks::before(&mv), swap)
+                .expect("replace");
             assert_eq!(r, Replaced::Gone, "{swap}");
             assert_eq!(names(dir.path()), ["1.host:2,S"], "{swap}");
             assert_eq!(std::fs::read(&seen).expect("read"), OLD);
@@ -753,8 +784,8 @@ mod tests {
             let x = dir.path().join("1.host:2,");
             std::fs::write(&x, OLD).expect("write");
             let rm = || std::fs::remove_file(&x).expect("expunge");
-            let r =
-                replace_with(&x, None, OLD, NEW, false, Hooks::before(&rm), swap).expect("replace");
+            let r = replace_with(&x, None, OLD, NEW, false, None, Hooks::before(&rm), swap)
+                .expect("replace");
             assert_eq!(r, Replaced::Gone, "{swap}");
             assert_eq!(names(dir.path()), Vec::<String>::new(), "{swap}");
 
@@ -768,7 +799,7 @@ mod tests {
                 std::fs::write(&t, theirs).expect("write");
                 std::fs::rename(&t, &x).expect("their rename");
             };
-            let r = replace_with(&x, None, OLD, NEW, false, Hooks::before(&edit), swap)
+            let r = replace_with(&x, None, OLD, NEW, false, None, Hooks::before(&edit), swap)
                 .expect("replace");
             assert!(matches!(r, Replaced::Kept(_)), "{swap}: {r:?}");
             assert_eq!(std::fs::read(&x).expect("read"), theirs);
@@ -788,8 +819,17 @@ mod tests {
                     .expect("open");
                 f.write_all(more).expect("append");
             };
-            let r = replace_with(&x, None, old, new, true, Hooks::before(&deliver), swap)
-                .expect("replace");
+            let r = replace_with(
+                &x,
+                None,
+                old,
+                new,
+                true,
+                None,
+                Hooks::before(&deliver),
+                swap,
+            )
+            .expect("replace");
             assert_eq!(
                 r,
                 Replaced::Done {
@@ -832,7 +872,7 @@ mod tests {
                 let x = cur.join(name);
                 std::fs::write(&x, old).expect("write");
                 std::fs::hard_link(&x, snap.join(name)).expect("snapshot");
-                let r = replace_with(&x, None, old, new, mbox, Hooks::default(), swap)
+                let r = replace_with(&x, None, old, new, mbox, None, Hooks::default(), swap)
                     .expect("replace");
                 assert_eq!(
                     r,
@@ -860,7 +900,8 @@ mod tests {
                     before_put: Some(&copy),
                     ..Hooks::default()
                 };
-                let r = replace_with(&x, None, old, new, mbox, hooks, false).expect("replace");
+                let r =
+                    replace_with(&x, None, old, new, mbox, None, hooks, false).expect("replace");
                 assert!(matches!(r, Replaced::Done { .. }), "{name}: {r:?}");
                 assert_eq!(std::fs::read(&x).expect("kept"), new, "{name}");
                 assert_eq!(std::fs::read(other.join(name)).expect("copy"), old);
@@ -890,7 +931,7 @@ mod tests {
                 before_put: Some(&mv),
                 ..Hooks::default()
             };
-            let r = replace_with(&x, None, OLD, NEW, false, hooks, false).expect("replace");
+            let r = replace_with(&x, None, OLD, NEW, false, None, hooks, false).expect("replace");
             assert!(matches!(r, Replaced::Kept(_)), "{snapshot}: {r:?}");
             assert_eq!(names(&md.join("new")), Vec::<String>::new(), "{snapshot}");
             assert_eq!(names(&md.join("cur")), ["1.host:2,S"], "{snapshot}");
@@ -935,7 +976,8 @@ mod tests {
                 } else {
                     Hooks::before(&deliver)
                 };
-                let r = replace_with(&x, None, &half, new, true, hooks, swap).expect("replace");
+                let r =
+                    replace_with(&x, None, &half, new, true, None, hooks, swap).expect("replace");
                 assert_eq!(r, Replaced::Kept(HALF_DELIVERED), "{swap} {late}");
                 let mut want = half.clone();
                 want.extend_from_slice(rest);
@@ -978,7 +1020,8 @@ mod tests {
                 fail_append: true,
                 ..Hooks::default()
             };
-            let e = replace_with(&x, None, old, new, true, hooks, swap).expect_err("full disk");
+            let e =
+                replace_with(&x, None, old, new, true, None, hooks, swap).expect_err("full disk");
             let mut want = old.to_vec();
             want.extend_from_slice(more);
             assert_eq!(std::fs::read(&x).expect("read"), want, "{swap}");

@@ -4,8 +4,8 @@
 //! `atomic.rs` (a temporary renamed into place by `finish()`).
 
 use super::atomic::{
-    AtomicDir, AtomicFile, Temporaries, WriteMode, remove_stale_in, remove_stale_temporaries,
-    still_there,
+    AtomicDir, AtomicFile, Temporaries, TimesRule, WriteMode, remove_stale_in,
+    remove_stale_temporaries, still_there,
 };
 use super::mbox::{content_length_field, header_end, quote_into};
 use super::replace::{Replaced, rename_message, replace_message};
@@ -139,6 +139,9 @@ pub struct MessageWriter {
     /// In place in a Maildir or folder: the directories whose stale
     /// temporaries were removed (each once, when its first message comes).
     cleaned: std::collections::HashSet<PathBuf>,
+    /// The input is a Maildir's `cur/` or `new/` read as a folder: the
+    /// files at its top are Maildir messages.
+    maildir_top: bool,
 }
 
 impl MessageWriter {
@@ -230,7 +233,16 @@ impl MessageWriter {
             ends: Default::default(),
             through: 0,
             cleaned: Default::default(),
+            maildir_top: false,
         }
+    }
+
+    /// The input is a Maildir's `cur/` or `new/` named on its own and
+    /// read as a folder ([`super::is_maildir_subdir`]): the files at its
+    /// top are Maildir messages, whose size tags (`,S=`, `,W=`) are
+    /// brought up to date as in a Maildir.
+    pub fn files_are_maildir_messages(&mut self) {
+        self.maildir_top = true;
     }
 
     /// Makes the folder `folder` (Maildir++ `.Sent`, or `LAYOUT=fs`
@@ -368,6 +380,15 @@ impl MessageWriter {
                         reason: "more than one message for a single-message output".into(),
                     });
                 }
+                // In place, a message file keeps its times (a Maildir
+                // message named on its own: its received date); one that
+                // starts with a `From ` line may be an mbox of one
+                // message (a spool file), and gets an mbox's.
+                if let Sink::File(f) = &mut self.sink
+                    && super::mbox::first_from_line(&msg.bytes).is_none()
+                {
+                    f.keep_times();
+                }
                 write_stream(&mut self.sink, &self.name, bytes).map_err(|e| match e {
                     MailboxError::Io { source, .. } => self.io_err(source),
                     e => e,
@@ -404,8 +425,15 @@ impl MessageWriter {
                     // whole messages an MDA appended meanwhile are kept.
                     let mbox = matches!(msg.origin, Origin::File { .. })
                         && super::mbox::first_from_line(&msg.bytes).is_some();
-                    let done = replace_message(&path, new_path.as_deref(), &msg.bytes, bytes, mbox)
-                        .map_err(|e| MailboxError::io(&path, None, e))?;
+                    let done = replace_message(
+                        &path,
+                        new_path.as_deref(),
+                        &msg.bytes,
+                        bytes,
+                        mbox,
+                        msg.times.map(|t| (times_rule(msg), t)),
+                    )
+                    .map_err(|e| MailboxError::io(&path, None, e))?;
                     self.note(&path, done);
                 } else if let Some(np) = new_path {
                     // Unchanged, but its size tags are wrong (Dovecot takes
@@ -439,7 +467,14 @@ impl MessageWriter {
                         std::fs::create_dir_all(p)?;
                     }
                     let mut f = File::create_new(&path)?;
-                    f.write_all(bytes)
+                    f.write_all(bytes)?;
+                    // The times of the file it copies: a Maildir
+                    // message's received date is its modification time
+                    // (an mbox of a folder gets an mbox's: "File times").
+                    match msg.times {
+                        Some(t) => times_rule(msg).apply(&f, t),
+                        None => Ok(()),
+                    }
                     // Not synced one by one: the tree only appears under
                     // its name once complete, and the input still exists.
                 })();
@@ -537,7 +572,18 @@ impl MessageWriter {
             }
         };
         w.write_all(from_line)?;
-        if flavor.format == MboxFormat::ContentLength {
+        // An unchanged message with a `From ` line the reader did not split
+        // at (left unquoted in the file): as it stood, not with a `>` added.
+        let verbatim = match &msg.origin {
+            Origin::Mbox {
+                verbatim: Some((format, raw)),
+                ..
+            } if *format == flavor.format && bytes == msg.bytes.as_slice() => Some(raw),
+            _ => None,
+        };
+        if let Some(raw) = verbatim {
+            w.write_all(raw)?;
+        } else if flavor.format == MboxFormat::ContentLength {
             write_content_length_body(bytes, cl_used, separator.len(), has_from, w)?;
         } else if has_from == Some(false) {
             w.write_all(bytes)?;
@@ -562,7 +608,9 @@ impl MessageWriter {
     /// changed by the run, or wrong already (a message normalized by an
     /// earlier version kept the tags of its old size).
     fn resized(&self, msg: &RawMessage, rel: &Path, bytes: &[u8]) -> Option<PathBuf> {
-        if !is_maildir_message(&msg.origin) {
+        let top_file = matches!(&msg.origin, Origin::File { relative }
+            if self.maildir_top && relative.parent().is_none_or(|p| p.as_os_str().is_empty()));
+        if !(is_maildir_message(&msg.origin) || top_file) {
             return None;
         }
         let new = resized_name(rel.file_name()?, bytes)?;
@@ -664,6 +712,16 @@ impl MessageWriter {
             Sink::Dir(d) => d.commit().map(|()| 0),
             Sink::InPlaceDir(_) | Sink::Taken => Ok(0),
         }
+    }
+}
+
+/// The times a message file's copy gets: a folder's mbox file (one that
+/// starts with a `From ` line and is clearly an mbox), an mbox's; any
+/// other message file, its own.
+fn times_rule(msg: &RawMessage) -> TimesRule {
+    match msg.origin {
+        Origin::File { .. } if super::sniff_folder_file(&msg.bytes).is_some() => TimesRule::Mbox,
+        _ => TimesRule::Keep,
     }
 }
 

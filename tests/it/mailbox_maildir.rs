@@ -291,6 +291,7 @@ fn unsafe_relative_names_are_refused() {
         origin: Origin::File {
             relative: PathBuf::from("../escape.eml"),
         },
+        times: None,
     };
     let err = w.write(&m, &m.bytes).unwrap_err();
     assert!(err.to_string().contains("unsafe output name"), "{err}");

@@ -259,6 +259,7 @@ fn a_writer_dropped_unfinished_leaves_nothing() {
         offset: 0,
         input_len: 0,
         origin: Origin::Stdin,
+        times: None,
     };
     for (name, kind) in [
         ("out.mbox", OutputKind::Mbox(FLAVOR)),

@@ -2599,3 +2599,558 @@ fn regression_in_place_takes_several_inputs_each_its_own_output() {
     assert_eq!(std::fs::read(&msg).expect("read"), lib_normalize(LATIN1));
     assert_eq!(std::fs::read(&lock).expect("lock"), b"4242\n");
 }
+
+/// A legal file name of 232 to 255 octets gave a temporary
+/// (`.NAME.XXXXXX.mailcharset-tmp`) or backup (`.NAME.mailcharset-bak`)
+/// name past NAME_MAX: in a Maildir the first such message ended the
+/// in-place run with 74, the messages after it left as they were; such an
+/// mbox could not be normalized at all. The hidden names are now bounded
+/// (the name's first octets, `~` and a hash).
+#[test]
+fn regression_a_long_file_name_neither_stops_the_run_nor_is_refused() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let md = dir.path().join("md");
+    for sub in ["cur", "new", "tmp"] {
+        std::fs::create_dir_all(md.join(sub)).expect("mkdir");
+    }
+    let long = format!("1.M1.{}:2,S", "h".repeat(245));
+    assert_eq!(long.len(), 254);
+    let names = ["0.M0.x:2,S", long.as_str(), "9.M9.x:2,S"];
+    for n in names {
+        std::fs::write(md.join("cur").join(n), LATIN1).expect("write");
+    }
+    let o = run(&[os("normalize"), os("-q"), os("--in-place"), md.as_os_str()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    for n in names {
+        assert_eq!(
+            std::fs::read(md.join("cur").join(n)).expect("read"),
+            lib_normalize(LATIN1),
+            "{n}"
+        );
+    }
+    assert!(crate::common::temporaries(&md.join("cur")).is_empty());
+
+    // An mbox of such a name, in place and with -o to a file of the same
+    // name elsewhere.
+    let name = "b".repeat(250);
+    let boxp = dir.path().join(&name);
+    let mut mb = b"From a@b Mon Jan  1 00:00:00 2001\n".to_vec();
+    mb.extend_from_slice(LATIN1);
+    std::fs::write(&boxp, &mb).expect("write");
+    let out_dir = dir.path().join("out");
+    std::fs::create_dir(&out_dir).expect("mkdir");
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        boxp.as_os_str(),
+        os("-o"),
+        out_dir.join(&name).as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        os("--in-place"),
+        boxp.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut want = b"From a@b Mon Jan  1 00:00:00 2001\n".to_vec();
+    want.extend_from_slice(&lib_normalize(LATIN1));
+    assert_eq!(std::fs::read(&boxp).expect("read"), want);
+    assert_eq!(std::fs::read(out_dir.join(&name)).expect("read"), want);
+    // No backup or temporary left beside it.
+    assert_eq!(
+        crate::common::entry_names(dir.path()),
+        [name.as_str(), "md", "out"]
+    );
+}
+
+/// Whether this test process may give files away (root): a file it makes
+/// is root's.
+#[cfg(unix)]
+fn running_as_root(dir: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let p = dir.join(".whoami");
+    std::fs::write(&p, b"").expect("write");
+    let root = std::fs::metadata(&p).expect("stat").uid() == 0;
+    std::fs::remove_file(&p).expect("remove");
+    root
+}
+
+/// `--in-place` run as root (an administrator over /var/mail or the
+/// users' Maildirs) gave every file it replaced to `root:root`: the
+/// mailbox's owner could no longer read it, and an MDA delivering as the
+/// user could no longer write to it. Owner and group are now copied to
+/// the new file (`atomic::copy_owner`), in place and for an output file
+/// that replaces one.
+#[cfg(unix)]
+#[test]
+fn regression_in_place_keeps_the_owner_and_group_of_what_it_replaces() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let test = "regression_in_place_keeps_the_owner_and_group_of_what_it_replaces";
+    let dir = tempfile::tempdir().expect("tmp");
+    if !running_as_root(dir.path()) {
+        crate::common::skip(test, "not root: files cannot be given to another user");
+        return;
+    }
+    // nobody:nogroup, as on Debian; only the numbers matter.
+    let (uid, gid) = (65534, 65534);
+    let give = |p: &Path, mode: u32| {
+        std::os::unix::fs::chown(p, Some(uid), Some(gid)).expect("chown");
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).expect("chmod");
+    };
+    let owner = |p: &Path| {
+        let m = std::fs::metadata(p).expect("stat");
+        (m.uid(), m.gid(), m.mode() & 0o7777)
+    };
+    let boxp = dir.path().join("alice");
+    let mut mb = b"From a@b Mon Jan  1 00:00:00 2001\n".to_vec();
+    mb.extend_from_slice(LATIN1);
+    std::fs::write(&boxp, &mb).expect("write");
+    give(&boxp, 0o660);
+    let md = dir.path().join("md");
+    for sub in ["cur", "new", "tmp"] {
+        std::fs::create_dir_all(md.join(sub)).expect("mkdir");
+    }
+    let msg = md.join("cur/1.M1.h:2,S");
+    std::fs::write(&msg, LATIN1).expect("write");
+    give(&msg, 0o600);
+    let eml = dir.path().join("one.eml");
+    std::fs::write(&eml, LATIN1).expect("write");
+    give(&eml, 0o640);
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        os("--in-place"),
+        boxp.as_os_str(),
+        md.as_os_str(),
+        eml.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(std::fs::read(&msg).expect("read"), lib_normalize(LATIN1));
+    assert_ne!(std::fs::read(&boxp).expect("read"), mb);
+    assert_eq!(owner(&boxp), (uid, gid, 0o660));
+    assert_eq!(owner(&msg), (uid, gid, 0o600));
+    assert_eq!(owner(&eml), (uid, gid, 0o640));
+
+    // An output file that replaces one keeps its owner too.
+    let out = dir.path().join("out.mbox");
+    std::fs::write(&out, b"old").expect("write");
+    give(&out, 0o644);
+    std::fs::write(&boxp, &mb).expect("write");
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        boxp.as_os_str(),
+        os("-o"),
+        out.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(owner(&out), (uid, gid, 0o644));
+}
+
+/// Dovecot and Courier take a Maildir message's received date (IMAP
+/// INTERNALDATE, "sort by arrival") from its file's modification time;
+/// `--in-place` and `-o` gave every message they wrote the time of the
+/// run, so a message of 2001 arrived today. A message file now keeps its
+/// access and modification times; an mbox in place is modified now and
+/// keeps its "new mail" state (read before or after the last delivery).
+#[test]
+fn regression_a_message_file_keeps_its_times_and_an_mbox_its_new_mail_state() {
+    use std::time::{Duration, SystemTime};
+    let dir = tempfile::tempdir().expect("tmp");
+    let set = |p: &Path, accessed: SystemTime, modified: SystemTime| {
+        std::fs::File::options()
+            .write(true)
+            .open(p)
+            .expect("open")
+            .set_times(
+                std::fs::FileTimes::new()
+                    .set_accessed(accessed)
+                    .set_modified(modified),
+            )
+            .expect("set times");
+    };
+    let times = |p: &Path| {
+        let m = std::fs::metadata(p).expect("stat");
+        (m.accessed().expect("atime"), m.modified().expect("mtime"))
+    };
+    let received = SystemTime::UNIX_EPOCH + Duration::from_secs(981_173_106);
+    let read = received + Duration::from_secs(3600);
+    let md = dir.path().join("md");
+    for sub in ["cur", "new", "tmp"] {
+        std::fs::create_dir_all(md.join(sub)).expect("mkdir");
+    }
+    let msg = md.join("cur/981173106.M1.h:2,S");
+    std::fs::write(&msg, LATIN1).expect("write");
+    set(&msg, read, received);
+    let folder = dir.path().join("folder");
+    std::fs::create_dir(&folder).expect("mkdir");
+    std::fs::write(folder.join("m1.eml"), LATIN1).expect("write");
+    set(&folder.join("m1.eml"), read, received);
+    let eml = dir.path().join("one.eml");
+    std::fs::write(&eml, LATIN1).expect("write");
+    set(&eml, read, received);
+
+    // With -o first (the inputs as they are), then in place.
+    let out = dir.path().join("out");
+    let out_f = dir.path().join("outf");
+    for (input, output) in [(&md, &out), (&folder, &out_f)] {
+        let o = run(&[
+            os("normalize"),
+            os("-q"),
+            input.as_os_str(),
+            os("-o"),
+            output.as_os_str(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    // (Looked at before the files are read: reading may set the access
+    // time.)
+    let copy = out.join("cur/981173106.M1.h:2,S");
+    assert_eq!(times(&copy), (read, received), "-o, Maildir");
+    assert_eq!(times(&out_f.join("m1.eml")), (read, received), "-o, folder");
+    assert_eq!(std::fs::read(&copy).expect("read"), lib_normalize(LATIN1));
+    // The input was read, not written.
+    set(&msg, read, received);
+    set(&folder.join("m1.eml"), read, received);
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        os("--in-place"),
+        md.as_os_str(),
+        folder.as_os_str(),
+        eml.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for p in [&msg, &folder.join("m1.eml"), &eml] {
+        assert_eq!(times(p), (read, received), "in place: {}", p.display());
+        assert_eq!(std::fs::read(p).expect("read"), lib_normalize(LATIN1));
+    }
+
+    // An mbox in place was modified: now. Read before the last delivery
+    // (new mail), it stays so (accessed before modified); read after it,
+    // it stays read.
+    let mut mb = b"From a@b Mon Jan  1 00:00:00 2001\n".to_vec();
+    mb.extend_from_slice(LATIN1);
+    mb.extend_from_slice(b"\nFrom c@d Tue Jan  2 00:00:00 2001\n");
+    mb.extend_from_slice(KOI8R);
+    for new_mail in [true, false] {
+        let boxp = dir.path().join(format!("box-{new_mail}"));
+        std::fs::write(&boxp, &mb).expect("write");
+        let (a, m) = if new_mail {
+            (received, read)
+        } else {
+            (read, received)
+        };
+        set(&boxp, a, m);
+        let before = SystemTime::now() - Duration::from_secs(2);
+        let o = run(&[
+            os("normalize"),
+            os("-q"),
+            os("--in-place"),
+            boxp.as_os_str(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let (a, m) = times(&boxp);
+        assert!(m > before, "modified now");
+        assert_eq!(a < m, new_mail, "new mail {new_mail}: {a:?} {m:?}");
+    }
+}
+
+/// `normalize --in-place ~/Maildir/cur` (or `-o` from `.../new`) read the
+/// directory as a plain folder, and the messages it converted kept their
+/// old `,S=`/`,W=` size tags, which Dovecot and Courier read sizes and
+/// quotas from. Named on its own, a Maildir's `cur/` or `new/` has its
+/// files' tags brought up to date as in the Maildir; and a file there
+/// that starts with `From ` is one message, never split as an mbox.
+#[test]
+fn regression_a_maildir_cur_named_on_its_own_gets_its_size_tags_updated() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let md = dir.path().join("md");
+    for sub in ["cur", "new", "tmp"] {
+        std::fs::create_dir_all(md.join(sub)).expect("mkdir");
+    }
+    let size = LATIN1.len();
+    let stale = format!("1.M1.h,S={size},W={}:2,S", size + 5);
+    std::fs::write(md.join("cur").join(&stale), LATIN1).expect("write");
+    std::fs::write(md.join("new").join(format!("2.M2.h,S={size}")), LATIN1).expect("write");
+    let mut two = b"From a@b Mon Jan  1 00:00:00 2001\n".to_vec();
+    two.extend_from_slice(LATIN1);
+    two.extend_from_slice(b"\nFrom c@d Tue Jan  2 00:00:00 2001\n");
+    two.extend_from_slice(KOI8R);
+    std::fs::write(md.join("new/3.M3.h"), &two).expect("write");
+    let new = lib_normalize(LATIN1);
+    let n = new.len();
+    let w = n + new.iter().filter(|&&b| b == b'\n').count();
+
+    let out = dir.path().join("out");
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        md.join("new").as_os_str(),
+        os("-o"),
+        out.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let copy = out.join(format!("2.M2.h,S={n}"));
+    assert_eq!(
+        std::fs::read(&copy).expect("-o: the tag follows the content"),
+        new
+    );
+    // One message, normalized as one (its second `From ` line is body).
+    assert_eq!(
+        std::fs::read(out.join("3.M3.h")).expect("read"),
+        lib_normalize(&two)
+    );
+
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        os("--in-place"),
+        md.join("cur").as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let fresh = md.join("cur").join(format!("1.M1.h,S={n},W={w}:2,S"));
+    assert_eq!(std::fs::read(&fresh).expect("in place: renamed"), new);
+    assert!(!md.join("cur").join(&stale).exists());
+}
+
+/// A file or directory in a Maildir++ folder (`.Lists/`) outside its
+/// `cur/`, `new/` and `tmp/` (a message a script or a restore dropped
+/// there) was passed over in silence: not listed, `--strict-inputs` exited
+/// 0, and `-o` left it out without a word; the same at the Maildir's top
+/// level was listed. Now both are.
+#[test]
+fn regression_stray_files_in_a_maildir_plus_plus_folder_are_listed() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let md = dir.path().join("md");
+    for sub in [
+        "cur",
+        "new",
+        "tmp",
+        ".Lists/cur",
+        ".Lists/new",
+        ".Lists/tmp",
+        ".Lists/archive",
+    ] {
+        std::fs::create_dir_all(md.join(sub)).expect("mkdir");
+    }
+    std::fs::write(md.join("cur/1.M1.h:2,S"), b"Subject: a\n\nx\n").expect("write");
+    std::fs::write(md.join(".Lists/maildirfolder"), b"").expect("write");
+    std::fs::write(md.join(".Lists/dovecot-uidlist"), b"3 V1 N2\n").expect("write");
+    std::fs::write(
+        md.join(".Lists/1234.M5.host"),
+        b"Subject: dropped\n\nimportant\n",
+    )
+    .expect("write");
+    std::fs::write(
+        md.join(".Lists/archive/m1"),
+        b"Subject: deeper\n\nimportant\n",
+    )
+    .expect("write");
+    let r = MaildirReader::open(&md).expect("open");
+    let mut listed: Vec<_> = r
+        .skipped()
+        .list()
+        .into_iter()
+        .map(|s| (s.path, s.reason))
+        .collect();
+    listed.sort();
+    assert_eq!(
+        listed,
+        [
+            (md.join(".Lists/1234.M5.host"), SkipReason::NotInMaildir),
+            (md.join(".Lists/archive/m1"), SkipReason::NotInMaildir),
+        ]
+    );
+    let out = dir.path().join("out");
+    let o = run(&[
+        os("normalize"),
+        os("--strict-inputs"),
+        md.as_os_str(),
+        os("-o"),
+        out.as_os_str(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(66), "{err}");
+    assert!(err.contains(".Lists/1234.M5.host"), "{err}");
+    assert!(err.contains(".Lists/archive/m1"), "{err}");
+}
+
+/// The messages an mbox output holds, as this program reads it back.
+fn raw_mbox_messages(bytes: &[u8]) -> Vec<mailbox::RawMessage> {
+    let kind = mailbox::sniff(bytes);
+    let mailbox::InputKind::Mbox(fl) = kind else {
+        panic!("not an mbox: {kind:?}");
+    };
+    mailbox::MboxReader::new(bytes, "out", fl)
+        .collect::<Result<_, _>>()
+        .expect("reads")
+}
+
+/// A body line that starts with `From ` but is no envelope line (`From now
+/// on, ...`, left unquoted by a sloppy writer or `cat`) split the letter
+/// in an mbox, and its tail was normalized as a message of its own: a
+/// made-up header block in the middle of the text, the rest re-encoded,
+/// and even a pure-ASCII letter got a blank line inserted. Such a line now
+/// stays in its message (`mailbox::starts_message`); an unchanged message
+/// is written back as it stood, a changed one with the line quoted.
+#[test]
+fn regression_an_unquoted_from_body_line_does_not_split_an_mbox_letter() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let two = b"\nFrom a@b Mon Jan  1 00:00:00 2001\nSubject: two\n\nplain\n";
+    let mut ascii = b"From a@b Mon Jan  1 00:00:00 2001\nSubject: one\n\nHello,\n\n\
+From now on, please note:\nNote: the meeting moved\nsee you\n"
+        .to_vec();
+    ascii.extend_from_slice(two);
+    let mut latin = b"From a@b Mon Jan  1 00:00:00 2001\nSubject: one\n\
+Content-Type: text/plain; charset=iso-8859-1\n\nHello,\n\nFrom now on we meet\nat the caf\xe9\n"
+        .to_vec();
+    latin.extend_from_slice(two);
+    for (name, input) in [("ascii", &ascii), ("latin", &latin)] {
+        let inp = dir.path().join(format!("{name}.mbox"));
+        let out = dir.path().join(format!("{name}.out"));
+        std::fs::write(&inp, input).expect("write");
+        let o = run(&[
+            os("normalize"),
+            os("-q"),
+            inp.as_os_str(),
+            os("-o"),
+            out.as_os_str(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let got = std::fs::read(&out).expect("read");
+        let msgs = raw_mbox_messages(&got);
+        assert_eq!(msgs.len(), 2, "{name}: {}", String::from_utf8_lossy(&got));
+        if name == "ascii" {
+            assert_eq!(got, ascii, "nothing to convert: the same octets");
+        } else {
+            // One letter, converted whole: its text after the line too.
+            let first = lib_normalize(&msgs[0].bytes);
+            assert_eq!(msgs[0].bytes, first, "normalized once, as one message");
+            let text = String::from_utf8_lossy(&got);
+            assert_eq!(text.matches("MIME-Version").count(), 1, "{text}");
+            let decoded = mailcharset::normalize::normalize(
+                &latin
+                    [latin.iter().position(|&b| b == b'\n').unwrap() + 1..latin.len() - two.len()],
+                &mailcharset::normalize::Options::default(),
+            )
+            .expect("normalizes");
+            assert_eq!(msgs[0].bytes, decoded.bytes.as_ref());
+        }
+    }
+    // Envelope lines without a date still start messages when a header
+    // field follows them.
+    let undated = b"From bob\nSubject: a\n\nx\n\nFrom bob\nSubject: b\n\ny\n";
+    let fl = mailbox::MboxFlavor {
+        format: mailbox::MboxFormat::Mboxo,
+        crlf: false,
+    };
+    let msgs: Vec<_> = mailbox::MboxReader::new(&undated[..], "t", fl)
+        .collect::<Result<_, _>>()
+        .expect("reads");
+    assert_eq!(msgs.len(), 2);
+}
+
+/// An mbox whose first line is not a `From ` line (the second piece of
+/// `split -b`, a damaged start, `cat saved.eml inbox.mbox`) was read as
+/// one message when its first line looked like a header field: every later
+/// message became body text of the first and was re-encoded with it. It
+/// is now read as an mbox whose leading octets are a message of their own
+/// (as `--input-format mboxo` did), from a file, a stream or a folder,
+/// when a later line is an envelope line with a date followed by a header
+/// field; a single message with a body line `From ...` stays one.
+#[test]
+fn regression_an_mbox_that_does_not_start_with_from_is_not_merged_into_one() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut whole = Vec::new();
+    for i in 0..40 {
+        whole.extend_from_slice(
+            format!(
+                "From a@b Mon Jan  1 00:00:00 2001\nSubject: m{i}\nMessage-ID: <{i}@x>\n\
+                 Content-Type: text/plain; charset=iso-8859-1\n\nGr"
+            )
+            .as_bytes(),
+        );
+        whole.extend_from_slice(b"\xfc\xdfe ");
+        whole.extend_from_slice(format!("{i}\n\n").as_bytes());
+    }
+    let cut = memchr::memmem::find(&whole, b"Message-ID: <1@x>").expect("there");
+    let part2 = whole[cut..].to_vec();
+    let mut saved = LATIN1.to_vec();
+    saved.extend_from_slice(&whole);
+    let folder = dir.path().join("folder");
+    std::fs::create_dir(&folder).expect("mkdir");
+    for (name, input, count) in [("part2", &part2, 39), ("saved", &saved, 41)] {
+        let inp = dir.path().join(name);
+        std::fs::write(&inp, input).expect("write");
+        std::fs::write(folder.join(name), input).expect("write");
+        assert!(matches!(
+            mailbox::detect(&inp).expect("detect"),
+            mailbox::InputKind::Mbox(_)
+        ));
+        let out = dir.path().join(format!("{name}.out"));
+        let o = run(&[
+            os("normalize"),
+            os("-q"),
+            inp.as_os_str(),
+            os("-o"),
+            out.as_os_str(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let got = std::fs::read(&out).expect("read");
+        let msgs = raw_mbox_messages(&got);
+        assert_eq!(msgs.len(), count, "{name}");
+        assert!(got.starts_with(&input[..input.iter().position(|&b| b == b'\n').unwrap()]));
+        for m in &msgs {
+            assert_eq!(
+                m.bytes,
+                lib_normalize(&m.bytes),
+                "{name}: each normalized alone"
+            );
+        }
+        // The same from standard input.
+        let mut child = Command::new(bin())
+            .args(["normalize", "-q", "-"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        let mut stdin = child.stdin.take().expect("stdin");
+        let data = input.clone();
+        let t = std::thread::spawn(move || stdin.write_all(&data));
+        let o = child.wait_with_output().expect("wait");
+        t.join().expect("join").expect("written");
+        assert_eq!(o.stdout, got, "{name}: a stream as a file");
+    }
+    let out = dir.path().join("folder.out");
+    let o = run(&[
+        os("normalize"),
+        os("-q"),
+        folder.as_os_str(),
+        os("-o"),
+        out.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for name in ["part2", "saved"] {
+        assert_eq!(
+            std::fs::read(out.join(name)).expect("read"),
+            std::fs::read(dir.path().join(format!("{name}.out"))).expect("read"),
+            "{name}: a folder's file as a file"
+        );
+    }
+
+    // One message: a body line `From the desk`, and an envelope-like line
+    // quoted in a body and followed by text, not a header field.
+    let one = b"Subject: x\n\nFrom the desk of Jos\xe9:\n\n\
+From a@b Mon Jan  1 00:00:00 2001\nwas the envelope line.\n";
+    let p = dir.path().join("one.eml");
+    std::fs::write(&p, one).expect("write");
+    assert_eq!(
+        mailbox::detect(&p).expect("detect"),
+        mailbox::InputKind::Eml
+    );
+    assert_eq!(mailbox::sniff_folder_file(one), None);
+}
