@@ -980,9 +980,13 @@ pub(super) fn utf8_standing(text: &str) -> usize {
         }
         let prev = i.checked_sub(1).and_then(|j| chars.get(j)).copied();
         let next = chars.get(i + 1).copied();
-        let kind = typography(c) || (c.alphabetic() && text_script(c));
+        let kind = typography(c) || (c.alphabetic() && script(c) != Script::Other);
         let alone = prev != Some('\u{FFFD}') && next != Some('\u{FFFD}');
-        if kind && (alone || same_word(c, prev) || same_word(c, next)) {
+        let in_word = same_word(c, prev) || same_word(c, next);
+        // A letter of [`rest_block`]'s scripts counts in a word of its
+        // block only: alone between Latin letters it is what legacy
+        // octets read as UTF-8 make (`LՎt` of `L’été`).
+        if (kind && (alone || in_word)) || (rest_block(c).is_some() && in_word) {
             n += 1;
         }
     }
