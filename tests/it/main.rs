@@ -47,3 +47,29 @@ mod nothing_lost;
 mod transfer;
 mod transfer_oracles;
 mod vectors;
+
+/// proptest keeps the seeds of failures it shrank in
+/// `tests/proptest-regressions/<module>.txt` (this is one binary,
+/// `tests/it/main.rs`) and replays them first. A seed file beside a module
+/// (`tests/it/<module>.proptest-regressions`, where proptest wrote them
+/// before the modules became one binary) is never read: its seeds would
+/// never run again.
+#[test]
+fn proptest_seeds_are_where_proptest_reads_them() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it");
+    let stray: Vec<_> = std::fs::read_dir(&dir)
+        .expect("tests/it")
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".proptest-regressions"))
+        .collect();
+    assert!(
+        stray.is_empty(),
+        "move their cc lines into tests/proptest-regressions/: {stray:?}"
+    );
+    assert!(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/proptest-regressions/charset_decision.txt")
+            .is_file()
+    );
+}
