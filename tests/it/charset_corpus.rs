@@ -62,4 +62,7 @@ fn linux_mips_messages_decode() {
     );
     assert!(n > 4000, "{n}");
     assert!(seven > 1000);
+    // The linux-mips archive has ISO-2022-JP mail sent as 7-bit text: a
+    // reading that stopped finding it would pass the loop above unseen.
+    assert!(jp_found > 0, "no 7-bit text read as ISO-2022-JP");
 }

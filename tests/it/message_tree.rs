@@ -230,6 +230,7 @@ fn python_leaves(test: &str, raw: &[u8]) -> Option<Vec<String>> {
 fn leaves_agree_with_python_email_on_fixtures() {
     let dir = common::fixtures().join("messages");
     let files = common::files_under(&dir, &|p| p.extension().is_some_and(|e| e == "eml"));
+    assert!(files.len() >= 30, "{} fixtures", files.len());
     for f in files {
         let raw = std::fs::read(&f).unwrap();
         let Some(py) = python_leaves("leaves_agree_with_python_email_on_fixtures", &raw) else {
