@@ -203,7 +203,7 @@ fn replaceable_dir(dir: &Path) -> bool {
 /// it as one more mailbox, every message twice.)
 ///
 /// A name too long for that (NAME_MAX, 255 octets, less the 17 added) is
-/// shortened as [`bounded_stem`] says.
+/// shortened as `bounded_stem` says.
 pub fn backup_path(path: &Path) -> PathBuf {
     let stem = bounded_stem(path, NAME_MAX - 1 - BAK_SUFFIX.len());
     parent_of(path).join(format!(".{stem}{BAK_SUFFIX}"))
