@@ -273,6 +273,28 @@ enum Bounded {
 /// [`Bounded::TooLarge`]. In an mbox, Maildir or folder each message is held
 /// whole while it is normalized (doc/limits.md).
 fn open_bounded(input: &Path, kind: InputKind, max: u64) -> Result<Bounded, CliError> {
+    // Standard input read as the format given (`--input-format eml -`):
+    // it was opened as a file named `-`, "No such file or directory", and
+    // the piped message was not written at all.
+    if input.as_os_str() == "-" && !matches!(kind, InputKind::Stdin) {
+        if matches!(kind, InputKind::Maildir | InputKind::Folder) {
+            return Err(CliError::new(
+                exit::USAGE,
+                "normalize: standard input is one message or an mbox, not a Maildir or folder",
+            ));
+        }
+        let stream: Box<dyn std::io::Read + Send> = Box::new(std::io::stdin());
+        return match super::sniff_stream(stream, max)
+            .map_err(|e| CliError::io("standard input", e))?
+        {
+            Err((head, rest)) => Ok(Bounded::TooLarge { head, rest }),
+            Ok((replay, _)) => {
+                MessageReader::from_reader_as(replay, PathBuf::from("standard input"), kind)
+                    .map(Bounded::Reader)
+                    .map_err(|e| mailbox_err(&e))
+            }
+        };
+    }
     match kind {
         InputKind::Eml => {
             let size = std::fs::metadata(input).map(|m| m.len()).unwrap_or(0);

@@ -3154,3 +3154,59 @@ From a@b Mon Jan  1 00:00:00 2001\nwas the envelope line.\n";
     );
     assert_eq!(mailbox::sniff_folder_file(one), None);
 }
+
+/// Standard input with a format given (`--input-format eml -`, `mboxo`,
+/// `mboxrd`, `content-length`) is read as that format: it was opened as a
+/// file named `-` ("No such file or directory", exit 66), and the piped
+/// mail was written nowhere. A Maildir or folder cannot come on a pipe:
+/// a usage error.
+#[test]
+fn regression_standard_input_with_a_format_given_is_read() {
+    let msg = b"From: a@example.com\nSubject: x\nContent-Type: text/plain; charset=iso-8859-1\n\ncaf\xe9\n";
+    let o = run_stdin(
+        &[
+            "normalize".as_ref(),
+            "--input-format".as_ref(),
+            "eml".as_ref(),
+            "-".as_ref(),
+        ],
+        msg,
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let lib = mailcharset::normalize::normalize(msg, &Default::default()).unwrap();
+    assert_eq!(o.stdout, &*lib.bytes);
+    let mbox = b"From x@y Mon Jan  1 00:00:00 2024\nFrom: a@b.c\n\nhi\n\nFrom y@z Mon Jan  1 00:00:00 2024\nFrom: b@c.d\n\nho\n";
+    for format in ["mboxo", "mboxrd"] {
+        let o = run_stdin(
+            &[
+                "normalize".as_ref(),
+                "--input-format".as_ref(),
+                format.as_ref(),
+                "-".as_ref(),
+            ],
+            mbox,
+        );
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{format}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert_eq!(o.stdout, mbox.to_vec(), "{format}");
+    }
+    let o = run_stdin(
+        &[
+            "normalize".as_ref(),
+            "--input-format".as_ref(),
+            "maildir".as_ref(),
+            "-".as_ref(),
+        ],
+        mbox,
+    );
+    assert_eq!(o.status.code(), Some(64));
+}
