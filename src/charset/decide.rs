@@ -2740,3 +2740,20 @@ pub(super) fn verdict(d: &Decoded<'_>, out: &Outcome) -> Verdict {
         Verdict::Suspicious
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The threshold of [`mostly_letters`]: seven characters in ten, U+FFFD
+    /// no letter (a mutation to six in ten passed every test).
+    #[test]
+    fn mostly_letters_is_seven_in_ten() {
+        assert!(mostly_letters("abcdefg123"));
+        assert!(!mostly_letters("abcdef1234"));
+        assert!(mostly_letters("Größe"));
+        assert!(!mostly_letters("ab\u{FFFD}\u{FFFD}"));
+        assert!(mostly_letters("abcdefgh\u{FFFD}\u{FFFD}"));
+        assert!(!mostly_letters("abcdefg\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}"));
+    }
+}

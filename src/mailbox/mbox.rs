@@ -940,6 +940,10 @@ mod tests {
         for yes in [
             &b"From MAILER-DAEMON Fri Jul  8 12:08:34 2011"[..],
             b"From a@b.c  Mon Jan 1 00:00:00 2001 +0000",
+            // West of Greenwich: a zone with a minus sign (a mutation that
+            // took `-0700` for no zone survived every test).
+            b"From a@b.c Mon Jan 1 00:00:00 2001 -0700",
+            b"From 1583290388308606088@xxx Mon Nov 06 04:42:58 -0800 2017",
             b"From a@b Mon Jan  1 00:00:00 2001\r",
             b"From a@b Sat Jan  3 01:05:34 1996 PST",
             b"From x Fri Jul  8 12:08:34 PDT 2011 ",

@@ -188,3 +188,14 @@ fn header_fixtures() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/headers");
     assert!(dir.is_dir());
 }
+
+/// An encoded-word in parentheses in unstructured text (`Re: (=?...?=)`):
+/// mailers write it, Python's `email` decodes it, and so do we, without a
+/// `malformed-encoded-word` finding (a mutation that stopped counting `(`
+/// and `)` as standing apart survived every test).
+#[test]
+fn an_encoded_word_in_parentheses_is_decoded() {
+    let d = mailcharset::mime::decode_unstructured(b" Re: (=?utf-8?q?Gr=C3=BC=C3=9Fe?=)");
+    assert_eq!(d.text, "Re: (Grüße)");
+    assert!(d.findings.is_empty(), "{:?}", d.findings);
+}

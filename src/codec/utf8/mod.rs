@@ -458,7 +458,13 @@ pub(crate) fn complete_sequences(bytes: &[u8]) -> impl Iterator<Item = (usize, u
                     continue;
                 }
             };
-            let seq = bytes.get(i..i + len)?;
+            // A lead too near the end for its sequence is stepped over like
+            // any other octet: a shorter sequence may still follow it
+            // (`F0 C3 A9` at the end holds `é`; the walk used to stop).
+            let Some(seq) = bytes.get(i..i + len) else {
+                i += 1;
+                continue;
+            };
             if !seq[1..].iter().all(|&c| (0x80..0xC0).contains(&c)) {
                 i += 1;
                 continue;
@@ -488,6 +494,65 @@ pub(crate) const fn shortest_min(len: usize) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `complete_sequences` against a model written from its definition:
+    /// at each octet, a lead C0..FD with all its continuation octets
+    /// (80..BF) inside `bytes` is a sequence, taken whole; anything else is
+    /// stepped over. (A mutation that took C0 for a continuation, and a
+    /// walk that stopped at a lead too near the end, both passed before.)
+    fn model(bytes: &[u8]) -> Vec<(usize, usize, u32)> {
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < bytes.len() {
+            let len = match bytes[i] {
+                0xC0..=0xDF => 2,
+                0xE0..=0xEF => 3,
+                0xF0..=0xF7 => 4,
+                0xF8..=0xFB => 5,
+                0xFC..=0xFD => 6,
+                _ => 0,
+            };
+            if len > 0
+                && i + len <= bytes.len()
+                && bytes[i + 1..i + len]
+                    .iter()
+                    .all(|c| (0x80..=0xBF).contains(c))
+            {
+                let bits = [0, 0, 0x1F, 0x0F, 0x07, 0x03, 0x01][len];
+                let v = bytes[i + 1..i + len]
+                    .iter()
+                    .fold(u32::from(bytes[i]) & bits, |a, &c| {
+                        (a << 6) | u32::from(c & 0x3F)
+                    });
+                out.push((i, len, v));
+                i += len;
+            } else {
+                i += 1;
+            }
+        }
+        out
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn complete_sequences_is_the_model(
+            bytes in proptest::collection::vec(
+                proptest::prop_oneof![0x78u8..=0x7F, 0x80u8..=0xBF, 0xBEu8..=0xC3, 0xDFu8..=0xE1, 0xEDu8..=0xF1, 0xF7u8..=0xFF],
+                0..24,
+            )
+        ) {
+            proptest::prop_assert_eq!(complete_sequences(&bytes).collect::<Vec<_>>(), model(&bytes));
+        }
+    }
+
+    #[test]
+    fn complete_sequences_edges() {
+        assert_eq!(complete_sequences(b"\xE0\x80\xC0").count(), 0);
+        assert_eq!(
+            complete_sequences(b"x\xF0\xC3\xA9").collect::<Vec<_>>(),
+            vec![(2, 2, 0xE9)]
+        );
+    }
 
     #[test]
     fn validate_and_scan_match_std_on_all_short_sequences() {
