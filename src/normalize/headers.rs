@@ -17,7 +17,7 @@ use crate::message::fields::FieldKind;
 use crate::mime::{
     ContentDisposition, ContentType, DecodedText, Decoding, Field, HeaderMode, LineEnding,
     ParamEncoding, Parameter, WriteOptions, decode_unstructured_with, encode_phrase,
-    parse_address_list_with, write_parameterized, write_unstructured,
+    parse_address_list_with, write_parameter, write_parameterized, write_unstructured,
 };
 use std::ops::Range;
 
@@ -387,6 +387,8 @@ fn parameters(
     let mode = ctx.opts.headers;
     let mut a = Assess::default();
     let mut location = None;
+    // The parameters whose value is written again.
+    let mut changed: Vec<&Parameter> = Vec::new();
     for p in &params {
         let before = (a.convert, a.problem);
         match p.encoding {
@@ -409,23 +411,91 @@ fn parameters(
             .findings
             .iter()
             .any(|f| f.kind == FindingKind::MalformedEncodedWord);
-        if location.is_none() && (a.convert, a.problem) != before {
-            location = Some(format!("param:{}", p.name));
+        if (a.convert, a.problem) != before {
+            changed.push(p);
+            if location.is_none() {
+                location = Some(format!("param:{}", p.name));
+            }
         }
     }
     let location = location.unwrap_or_else(|| format!("header:{}", f.name_str()));
     let name = f.name_str();
     decide(part, f, location, a, ctx, |ctx| {
-        let list: Vec<(&str, &str)> = params
-            .iter()
-            .map(|p| (&*p.name, p.value.as_str()))
-            .collect();
-        Some(raw_name(
-            f,
-            &name,
-            write_parameterized(&name, &head, &list, &wopts(ctx, le)),
-        ))
+        // Only the parameters that need it are written again, where they
+        // stand: the plain fallback beside an RFC 2231 value
+        // (`filename="Resume.pdf"; filename*=iso-8859-1''R%E9sum%E9.pdf`),
+        // a parameter without a value, comments and the rest stay as
+        // written (the whole field written from the parsed list dropped
+        // them). The list is the fallback when the spans do not fit.
+        splice_parameters(f, &changed, mode, le).or_else(|| {
+            let list: Vec<(&str, &str)> = params
+                .iter()
+                .map(|p| (&*p.name, p.value.as_str()))
+                .collect();
+            Some(raw_name(
+                f,
+                &name,
+                write_parameterized(&name, &head, &list, &wopts(ctx, le)),
+            ))
+        })
     })
+}
+
+/// The field with each of `changed` written again in place of the form of
+/// it that was read (its RFC 2231 sections, the first replaced and the
+/// others removed with their `;`; or its one plain `name=value`); other
+/// forms of it and everything else as written. `None` when a span does not
+/// fit the value.
+fn splice_parameters(
+    f: &Field<'_>,
+    changed: &[&Parameter],
+    mode: HeaderMode,
+    le: LineEnding,
+) -> Option<Vec<u8>> {
+    let v = f.value;
+    // (range to replace, new text)
+    let mut edits: Vec<(Range<usize>, String)> = Vec::new();
+    for p in changed {
+        let extended = |r: &Range<usize>| {
+            v.get(r.clone())
+                .is_some_and(|t| t.iter().take_while(|&&b| b != b'=').any(|&b| b == b'*'))
+        };
+        let read: Vec<&Range<usize>> = if p.encoding == ParamEncoding::Rfc2231 {
+            p.spans.iter().filter(|r| extended(r)).collect()
+        } else {
+            p.spans.iter().filter(|r| !extended(r)).take(1).collect()
+        };
+        let (first, rest) = read.split_first()?;
+        let text = write_parameter(&p.name, &p.value, mode).join("; ");
+        edits.push(((*first).clone(), text));
+        for r in rest {
+            // With the `;` before it and the white space (folds too)
+            // between.
+            let before = v.get(..r.start)?;
+            let semi = before
+                .iter()
+                .rposition(|&b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+                .filter(|&i| before[i] == b';')?;
+            edits.push((semi..r.end, String::new()));
+        }
+    }
+    edits.sort_by_key(|e| e.0.start);
+    let mut value = Vec::with_capacity(v.len() + 32);
+    let mut at = 0;
+    for (r, text) in &edits {
+        if r.start < at || r.end > v.len() {
+            return None;
+        }
+        value.extend_from_slice(&v[at..r.start]);
+        value.extend_from_slice(text.as_bytes());
+        at = r.end;
+    }
+    value.extend_from_slice(&v[at..]);
+    let mut out = Vec::with_capacity(f.name.len() + 1 + value.len());
+    out.extend_from_slice(f.name);
+    out.push(b':');
+    out.extend_from_slice(&value);
+    Some(fold_long_lines(&out, le))
 }
 
 /// Folds lines longer than [`MAX_LINE`] before white space (a fold is a

@@ -1446,3 +1446,39 @@ fn regression_raw_iso2022jp_header_fields_are_converted() {
     let odd = b"From: a@example.com\nSubject: tab\x1b[1mbold\x1b[0m\n\nhi\n";
     assert_eq!(norm(odd), odd.to_vec());
 }
+
+/// A Content-Disposition whose RFC 2231 value is converted keeps the rest
+/// of the field as written: the plain fallback a mailer puts beside it
+/// for readers without RFC 2231, a parameter without a value, the others
+/// in their order. The whole field was written again from the parsed
+/// parameters, which dropped the fallback and `x-flag` (an independent
+/// hunt, 2026-11-27). Continuation sections of the old value go, with
+/// their `;`.
+#[test]
+fn regression_converting_a_parameter_keeps_the_rest_of_the_field() {
+    let cases: [(&[u8], &str); 3] = [
+        (
+            b"attachment; filename=\"Resume.pdf\"; filename*=iso-8859-1''R%E9sum%E9.pdf",
+            "attachment; filename=\"Resume.pdf\";\n filename*=utf-8''R%C3%A9sum%C3%A9.pdf",
+        ),
+        (
+            b"attachment; filename*=iso-8859-1''caf%E9.txt; x-flag",
+            "attachment; filename*=utf-8''caf%C3%A9.txt; x-flag",
+        ),
+        (
+            b"attachment; size=10;\n filename*0*=iso-8859-1''caf%E9;\n filename*1*=_cr%E8me.txt; x=1",
+            "attachment; size=10;\n filename*=utf-8''caf%C3%A9_cr%C3%A8me.txt; x=1",
+        ),
+    ];
+    for (cd, want) in cases {
+        let mut msg = b"From: a@example.com\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=B\n\n--B\nContent-Type: text/plain\n\nhi\n--B\nContent-Type: application/octet-stream\nContent-Disposition: ".to_vec();
+        msg.extend_from_slice(cd);
+        msg.extend_from_slice(b"\nContent-Transfer-Encoding: base64\n\nAAEC\n--B--\n");
+        let out = String::from_utf8(norm(&msg)).unwrap();
+        assert!(
+            out.contains(&format!("\nContent-Disposition: {want}\n")),
+            "{}\n{out}",
+            String::from_utf8_lossy(cd)
+        );
+    }
+}
