@@ -593,7 +593,9 @@ pub(crate) fn later_envelope<R: BufRead>(mut r: R) -> io::Result<bool> {
                 continue;
             }
             if !is_from_line(l) {
-                if !is_header_field(l) {
+                // A file that starts with a header field is one message
+                // (`headless_start` is switched off, see there).
+                if HEADLESS_MBOX_OFF || !is_header_field(l) {
                     return Ok(false);
                 }
                 headless = true;
@@ -1025,7 +1027,7 @@ From a@b Mon Jan  1 00:00:00 2001\nSubject: two\n\nx\n";
         // Switched off (see `headless_start`): a file that starts with a
         // header field is one message.
         assert_eq!(headless_start(part), None);
-        assert!(has_later_envelope(part));
+        assert!(!has_later_envelope(part));
         assert_eq!(headless_start(&part[..64]), None);
         assert!(!has_later_envelope(&part[..64]));
         assert_eq!(

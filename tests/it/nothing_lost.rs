@@ -3109,3 +3109,46 @@ fn regression_standard_input_with_a_format_given_is_read() {
     );
     assert_eq!(o.status.code(), Some(64));
 }
+
+/// A single message over 64 KiB whose body quotes an envelope line and a
+/// header field (a pasted `git format-patch`, an mbox excerpt) is one
+/// message, from a file or standard input: the headless-mbox reading
+/// switched off in `mbox::headless_start` still ran in the stream sniffer
+/// (`mbox::later_envelope`) for inputs past its first look, and split
+/// such a message in two, a MIME header written into its text.
+#[test]
+fn regression_a_large_message_quoting_an_envelope_line_is_one_message() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut msg = b"From: a@example.com\nSubject: a patch\nMIME-Version: 1.0\nContent-Type: text/plain; charset=iso-8859-1\n\nHere it is, caf\xe9:\n\n".to_vec();
+    while msg.len() < 100_000 {
+        msg.extend_from_slice(
+            b"some words of the letter, line after line, to make it long enough.\n",
+        );
+    }
+    msg.extend_from_slice(b"\nFrom 3f2a9c Mon Sep 17 00:00:00 2001\nFrom: Dev <dev@example.com>\nSubject: [PATCH] fix\n\n--- a/x\n+++ b/x\n");
+    let path = tmp.path().join("one.eml");
+    std::fs::write(&path, &msg).unwrap();
+    let o = run(&[
+        "audit".as_ref(),
+        "--format".as_ref(),
+        "jsonl".as_ref(),
+        path.as_os_str(),
+    ]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.lines().all(|l| l.contains("\"index\":0")),
+        "more than one message: {text}"
+    );
+    for input in [path.as_os_str(), "-".as_ref()] {
+        let o = if input == "-" {
+            run_stdin(&["normalize".as_ref(), "-".as_ref()], &msg)
+        } else {
+            run(&["normalize".as_ref(), input, "-o".as_ref(), "-".as_ref()])
+        };
+        assert_eq!(o.status.code(), Some(0));
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert_eq!(out.matches("MIME-Version:").count(), 1, "{input:?}");
+        // In the one body (quoted-printable escapes the `F` at a line start).
+        assert!(out.contains("rom 3f2a9c Mon Sep 17"), "{input:?}");
+    }
+}
