@@ -1729,7 +1729,13 @@ pub(super) fn wide<'a>(
         // characters alone has no NUL, and its characters' octets include
         // 0x20 and 0x09 (张 U+5F20, 三 U+4E09, " U+201C); a header or a
         // one-line text has no line end to tell it by.
-        && memchr::memchr(b'\n', bytes).is_some()
+        && (memchr::memchr(b'\n', bytes).is_some()
+            // UNICODE-1-1 and ISO-10646-J-1 (UCS-2, RFC 1641 and 1815):
+            // old labels mailers also put over ASCII and UTF-8
+            // (`=?UNICODE-1-1?Q?hello_world?=`); octets without a NUL that
+            // are valid UTF-8 are no UCS-2 text of theirs, line end or not.
+            || (matches!(cs.name(), "UNICODE-1-1" | "ISO-10646-J-1")
+                && simdutf8::basic::from_utf8(unpadded).is_ok()))
     {
         // Octets of an ASCII-compatible text: the octet rules for binary.
         if opts.body

@@ -348,12 +348,6 @@ pub(super) fn rest_block(c: char) -> Option<u8> {
         .map(|i| i as u8)
 }
 
-/// Whether `c` is of a script text is written in: one [`script`] names,
-/// or one of [`rest_block`]'s.
-fn text_script(c: char) -> bool {
-    script(c) != Script::Other || rest_block(c).is_some()
-}
-
 /// Whether decoded text reads like text (see the module docs).
 pub(super) fn plausible(text: &str) -> bool {
     let mut nonascii = 0usize;
@@ -1018,7 +1012,29 @@ pub(super) fn standing(text: &str) -> usize {
             continue;
         }
         let mark = typography(c);
-        if !(mark || list_symbol(c) || (c.alphabetic() && text_script(c))) {
+        let symbol = !mark && list_symbol(c);
+        let prev0 = i.checked_sub(1).and_then(|j| chars.get(j)).copied();
+        let next0 = chars.get(i + 1).copied();
+        // A letter of [`rest_block`]'s scripts stands in a word of its
+        // block only: alone beside damage it is what chance octets make
+        // (GB2312 `越南` under a UTF-8 label reads `Խ��`).
+        let rest = rest_block(c).is_some()
+            && c.alphabetic()
+            && (same_word(c, prev0) || same_word(c, next0));
+        if !(mark || symbol || rest || (c.alphabetic() && script(c) != Script::Other)) {
+            continue;
+        }
+        // A symbol stands apart when white space, ASCII punctuation, a
+        // digit or a line's end is on each side: beside damage (U+FFFD)
+        // it is what another charset's octets make (CP866 letters under
+        // EUC-JP read `⑧ ┤ ≡` between errors).
+        if symbol
+            && ![prev0, next0].iter().all(|n| {
+                n.is_none_or(|n| {
+                    n.is_ascii_whitespace() || n.is_ascii_punctuation() || n.is_ascii_digit()
+                })
+            })
+        {
             continue;
         }
         let prev = i.checked_sub(1).and_then(|j| chars.get(j)).copied();

@@ -1482,3 +1482,59 @@ fn regression_converting_a_parameter_keeps_the_rest_of_the_field() {
         );
     }
 }
+
+/// What a review of the session's own changes found them breaking, each
+/// read right again (start-of-day behaviour): the oracles are the texts
+/// the octets were written from (Python's codecs wrote them).
+/// - CP866 Russian under `euc-jp`: its lowercase letters read as EUC-JP
+///   symbols (`⑧ ┤ ≡`) between errors, which counted as symbols standing
+///   apart; a symbol beside damage is no evidence.
+/// - A raw EUC-KR Subject beside a UTF-8 body: one chance UTF-8 character
+///   (`ġ`) made it "damaged UTF-8" under the body's hint.
+/// - GB2312 in an encoded-word labelled utf-8: one chance Armenian letter
+///   between errors stood as the label's evidence.
+/// - `UNICODE-1-1` over UTF-8 in an encoded-word: read as UCS-2, CJK.
+#[test]
+fn regression_the_session_s_own_rules_do_not_break_lies() {
+    let subject = |out: &[u8]| -> String {
+        let text = String::from_utf8_lossy(out).into_owned();
+        text.lines()
+            .find_map(|l| l.strip_prefix("Subject: ").map(str::to_string))
+            .unwrap_or_default()
+    };
+    let utf8 = Options {
+        headers: mailcharset::normalize::HeaderMode::Utf8,
+        ..Options::default()
+    };
+    // CP866 body under euc-jp.
+    let body = b"\xe1 \xae\xe2\xae\xa1\xe0\xa0\xa6\xa5\xad\xa8\xa5\xac \xe0\xa0\xa7\xab\xa8\xe7\xa8\xa9.\n";
+    let mut msg = b"From: a@example.org\nSubject: t\nMIME-Version: 1.0\nContent-Type: text/plain; charset=euc-jp\nContent-Transfer-Encoding: 8bit\n\n".to_vec();
+    msg.extend_from_slice(body);
+    let d = mailcharset::charset::decode(
+        body,
+        Some(b"euc-jp"),
+        &mailcharset::charset::DecodeOptions {
+            body: true,
+            ..Default::default()
+        },
+    );
+    assert_eq!(d.text, "с отображением различий.\n");
+    // Raw EUC-KR Subject beside a UTF-8 body.
+    let out = norm_with(
+        b"From: a@example.org\nSubject: IPS \xc6\xd0\xc4\xa1\nMIME-Version: 1.0\nContent-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: 8bit\n\nhello caf\xc3\xa9\n",
+        &utf8,
+    );
+    assert_eq!(subject(&out), "IPS 패치");
+    // GB2312 under a utf-8 encoded-word.
+    let out = norm_with(
+        b"From: a@example.org\nSubject: =?utf-8?B?1L3Ezw==?=\nMIME-Version: 1.0\nContent-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: 8bit\n\nhello caf\xc3\xa9\n",
+        &utf8,
+    );
+    assert_eq!(subject(&out), "越南");
+    // UTF-8 under UNICODE-1-1.
+    let out = norm_with(
+        b"From: a@b\nSubject: =?UNICODE-1-1?Q?caf=C3=A9_menu?=\nMIME-Version: 1.0\nContent-Type: text/plain; charset=us-ascii\n\nhi\n",
+        &utf8,
+    );
+    assert_eq!(subject(&out), "café menu");
+}
