@@ -1357,6 +1357,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--n', type=int, default=1500)
     ap.add_argument('--seed', type=int, default=1)
+    ap.add_argument('--strict', action='store_true', help='exit 1 when a failure is outside the info-* and charset:* buckets (CI)')
     ap.add_argument('--bin', default=os.path.join(os.environ.get('CARGO_TARGET_DIR', 'target'), 'release', 'mailcharset'))
     ap.add_argument('--out', default=None)
     ap.add_argument('--show', type=int, default=2)
@@ -1417,6 +1418,8 @@ def main():
         json.dump({b: [c['dir'] for c, _ in v] for b, v in buckets.items()}, f, indent=1)
     real = sum(len(v) for b, v in buckets.items() if not (b.startswith('info') or b.startswith('charset:')))
     print(f'\n{real} failures outside info-*/charset:* buckets')
+    if a.strict and real:
+        sys.exit(1)
 
 
 if __name__ == '__main__':
