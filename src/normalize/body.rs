@@ -235,7 +235,10 @@ fn header_fields(
     match part.header.get("content-type") {
         Some(f) => {
             let name = f.name_str();
-            let mut bytes = write_parameterized(&name, &head, &params, &wopts).into_bytes();
+            // Only the charset changed, in place, when no other parameter
+            // needs writing again; else the field from its parameters.
+            let mut bytes = charset_in_place(f, ct, le)
+                .unwrap_or_else(|| write_parameterized(&name, &head, &params, &wopts).into_bytes());
             bytes.extend_from_slice(f.line_ending.as_bytes());
             rewritten.push(f.offset);
             ctx.edits.push(Edit {
@@ -345,6 +348,80 @@ fn is_8bit_clean(text: &[u8]) -> bool {
         }
     }
     true
+}
+
+/// The Content-Type field `f` with its charset parameter made `utf-8`
+/// where it stands (or `; charset=utf-8` added at its end), everything
+/// else as written: case, quoting, comments, a parameter without a value,
+/// folds. `None` when another parameter needs writing again (RFC 2231 or
+/// RFC 2047 values, raw 8-bit octets), or the charset is given in more
+/// than one form: then the field is written from its parameters.
+fn charset_in_place(
+    f: &crate::mime::Field<'_>,
+    ct: &crate::mime::ContentType,
+    le: LineEnding,
+) -> Option<Vec<u8>> {
+    use crate::mime::ParamEncoding;
+    let v = f.value;
+    let others_plain = ct.params.iter().all(|p| {
+        p.name == "charset"
+            || (p.encoding == ParamEncoding::Plain && p.raw.is_ascii() && p.words.is_empty())
+    });
+    if ct.defaulted || !others_plain || !v.is_ascii() {
+        return None;
+    }
+    let mut value = Vec::with_capacity(v.len() + 16);
+    match ct.params.iter().find(|p| p.name == "charset") {
+        Some(p) => {
+            let [span] = p.spans.as_slice() else {
+                return None;
+            };
+            value.extend_from_slice(v.get(..span.start)?);
+            value.extend_from_slice(b"charset=utf-8");
+            value.extend_from_slice(v.get(span.end..)?);
+        }
+        None => {
+            let end = v
+                .iter()
+                .rposition(|&b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+                .map_or(0, |i| i + 1);
+            value.extend_from_slice(&v[..end]);
+            // On a line of its own when the last line has no room for it.
+            let line = match v[..end].iter().rposition(|&b| b == b'\n') {
+                Some(lf) => end - (lf + 1),
+                None => f.name.len() + 1 + end,
+            };
+            if line + b"; charset=utf-8".len() > 76 {
+                value.push(b';');
+                value.extend_from_slice(le.as_bytes());
+                value.extend_from_slice(b" charset=utf-8");
+            } else {
+                value.extend_from_slice(b"; charset=utf-8");
+            }
+            value.extend_from_slice(&v[end..]);
+        }
+    }
+    // Read back, it must say utf-8 with the other parameters as they were:
+    // a stray quote (`c"arset=...`) hides a parameter from the parser, and
+    // one added after it would be inside the quoted string.
+    let again = crate::mime::ContentType::parse(&value);
+    let others = |c: &crate::mime::ContentType| -> Vec<(String, String)> {
+        c.params
+            .iter()
+            .filter(|p| p.name != "charset")
+            .map(|p| (p.name.to_string(), p.value.clone()))
+            .collect()
+    };
+    if again.param("charset").map(|p| p.value.as_str()) != Some("utf-8")
+        || others(&again) != others(ct)
+    {
+        return None;
+    }
+    let mut out = Vec::with_capacity(f.name.len() + 1 + value.len());
+    out.extend_from_slice(f.name);
+    out.push(b':');
+    out.extend_from_slice(&value);
+    Some(out)
 }
 
 /// Whether the decision found the label's charset one we have no decoder

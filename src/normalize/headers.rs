@@ -390,33 +390,44 @@ fn parameters(
     // The parameters whose value is written again.
     let mut changed: Vec<&Parameter> = Vec::new();
     for p in &params {
-        let before = (a.convert, a.problem);
+        // Each parameter assessed on its own (whether it is to be written
+        // again), then into the field's.
+        let mut one = Assess::default();
         match p.encoding {
             ParamEncoding::Rfc2231 => match (&p.charset, &p.decoding) {
-                (Some(_), Some(dec)) => a.decoding(dec, mode),
-                _ => a.raw8(&p.raw, p.decoding.as_ref()),
+                (Some(_), Some(dec)) => one.decoding(dec, mode),
+                _ => one.raw8(&p.raw, p.decoding.as_ref()),
             },
             ParamEncoding::Rfc2047 => {
                 for (k, w) in p.words.iter().enumerate() {
-                    a.malformed |= w.malformed;
+                    one.malformed |= w.malformed;
                     if w.run == k {
-                        a.decoding(&w.decoding, mode);
+                        one.decoding(&w.decoding, mode);
                     }
                 }
-                a.raw8(&p.raw, p.decoding.as_ref());
+                one.raw8(&p.raw, p.decoding.as_ref());
             }
-            ParamEncoding::Plain => a.raw8(&p.raw, p.decoding.as_ref()),
+            ParamEncoding::Plain => one.raw8(&p.raw, p.decoding.as_ref()),
         }
-        a.malformed |= p
+        one.malformed |= p
             .findings
             .iter()
             .any(|f| f.kind == FindingKind::MalformedEncodedWord);
-        if (a.convert, a.problem) != before {
+        if one.convert || one.problem {
             changed.push(p);
             if location.is_none() {
                 location = Some(format!("param:{}", p.name));
             }
         }
+        a.convert |= one.convert;
+        a.problem |= one.problem;
+        a.malformed |= one.malformed;
+        if a.charset.is_none() {
+            a.label = one.label;
+            a.charset = one.charset;
+        }
+        a.verdict = a.verdict.max(one.verdict);
+        a.findings.extend(one.findings);
     }
     let location = location.unwrap_or_else(|| format!("header:{}", f.name_str()));
     let name = f.name_str();
@@ -444,8 +455,13 @@ fn parameters(
 /// The field with each of `changed` written again in place of the form of
 /// it that was read (its RFC 2231 sections, the first replaced and the
 /// others removed with their `;`; or its one plain `name=value`); other
-/// forms of it and everything else as written. `None` when a span does not
-/// fit the value.
+/// forms of it and everything else as written. Each new section starts a
+/// line of its own (a fold before it), so no line of the field grows and
+/// none is only white space. `None` when a span does not fit the value,
+/// or another form of a changed parameter holds 8-bit octets or an
+/// encoded-word (a raw Latin-1 `filename="Résumé.pdf"` fallback would stay
+/// beside its converted value): then the field is written from its
+/// parameters.
 fn splice_parameters(
     f: &Field<'_>,
     changed: &[&Parameter],
@@ -453,21 +469,38 @@ fn splice_parameters(
     le: LineEnding,
 ) -> Option<Vec<u8>> {
     let v = f.value;
-    // (range to replace, new text)
-    let mut edits: Vec<(Range<usize>, String)> = Vec::new();
+    let fold = format!("{} ", String::from_utf8_lossy(le.as_bytes()));
+    // (range to replace, the sections written there; none: removed)
+    let mut edits: Vec<(Range<usize>, Vec<String>)> = Vec::new();
     for p in changed {
         let extended = |r: &Range<usize>| {
             v.get(r.clone())
                 .is_some_and(|t| t.iter().take_while(|&&b| b != b'=').any(|&b| b == b'*'))
         };
-        let read: Vec<&Range<usize>> = if p.encoding == ParamEncoding::Rfc2231 {
-            p.spans.iter().filter(|r| extended(r)).collect()
-        } else {
-            p.spans.iter().filter(|r| !extended(r)).take(1).collect()
-        };
+        let (read, kept): (Vec<&Range<usize>>, Vec<&Range<usize>>) =
+            if p.encoding == ParamEncoding::Rfc2231 {
+                p.spans.iter().partition(|r| extended(r))
+            } else {
+                let (first, rest) = p.spans.split_first()?;
+                (vec![first], rest.iter().collect())
+            };
+        for r in &kept {
+            let t = v.get((*r).clone())?;
+            if !t.is_ascii() || crate::mime::has_encoded_word_start(t) {
+                return None;
+            }
+        }
         let (first, rest) = read.split_first()?;
-        let text = write_parameter(&p.name, &p.value, mode).join("; ");
-        edits.push(((*first).clone(), text));
+        let sections = write_parameter(&p.name, &p.value, mode);
+        // The white space (folds too) before the first section goes: the
+        // new text brings its own, a space where the line has room for
+        // the first section, else a fold.
+        let before = v.get(..first.start)?;
+        let start = before
+            .iter()
+            .rposition(|&b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+            .map_or(0, |i| i + 1);
+        edits.push((start..first.end, sections));
         for r in rest {
             // With the `;` before it and the white space (folds too)
             // between.
@@ -476,26 +509,40 @@ fn splice_parameters(
                 .iter()
                 .rposition(|&b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
                 .filter(|&i| before[i] == b';')?;
-            edits.push((semi..r.end, String::new()));
+            edits.push((semi..r.end, Vec::new()));
         }
     }
     edits.sort_by_key(|e| e.0.start);
-    let mut value = Vec::with_capacity(v.len() + 32);
+    let mut out = Vec::with_capacity(f.name.len() + 1 + v.len() + 32);
+    out.extend_from_slice(f.name);
+    out.push(b':');
     let mut at = 0;
-    for (r, text) in &edits {
+    for (r, sections) in &edits {
         if r.start < at || r.end > v.len() {
             return None;
         }
-        value.extend_from_slice(&v[at..r.start]);
-        value.extend_from_slice(text.as_bytes());
+        out.extend_from_slice(&v[at..r.start]);
         at = r.end;
+        let Some((first, more)) = sections.split_first() else {
+            continue;
+        };
+        // A space where the line has room for the first section (and
+        // its `;`), else a fold; a fold before each further one.
+        let column = out.len() - out.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        if column + first.len() + 1 < MAX_LINE {
+            out.push(b' ');
+        } else {
+            out.extend_from_slice(fold.as_bytes());
+        }
+        out.extend_from_slice(first.as_bytes());
+        for s in more {
+            out.push(b';');
+            out.extend_from_slice(fold.as_bytes());
+            out.extend_from_slice(s.as_bytes());
+        }
     }
-    value.extend_from_slice(&v[at..]);
-    let mut out = Vec::with_capacity(f.name.len() + 1 + value.len());
-    out.extend_from_slice(f.name);
-    out.push(b':');
-    out.extend_from_slice(&value);
-    Some(fold_long_lines(&out, le))
+    out.extend_from_slice(&v[at..]);
+    Some(out)
 }
 
 /// Folds lines longer than [`MAX_LINE`] before white space (a fold is a

@@ -1456,7 +1456,7 @@ fn regression_raw_iso2022jp_header_fields_are_converted() {
 /// their `;`.
 #[test]
 fn regression_converting_a_parameter_keeps_the_rest_of_the_field() {
-    let cases: [(&[u8], &str); 3] = [
+    let cases: [(&[u8], &str); 6] = [
         (
             b"attachment; filename=\"Resume.pdf\"; filename*=iso-8859-1''R%E9sum%E9.pdf",
             "attachment; filename=\"Resume.pdf\";\n filename*=utf-8''R%C3%A9sum%C3%A9.pdf",
@@ -1464,6 +1464,23 @@ fn regression_converting_a_parameter_keeps_the_rest_of_the_field() {
         (
             b"attachment; filename*=iso-8859-1''caf%E9.txt; x-flag",
             "attachment; filename*=utf-8''caf%C3%A9.txt; x-flag",
+        ),
+        // Two parameters to convert: both are (only the first was), the
+        // second folded where the line has no room for it.
+        (
+            b"attachment; filename*=iso-8859-1''R%E9sum%E9.txt; x-note*=iso-8859-1''d%27%E9tat",
+            "attachment; filename*=utf-8''R%C3%A9sum%C3%A9.txt;\n x-note*=utf-8''d%27%C3%A9tat",
+        ),
+        // A raw 8-bit fallback would stay beside its converted value: the
+        // field is written from its parameters instead.
+        (
+            b"attachment; filename=\"R\xe9sum\xe9.pdf\"; filename*=iso-8859-1''R%E9sum%E9.pdf",
+            "attachment; filename*=utf-8''R%C3%A9sum%C3%A9.pdf",
+        ),
+        // A deep indent before the value: no line of white space alone.
+        (
+            b"attachment;\n        filename*=iso-8859-1''caf%E9.txt",
+            "attachment; filename*=utf-8''caf%C3%A9.txt",
         ),
         (
             b"attachment; size=10;\n filename*0*=iso-8859-1''caf%E9;\n filename*1*=_cr%E8me.txt; x=1",
@@ -1537,4 +1554,33 @@ fn regression_the_session_s_own_rules_do_not_break_lies() {
         &utf8,
     );
     assert_eq!(subject(&out), "café menu");
+}
+
+/// A converted text part's Content-Type changes its charset where it
+/// stands (or gains `; charset=utf-8` at its end): the type's case,
+/// quoting, other parameters, one without a value and comments stay as
+/// written. It was written again from its parsed parameters, which
+/// dropped `x-flag` and the comment.
+#[test]
+fn regression_a_converted_part_keeps_its_content_type_but_the_charset() {
+    for (ct, want) in [
+        (
+            "TEXT/PLAIN; charset=\"ISO-8859-1\"; format=flowed; x-flag (sent by Foo)",
+            "TEXT/PLAIN; charset=utf-8; format=flowed; x-flag (sent by Foo)",
+        ),
+        ("text/plain; x-flag", "text/plain; x-flag; charset=utf-8"),
+    ] {
+        let msg = format!(
+            "From: a@example.com\nMIME-Version: 1.0\nContent-Type: {ct}\nContent-Transfer-Encoding: 8bit\n\ncaf\u{e9}\n"
+        )
+        .replace('\u{e9}', "\u{0}");
+        let mut raw = msg.into_bytes();
+        let at = raw.iter().position(|&b| b == 0).unwrap();
+        raw[at] = 0xE9;
+        let out = String::from_utf8(norm(&raw)).unwrap();
+        assert!(
+            out.contains(&format!("\nContent-Type: {want}\n")),
+            "{ct}\n{out}"
+        );
+    }
 }
