@@ -418,6 +418,19 @@ fn differential_against_mail_parser() {
     );
     // 99.2% today: every other comparison falls in a class above.
     assert!(rate >= 0.99, "agreement {rate}");
+    // The classes that accept our text without an oracle's agreement
+    // (Python cannot decode it either; Python differs in white space only;
+    // white space around encoded-words, not sent to Python) have no member
+    // today: one that appears is looked at, not passed (a review of the
+    // suite: a bug in RFC 2047 white-space handling would land there).
+    for class in [
+        PYTHON_CANNOT,
+        PYTHON_DIFFERS_WS,
+        "subject: white space around encoded-words",
+    ] {
+        let n = classes.counts.get(class).copied().unwrap_or(0);
+        assert_eq!(n, 0, "{class}: {:?}", classes.examples.get(class));
+    }
 }
 
 fn memchr_line_end(data: &[u8]) -> Option<usize> {
