@@ -535,10 +535,13 @@ fn decode_resolved<'a>(
         // A UTF-8 body is a hint for damaged UTF-8 only: octets UTF-8
         // does not read (a Latin-1 Subject beside a UTF-8 body) are
         // detection's, as without a hint.
-        // Plausible is asked of the intact characters: the damage is
-        // bounded above, and in a short field its U+FFFD outweighed them
-        // (`Аж�� news` beside a UTF-8 body was read whole as GBK).
-        let intact: Cow<'_, str> = if damaged {
+        // Under a UTF-8 body's hint, plausible is asked of the intact
+        // characters: the damage is bounded above, and in a short field its
+        // U+FFFD outweighed them (`Аж�� news` beside a UTF-8 body was read
+        // whole as GBK). Not under a legacy hint: a windows-1251 Subject
+        // beside a GBK body read as GBK with one U+FFFD left a plausible
+        // run of ideographs (`佯妁�` for `Среща`).
+        let intact: Cow<'_, str> = if damaged && hint.is_utf8() {
             Cow::Owned(h.text.replace('\u{FFFD}', ""))
         } else {
             Cow::Borrowed(&h.text)

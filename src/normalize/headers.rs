@@ -529,7 +529,13 @@ fn splice_parameters(
         // A space where the line has room for the first section (and
         // its `;`), else a fold; a fold before each further one.
         let column = out.len() - out.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-        if column + first.len() + 1 < MAX_LINE {
+        // The `;` after it counts when something follows on the line.
+        let follows = !more.is_empty()
+            || v[at..]
+                .iter()
+                .take_while(|&&b| b != b'\r' && b != b'\n')
+                .any(|&b| b != b' ' && b != b'\t');
+        if column + 1 + first.len() + usize::from(follows) <= MAX_LINE {
             out.push(b' ');
         } else {
             out.extend_from_slice(fold.as_bytes());
