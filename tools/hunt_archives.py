@@ -1546,7 +1546,8 @@ def main():
     if not os.access(binp, os.X_OK):
         sys.exit(f'{binp}: no binary (cargo build --release, or --bin PATH)')
     rng = random.Random(a.seed)
-    base = a.out or tempfile.mkdtemp(prefix='hunt-arch-')
+    # Absolute: the cases run with their own working directories.
+    base = os.path.abspath(a.out) if a.out else tempfile.mkdtemp(prefix='hunt-arch-')
     os.makedirs(base, exist_ok=True)
     kinds = [k for k in KINDS if not a.only or k in a.only.split(',')]
     weights = [KINDS[k] for k in kinds]

@@ -1368,7 +1368,8 @@ def main():
     if not os.access(binp, os.X_OK):
         sys.exit(f'{binp}: no binary (cargo build --release, or --bin PATH)')
     rng = random.Random(a.seed)
-    base = a.out or tempfile.mkdtemp(prefix='hunt-struct-')
+    # Absolute: the cases run with their own working directories.
+    base = os.path.abspath(a.out) if a.out else tempfile.mkdtemp(prefix='hunt-struct-')
     os.makedirs(base, exist_ok=True)
     cases = []
     for i in range(a.n):
