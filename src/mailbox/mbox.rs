@@ -570,10 +570,6 @@ pub(crate) fn later_envelope<R: BufRead>(mut r: R) -> io::Result<bool> {
     let mut first_line = true;
     let mut past_first = false;
     let mut prev_blank = false;
-    // It starts with a header field, not a `From ` line: an mbox whose
-    // start was cut off or damaged, or a message put before one
-    // ([`headless_start`]).
-    let mut headless = false;
     // The line before was a `From ` line after an empty line, or an
     // envelope line: a header field now starts a message.
     let mut after_from = false;
@@ -593,27 +589,13 @@ pub(crate) fn later_envelope<R: BufRead>(mut r: R) -> io::Result<bool> {
                 continue;
             }
             if !is_from_line(l) {
-                // A file that starts with a header field is one message
-                // (`headless_start` is switched off, see there).
-                if HEADLESS_MBOX_OFF || !is_header_field(l) {
-                    return Ok(false);
-                }
-                headless = true;
+                return Ok(false);
             }
             past_first = true;
             continue;
         }
-        if after_from && !headless && is_header_field(l) {
+        if after_from && is_header_field(l) {
             return Ok(true);
-        }
-        if headless {
-            // Only an envelope line with a date followed by a header
-            // field: a message of an mbox, not a line of a body.
-            if after_from && is_header_field_strict(l) {
-                return Ok(true);
-            }
-            after_from = is_envelope_line(trim_eol(l));
-            continue;
         }
         let envelope = is_from_line(l) && is_envelope_line(l.strip_suffix(b"\n").unwrap_or(l));
         if prev_blank && envelope {
@@ -627,60 +609,6 @@ pub(crate) fn later_envelope<R: BufRead>(mut r: R) -> io::Result<bool> {
         after_from = envelope || (prev_blank && is_bare_envelope_line(trim_eol(l)));
         prev_blank = blank;
     }
-}
-
-/// Where the first message of an mbox starts in `bytes` when they do not
-/// start with a `From ` line but with a header field (after an optional
-/// UTF-8 BOM and blank lines): an mbox whose first `From ` line was cut
-/// off (the second piece of `split -b`), or a message put before one
-/// (`cat saved.eml inbox.mbox`). It is clearly one only at a line that is
-/// an envelope line with a date ([`is_envelope_line`]) followed by a header
-/// field: a single message whose body has a line starting `From ` (`From
-/// the desk of José:`, or one that quotes an envelope line and goes on
-/// with text) is not one. The offset of that envelope line, or None.
-/// Whether [`headless_start`] is switched off (see there).
-const HEADLESS_MBOX_OFF: bool = true;
-
-pub(crate) fn headless_start(bytes: &[u8]) -> Option<usize> {
-    // Off: in the linux-mips archive, five single message files hold a
-    // later envelope line and header line (a second message glued on by
-    // the archiver, a git format-patch pasted into a body), and reading
-    // such a file as an mbox split a message file into a directory of
-    // two, which the library's readers (and the Python package) did not.
-    // A file that starts with a header field is one message, as before.
-    if HEADLESS_MBOX_OFF || !starts_with_header_field(bytes) {
-        return None;
-    }
-    NL_FROM.find_iter(bytes).find_map(|i| {
-        let at = i + 1;
-        let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |j| at + j + 1);
-        let next_end = memchr::memchr(b'\n', &bytes[end..]).map_or(bytes.len(), |j| end + j + 1);
-        (is_envelope_line(trim_eol(&bytes[at..end]))
-            && is_header_field_strict(&bytes[end..next_end]))
-        .then_some(at)
-    })
-}
-
-/// Whether `bytes` start with a header field (after an optional UTF-8 BOM
-/// and blank lines), as a message does.
-pub(crate) fn starts_with_header_field(bytes: &[u8]) -> bool {
-    let b = bytes.strip_prefix(BOM).unwrap_or(bytes);
-    let lead = b.iter().take_while(|&&c| c == b'\n' || c == b'\r').count();
-    let first_end = memchr::memchr(b'\n', &b[lead..]).map_or(b.len(), |i| lead + i + 1);
-    !b[lead..].starts_with(b"From ") && is_header_field(&b[lead..first_end])
-}
-
-/// [`is_header_field`], and the colon followed by white space or the end
-/// of the line, as every writer puts it (`Subject: x`): not
-/// `http://example.com`, a line of text that an envelope line quoted in
-/// a body may come before.
-fn is_header_field_strict(line: &[u8]) -> bool {
-    let name = line.iter().take_while(|&&b| b != b':').count();
-    is_header_field(line)
-        && matches!(
-            line.get(name + 1),
-            None | Some(b' ' | b'\t' | b'\r' | b'\n')
-        )
 }
 
 /// Whether `line` starts like a header field: a name of printable ASCII
@@ -1024,15 +952,16 @@ mod tests {
         assert!(!starts_message(b"From the desk of Jos\xe9:\n", h));
         let part = b"Message-ID: <1@x>\n\nbody\nFrom a@b Mon Jan  1 00:00:00 2001\nhttp://x\n\n\
 From a@b Mon Jan  1 00:00:00 2001\nSubject: two\n\nx\n";
-        // Switched off (see `headless_start`): a file that starts with a
-        // header field is one message.
-        assert_eq!(headless_start(part), None);
+        // A file that starts with a header field is one message, whatever
+        // envelope lines come later (doc/mailbox.md).
+        use crate::mailbox::{InputKind, sniff};
+        assert_eq!(sniff(part), InputKind::Eml);
         assert!(!has_later_envelope(part));
-        assert_eq!(headless_start(&part[..64]), None);
+        assert_eq!(sniff(&part[..64]), InputKind::Eml);
         assert!(!has_later_envelope(&part[..64]));
         assert_eq!(
-            headless_start(&part[29..]),
-            None,
+            sniff(&part[29..]),
+            InputKind::Eml,
             "does not start like a message"
         );
     }

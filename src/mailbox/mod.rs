@@ -582,21 +582,6 @@ pub fn detect(path: &Path) -> Result<InputKind, MailboxError> {
         .and_then(|f| f.take(SNIFF_LEN as u64).read_to_end(&mut head))
         .map_err(|e| MailboxError::io(path, Some(0), e))?;
     let kind = sniff(&head);
-    // Starts with a header field, and no envelope line in the first 64
-    // KiB: read on for one (an mbox cut off inside a long message).
-    if kind == InputKind::Eml
-        && (head.len() as u64) < meta.len()
-        && mbox::starts_with_header_field(&head)
-    {
-        let found = std::fs::File::open(path)
-            .and_then(|f| mbox::later_envelope(BufReader::with_capacity(256 * 1024, f)))
-            .map_err(|e| MailboxError::io(path, None, e))?;
-        return Ok(if found {
-            InputKind::Mbox(headless_flavor(&head))
-        } else {
-            kind
-        });
-    }
     if !matches!(kind, InputKind::Mbox(_)) || mbox::has_later_envelope(&head) {
         return Ok(kind);
     }
@@ -629,12 +614,7 @@ pub fn sniff_reader(r: &mut dyn Read, cap: u64) -> io::Result<(Vec<u8>, InputKin
     let mut head = Vec::new();
     r.take(SNIFF_LEN as u64).read_to_end(&mut head)?;
     let kind = sniff(&head);
-    // Starts with a header field: an mbox only when an envelope line
-    // comes later (`mbox::headless_start`), read ahead for as for one
-    // that starts with `From `; one message when the cap is reached
-    // without one.
-    let headless = kind == InputKind::Eml && mbox::starts_with_header_field(&head);
-    if !(matches!(kind, InputKind::Mbox(_)) || headless) || mbox::has_later_envelope(&head) {
+    if !matches!(kind, InputKind::Mbox(_)) || mbox::has_later_envelope(&head) {
         return Ok((head, kind));
     }
     if head.len() < SNIFF_LEN {
@@ -651,29 +631,14 @@ pub fn sniff_reader(r: &mut dyn Read, cap: u64) -> io::Result<(Vec<u8>, InputKin
     };
     let ended = (more.len() as u64) < budget;
     head.extend_from_slice(&more);
-    let kind = match kind {
-        _ if headless && found => InputKind::Mbox(headless_flavor(&head)),
-        _ if headless => InputKind::Eml,
-        _ if found || !ended => kind,
-        _ => InputKind::Eml,
-    };
-    Ok((head, kind))
-}
-
-/// The flavor of an mbox that starts with a header field, not a `From `
-/// line ([`sniff`] on its first envelope line, when `head` has it;
-/// mboxo with the line ending of its first line otherwise).
-fn headless_flavor(head: &[u8]) -> MboxFlavor {
-    match sniff(head) {
-        InputKind::Mbox(f) => f,
-        _ => {
-            let eol = memchr::memchr(b'\n', head);
-            MboxFlavor {
-                format: MboxFormat::Mboxo,
-                crlf: eol.is_some_and(|i| i > 0 && head[i - 1] == b'\r'),
-            }
-        }
-    }
+    Ok((
+        head,
+        if found || !ended {
+            kind
+        } else {
+            InputKind::Eml
+        },
+    ))
 }
 
 /// A reader that keeps a copy of what it reads.
@@ -700,10 +665,8 @@ impl<R: Read> Read for Tee<'_, R> {
 /// never makes one by quoting, an mboxrd writer does for any quoted
 /// `>From `, `>>From ` ...); mboxo otherwise.
 pub fn sniff(head: &[u8]) -> InputKind {
-    // A UTF-8 BOM and blank lines may come before the first `From ` line;
-    // or a message, or the rest of one, before an mbox's first envelope
-    // line (`mbox::headless_start`).
-    let Some(at) = mbox::first_from_line(head).or_else(|| mbox::headless_start(head)) else {
+    // A UTF-8 BOM and blank lines may come before the first `From ` line.
+    let Some(at) = mbox::first_from_line(head) else {
         return InputKind::Eml;
     };
     let body = &head[at..];
