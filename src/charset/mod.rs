@@ -514,18 +514,15 @@ fn decode_resolved<'a>(
         // A damaged octet or two in it: the charset still reads the rest
         // in words (a GB2312 Subject with one damaged octet was read whole
         // as windows-1252, every character mojibake), U+FFFD at the damage.
-        let damaged = h.replacements > 0
-            && h.replacements <= 3
-            && h.used == Some(hint)
-            && evidence::evidence(bytes, hint).explained()
+        let damaged = h.replacements > 0 && h.replacements <= 3 && h.used == Some(hint) && {
+            let ev = evidence::evidence(bytes, hint);
             // Under a UTF-8 body's hint, two characters in a word at least
             // and no fewer than the damage: a short legacy Subject pairs
             // up into one UTF-8 character by chance (EUC-KR `패치` reads
             // `��ġ`, Big5 `諾魯` `�վ|`).
-            && (!hint.is_utf8() || {
-                let ev = evidence::evidence(bytes, hint);
-                ev.in_words >= 2 && ev.in_words >= h.replacements
-            });
+            ev.explained()
+                && (!hint.is_utf8() || (ev.in_words >= 2 && ev.in_words >= h.replacements))
+        };
         // Plausible: text in one script, and read as Latin not mostly
         // non-ASCII characters side by side (another script's octets,
         // `ÄãºÃ`, `ðÒÉ×ÅÔ ÄÒÕÇ`: a header copied from mail in another

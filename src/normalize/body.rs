@@ -383,7 +383,7 @@ fn charset_in_place(
         None => {
             let end = v
                 .iter()
-                .rposition(|&b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+                .rposition(|&b| !crate::mime::lexer::is_fws(b))
                 .map_or(0, |i| i + 1);
             value.extend_from_slice(&v[..end]);
             // On a line of its own when the last line has no room for it.

@@ -73,6 +73,20 @@ impl Assess {
         }
     }
 
+    /// Takes in the assessment of one piece of the field (a display name,
+    /// a parameter).
+    fn merge(&mut self, one: Assess) {
+        self.convert |= one.convert;
+        self.problem |= one.problem;
+        self.malformed |= one.malformed;
+        if self.charset.is_none() {
+            self.label = one.label;
+            self.charset = one.charset;
+        }
+        self.verdict = self.verdict.max(one.verdict);
+        self.findings.extend(one.findings);
+    }
+
     /// A decoded piece of text and the raw octets it came from.
     fn text(&mut self, d: &DecodedText, raw: &[u8], mode: HeaderMode) {
         for (k, w) in d.words.iter().enumerate() {
@@ -330,15 +344,7 @@ fn address_list(
         if one.convert || one.problem {
             spans.push((span, d.text.clone()));
         }
-        a.convert |= one.convert;
-        a.problem |= one.problem;
-        a.malformed |= one.malformed;
-        if a.charset.is_none() {
-            a.label = one.label;
-            a.charset = one.charset;
-        }
-        a.verdict = a.verdict.max(one.verdict);
-        a.findings.extend(one.findings);
+        a.merge(one);
     }
     let name = f.name_str();
     decide(part, f, format!("header:{name}"), a, ctx, |_| {
@@ -419,15 +425,7 @@ fn parameters(
                 location = Some(format!("param:{}", p.name));
             }
         }
-        a.convert |= one.convert;
-        a.problem |= one.problem;
-        a.malformed |= one.malformed;
-        if a.charset.is_none() {
-            a.label = one.label;
-            a.charset = one.charset;
-        }
-        a.verdict = a.verdict.max(one.verdict);
-        a.findings.extend(one.findings);
+        a.merge(one);
     }
     let location = location.unwrap_or_else(|| format!("header:{}", f.name_str()));
     let name = f.name_str();
@@ -498,7 +496,7 @@ fn splice_parameters(
         let before = v.get(..first.start)?;
         let start = before
             .iter()
-            .rposition(|&b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+            .rposition(|&b| !crate::mime::lexer::is_fws(b))
             .map_or(0, |i| i + 1);
         edits.push((start..first.end, sections));
         for r in rest {
@@ -507,7 +505,7 @@ fn splice_parameters(
             let before = v.get(..r.start)?;
             let semi = before
                 .iter()
-                .rposition(|&b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+                .rposition(|&b| !crate::mime::lexer::is_fws(b))
                 .filter(|&i| before[i] == b';')?;
             edits.push((semi..r.end, Vec::new()));
         }
