@@ -1013,14 +1013,14 @@ pub(super) fn standing(text: &str) -> usize {
         }
         let mark = typography(c);
         let symbol = !mark && list_symbol(c);
-        let prev0 = i.checked_sub(1).and_then(|j| chars.get(j)).copied();
-        let next0 = chars.get(i + 1).copied();
+        let prev = i.checked_sub(1).and_then(|j| chars.get(j)).copied();
+        let next = chars.get(i + 1).copied();
         // A letter of [`rest_block`]'s scripts stands in a word of its
         // block only: alone beside damage it is what chance octets make
         // (GB2312 `越南` under a UTF-8 label reads `Խ��`).
         let rest = rest_block(c).is_some()
             && c.alphabetic()
-            && (same_word(c, prev0) || same_word(c, next0));
+            && (same_word(c, prev) || same_word(c, next));
         if !(mark || symbol || rest || (c.alphabetic() && script(c) != Script::Other)) {
             continue;
         }
@@ -1029,7 +1029,7 @@ pub(super) fn standing(text: &str) -> usize {
         // it is what another charset's octets make (CP866 letters under
         // EUC-JP read `⑧ ┤ ≡` between errors).
         if symbol
-            && ![prev0, next0].iter().all(|n| {
+            && ![prev, next].iter().all(|n| {
                 n.is_none_or(|n| {
                     n.is_ascii_whitespace() || n.is_ascii_punctuation() || n.is_ascii_digit()
                 })
@@ -1037,8 +1037,6 @@ pub(super) fn standing(text: &str) -> usize {
         {
             continue;
         }
-        let prev = i.checked_sub(1).and_then(|j| chars.get(j)).copied();
-        let next = chars.get(i + 1).copied();
         let fits = |n: Option<char>| {
             n.is_none_or(|n| n == '\u{FFFD}' || mark || !n.alphabetic() || same_word(c, Some(n)))
         };
