@@ -1018,9 +1018,8 @@ pub(super) fn standing(text: &str) -> usize {
         // A letter of [`rest_block`]'s scripts stands in a word of its
         // block only: alone beside damage it is what chance octets make
         // (GB2312 `越南` under a UTF-8 label reads `Խ��`).
-        let rest = rest_block(c).is_some()
-            && c.alphabetic()
-            && (same_word(c, prev) || same_word(c, next));
+        let rest =
+            rest_block(c).is_some() && c.alphabetic() && (same_word(c, prev) || same_word(c, next));
         if !(mark || symbol || rest || (c.alphabetic() && script(c) != Script::Other)) {
             continue;
         }
