@@ -348,11 +348,39 @@ fn decode_b(text: &[u8], out: &mut Vec<u8>) -> Quality {
 /// encoded-word must end in ASCII (RFC 1468, RFC 1557), so a character is
 /// never split across words; and joining words puts two escape sequences
 /// back to back, which the WHATWG ISO-2022-JP decoder rejects. These words
-/// are therefore decoded one by one, not as a run.
+/// are therefore decoded one by one, not as a run, unless a word breaks
+/// that rule ([`iso2022_open`]).
 fn is_iso2022(label: &[u8]) -> bool {
     let l = label.len().min(8);
     label[..l].eq_ignore_ascii_case(b"iso-2022")
         || label.len() >= 11 && label[..11].eq_ignore_ascii_case(b"csiso2022jp")
+}
+
+/// Whether ISO-2022 octets end outside ASCII: their last escape sequence
+/// designates a double-byte set or katakana (`ESC $ B`, `ESC ( I`, ...) and
+/// not ASCII or JIS-Roman (`ESC ( B`, `ESC ( J`); or, in ISO-2022-KR and
+/// -CN, a shift-out (SO, 0x0E) is not followed by a shift-in (SI, 0x0F).
+/// Mailers that split a Japanese Subject into encoded-words by length
+/// leave the first word in JIS mode; the next word's octets then carry on
+/// from that mode, and read alone they are ASCII garbage (`%F%-%9%H` for
+/// テキスト). Python's `email` joins such words; so does this decoder.
+fn iso2022_open(octets: &[u8]) -> bool {
+    let shifted = match memchr::memrchr2(0x0E, 0x0F, octets) {
+        Some(i) => octets[i] == 0x0E,
+        None => false,
+    };
+    let Some(esc) = memchr::memrchr(0x1B, octets) else {
+        return shifted;
+    };
+    match &octets[esc + 1..] {
+        [b'(', b'B' | b'J', ..] => shifted,
+        // G1/G2 designations (ISO-2022-KR, -CN) wait for a shift-out.
+        [b'$', b')' | b'*' | b'+', ..] => shifted,
+        [b'$' | b'(', ..] => true,
+        // An escape cut short by the end of the word.
+        [] => true,
+        _ => shifted,
+    }
 }
 
 /// A run of adjacent encoded-words of one charset, not yet decoded.
@@ -540,11 +568,16 @@ impl<'o> State<'o> {
             self.ws.clear();
         }
         let same = self.last_was_word
-            && !is_iso2022(w.label)
-            && self
-                .run
-                .as_ref()
-                .is_some_and(|r| r.label.eq_ignore_ascii_case(w.label));
+            && self.run.as_ref().is_some_and(|r| {
+                r.label.eq_ignore_ascii_case(w.label)
+                    && (!is_iso2022(w.label) || iso2022_open(&r.bytes))
+            });
+        if same && is_iso2022(w.label) {
+            note(
+                &mut self.out.findings,
+                "ISO-2022 encoded-word ends outside ASCII (RFC 1468); read on into the next",
+            );
+        }
         if !same {
             self.flush_run();
             self.flush_ws(ctx);
@@ -705,6 +738,35 @@ mod tests {
             un("=?UTF-8?B?w6E=?=\r\n =?UTF-8?Q?caf=C3?= =?utf-8?Q?=A9?="),
             "ácafé"
         );
+    }
+
+    #[test]
+    fn iso2022_words_left_in_jis_mode_read_on() {
+        // 日本語のテキストです in ISO-2022-JP, split after のテ while in JIS
+        // mode: the second word has no escape of its own.
+        let first = "=?ISO-2022-JP?B?GyRCRnxLXDhsJE4lRg==?=";
+        let second = "=?ISO-2022-JP?B?JS0lOSVIJEckORsoQg==?=";
+        let d = decode_unstructured(format!("{first}\r\n {second}").as_bytes());
+        assert_eq!(d.text, "日本語のテキストです");
+        assert!(d.findings.iter().any(|f| {
+            f.note
+                .as_deref()
+                .is_some_and(|n| n.starts_with("ISO-2022 encoded-word ends outside ASCII"))
+        }));
+        // Words that each end in ASCII stay apart, with no finding.
+        let d = decode_unstructured(
+            "=?ISO-2022-JP?B?GyRCRnxLXBsoQg==?= =?ISO-2022-JP?B?GyRCOGwbKEI=?=".as_bytes(),
+        );
+        assert_eq!(d.text, "日本語");
+        assert!(d.findings.is_empty(), "{:?}", d.findings);
+        // The state is the run's: a middle word without escapes carries on.
+        assert!(iso2022_open(b"\x1b$BF|"));
+        assert!(iso2022_open(b"\x1b(I1"));
+        assert!(!iso2022_open(b"\x1b$BF|\x1b(B"));
+        assert!(!iso2022_open(b"\x1b(Jabc"));
+        assert!(!iso2022_open(b"plain"));
+        assert!(iso2022_open(b"\x1b$)C\x0e!!"));
+        assert!(!iso2022_open(b"\x1b$)C\x0e!!\x0f"));
     }
 
     #[test]

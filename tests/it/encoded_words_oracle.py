@@ -9,7 +9,8 @@ TEXTS = [("utf-8", "Grüße aus Köln"), ("utf-8", "日本語の件名です"), 
          ("iso-8859-2", "Żółć gęślą"), ("koi8-r", "Привет всем"), ("windows-1251", "Здравствуйте"),
          ("shift_jis", "日本語テキスト"), ("euc-kr", "안녕하세요 여러분"), ("gb2312", "你好世界"),
          ("big5", "中文測試"), ("iso-8859-7", "Καλημέρα"), ("windows-1252", "“quoted” – dash"),
-         ("utf-8", "a_b=c?d"), ("iso-8859-15", "€ 5")]
+         ("utf-8", "a_b=c?d"), ("iso-8859-15", "€ 5"), ("iso-2022-jp", "日本語のテキストです"),
+         ("iso-2022-jp", "件名 テスト")]
 def q(b):
     out = []
     for x in b:
@@ -37,8 +38,9 @@ for k in range(400):
             cs, t = rng.choice(TEXTS)
             b = t.encode(cs)
             enc = rng.choice('BQ')
-            if cs == 'utf-8' and rng.random() < 0.3 and len(b) > 4:
-                # split mid-character into two adjacent words of the same charset
+            if rng.random() < 0.3 and len(b) > 4:
+                # split anywhere (inside a character, an ISO-2022 escape or
+                # JIS mode) into two adjacent words of the same charset
                 cut = rng.randint(1, len(b) - 1)
                 parts.append(('ew', word(cs, b[:cut], enc)))
                 parts.append(('ew', word(cs, b[cut:], enc)))

@@ -177,8 +177,9 @@ fn iso_2022_jp_words_are_decoded_one_by_one() {
 }
 
 /// Encoded-word sequences generated as mailers write them (B and Q,
-/// labels in any case, 17 charsets, UTF-8 words split inside a
-/// character, plain words between, spaces, tabs and folds between words)
+/// labels in any case, 18 charsets, words of any charset split anywhere:
+/// inside a character, an ISO-2022 escape or JIS mode; plain words
+/// between, spaces, tabs and folds between words)
 /// decode to what Python's `email` makes of them
 /// (`str(make_header(decode_header(v)))`): an independent implementation,
 /// 1,200 values (`tests/it/encoded_words_oracle.py`, three seeds).
