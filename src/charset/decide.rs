@@ -1351,6 +1351,9 @@ fn utf8_lines(bytes: &[u8], cs: &'static Charset) -> Vec<Range<usize>> {
         if elsewhere > 0 && (elsewhere < 2 || characters(s).1 < elsewhere) {
             return Vec::new();
         }
+        if elsewhere == 0 && !own.is_empty() && labels_own_words(&bytes[r.clone()], s, cs, own) {
+            continue;
+        }
         chars += n;
         lines.push(r);
     }
@@ -1358,6 +1361,37 @@ fn utf8_lines(bytes: &[u8], cs: &'static Charset) -> Vec<Range<usize>> {
         return Vec::new();
     }
     lines
+}
+
+/// Whether a line valid as UTF-8 (`s`) is the label's own text all the
+/// same: the label reads words of its own script, letters only, and UTF-8
+/// reads Latin-range characters (U+00A0..U+02FF) none of which stands in
+/// a word with an ASCII letter. Capitals of ISO-8859-5 (`ЩЕ` is `C9 B5`,
+/// UTF-8's `ɵ`) and Hangul of EUC-KR pair up into such characters; UTF-8
+/// Latin text has its accents inside Latin words (`café`), and its
+/// mojibake under the label is wedged into them (`cafУЉ`).
+fn labels_own_words(
+    line: &[u8],
+    s: &str,
+    cs: &'static Charset,
+    own: &[std::ops::RangeInclusive<char>],
+) -> bool {
+    let own_letter = |c: char| c.is_alphabetic() && own.iter().any(|r| r.contains(&c));
+    if s.chars()
+        .any(|c| !c.is_ascii() && !matches!(c, '\u{A0}'..='\u{2FF}'))
+    {
+        return false;
+    }
+    // Words (runs of letters and digits) that hold a non-ASCII character.
+    fn words(t: &str) -> impl Iterator<Item = &str> {
+        t.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_ascii())
+    }
+    if words(s).any(|w| w.chars().any(|c| c.is_ascii_alphabetic())) {
+        return false;
+    }
+    let (t, rep, _) = decode_with(line, cs);
+    rep.is_clean() && words(&t).next().is_some() && words(&t).all(|w| w.chars().all(own_letter))
 }
 
 /// The letters and punctuation of the script a legacy label writes,
