@@ -29,7 +29,7 @@
 //! | a Chinese label whose octets have another CJK charset's shape, 24+ characters, no line of the label's own shape ([`chinese_rows`]): Hangul rows only (GB label), a fifth with a trail 0x40..0x7E (GB label), no trail below 0xA1 and an eighth in rows 0xC9..0xF7 (Big5 label, also with a few errors) | EUC-KR or Big5 under GB, GB2312 under Big5 | `mislabeled` if chardetng's candidate is that charset (EUC-KR, Big5, GBK) and reads plausibly | the candidate's |
 //! | a Cyrillic label (windows-1251, KOI8-R/U, ISO-8859-5, IBM866, x-mac-cyrillic) read cleanly with its case turned over: 3+ words with a lowercase letter before a capital, more than twice its capitalised words (`Case`) | KOI8-R under windows-1251 (`рТЙЧЕФ`) and the like | `mislabeled` if chardetng's candidate is another Cyrillic charset (not windows-1251 under x-mac-cyrillic), reads plausibly, its case natural, a capitalised word for each two turned over, as many letters in words | the candidate's |
 //! | a Cyrillic label read cleanly with 3+ words whose letters no one Cyrillic language has together ([`cyrillic_misfits`]) | windows-1251 under ISO-8859-5 (`ёьхђѓ`, `юсёѓфшђќ`) | `mislabeled` if chardetng's candidate is another Cyrillic charset (not windows-1251 under x-mac-cyrillic) with at most one such word for three of the label's, its case natural, as many letters in words | the candidate's |
-//! | KOI8-R read cleanly with 3+ of KOI8-U's letter octets (A4 A6 A7 AD B4 B6 B7 BD) as box drawing touching letters, and no other box drawing touching one (`koi8u_letters`) | Ukrainian KOI8-U under KOI8-R (`Прив╕т`) | `mislabeled` | KOI8-U |
+//! | KOI8-R read cleanly with 3+ of KOI8-U's letter octets (A4 A6 A7 AD B4 B6 B7 BD) as box drawing touching letters or standing alone as a word, and no other box drawing touching one; 1+ when no other box drawing stands anywhere (`koi8u_letters`) | Ukrainian KOI8-U under KOI8-R (`Прив╕т`) | `mislabeled` | KOI8-U |
 //! | a Latin label (not windows-1258) read cleanly into runs of 3+ non-ASCII characters: 3+ runs (or one of 16+), 32+ characters in them, at least half as many runs as words with a non-ASCII character ([`nonascii_runs`]) | another script read as Latin (`Ïðèâåò`, `ÇÑ±¹¾î`) | `mislabeled` if a candidate reads plausibly, in a script other than Latin, its Cyrillic or Greek case natural (`Case::natural`); windows-1251 or x-mac-cyrillic by their capitals | the candidate's |
 //! | a Latin label (not a Mac one, [`mac_latin`]; not windows-1258) or a Cyrillic one read cleanly with 3+ symbols inside words ([`symbols_in_words`]) | `Wroc³aw`, `¾lu»ouèký`, `Я№штхђ`: windows-1250, ISO-8859-2, windows-1251 read in another charset of the script | `mislabeled` if chardetng's guess is of the script (not windows-1252), reads 3+ of them as letters fitting their word's case (2+ different symbols under a Latin label), turns no letter into a symbol ([`repair`]), its windows-1250/ISO-8859-2 twin does not read them as well, and (Latin) it fits a language's alphabet no worse than the label's reading | the guess's |
 //! | a Latin label (not a Mac one) read cleanly with 3+ words whose letters no one alphabet holds, where windows-1252 or a Turkish, Central European, Baltic or Mac charset reads every word as one language's, mending 3+ of those words that are not names and as many of the label's foreign words as of its others (or any, when no alphabet holds 3 in 4 of the label's 40+ letters) ([`alphabet_lie`]) | `Joăo, informaçăo, tręs`: Latin-1 under ISO-8859-2; Hungarian `hõmérséklet` under Latin-1 | `mislabeled` | that charset |
@@ -744,12 +744,16 @@ pub(super) fn labelled<'a>(
         if !ascii
             && opts.detect
             && cs.decoder_name() == Some("KOI8-R")
-            && let n = koi8u_letters(bytes)
-            && n >= SYMBOLS_IN_WORDS
+            && let (n, other_box) = koi8u_letters(bytes)
+            // One or two such letters are enough when no box drawing
+            // stands anywhere else: Ukrainian with one `і` in a line of
+            // Russian-looking words was `Пропонован╕ пакунки`, `ok`.
+            && (n >= SYMBOLS_IN_WORDS || (n >= 1 && !other_box))
         {
             let koi8u = Charset::for_encoding(encoding_rs::KOI8_U);
             let (t, r, used) = decode_with(bytes, koi8u);
             if r.is_clean() {
+                let weak = n < SYMBOLS_IN_WORDS;
                 read_in(
                     d,
                     out,
@@ -757,9 +761,18 @@ pub(super) fn labelled<'a>(
                     (used, t),
                     format!(
                         "read as KOI8-R, {n} box-drawing characters sit against letters; KOI8-U \
-                         reads them as Ukrainian letters"
+                         reads them as Ukrainian letters{}",
+                        if weak {
+                            " (and every other octet as KOI8-R does)"
+                        } else {
+                            ""
+                        }
                     ),
                 );
+                // One or two may be a damaged octet of a Russian text: the
+                // letter is read, the label is not called a lie (as a
+                // superset reads its subset's C1 octets, `suspicious`).
+                out.mislabeled = !weak;
                 return;
             }
         }
@@ -978,8 +991,12 @@ pub(super) fn labelled<'a>(
         && (!gb_rows || matches!(det.charset.decoder_name(), Some("GBK" | "gb18030")))
         // UTF-8 letters inside words are real UTF-8: a single-byte charset
         // would turn them into mojibake (only multi-octet legacy charsets
-        // pair up into such letters by chance, "谢谢" into "лл").
-        && !(utf8_label && ev.in_words >= 1 && det.charset.is_single_byte())
+        // pair up into such letters by chance, "谢谢" into "лл"). Not when
+        // no line is UTF-8 and errors outnumber them eight to one: Thai
+        // TIS-620 pairs up into a letter here and there (`ร¨` is `è`,
+        // `เก` and the next consonant a Samaritan or Gurmukhi letter),
+        // each between errors.
+        && !(utf8_label && det.charset.is_single_byte() && utf8_letters_real(&ev))
         // Nor does it put a letter of another script inside Latin words
         // where the label read none (`für` with five stray octets beside
         // it as GBK `f眉r`).
@@ -1018,6 +1035,15 @@ pub(super) fn labelled<'a>(
         out.mixed = true;
     }
     accept(bytes, cs, used, text, &report, opts, d, out);
+}
+
+/// Whether the UTF-8 letters in words a text labelled UTF-8 holds are its
+/// writer's ([`labelled`]): some, and a line of UTF-8 text, or fewer than
+/// eight errors for each. Legacy text makes them only by chance, one here
+/// and there among many errors, never a clean line.
+fn utf8_letters_real(ev: &super::evidence::Evidence) -> bool {
+    let words = ev.in_words.max(ev.standing);
+    ev.in_words >= 1 && (ev.clean_line_chars > 0 || ev.errors < 8 * words)
 }
 
 /// The label's reading, with its errors, the C1 check (ISO 8859 read as
@@ -1351,7 +1377,11 @@ fn utf8_lines(bytes: &[u8], cs: &'static Charset) -> Vec<Range<usize>> {
         if elsewhere > 0 && (elsewhere < 2 || characters(s).1 < elsewhere) {
             return Vec::new();
         }
-        if elsewhere == 0 && !own.is_empty() && labels_own_words(&bytes[r.clone()], s, cs, own) {
+        if elsewhere == 0
+            && cs.is_single_byte()
+            && !own.is_empty()
+            && labels_own_words(&bytes[r.clone()], s, cs, own)
+        {
             continue;
         }
         chars += n;
@@ -1367,9 +1397,11 @@ fn utf8_lines(bytes: &[u8], cs: &'static Charset) -> Vec<Range<usize>> {
 /// same: the label reads words of its own script, letters only, and UTF-8
 /// reads Latin-range characters (U+00A0..U+02FF) none of which stands in
 /// a word with an ASCII letter. Capitals of ISO-8859-5 (`ЩЕ` is `C9 B5`,
-/// UTF-8's `ɵ`) and Hangul of EUC-KR pair up into such characters; UTF-8
-/// Latin text has its accents inside Latin words (`café`), and its
-/// mojibake under the label is wedged into them (`cafУЉ`).
+/// UTF-8's `ɵ`) pair up into such characters; UTF-8 Latin text has its
+/// accents inside Latin words (`café`), and its mojibake under the label
+/// is wedged into them (`cafУЉ`). Single-byte labels only: under GB2312 a
+/// quoted `>To: Öì·ï` (UTF-8 of a name that was mojibake already) is Han
+/// to the label, and the octets say Latin.
 fn labels_own_words(
     line: &[u8],
     s: &str,
@@ -2433,29 +2465,39 @@ fn twin_reads_too(
 
 /// The octets KOI8-U has letters at and KOI8-R box drawing (`і ї є ґ`
 /// and their capitals at A6 A7 A4 AD, B6 B7 B4 BD) that touch a KOI8
-/// letter (0xC0..0xFF, `ё Ё`, or another of them), when no other box
-/// drawing touches a letter; else 0. Russian text never glues box drawing
-/// to its words (a table's `║Имя║` uses other octets), Ukrainian under the
-/// wrong label does in nearly every line.
-fn koi8u_letters(bytes: &[u8]) -> usize {
+/// letter (0xC0..0xFF, `ё Ё`, or another of them), or stand alone as a
+/// word (Ukrainian `і`, "and", `є`, "is": `Дадра і Нагар`, `PARSER і
+/// COPY`; white space before, white space or punctuation after), when
+/// no other box drawing touches a letter; else 0. Russian text never glues
+/// box drawing to its words (a table's `║Имя║` uses other octets),
+/// Ukrainian under the wrong label does in nearly every line. With it,
+/// whether KOI8-R box drawing stands anywhere else in the text (a table,
+/// or a damaged octet): then one or two such letters are not enough.
+fn koi8u_letters(bytes: &[u8]) -> (usize, bool) {
     let ukr = |b: u8| matches!(b, 0xA4 | 0xA6 | 0xA7 | 0xAD | 0xB4 | 0xB6 | 0xB7 | 0xBD);
     let letter = |b: u8| b >= 0xC0 || b == 0xA3 || b == 0xB3 || ukr(b);
+    let boxes = |b: u8| matches!(b, 0x80..=0x8A | 0xA0..=0xA2 | 0xA4..=0xB2 | 0xB4..=0xBE);
+    let at = |i: Option<usize>| i.and_then(|i| bytes.get(i)).copied();
     let mut n = 0;
+    let mut other_box = false;
     for (i, &b) in bytes.iter().enumerate() {
         if !(0x80..0xC0).contains(&b) || matches!(b, 0x9A | 0x9C..=0x9E | 0xA3 | 0xB3 | 0xBF) {
             continue;
         }
-        let touches =
-            (i > 0 && letter(bytes[i - 1])) || bytes.get(i + 1).is_some_and(|&x| letter(x));
-        if !touches {
+        let touches = (i > 0 && letter(bytes[i - 1])) || at(Some(i + 1)).is_some_and(letter);
+        let alone = ukr(b)
+            && at(i.checked_sub(1)).is_some_and(|p| p.is_ascii_whitespace())
+            && at(Some(i + 1)).is_none_or(|n| n.is_ascii_whitespace() || n.is_ascii_punctuation());
+        if !touches && !alone {
+            other_box |= boxes(b);
             continue;
         }
         if !ukr(b) {
-            return 0;
+            return (0, true);
         }
         n += 1;
     }
-    n
+    (n, other_box)
 }
 
 /// Cyrillic single-byte charsets, whose readings of each other's text are

@@ -2784,10 +2784,18 @@ proptest! {
         let opts = DecodeOptions { tld: tld(tld_at), ..body_opts() };
         let d = charset::decode(&bytes, Some(label.as_bytes()), &opts);
         prop_assert!(d.verdict != Verdict::Mislabeled, "{} {:?}: {:?}", label, String::from_utf8_lossy(&bytes), d.findings);
-        prop_assert_eq!(
-            d.used.and_then(|c| c.decoder_name()),
-            charset::Charset::for_label(label.as_bytes()).and_then(|c| c.decoder_name())
-        );
+        let used = d.used.and_then(|c| c.decoder_name());
+        // One or two damaged octets at KOI8-U's letters, glued to a word in
+        // a text with no box drawing, read as those letters (`suspicious`,
+        // never `mislabeled`: asserted above); KOI8-U reads every other
+        // octet as KOI8-R does.
+        let koi8u_damage = damaged && label == "koi8-r" && used == Some("KOI8-U");
+        if !koi8u_damage {
+            prop_assert_eq!(
+                used,
+                charset::Charset::for_label(label.as_bytes()).and_then(|c| c.decoder_name())
+            );
+        }
         if !damaged {
             prop_assert_eq!(&*d.text, text.as_str());
         }
@@ -3312,6 +3320,54 @@ fn regression_ukrainian_koi8_u_under_koi8_r_is_read_as_koi8_u() {
     dam[10] = 0xA7;
     dam[20] = 0xA1;
     let d = charset::decode(&dam, Some(b"koi8-r"), &body_opts());
+    assert_eq!(d.used.map(|c| c.name()), Some("KOI8-R"));
+
+    // One or two such letters with no other box drawing in the text
+    // (`/tmp/hunt8` h_koi8u.py: 280 of 478 catalog strings missed): read as
+    // KOI8-U, `suspicious`, not `mislabeled` (a damaged octet in Russian
+    // looks the same). A lone `і` ("and") or `є` ("is") between words counts.
+    for (uk, n) in [
+        (
+            "Пропоновані пакунки:
+",
+            1,
+        ),
+        (
+            "Дадра і Нагар Хавелі
+",
+            2,
+        ),
+        (
+            "вказати параметри PARSER і COPY одночасно не можна
+",
+            1,
+        ),
+        (
+            "Операнд .inst.n є надто великим.
+",
+            1,
+        ),
+    ] {
+        let bytes = encoding_rs::KOI8_U.encode(uk).0.into_owned();
+        let d = charset::decode(&bytes, Some(b"koi8-r"), &body_opts());
+        assert_eq!(
+            (d.text.as_ref(), d.verdict.as_str()),
+            (uk, "suspicious"),
+            "{uk}"
+        );
+        assert!(
+            d.findings.iter().any(|f| f
+                .note
+                .as_deref()
+                .is_some_and(|s| s.contains(&format!("{n} box-drawing")))),
+            "{uk}: {:?}",
+            d.findings
+        );
+    }
+    // Beside a table, one is not enough.
+    let mixed = format!("{ru}Пропоновані пакунки\n");
+    let bytes = encoding_rs::KOI8_U.encode(&mixed).0.into_owned();
+    let d = charset::decode(&bytes, Some(b"koi8-r"), &body_opts());
     assert_eq!(d.used.map(|c| c.name()), Some("KOI8-R"));
 }
 
@@ -4626,4 +4682,30 @@ fn regression_latin_text_under_a_non_latin_label_is_read_as_latin() {
         assert_eq!(&*d.text, russian, "{label}");
         assert_eq!(d.verdict, Verdict::Ok, "{label}: {:?}", d.findings);
     }
+}
+
+/// Thai in TIS-620 (windows-874) labelled UTF-8: Thai octets pair up into
+/// UTF-8 here and there (`ร¨` is `C3 A8`, `è`; a leading vowel `E0..E4`
+/// and two consonants make a Samaritan or Gurmukhi letter), and those
+/// letters stood for "UTF-8 letters in words", which keep a UTF-8 label
+/// whatever the errors: the text came out as U+FFFD with a Mongolian
+/// letter here and there (/tmp/hunt8 h_thai.py: 38 of 130, `invalid`).
+/// With no line of UTF-8 and eight errors or more per such letter, they
+/// are chance: read as the candidate, `mislabeled`. Thai UTF-8 with a
+/// damaged octet or two keeps its label.
+#[test]
+fn regression_thai_tis_620_under_utf_8_is_read_as_thai() {
+    let th = "การจัดเรียงในแนวแกน X ของอ็อบเจกต์ลูก\nไม่สามารถเปิดช่องแจ้งสถานะการรักษาความปลอดภัยได้\n";
+    let bytes = encoding_rs::WINDOWS_874.encode(th).0.into_owned();
+    assert!(std::str::from_utf8(&bytes).is_err());
+    let d = charset::decode(&bytes, Some(b"utf-8"), &body_opts());
+    assert_eq!((d.text.as_ref(), d.verdict.as_str()), (th, "mislabeled"));
+    assert_eq!(d.replacements, 0);
+
+    let mut dam = th.as_bytes().to_vec();
+    dam[7] = 0xFF;
+    dam[40] = b'?';
+    let d = charset::decode(&dam, Some(b"utf-8"), &body_opts());
+    assert_eq!(d.used.map(|c| c.name()), Some("UTF-8"));
+    assert_eq!(d.verdict.as_str(), "invalid");
 }
