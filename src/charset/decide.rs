@@ -29,6 +29,7 @@
 //! | a Chinese label whose octets have another CJK charset's shape, 24+ characters, no line of the label's own shape ([`chinese_rows`]): Hangul rows only (GB label), a fifth with a trail 0x40..0x7E (GB label), no trail below 0xA1 and an eighth in rows 0xC9..0xF7 (Big5 label, also with a few errors) | EUC-KR or Big5 under GB, GB2312 under Big5 | `mislabeled` if chardetng's candidate is that charset (EUC-KR, Big5, GBK) and reads plausibly | the candidate's |
 //! | a Cyrillic label (windows-1251, KOI8-R/U, ISO-8859-5, IBM866, x-mac-cyrillic) read cleanly with its case turned over: 3+ words with a lowercase letter before a capital, more than twice its capitalised words (`Case`) | KOI8-R under windows-1251 (`рТЙЧЕФ`) and the like | `mislabeled` if chardetng's candidate is another Cyrillic charset (not windows-1251 under x-mac-cyrillic), reads plausibly, its case natural, a capitalised word for each two turned over, as many letters in words | the candidate's |
 //! | a Cyrillic label read cleanly with 3+ words whose letters no one Cyrillic language has together ([`cyrillic_misfits`]) | windows-1251 under ISO-8859-5 (`ёьхђѓ`, `юсёѓфшђќ`) | `mislabeled` if chardetng's candidate is another Cyrillic charset (not windows-1251 under x-mac-cyrillic) with at most one such word for three of the label's, its case natural, as many letters in words | the candidate's |
+//! | a Latin label (not windows-1258) whose reading as chardetng's guess windows-1258 has 3+ tone marks, each after a vowel ([`vietnamese_tones`]) | Vietnamese windows-1258 under ISO-8859-1 (`tiÌm thâìy`) | `mislabeled` | windows-1258 |
 //! | KOI8-R read cleanly with 3+ of KOI8-U's letter octets (A4 A6 A7 AD B4 B6 B7 BD) as box drawing touching letters or standing alone as a word, and no other box drawing touching one; 1+ when no other box drawing stands anywhere (`koi8u_letters`) | Ukrainian KOI8-U under KOI8-R (`Прив╕т`) | `mislabeled` | KOI8-U |
 //! | a Latin label (not windows-1258) read cleanly into runs of 3+ non-ASCII characters: 3+ runs (or one of 16+), 32+ characters in them, at least half as many runs as words with a non-ASCII character ([`nonascii_runs`]) | another script read as Latin (`Ïðèâåò`, `ÇÑ±¹¾î`) | `mislabeled` if a candidate reads plausibly, in a script other than Latin, its Cyrillic or Greek case natural (`Case::natural`); windows-1251 or x-mac-cyrillic by their capitals | the candidate's |
 //! | a Latin label (not a Mac one, [`mac_latin`]; not windows-1258) or a Cyrillic one read cleanly with 3+ symbols inside words ([`symbols_in_words`]) | `Wroc³aw`, `¾lu»ouèký`, `Я№штхђ`: windows-1250, ISO-8859-2, windows-1251 read in another charset of the script | `mislabeled` if chardetng's guess is of the script (not windows-1252), reads 3+ of them as letters fitting their word's case (2+ different symbols under a Latin label), turns no letter into a symbol ([`repair`]), its windows-1250/ISO-8859-2 twin does not read them as well, and (Latin) it fits a language's alphabet no worse than the label's reading | the guess's |
@@ -64,7 +65,7 @@ use super::alphabets::compare_fit;
 use super::arabic_pairs::{ARABIC_FIRST, ARABIC_LAST, ARABIC_PAIRS};
 use super::detect::{
     alphabet_lie, binary, confidence, guess, has_controls, has_magic, is_latin, latin_preference,
-    magic, nul_shaped, wide_binary,
+    magic, nul_shaped, vietnamese_tones, wide_binary,
 };
 use super::dispatch::{c1_as_twin, c1_check, c1_twin, decode_with, unicode11};
 use super::evidence::{
@@ -737,6 +738,30 @@ pub(super) fn labelled<'a>(
             );
             return;
         }
+        // Vietnamese windows-1258 under another Latin label (ISO-8859-1,
+        // windows-1252, a `<meta>` saying windows-1258 overruled by the
+        // Content-Type): the label reads its tone marks, written after the
+        // vowel, as accented letters glued to it (`tiÌm thâìy têòp`), every
+        // octet a letter, verdict `ok`. Three tone marks or more, each after
+        // a vowel (Italian `così`, Catalan `història` put them after
+        // consonants), and chardetng's guess windows-1258.
+        if !ascii
+            && opts.detect
+            && latin_label(cs)
+            && let Some((det, t)) = guessed(bytes, cs, opts)
+            && det.charset.decoder_name() == Some("windows-1258")
+            && let n = vietnamese_tones(&t)
+            && n >= 3
+        {
+            let why =
+                Finding::new(FindingKind::Mislabeled, first_nonascii(bytes), n).with_note(format!(
+                    "read as {}, {n} accented letters stand after vowels where windows-1258 \
+                     has Vietnamese tone marks",
+                    cs.name
+                ));
+            read_as(d, out, det, t, why);
+            return;
+        }
         // Ukrainian KOI8-U under a KOI8-R label: KOI8-R reads `і ї є ґ`
         // (and their capitals) as box drawing, glued to the letters of
         // their words (`Прив╕т`, `╕нформац╕ю`, `╢втушенко`); the two
@@ -1028,6 +1053,27 @@ pub(super) fn labelled<'a>(
         // its characters to be damage, are read so by default; the rest
         // only under `repair_mixed`.
         let read = foreign_lines_read(bytes, cs, other, &ev.foreign, &report);
+        // Every 8-bit octet on the other charset's lines: no text of the
+        // label's is left, and the label lies (three GBK lines under UTF-8
+        // were "3 line(s) in GBK, read as such", `suspicious`). Not under a
+        // 7-bit label (ISO-2022-JP, HZ, UTF-7), whose text is ASCII octets.
+        if read
+            && !cs.is_seven_bit()
+            && ev
+                .foreign
+                .first()
+                .is_some_and(|f| f.start <= first_nonascii(bytes))
+            && below_the_text(bytes, &ev.foreign)
+            && let (t, r, whole) = decode_with(bytes, other)
+            && r.is_clean()
+        {
+            let note = format!(
+                "invalid as {} ({} errors), every line with 8-bit octets reads as {}",
+                cs.name, ev.errors, other.name
+            );
+            read_in(d, out, bytes, (whole, t), note);
+            return;
+        }
         let repair = (read || opts.repair_mixed).then_some((used, &report));
         if read_foreign_lines(bytes, cs, other, &ev.foreign, read, repair, d) {
             return;

@@ -278,6 +278,15 @@ pub(super) fn latin_preference(
     // decodes every octet, the Latin charsets one character an octet):
     // evidence enough, and a long text is not read seven times over.
     let sample = &bytes[..bytes.len().min(LATIN_SAMPLE)];
+    // Vietnamese is no alphabet of `alphabets`: its windows-1258 reading
+    // fitted none, and windows-1252's took its place (`Không tìm thấy` as
+    // `Không tiÌm thâìy`). Its tone marks after its vowels say it.
+    if g.decoder_name() == Some("windows-1258") {
+        let (own, report, _) = decode_with(sample, g);
+        if report.is_clean() && vietnamese_tones(&own) >= VIETNAMESE_TONES {
+            return g;
+        }
+    }
     let (t, _, _) = decode_with(sample, Charset::WINDOWS_1252);
     // windows-1252's foreign words (up to two), counted once when asked.
     let foreign = std::cell::OnceCell::new();
@@ -312,6 +321,38 @@ pub(super) fn latin_preference(
             .or_else(|| mac_typography(sample, &t))
             .unwrap_or(Charset::WINDOWS_1252)
     }
+}
+
+/// Tone marks a Vietnamese text in windows-1258 must show before it is
+/// taken for one ([`vietnamese_tones`]).
+pub(super) const VIETNAMESE_TONES: usize = 2;
+
+/// The tone marks of a windows-1258 reading (combining grave, acute,
+/// tilde, hook above and dot below, which the code page writes after the
+/// vowel: `tìm` is `ti` `CC` `m`), when every one of them follows a
+/// Vietnamese vowel; else 0. Another Latin text read as windows-1258 puts
+/// them after consonants too: Italian `così`, `però`, Catalan `història`
+/// (its `ì` and `ò` are windows-1258's acute and dot below).
+pub(super) fn vietnamese_tones(text: &str) -> usize {
+    let vowel = |c: char| {
+        matches!(c.to_ascii_lowercase(), 'a' | 'e' | 'i' | 'o' | 'u' | 'y')
+            || matches!(
+                c,
+                'ă' | 'â' | 'ê' | 'ô' | 'ơ' | 'ư' | 'Ă' | 'Â' | 'Ê' | 'Ô' | 'Ơ' | 'Ư'
+            )
+    };
+    let mut n = 0;
+    let mut prev = ' ';
+    for c in text.chars() {
+        if matches!(c, '\u{300}' | '\u{301}' | '\u{303}' | '\u{309}' | '\u{323}') {
+            if !vowel(prev) {
+                return 0;
+            }
+            n += 1;
+        }
+        prev = c;
+    }
+    n
 }
 
 /// Mac OS Roman text whose only characters beyond ASCII are its

@@ -358,12 +358,30 @@ pub(super) fn plausible(text: &str) -> bool {
     // rare in Latin text, and the mark of UTF-8 read as Latin ("Ã©").
     let mut paired = 0usize;
     let mut prev_nonascii = false;
+    let mut prev_letter = false;
+    let mut prev_vietnamese = false;
     for c in text.chars() {
-        if c.is_ascii() {
-            prev_nonascii = false;
+        // A combining accent after a letter is part of it: decomposed
+        // text (windows-1258's Vietnamese tones, `ti` U+0300 `m`; macOS's
+        // NFD file names) is not two characters a letter.
+        if prev_letter && matches!(c, '\u{300}'..='\u{36F}') {
             continue;
         }
-        paired += usize::from(prev_nonascii);
+        prev_letter = c.alphabetic();
+        if c.is_ascii() {
+            prev_nonascii = false;
+            prev_vietnamese = false;
+            continue;
+        }
+        // Vietnamese writes its own letters side by side (`người`,
+        // `được`): no mark of UTF-8 read as Latin, whose pairs are a
+        // lead's letter and a symbol (`Ã©`, `â€`).
+        let vietnamese = matches!(
+            c,
+            'ă' | 'â' | 'ê' | 'ô' | 'ơ' | 'ư' | 'đ' | 'Ă' | 'Â' | 'Ê' | 'Ô' | 'Ơ' | 'Ư' | 'Đ'
+        );
+        paired += usize::from(prev_nonascii && !(prev_vietnamese && vietnamese));
+        prev_vietnamese = vietnamese;
         prev_nonascii = true;
         nonascii += 1;
         if foreign_mark(c) || c == '\u{FFFD}' {
@@ -372,7 +390,10 @@ pub(super) fn plausible(text: &str) -> bool {
         }
         if c.alphabetic() {
             letters += 1;
-            by[script(c) as usize] += 1;
+            // `ơ ư` are Latin Extended-B, a block `script` leaves out
+            // (chance octets make its letters), but Vietnamese's own.
+            let sc = if vietnamese { Script::Latin } else { script(c) };
+            by[sc as usize] += 1;
         }
     }
     if nonascii == 0 {
@@ -1190,7 +1211,10 @@ pub(super) fn words(text: &str) -> bool {
         nonascii += 1;
         let letter =
             |j: Option<usize>| j.and_then(|j| chars.get(j)).is_some_and(|c| c.alphabetic());
-        if c.alphabetic() && (letter(i.checked_sub(1)) || letter(Some(i + 1))) {
+        // A combining accent after a letter is in the letter's word
+        // (windows-1258's Vietnamese tones: `ti` U+0300 `m`).
+        let accent = matches!(c, '\u{300}'..='\u{36F}') && letter(i.checked_sub(1));
+        if accent || c.alphabetic() && (letter(i.checked_sub(1)) || letter(Some(i + 1))) {
             in_words += 1;
         }
     }
