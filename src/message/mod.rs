@@ -538,7 +538,8 @@ pub enum LabelSource {
     /// text/html without a `charset` parameter: the byte order mark.
     HtmlBom,
     /// text/html without a `charset` parameter: the first `<meta>` that
-    /// declares a charset in the first 1024 octets (WHATWG prescan).
+    /// declares a charset in the first 64 KiB (WHATWG prescan, looking
+    /// further: `mime::HTML_DECLARATION_LIMIT`).
     HtmlMeta,
     /// XML text (text/xml, text/*+xml) without a `charset` parameter: the
     /// byte order mark, or `<?` in UTF-16 (RFC 7303, XML 1.0 appendix F).

@@ -69,7 +69,7 @@ pub use encoded_word::{
 };
 pub use header::{Field, HeaderBlock, LineEnding, MAX_LINE, NO_SEPARATOR, parse_header_block};
 pub(crate) use header::{parse_header_block_sized, recycle_fields, starts_with_field};
-pub use html::{HtmlCharset, html_charset};
+pub use html::{DECLARATION_LIMIT as HTML_DECLARATION_LIMIT, HtmlCharset, html_charset};
 pub use params::{ContentDisposition, ContentType, ParamEncoding, Parameter, TransferEncoding};
 pub use writer::{
     HeaderMode, WriteOptions, encode_phrase, write_address_list, write_parameter,

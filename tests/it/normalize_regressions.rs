@@ -322,6 +322,58 @@ fn regression_html_meta_is_the_label_when_content_type_has_none() {
     assert_eq!(rec.label, None);
 }
 
+/// A `<meta>` after a long `<style>` (1.1, 3 and 9 KiB into the page):
+/// the reading looked at WHATWG's first 1024 octets, the rewriter at 8
+/// KiB. A Hungarian page with no Content-Type charset was guessed as
+/// windows-1252 (`keresõszolgáltatás`), and its `<meta
+/// charset=iso-8859-2>` then rewritten to utf-8, the one label lost; past
+/// 8 KiB the meta was read by neither and left saying iso-8859-2 over the
+/// UTF-8 text. Both now look as far (64 KiB): the declaration is the
+/// label, and the one rewritten.
+#[test]
+fn regression_a_late_meta_is_read_where_it_is_rewritten() {
+    let hu = "A keresőszolgáltatás nem érhető el.";
+    let latin2 = encoding_rs::ISO_8859_2.encode(hu).0.into_owned();
+    for style_len in [1100, 3000, 9000] {
+        let mut style = String::from("<style>\n");
+        while style.len() < style_len {
+            style.push_str(".c0 { font-family: Calibri, Arial, sans-serif; margin: 0; }\n");
+        }
+        let raw = [
+            format!(
+                "From: a@example.hu\nSubject: x\nMIME-Version: 1.0\nContent-Type: text/html\n\
+                 Content-Transfer-Encoding: 8bit\n\n<html><head>{style}</style>\
+                 <meta charset=\"iso-8859-2\"></head><body><p>"
+            )
+            .as_bytes(),
+            &latin2,
+            b"</p></body></html>\n",
+        ]
+        .concat();
+        let (body, ct) = text_part(&norm(&raw));
+        let body = String::from_utf8(body).expect("UTF-8 out");
+        assert!(
+            body.contains(&format!("<p>{hu}</p>")),
+            "{style_len}: {body}"
+        );
+        assert!(body.contains("<meta charset=\"utf-8\">"), "{style_len}");
+        assert_eq!(ct, "text/html; charset=utf-8");
+        let rec = audit(&raw)
+            .into_iter()
+            .find(|r| r.location == "body")
+            .expect("a body record");
+        assert_eq!(
+            (
+                rec.label.as_deref(),
+                rec.charset.as_deref(),
+                rec.verdict.as_str()
+            ),
+            (Some("iso-8859-2"), Some("ISO-8859-2"), "ok"),
+            "{style_len}"
+        );
+    }
+}
+
 /// An encoded-word whose label lies (`=?iso-8859-1?B?` over UTF-8 octets)
 /// was read as UTF-8 by the decision (audit: `mislabeled`), but normalize
 /// left the field alone and did not report it, because the header rule
