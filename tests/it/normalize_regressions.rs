@@ -977,6 +977,76 @@ fn regression_vcard_charset_says_what_the_converted_card_is() {
     );
 }
 
+/// A vCard 2.1's property `CHARSET=` was rewritten to UTF-8 after
+/// conversion but never read: Polish windows-1250 under a `utf-8` lie, or
+/// no MIME charset, was read as windows-1252 and the card then said
+/// `ORG;CHARSET=UTF-8:Miêdzynarodowy`. The parameter is now the card's
+/// declaration, as a `<meta>` is a page's (the Content-Type's charset wins
+/// when there is one, the declaration is its first candidate), and a card
+/// whose reading does not follow its `CHARSET=` is kept as it is, the
+/// parameter with it. A quoted-printable property keeps its charset.
+#[test]
+fn regression_vcard_charset_is_the_cards_declaration() {
+    let card = "BEGIN:VCARD\nVERSION:2.1\nN;CHARSET=windows-1250:Wiśniewski;Paweł\n\
+                ORG;CHARSET=windows-1250:Międzynarodowy Zespół\n\
+                NOTE;CHARSET=windows-1250;ENCODING=QUOTED-PRINTABLE:Wy=9Cwietlenie\n\
+                END:VCARD\n";
+    let octets = encoding_rs::WINDOWS_1250.encode(card).0.into_owned();
+    let message = |ct: &str| {
+        [
+            format!(
+                "From: p@example.pl\nSubject: x\nMIME-Version: 1.0\nContent-Type: {ct}\n\
+                 Content-Transfer-Encoding: 8bit\n\n"
+            )
+            .as_bytes(),
+            &octets,
+        ]
+        .concat()
+    };
+    for ct in [
+        "text/x-vcard",
+        "text/x-vcard; charset=utf-8",
+        "text/vcard; charset=us-ascii",
+        "text/directory",
+    ] {
+        let raw = message(ct);
+        let (body, out_ct) = text_part(&norm(&raw));
+        let body = String::from_utf8(body).expect("UTF-8 out");
+        assert_eq!(
+            body,
+            card.replace("windows-1250:", "UTF-8:"),
+            "{ct}: the raw properties say UTF-8, the quoted-printable one its charset"
+        );
+        assert!(out_ct.ends_with("charset=utf-8"), "{ct}: {out_ct}");
+        let rec = audit(&raw)
+            .into_iter()
+            .find(|r| r.location == "body")
+            .expect("a body record");
+        let n = normalize::normalize(&raw, &Options::default()).unwrap();
+        assert_eq!(n.report.parts[0].charset, Some("windows-1250"), "{ct}");
+        assert_eq!(
+            n.report.parts[0].verdict, rec.verdict,
+            "{ct}: audit and normalize agree"
+        );
+    }
+    // Without a MIME charset the card's own declaration is the label.
+    let rec = audit(&message("text/x-vcard"))
+        .into_iter()
+        .find(|r| r.location == "body")
+        .unwrap();
+    assert_eq!(
+        (rec.label.as_deref(), rec.verdict.as_str()),
+        (Some("windows-1250"), "ok")
+    );
+    // The Content-Type's iso-8859-1 wins and reads every octet as a
+    // letter or symbol: the card is kept as written, its CHARSET= with
+    // it, which an address book follows.
+    let raw = message("text/x-vcard; charset=iso-8859-1");
+    let n = normalize::normalize(&raw, &Options::default()).unwrap();
+    assert_eq!(&n.bytes[..], &raw[..]);
+    assert_eq!(n.report.parts[0].action, normalize::Action::Kept);
+}
+
 /// An RTF document's 8-bit octets are read in the code page it names
 /// (`\ansicpg1252`), not by the MIME label: converted to UTF-8, a text/rtf
 /// part read `CafÃ©` in every RTF reader. Kept byte for byte, reported.
