@@ -987,8 +987,9 @@ fn regression_vcard_charset_says_what_the_converted_card_is() {
 /// parameter with it. A quoted-printable property keeps its charset.
 #[test]
 fn regression_vcard_charset_is_the_cards_declaration() {
-    let card = "BEGIN:VCARD\nVERSION:2.1\nN;CHARSET=windows-1250:Wiśniewski;Paweł\n\
-                ORG;CHARSET=windows-1250:Międzynarodowy Zespół\n\
+    let card = "BEGIN:VCARD\nVERSION:2.1\nN;CHARSET=windows-1250:wielojęzyczny;Kameruński\n\
+                FN;CHARSET=windows-1250:Kameruński wielojęzyczny\n\
+                ORG;CHARSET=windows-1250:międzynarodowy\n\
                 NOTE;CHARSET=windows-1250;ENCODING=QUOTED-PRINTABLE:Wy=9Cwietlenie\n\
                 END:VCARD\n";
     let octets = encoding_rs::WINDOWS_1250.encode(card).0.into_owned();
