@@ -224,6 +224,7 @@ impl Auditor<'_, '_> {
             Some((l, LabelSource::HtmlBom)) => (Some(l), Source::HtmlBom),
             Some((l, LabelSource::XmlSignature)) => (Some(l), Source::XmlSignature),
             Some((l, LabelSource::XmlDeclaration)) => (Some(l), Source::XmlDeclaration),
+            Some((l, LabelSource::VcardCharset)) => (Some(l), Source::VcardCharset),
             None => (None, Source::Body),
         };
         let body = DecodeOptions {

@@ -57,6 +57,9 @@ pub enum Source {
     /// An XML body without a `charset` parameter: the `encoding` of its
     /// XML declaration (location `body`).
     XmlDeclaration,
+    /// A vCard or vCalendar 1.0/2.1 without a `charset` parameter: the
+    /// `CHARSET=` of its properties with 8-bit text (location `body`).
+    VcardCharset,
     /// A run of RFC 2047 encoded-words (in a header field or a parameter).
     EncodedWord,
     /// An RFC 2231 parameter value (`name*=charset'lang'...`).

@@ -538,7 +538,8 @@ pub enum LabelSource {
     /// text/html without a `charset` parameter: the byte order mark.
     HtmlBom,
     /// text/html without a `charset` parameter: the first `<meta>` that
-    /// declares a charset in the first 1024 octets (WHATWG prescan).
+    /// declares a charset in the first 64 KiB (WHATWG prescan, looking
+    /// further: `mime::HTML_DECLARATION_LIMIT`).
     HtmlMeta,
     /// XML text (text/xml, text/*+xml) without a `charset` parameter: the
     /// byte order mark, or `<?` in UTF-16 (RFC 7303, XML 1.0 appendix F).
@@ -546,6 +547,10 @@ pub enum LabelSource {
     /// XML text without a `charset` parameter: the `encoding` of the XML
     /// declaration that opens it.
     XmlDeclaration,
+    /// A vCard or vCalendar 1.0/2.1 (text/x-vcard, text/vcard,
+    /// text/directory, text/x-vcalendar, text/calendar) without a `charset`
+    /// parameter: the `CHARSET=` its properties with 8-bit text name.
+    VcardCharset,
 }
 
 /// The charset label of a text body (`body` after transfer decoding) and
@@ -555,7 +560,9 @@ pub enum LabelSource {
 /// evidence); for text/html without one, the document's own declaration
 /// ([`crate::mime::html_charset`]: a byte order mark, else the `<meta>`
 /// prescan), for XML text (text/xml, text/*+xml, RFC 7303) its byte order
-/// mark or XML declaration ([`crate::mime::xml_charset`]). Normalize and audit both take a body's label from here, and
+/// mark or XML declaration ([`crate::mime::xml_charset`]), for a vCard or
+/// vCalendar 1.0/2.1 the `CHARSET=` of its properties with 8-bit text
+/// (when they agree). Normalize and audit both take a body's label from here, and
 /// hand it to the charset decision like any label: a `<meta>` that lies is
 /// caught by the evidence as a Content-Type that lies is.
 ///
@@ -578,7 +585,8 @@ pub fn body_label<'s>(ct: &'s ContentType, body: &'s [u8]) -> Option<(&'s [u8], 
 }
 
 /// The charset a body's markup declares (an XML part's byte order mark or
-/// declaration, an HTML part's byte order mark or `<meta>`), when its
+/// declaration, an HTML part's byte order mark or `<meta>`, a vCard's
+/// property `CHARSET=`), when its
 /// Content-Type has a `charset` too that resolves to another charset: the
 /// decision's first candidate ([`crate::charset::DecodeOptions::declared`]).
 /// A Content-Type over ISO-8859-2 HTML that says `utf-8` or `us-ascii` had
@@ -605,6 +613,10 @@ fn markup_label<'s>(ct: &'s ContentType, body: &'s [u8]) -> Option<(&'s [u8], La
                 Some((body.get(range)?, LabelSource::XmlDeclaration))
             }
         };
+    }
+    if crate::mime::is_directory(&ct.subtype) {
+        let range = crate::mime::vcard_charset(body)?;
+        return Some((body.get(range)?, LabelSource::VcardCharset));
     }
     if ct.subtype != "html" {
         return None;

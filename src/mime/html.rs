@@ -1,6 +1,7 @@
 //! The charset an HTML document declares about itself: a byte order mark,
 //! else the WHATWG "prescan a byte stream to determine its encoding"
-//! (HTML Living Standard 13.2.3.2) over the first 1024 octets: the first
+//! (HTML Living Standard 13.2.3.2), over the first 64 KiB
+//! ([`DECLARATION_LIMIT`]) rather than 1024 octets: the first
 //! `<meta charset=...>` or `<meta http-equiv="Content-Type" content="...;
 //! charset=...">` whose label names a charset, skipping comments and the
 //! attributes of other tags the way a browser does.
@@ -11,8 +12,19 @@
 use crate::charset;
 use std::ops::Range;
 
-/// How many octets the prescan looks at (HTML: 1024).
-pub const PRESCAN_LIMIT: usize = 1024;
+/// How far into an HTML document its `<meta>` declaration is looked for.
+/// WHATWG's prescan stops at 1024 octets, but a browser's tree builder
+/// still honours a `<meta>` found later (it "changes the encoding" and
+/// reparses), and mail puts one there, after a long `<style>`. Looked for
+/// by the reading ([`html_charset`]) and by the rewriter that makes a
+/// converted part's `<meta>` say utf-8 (`normalize::rewrite_meta_charset`)
+/// alike: a declaration the rewriter replaces is one the reading saw. It
+/// used to be 1024 octets for the one and 8 KiB for the other, so a
+/// Hungarian page whose `<meta charset=iso-8859-2>` came after a 1.1 KiB
+/// style sheet was guessed as windows-1252 (`keresõ`) and its `<meta>`
+/// then rewritten to utf-8: the declaration that named the charset was
+/// lost.
+pub const DECLARATION_LIMIT: usize = 64 * 1024;
 
 /// Where an HTML document's own charset declaration is.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33,7 +45,7 @@ pub enum HtmlCharset {
 }
 
 /// The charset `html` declares: a byte order mark, else the first `<meta>`
-/// label in the first 1024 octets that names a charset this
+/// label in the first 64 KiB ([`DECLARATION_LIMIT`]) that names a charset this
 /// crate knows (an unknown label, or one that names no charset such as
 /// `x-unknown`, is passed over, as WHATWG passes over labels it does not
 /// know).
@@ -59,7 +71,7 @@ pub fn html_charset(html: &[u8]) -> Option<HtmlCharset> {
     if html.starts_with(b"\xFF\xFE") {
         return Some(HtmlCharset::Bom("UTF-16LE"));
     }
-    prescan(&html[..html.len().min(PRESCAN_LIMIT)])
+    prescan(&html[..html.len().min(DECLARATION_LIMIT)])
 }
 
 fn is_space(b: u8) -> bool {
@@ -360,13 +372,20 @@ mod tests {
     }
 
     #[test]
-    fn only_the_first_1024_octets() {
-        let mut html = vec![b' '; PRESCAN_LIMIT - 24];
+    fn only_the_first_64_kib() {
+        let mut html = vec![b' '; DECLARATION_LIMIT - 24];
         html.extend_from_slice(b"<meta charset=koi8-r>");
         assert_eq!(meta_label(&html).as_deref(), Some("koi8-r"));
-        let mut late = vec![b' '; PRESCAN_LIMIT];
+        let mut late = vec![b' '; DECLARATION_LIMIT];
         late.extend_from_slice(b"<meta charset=koi8-r>");
         assert_eq!(meta_label(&late), None);
+        // Past WHATWG's 1024 octets, after a style sheet: read (it was not).
+        let mut styled = b"<html><head><style>".to_vec();
+        while styled.len() < 3 * 1024 {
+            styled.extend_from_slice(b"\n.c { font-family: Calibri, Arial; margin: 0; }");
+        }
+        styled.extend_from_slice(b"</style><meta charset=\"iso-8859-2\"></head>");
+        assert_eq!(meta_label(&styled).as_deref(), Some("iso-8859-2"));
     }
 
     #[test]

@@ -56,6 +56,7 @@ mod header;
 mod html;
 pub(crate) mod lexer;
 mod params;
+mod vcard;
 mod writer;
 mod xml;
 
@@ -69,8 +70,11 @@ pub use encoded_word::{
 };
 pub use header::{Field, HeaderBlock, LineEnding, MAX_LINE, NO_SEPARATOR, parse_header_block};
 pub(crate) use header::{parse_header_block_sized, recycle_fields, starts_with_field};
-pub use html::{HtmlCharset, html_charset};
+pub use html::{DECLARATION_LIMIT as HTML_DECLARATION_LIMIT, HtmlCharset, html_charset};
 pub use params::{ContentDisposition, ContentType, ParamEncoding, Parameter, TransferEncoding};
+pub(crate) use vcard::{
+    charset_params as vcard_charset_params, is_directory, same_reading, vcard_charset,
+};
 pub use writer::{
     HeaderMode, WriteOptions, encode_phrase, write_address_list, write_parameter,
     write_parameterized, write_unstructured,

@@ -118,7 +118,16 @@ pub(super) fn text_part(
         // not the guess's. Kept as written, reported `unsupported-charset`;
         // only plain ASCII text, without the escapes and shifts of the
         // 7-bit forms, is written as UTF-8.
-        || (unsupported_label(&d) && (!ascii || has_shift_codes(&decoded)));
+        || (unsupported_label(&d) && (!ascii || has_shift_codes(&decoded)))
+        // A vCard/vCalendar property whose `CHARSET=` names a charset the
+        // text was not read in: its declaration is what an address book
+        // follows, and it would be rewritten to UTF-8 over the guess.
+        || (crate::mime::is_directory(&ct.subtype)
+            && declared::vcard_charset_disagrees(
+                &decoded,
+                used,
+                d.verdict == Verdict::Mislabeled,
+            ));
     if keep {
         ctx.report.parts.push(PartReport {
             action: Action::Kept,
@@ -162,7 +171,7 @@ pub(super) fn text_part(
         declared::rewrite_xml_encoding(&d.text)
     } else if ct.subtype == "css" {
         declared::rewrite_css_charset(&d.text)
-    } else if declared::is_directory(&ct.subtype) {
+    } else if crate::mime::is_directory(&ct.subtype) {
         declared::rewrite_vcard_charset(&d.text)
     } else {
         Cow::Borrowed("")

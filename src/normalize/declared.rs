@@ -65,15 +65,6 @@ pub fn rewrite_css_charset(css: &str) -> Cow<'_, str> {
     super::html::replace_spans(css, &[(v, v + len)], "utf-8")
 }
 
-/// Whether a text part of this subtype is a vCard or vCalendar, whose
-/// version 1.0/2.1 properties carry their own `CHARSET=` parameter.
-pub(crate) fn is_directory(subtype: &str) -> bool {
-    matches!(
-        subtype,
-        "x-vcard" | "vcard" | "directory" | "x-vcalendar" | "calendar"
-    )
-}
-
 /// Rewrites the `CHARSET=` parameter of each vCard/vCalendar property whose
 /// value holds non-ASCII text to `UTF-8` (vCard 2.1 section 2.4; Outlook
 /// writes `N;CHARSET=Windows-1252:Müller;Hans` with the octets raw). A
@@ -81,6 +72,10 @@ pub(crate) fn is_directory(subtype: &str) -> bool {
 /// left alone: its octets are still in the charset it names, ASCII to
 /// MIME and so unconverted. Continuation lines (starting with a space or
 /// tab) belong to the property before them. Borrows when nothing changed.
+///
+/// The caller must have read the card's text in the charsets these
+/// parameters name (normalize keeps a card whose reading disagrees with
+/// one of them as it is: [`vcard_charset_disagrees`]).
 ///
 /// ```
 /// use mailcharset::normalize::rewrite_vcard_charset;
@@ -92,50 +87,45 @@ pub(crate) fn is_directory(subtype: &str) -> bool {
 pub fn rewrite_vcard_charset(card: &str) -> Cow<'_, str> {
     let b = card.as_bytes();
     // (start, end) of each CHARSET value to replace.
-    let mut spans: Vec<(usize, usize)> = Vec::new();
-    let mut at = 0;
-    while at < b.len() {
-        // One property: its first line, then continuation lines.
-        let line_end = memchr::memchr(b'\n', &b[at..]).map_or(b.len(), |e| at + e + 1);
-        let mut end = line_end;
-        while end < b.len() && matches!(b[end], b' ' | b'\t') {
-            end = memchr::memchr(b'\n', &b[end..]).map_or(b.len(), |e| end + e + 1);
-        }
-        let first = &b[at..line_end];
-        if let Some(colon) = memchr::memchr(b':', first)
-            && !b[at + colon..end].is_ascii()
-        {
-            let mut charset = None;
-            let mut encoded = false;
-            let head = &first[..colon];
-            let mut from = memchr::memchr(b';', head).map_or(head.len(), |i| i + 1);
-            while from < head.len() {
-                let to = memchr::memchr(b';', &head[from..]).map_or(head.len(), |i| from + i);
-                let param = &head[from..to];
-                match memchr::memchr(b'=', param) {
-                    Some(eq) if param[..eq].eq_ignore_ascii_case(b"charset") => {
-                        charset = Some((at + from + eq + 1, at + to));
-                    }
-                    Some(eq) => encoded |= param[..eq].eq_ignore_ascii_case(b"encoding"),
-                    // vCard 2.1 allows a bare value: `;QUOTED-PRINTABLE`.
-                    None => {
-                        encoded |= param.eq_ignore_ascii_case(b"quoted-printable")
-                            || param.eq_ignore_ascii_case(b"base64");
-                    }
-                }
-                from = to + 1;
-            }
-            if let Some((s, e)) = charset
-                && !encoded
-                && !b[s..e].eq_ignore_ascii_case(b"utf-8")
-            {
-                spans.push((s, e));
-            }
-        }
-        at = end;
-    }
+    let spans: Vec<(usize, usize)> = crate::mime::vcard_charset_params(b)
+        .into_iter()
+        .filter(|p| p.raw_8bit && !b[p.value.clone()].eq_ignore_ascii_case(b"utf-8"))
+        .map(|p| (p.value.start, p.value.end))
+        .collect();
     // The spans are ASCII runs between `=` and `;`/`:`.
     super::html::replace_spans(card, &spans, "UTF-8")
+}
+
+/// Whether a vCard/vCalendar (`card`, its octets before decoding) has a
+/// property with 8-bit text whose `CHARSET=` the reading (`used`) did not
+/// follow: a charset that reads its octets otherwise, unless the reading
+/// is sure of itself (the octets are UTF-8 as they stand, which the
+/// conversion keeps, or the decision found the label a lie: `mislabeled`).
+/// Such a card is kept as it is: written as UTF-8 with the parameter
+/// rewritten, the text the address book reads would be the guess, and the
+/// sender's declaration gone (Polish windows-1250 under a `utf-8` lie was
+/// read as windows-1252 and the card then said `N;CHARSET=UTF-8:...
+/// miêdzynarodowy`).
+pub(crate) fn vcard_charset_disagrees(
+    card: &[u8],
+    used: Option<&crate::charset::Charset>,
+    mislabeled: bool,
+) -> bool {
+    if mislabeled || used.is_some_and(crate::charset::Charset::is_utf8) {
+        return false;
+    }
+    crate::mime::vcard_charset_params(card)
+        .into_iter()
+        .filter(|p| p.raw_8bit)
+        .any(|p| {
+            let declared = card
+                .get(p.value.clone())
+                .and_then(|l| crate::charset::resolve(Some(l)).charset);
+            match (declared, used) {
+                (Some(d), Some(u)) => !crate::mime::same_reading(d, u),
+                _ => true,
+            }
+        })
 }
 
 #[cfg(test)]

@@ -6,13 +6,16 @@
 use crate::mime::find_ci;
 use std::borrow::Cow;
 
-/// How far into the markup declarations are looked for. HTML requires the
-/// `<meta charset>` within the first 1024 bytes; real mail puts it a little
-/// later (after a long `<style>` block), so we look further.
-pub(crate) const SCAN_LIMIT: usize = 8 * 1024;
+/// How far into the markup declarations are rewritten: as far as the
+/// reading looks for one (`mime::HTML_DECLARATION_LIMIT`, 64 KiB), so a
+/// `<meta>` rewritten to utf-8 is one the text was read by (or weighed
+/// against, under a Content-Type `charset`). It was 8 KiB here and 1024
+/// octets there: a declaration between the two was replaced without
+/// having been read.
+pub(crate) const SCAN_LIMIT: usize = crate::mime::HTML_DECLARATION_LIMIT;
 
 /// Rewrites the charset value of every `<meta ...>` tag that starts within
-/// the first 8 KiB (`SCAN_LIMIT`) to `utf-8`. The attribute names are
+/// the first 64 KiB (`SCAN_LIMIT`) to `utf-8`. The attribute names are
 /// matched ASCII case-insensitively, quotes are optional; text outside
 /// `<meta>` tags is never touched. Borrows when nothing changed.
 ///

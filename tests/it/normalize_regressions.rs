@@ -322,6 +322,58 @@ fn regression_html_meta_is_the_label_when_content_type_has_none() {
     assert_eq!(rec.label, None);
 }
 
+/// A `<meta>` after a long `<style>` (1.1, 3 and 9 KiB into the page):
+/// the reading looked at WHATWG's first 1024 octets, the rewriter at 8
+/// KiB. A Hungarian page with no Content-Type charset was guessed as
+/// windows-1252 (`keresõszolgáltatás`), and its `<meta
+/// charset=iso-8859-2>` then rewritten to utf-8, the one label lost; past
+/// 8 KiB the meta was read by neither and left saying iso-8859-2 over the
+/// UTF-8 text. Both now look as far (64 KiB): the declaration is the
+/// label, and the one rewritten.
+#[test]
+fn regression_a_late_meta_is_read_where_it_is_rewritten() {
+    let hu = "A keresőszolgáltatás nem érhető el.";
+    let latin2 = encoding_rs::ISO_8859_2.encode(hu).0.into_owned();
+    for style_len in [1100, 3000, 9000] {
+        let mut style = String::from("<style>\n");
+        while style.len() < style_len {
+            style.push_str(".c0 { font-family: Calibri, Arial, sans-serif; margin: 0; }\n");
+        }
+        let raw = [
+            format!(
+                "From: a@example.hu\nSubject: x\nMIME-Version: 1.0\nContent-Type: text/html\n\
+                 Content-Transfer-Encoding: 8bit\n\n<html><head>{style}</style>\
+                 <meta charset=\"iso-8859-2\"></head><body><p>"
+            )
+            .as_bytes(),
+            &latin2,
+            b"</p></body></html>\n",
+        ]
+        .concat();
+        let (body, ct) = text_part(&norm(&raw));
+        let body = String::from_utf8(body).expect("UTF-8 out");
+        assert!(
+            body.contains(&format!("<p>{hu}</p>")),
+            "{style_len}: {body}"
+        );
+        assert!(body.contains("<meta charset=\"utf-8\">"), "{style_len}");
+        assert_eq!(ct, "text/html; charset=utf-8");
+        let rec = audit(&raw)
+            .into_iter()
+            .find(|r| r.location == "body")
+            .expect("a body record");
+        assert_eq!(
+            (
+                rec.label.as_deref(),
+                rec.charset.as_deref(),
+                rec.verdict.as_str()
+            ),
+            (Some("iso-8859-2"), Some("ISO-8859-2"), "ok"),
+            "{style_len}"
+        );
+    }
+}
+
 /// An encoded-word whose label lies (`=?iso-8859-1?B?` over UTF-8 octets)
 /// was read as UTF-8 by the decision (audit: `mislabeled`), but normalize
 /// left the field alone and did not report it, because the header rule
@@ -923,6 +975,77 @@ fn regression_vcard_charset_says_what_the_converted_card_is() {
         text,
         card.replace("CHARSET=Windows-1252:", "CHARSET=UTF-8:")
     );
+}
+
+/// A vCard 2.1's property `CHARSET=` was rewritten to UTF-8 after
+/// conversion but never read: Polish windows-1250 under a `utf-8` lie, or
+/// no MIME charset, was read as windows-1252 and the card then said
+/// `ORG;CHARSET=UTF-8:Miêdzynarodowy`. The parameter is now the card's
+/// declaration, as a `<meta>` is a page's (the Content-Type's charset wins
+/// when there is one, the declaration is its first candidate), and a card
+/// whose reading does not follow its `CHARSET=` is kept as it is, the
+/// parameter with it. A quoted-printable property keeps its charset.
+#[test]
+fn regression_vcard_charset_is_the_cards_declaration() {
+    let card = "BEGIN:VCARD\nVERSION:2.1\nN;CHARSET=windows-1250:wielojęzyczny;Kameruński\n\
+                FN;CHARSET=windows-1250:Kameruński wielojęzyczny\n\
+                ORG;CHARSET=windows-1250:międzynarodowy\n\
+                NOTE;CHARSET=windows-1250;ENCODING=QUOTED-PRINTABLE:Wy=9Cwietlenie\n\
+                END:VCARD\n";
+    let octets = encoding_rs::WINDOWS_1250.encode(card).0.into_owned();
+    let message = |ct: &str| {
+        [
+            format!(
+                "From: p@example.pl\nSubject: x\nMIME-Version: 1.0\nContent-Type: {ct}\n\
+                 Content-Transfer-Encoding: 8bit\n\n"
+            )
+            .as_bytes(),
+            &octets,
+        ]
+        .concat()
+    };
+    for ct in [
+        "text/x-vcard",
+        "text/x-vcard; charset=utf-8",
+        "text/vcard; charset=us-ascii",
+        "text/directory",
+    ] {
+        let raw = message(ct);
+        let (body, out_ct) = text_part(&norm(&raw));
+        let body = String::from_utf8(body).expect("UTF-8 out");
+        assert_eq!(
+            body,
+            card.replace("windows-1250:", "UTF-8:"),
+            "{ct}: the raw properties say UTF-8, the quoted-printable one its charset"
+        );
+        assert!(out_ct.ends_with("charset=utf-8"), "{ct}: {out_ct}");
+        let rec = audit(&raw)
+            .into_iter()
+            .find(|r| r.location == "body")
+            .expect("a body record");
+        let n = normalize::normalize(&raw, &Options::default()).unwrap();
+        assert_eq!(n.report.parts[0].charset, Some("windows-1250"), "{ct}");
+        assert_eq!(
+            n.report.parts[0].verdict, rec.verdict,
+            "{ct}: audit and normalize agree"
+        );
+    }
+    // Without a MIME charset the card's own declaration is the label.
+    let rec = audit(&message("text/x-vcard"))
+        .into_iter()
+        .find(|r| r.location == "body")
+        .unwrap();
+    assert_eq!(
+        (rec.label.as_deref(), rec.verdict.as_str()),
+        (Some("windows-1250"), "ok")
+    );
+    // The Content-Type's iso-8859-1 wins and reads every octet as a
+    // letter or symbol: the card is kept as written, its CHARSET= with
+    // it, which an address book follows.
+    let raw = message("text/x-vcard; charset=iso-8859-1");
+    let n = normalize::normalize(&raw, &Options::default()).unwrap();
+    assert_eq!(&n.bytes[..], &raw[..]);
+    assert_eq!(n.report.parts[0].action, normalize::Action::Kept);
 }
 
 /// An RTF document's 8-bit octets are read in the code page it names
