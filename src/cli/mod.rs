@@ -341,6 +341,46 @@ fn parse_size(s: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("not a size: {s:?} (octets, or with K, M or G)"))
 }
 
+/// The name and index that a message's `audit` records and `normalize
+/// --report` line carry: a message file of a folder or Maildir is named by
+/// its own path (`folder/sub/m.eml`, `md/.Sent/cur/NAME`), index 0 (the
+/// file's only message: a folder file that is an mbox numbers its messages
+/// itself, [`folder_mbox`]); a message of an mbox, or a single message, by
+/// `input_name` and its place in the input. Both commands name a message
+/// alike, so their lines can be matched to each other and to the files.
+pub(crate) fn message_name<'a>(
+    input: &Path,
+    input_name: &'a str,
+    kind: mailcharset::mailbox::InputKind,
+    m: &mailcharset::mailbox::RawMessage,
+) -> (std::borrow::Cow<'a, str>, usize) {
+    use mailcharset::mailbox::{InputKind, Origin};
+    use std::borrow::Cow;
+    let name = match (&m.origin, kind) {
+        (Origin::File { relative }, InputKind::Folder) => {
+            Cow::Owned(input.join(relative).display().to_string())
+        }
+        (
+            Origin::Maildir {
+                folder,
+                subdir,
+                name,
+            },
+            _,
+        ) => Cow::Owned(
+            input
+                .join(folder)
+                .join(subdir.as_str())
+                .join(name)
+                .display()
+                .to_string(),
+        ),
+        _ => Cow::Borrowed(input_name),
+    };
+    let in_folder = matches!(kind, InputKind::Folder | InputKind::Maildir);
+    (name, if in_folder { 0 } else { m.index })
+}
+
 /// The mbox flavor of a file of a plain folder input that is clearly an
 /// mbox ([`mailcharset::mailbox::sniff_folder_file`]): `normalize` reads it
 /// and writes it back as an mbox, `audit` numbers its messages within it.
