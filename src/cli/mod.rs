@@ -158,8 +158,9 @@ pub struct NormalizeArgs {
     #[arg(long = "keep-dkim-signed")]
     pub keep_dkim_signed: bool,
     /// Convert text files attached to a message (Content-Disposition
-    /// attachment, or a file name) as text bodies are; by default a file
-    /// is kept byte for byte in its charset.
+    /// attachment, or a file name) and patches sent inline (text/x-patch,
+    /// text/x-diff, a diff in a text/plain body) as text bodies are; by
+    /// default a file or a patch is kept byte for byte in its charset.
     #[arg(long = "convert-attachments")]
     pub convert_attachments: bool,
     /// Worker threads (default: all cores).
@@ -251,8 +252,9 @@ pub struct FilterArgs {
     #[arg(long = "keep-dkim-signed")]
     pub keep_dkim_signed: bool,
     /// Convert text files attached to a message (Content-Disposition
-    /// attachment, or a file name) as text bodies are; by default a file
-    /// is kept byte for byte in its charset.
+    /// attachment, or a file name) and patches sent inline (text/x-patch,
+    /// text/x-diff, a diff in a text/plain body) as text bodies are; by
+    /// default a file or a patch is kept byte for byte in its charset.
     #[arg(long = "convert-attachments")]
     pub convert_attachments: bool,
     /// A message larger than this passes through unchanged (streamed; exit
@@ -289,8 +291,9 @@ pub struct MilterArgs {
     #[arg(long = "keep-dkim-signed")]
     pub keep_dkim_signed: bool,
     /// Convert text files attached to a message (Content-Disposition
-    /// attachment, or a file name) as text bodies are; by default a file
-    /// is kept byte for byte in its charset.
+    /// attachment, or a file name) and patches sent inline (text/x-patch,
+    /// text/x-diff, a diff in a text/plain body) as text bodies are; by
+    /// default a file or a patch is kept byte for byte in its charset.
     #[arg(long = "convert-attachments")]
     pub convert_attachments: bool,
     /// A larger message is let through unchanged (accepted, whatever
