@@ -30,7 +30,6 @@ use mailcharset::mailbox::{
     self, AtomicFile, Bar, InputKind, MailboxError, MessageReader, Origin, Progress, RawMessage,
     WriteMode, pipeline,
 };
-use std::borrow::Cow;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
@@ -321,28 +320,7 @@ fn audit_raw(
         notes: Vec::new(),
         skipped: None,
     };
-    let name: Cow<'_, str> = match (&m.origin, kind) {
-        (Origin::File { relative }, InputKind::Folder) => {
-            Cow::Owned(input.join(relative).display().to_string())
-        }
-        (
-            Origin::Maildir {
-                folder,
-                subdir,
-                name,
-            },
-            _,
-        ) => Cow::Owned(
-            input
-                .join(folder)
-                .join(subdir.as_str())
-                .join(name)
-                .display()
-                .to_string(),
-        ),
-        _ => Cow::Borrowed(input_name),
-    };
-    let in_folder = matches!(kind, InputKind::Folder | InputKind::Maildir);
+    let (name, index) = super::message_name(input, input_name, kind, m);
     // A file of a folder that is clearly an mbox (a later envelope line
     // after an empty line), as `normalize` reads it: its messages, numbered
     // within it, each under the size limit on its own.
@@ -382,7 +360,7 @@ fn audit_raw(
     }
     let ctx = MessageContext {
         input: &name,
-        index: if in_folder { 0 } else { m.index },
+        index,
     };
     if m.bytes.len() as u64 > max {
         out.push(audit_oversize(&m.bytes, &ctx, opts, max));

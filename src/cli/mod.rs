@@ -158,8 +158,9 @@ pub struct NormalizeArgs {
     #[arg(long = "keep-dkim-signed")]
     pub keep_dkim_signed: bool,
     /// Convert text files attached to a message (Content-Disposition
-    /// attachment, or a file name) as text bodies are; by default a file
-    /// is kept byte for byte in its charset.
+    /// attachment, or a file name) and patches sent inline (text/x-patch,
+    /// text/x-diff, a diff in a text/plain body) as text bodies are; by
+    /// default a file or a patch is kept byte for byte in its charset.
     #[arg(long = "convert-attachments")]
     pub convert_attachments: bool,
     /// Worker threads (default: all cores).
@@ -251,8 +252,9 @@ pub struct FilterArgs {
     #[arg(long = "keep-dkim-signed")]
     pub keep_dkim_signed: bool,
     /// Convert text files attached to a message (Content-Disposition
-    /// attachment, or a file name) as text bodies are; by default a file
-    /// is kept byte for byte in its charset.
+    /// attachment, or a file name) and patches sent inline (text/x-patch,
+    /// text/x-diff, a diff in a text/plain body) as text bodies are; by
+    /// default a file or a patch is kept byte for byte in its charset.
     #[arg(long = "convert-attachments")]
     pub convert_attachments: bool,
     /// A message larger than this passes through unchanged (streamed; exit
@@ -289,8 +291,9 @@ pub struct MilterArgs {
     #[arg(long = "keep-dkim-signed")]
     pub keep_dkim_signed: bool,
     /// Convert text files attached to a message (Content-Disposition
-    /// attachment, or a file name) as text bodies are; by default a file
-    /// is kept byte for byte in its charset.
+    /// attachment, or a file name) and patches sent inline (text/x-patch,
+    /// text/x-diff, a diff in a text/plain body) as text bodies are; by
+    /// default a file or a patch is kept byte for byte in its charset.
     #[arg(long = "convert-attachments")]
     pub convert_attachments: bool,
     /// A larger message is let through unchanged (accepted, whatever
@@ -339,6 +342,46 @@ fn parse_size(s: &str) -> Result<u64, String> {
         .and_then(|n| n.checked_mul(mult))
         .filter(|&n| n > 0)
         .ok_or_else(|| format!("not a size: {s:?} (octets, or with K, M or G)"))
+}
+
+/// The name and index that a message's `audit` records and `normalize
+/// --report` line carry: a message file of a folder or Maildir is named by
+/// its own path (`folder/sub/m.eml`, `md/.Sent/cur/NAME`), index 0 (the
+/// file's only message: a folder file that is an mbox numbers its messages
+/// itself, [`folder_mbox`]); a message of an mbox, or a single message, by
+/// `input_name` and its place in the input. Both commands name a message
+/// alike, so their lines can be matched to each other and to the files.
+pub(crate) fn message_name<'a>(
+    input: &Path,
+    input_name: &'a str,
+    kind: mailcharset::mailbox::InputKind,
+    m: &mailcharset::mailbox::RawMessage,
+) -> (std::borrow::Cow<'a, str>, usize) {
+    use mailcharset::mailbox::{InputKind, Origin};
+    use std::borrow::Cow;
+    let name = match (&m.origin, kind) {
+        (Origin::File { relative }, InputKind::Folder) => {
+            Cow::Owned(input.join(relative).display().to_string())
+        }
+        (
+            Origin::Maildir {
+                folder,
+                subdir,
+                name,
+            },
+            _,
+        ) => Cow::Owned(
+            input
+                .join(folder)
+                .join(subdir.as_str())
+                .join(name)
+                .display()
+                .to_string(),
+        ),
+        _ => Cow::Borrowed(input_name),
+    };
+    let in_folder = matches!(kind, InputKind::Folder | InputKind::Maildir);
+    (name, if in_folder { 0 } else { m.index })
 }
 
 /// The mbox flavor of a file of a plain folder input that is clearly an

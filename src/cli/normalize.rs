@@ -617,11 +617,15 @@ fn one_input(
         // message it had header fields inserted and its text re-encoded;
         // named on its own, `--in-place` destroyed it.) A message of an mbox
         // is a message whatever its first line.
+        // Its report line names the message as audit's records do: a file
+        // of a folder or Maildir by its own path (index 0), a message of an
+        // mbox by the input and its place in it.
+        let (name, index) = super::message_name(input, &name, kind, m);
         if !matches!(m.origin, mailbox::Origin::Mbox { .. })
             && !super::audit::looks_like_message(&m.bytes)
         {
             if want_report && let Ok(mut l) = lines.lock() {
-                l.push((m.index, note_line(&name, m.index, NOT_A_MESSAGE_NOTE)));
+                l.push((m.index, note_line(&name, index, NOT_A_MESSAGE_NOTE)));
             }
             return Outcome::unchanged();
         }
@@ -630,7 +634,7 @@ fn one_input(
         if m.bytes.len() as u64 > args.max_message_size {
             oversize.fetch_add(1, Ordering::Relaxed);
             if want_report && let Ok(mut l) = lines.lock() {
-                l.push((m.index, oversize_line(&name, m.index)));
+                l.push((m.index, oversize_line(&name, index)));
             }
             return Outcome::unchanged();
         }
@@ -643,7 +647,7 @@ fn one_input(
                 if want_report {
                     let line = serde_json::to_string(&ReportLine {
                         input: &name,
-                        index: m.index,
+                        index,
                         report: &n.report,
                         note: None,
                     })

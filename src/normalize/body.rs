@@ -2,7 +2,7 @@
 
 use super::{
     Action, Ctx, Edit, NormalizeError, PartReport, declared, eol_of, html, label_text,
-    line_ending_of,
+    line_ending_of, patch,
 };
 use crate::charset::{self, Charset};
 use crate::finding::{FindingKind, Verdict};
@@ -107,6 +107,16 @@ pub(super) fn text_part(
         // otherwise, or none), whose octets the conversion keeps: only
         // its label is corrected.
         || (!ctx.opts.convert_attachments && !octets_kept && part.is_file())
+        // A patch sent as text, inline: `git am` and `patch` apply its
+        // octets as they stand, not as its label reads them (git's
+        // mailinfo re-codes the commit message, not the diff). A part
+        // typed as one, or a text/plain body whose diff lines hold what
+        // the conversion would change; 8-bit prose above an ASCII diff is
+        // converted, the diff reading the same.
+        || (!ctx.opts.convert_attachments
+            && !octets_kept
+            && (patch::is_patch_type(&ct.subtype)
+                || (ct.subtype == "plain" && patch::diff_lines_change(&decoded))))
         // An OpenPGP clear-signed text (RFC 4880 7): the signature covers
         // the characters as written, so written as UTF-8 it reads "BAD
         // signature" in the recipient's client, which looks like

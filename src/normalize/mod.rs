@@ -49,6 +49,7 @@ mod body;
 mod declared;
 mod headers;
 mod html;
+mod patch;
 
 pub use crate::mime::HeaderMode;
 pub use declared::{rewrite_css_charset, rewrite_vcard_charset, rewrite_xml_encoding};
@@ -104,11 +105,14 @@ pub struct Options {
     /// still lists what would have been done, as `kept` (doc/gateway.md,
     /// "Signatures").
     pub keep_dkim_signed: bool,
-    /// Convert text files attached to a message ([`Part::is_file`]) as
-    /// text bodies are. Off by default: a file is kept byte for byte in
-    /// its charset, as the sender's program wrote it (a Latin-1 patch
-    /// converted no longer applies, a converted CSV opens as `GrÃ¼ÃŸe` in
-    /// a spreadsheet that reads files in the system's code page).
+    /// Convert text files attached to a message ([`Part::is_file`]), and
+    /// patches sent as text (text/x-patch, text/x-diff, or a text/plain
+    /// body whose diff lines hold what the conversion would change), as
+    /// text bodies are. Off by default: a file or a patch is kept byte for
+    /// byte in its charset, as the sender's program wrote it (a Latin-1
+    /// patch converted no longer applies, a converted CSV opens as
+    /// `GrÃ¼ÃŸe` in a spreadsheet that reads files in the system's code
+    /// page).
     ///
     /// [`Part::is_file`]: crate::message::Part::is_file
     pub convert_attachments: bool,

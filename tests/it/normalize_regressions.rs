@@ -1194,6 +1194,145 @@ fn regression_attached_text_files_are_kept_as_they_are() {
     assert_eq!(n.report.count(Converted), 3);
 }
 
+/// A message of one text part, 8bit, with `ct` as its Content-Type.
+fn one_part(ct: &str, body: &[u8]) -> Vec<u8> {
+    [
+        format!(
+            "From: a@example.org\nSubject: [PATCH] x\nMIME-Version: 1.0\n\
+             Content-Type: {ct}\nContent-Transfer-Encoding: 8bit\n\n"
+        )
+        .as_bytes(),
+        body,
+    ]
+    .concat()
+}
+
+/// The body report entry of a one-part message, normalized with `opts`,
+/// and the bytes written.
+fn body_entry(raw: &[u8], opts: &Options) -> (normalize::PartReport, Vec<u8>) {
+    let n = normalize::normalize(raw, opts).unwrap();
+    let entry = n
+        .report
+        .parts
+        .iter()
+        .find(|p| p.location == "body")
+        .cloned()
+        .expect("a body entry");
+    (entry, n.bytes.into_owned())
+}
+
+/// Patches sent inline (text/x-patch, text/x-diff, or a `git
+/// format-patch` in a text/plain body, with no file name) were converted
+/// to UTF-8 like letters: `git am` and `patch` apply a patch's octets as
+/// they stand (git's mailinfo re-codes the commit message, not the diff),
+/// so a Latin-1 patch converted put UTF-8 into a Latin-1 file or no longer
+/// applied, and a patch touching a Latin-1 file and a UTF-8 one (rightly
+/// both) had one side garbled. They are kept byte for byte, as attached
+/// files are; a letter whose 8-bit text is only in the prose above an
+/// ASCII diff is converted (the diff reads the same). With
+/// `convert_attachments` they are converted as before.
+#[test]
+fn regression_inline_patches_are_kept_as_they_are() {
+    use normalize::Action::{Converted, Kept};
+    let prose = "Fix the authors.\n\nSigned-off-by: Jürgen Müller <jm@example.org>\n---\n";
+    let latin1_diff: &[u8] = b"diff --git a/src/a.c b/src/a.c\n--- a/src/a.c\n+++ b/src/a.c\n\
+        @@ -1,3 +1,3 @@\n /* x */\n-/* Autor: J\xfcrgen Gro\xdf */\n\
+        +/* Autor: J\xfcrgen Gro\xdf, K\xf6ln */\n int x;\n";
+    let utf8_diff = "diff --git a/po/fr.po b/po/fr.po\n--- a/po/fr.po\n+++ b/po/fr.po\n\
+        @@ -10,2 +10,2 @@\n msgid \"x\"\n-msgstr \"déjà\"\n+msgstr \"déjà vu\"\n"
+        .as_bytes();
+    let signature: &[u8] = b"-- \n2.39.2\n";
+    let latin1_patch = [prose.replace("ü", "ue").as_bytes(), latin1_diff, signature].concat();
+    let mixed_patch = [prose.as_bytes(), latin1_diff, utf8_diff, signature].concat();
+    for (ct, body) in [
+        ("text/x-patch; charset=iso-8859-1", &latin1_patch),
+        ("text/x-diff; charset=iso-8859-1", &latin1_patch),
+        ("text/plain; charset=iso-8859-1", &latin1_patch),
+        ("text/plain", &latin1_patch),
+        ("text/x-patch", &mixed_patch),
+        ("text/x-diff; charset=utf-8", &mixed_patch),
+        ("text/plain; charset=utf-8", &mixed_patch),
+        ("text/plain; charset=iso-8859-1", &mixed_patch),
+    ] {
+        let raw = one_part(ct, body);
+        let (entry, out) = body_entry(&raw, &Options::default());
+        assert_eq!(entry.action, Kept, "{ct}: {entry:?}");
+        assert_eq!(out, raw, "{ct}: the message as it came");
+        // Asked for, it is converted as before.
+        let (entry, out) = body_entry(&raw, &files_too());
+        assert_ne!(entry.action, Kept, "{ct}: {entry:?}");
+        assert_ne!(out, raw, "{ct}");
+    }
+    // Quoted-printable, CRLF: the diff lines are read after the transfer
+    // coding; the part is kept as it came.
+    let raw = b"From: a@example.org\r\nMIME-Version: 1.0\r\n\
+        Content-Type: text/plain; charset=iso-8859-1\r\n\
+        Content-Transfer-Encoding: quoted-printable\r\n\r\n\
+        Fix.\r\n---\r\n--- a/a.c\r\n+++ b/a.c\r\n@@ -1,2 +1,2 @@\r\n\r\n\
+        -/* J=FCrgen */\r\n+/* J=FCrgen M=FCller */\r\n";
+    let (entry, out) = body_entry(raw, &Options::default());
+    assert_eq!((entry.action, &out[..]), (Kept, &raw[..]), "{entry:?}");
+    // 8-bit text only in the prose around an ASCII diff (the commit
+    // message, the signature, a reply quoting a diff): a letter, converted;
+    // the diff reads the same.
+    let ascii_diff: &[u8] = b"--- a/a.c\n+++ b/a.c\n@@ -1,2 +1,2 @@\n x\n-int a;\n+int b;\n";
+    for body in [
+        [b"Gr\xfc\xdfe, J\xfcrgen\n---\n".as_slice(), ascii_diff].concat(),
+        [
+            ascii_diff,
+            b"-- \nJ\xfcrgen M\xfcller\n-J\xfcrgen\n".as_slice(),
+        ]
+        .concat(),
+        b"J\xfcrgen wrote:\n> --- a/a.c\n> +++ b/a.c\n> @@ -1 +1 @@\n> -a\n> +J\xfcrgen\n".to_vec(),
+    ] {
+        let raw = one_part("text/plain; charset=iso-8859-1", &body);
+        let (entry, out) = body_entry(&raw, &Options::default());
+        assert_eq!(entry.action, Converted, "{entry:?}");
+        let text = body_text(&out);
+        assert_eq!(text.as_bytes(), &body_text_latin1(&body)[..]);
+    }
+    // A UTF-8 patch under a label that says otherwise keeps its octets
+    // when converted: only its label is corrected, as for attached files.
+    let utf8_patch = [prose.as_bytes(), utf8_diff].concat();
+    let raw = one_part("text/plain; charset=iso-8859-1", &utf8_patch);
+    let (entry, out) = body_entry(&raw, &Options::default());
+    assert_eq!(entry.action, Converted, "{entry:?}");
+    let m = mailcharset::message::Message::parse(&out);
+    assert_eq!(m.root.decoded_body(&m).0, &utf8_patch[..]);
+    assert_eq!(m.root.content_type.charset(), Some(&b"utf-8"[..]));
+}
+
+/// `body` read as ISO-8859-1, as UTF-8 octets.
+fn body_text_latin1(body: &[u8]) -> Vec<u8> {
+    body.iter()
+        .map(|&b| char::from(b))
+        .collect::<String>()
+        .into_bytes()
+}
+
+/// The three patches of the linux-mips archive that were converted: each
+/// message stays as it came (a removed line holding ISO-2022-JP octets,
+/// which `patch` must find in the file as they are; Latin-1 names in an
+/// added file; Latin-1 comments in a patch labelled UTF-8, whose octets
+/// were replaced by U+FFFD).
+#[test]
+fn regression_inline_patches_of_the_corpus_are_kept() {
+    for rel in [
+        "linux-mips-archive/msgs/2007/44cbb0e3a373c17b07ff4d20dd758875a24fb3e1.eml",
+        "linux-mips-archive/msgs/2007/c4304e3e418b38509aee1b6154f7bff669473ebd.eml",
+        "linux-mips-archive/msgs/2014/190e7227c3406a82b2770c94884e36cdbfb76092.eml",
+    ] {
+        let Some(raw) =
+            common::corpus_bytes("regression_inline_patches_of_the_corpus_are_kept", rel)
+        else {
+            return;
+        };
+        let (entry, out) = body_entry(&raw, &Options::default());
+        assert_eq!(entry.action, normalize::Action::Kept, "{rel}: {entry:?}");
+        assert!(out == raw, "{rel}: changed");
+    }
+}
+
 /// A yEnc block (Usenet's 8-bit binary coding) pasted into a long letter:
 /// its controls were under the 1% that makes a body binary, so the letter
 /// was converted from ISO-8859-1 and the file's octets with it. A body

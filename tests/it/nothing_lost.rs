@@ -780,11 +780,25 @@ fn regression_the_report_has_one_record_per_message() {
     // Messages over --max-message-size pass through unchanged, and are
     // reported so; a single message over it too.
     let single = fixture("koi8r-base64.eml");
+    let name = |p: PathBuf| p.display().to_string();
+    // Each line names the message as audit's records do: a file of a
+    // Maildir or folder by its own path, index 0 (they named the folder,
+    // with the message's place in it: `"input":"folder","index":1`, which
+    // no file and no audit record matched).
+    let in_md = [
+        (name(md.join("cur/1.host:2,S")), 0),
+        (name(md.join("new/2.host")), 0),
+    ];
+    let in_folder = [
+        (name(folder.join("a.eml")), 0),
+        (name(folder.join("sub/b.eml")), 0),
+    ];
+    let alone = [(name(single.clone()), 0)];
     for (input, size, want) in [
-        (&md, "10M", [0, 1].as_slice()),
-        (&folder, "10M", &[0, 1]),
-        (&folder, "100", &[0, 1]),
-        (&single, "100", &[0]),
+        (&md, "10M", in_md.as_slice()),
+        (&folder, "10M", &in_folder),
+        (&folder, "100", &in_folder),
+        (&single, "100", &alone),
     ] {
         let out = dir.path().join("out");
         let report = dir.path().join("report.jsonl");
@@ -812,11 +826,27 @@ fn regression_the_report_has_one_record_per_message() {
             .lines()
             .map(|l| serde_json::from_str(l).expect("json"))
             .collect();
-        let indexes: Vec<u64> = records
+        let mut named: Vec<(String, u64)> = records
             .iter()
-            .map(|r| r["index"].as_u64().expect("index"))
+            .map(|r| {
+                (
+                    r["input"].as_str().expect("input").to_string(),
+                    r["index"].as_u64().expect("index"),
+                )
+            })
             .collect();
-        assert_eq!(indexes, want, "{}: {text}", input.display());
+        named.sort();
+        let mut want = want.to_vec();
+        want.sort();
+        assert_eq!(named, want, "{}: {text}", input.display());
+        // The same names as audit's records, message for message.
+        let audit: Vec<(String, u64)> = audited(
+            &[os("--max-message-size"), os(size), input.as_os_str()],
+            b"",
+        )
+        .into_iter()
+        .collect();
+        assert_eq!(named, audit, "{}: {text}", input.display());
         if size == "100" {
             assert!(
                 records.iter().all(|r| r["note"]
@@ -831,6 +861,33 @@ fn regression_the_report_has_one_record_per_message() {
             std::fs::remove_file(&out).expect("rm");
         }
     }
+    // A file that does not start like a message: its line names it too
+    // (audit lists it among the skipped files, by the same name).
+    std::fs::write(folder.join("notes.txt"), b"not mail\n").expect("w");
+    let out = dir.path().join("out");
+    let report = dir.path().join("report.jsonl");
+    let o = run(&[
+        os("normalize"),
+        folder.as_os_str(),
+        os("-o"),
+        out.as_os_str(),
+        os("--report"),
+        report.as_os_str(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(&report).expect("report");
+    let notes = name(folder.join("notes.txt"));
+    assert!(
+        text.lines().any(|l| {
+            let r: serde_json::Value = serde_json::from_str(l).expect("json");
+            r["input"] == notes.as_str()
+                && r["index"] == 0
+                && r["note"]
+                    .as_str()
+                    .is_some_and(|n| n.contains("does not start"))
+        }),
+        "{text}"
+    );
 }
 
 #[test]
