@@ -180,17 +180,30 @@ impl Auditor<'_, '_> {
         // The usual header section has nothing labelled in any field: one
         // pass over the whole section tells (the test `field` makes first).
         let start = part.range.start;
-        let head = self
-            .msg
-            .raw
-            .get(start..start + part.header.header_end)
-            .unwrap_or(self.msg.raw);
-        if part.headers_within_limit && crate::mime::may_need_decoding(head) {
+        let own_head = self.msg.raw.get(start..start + part.header.header_end);
+        let head = own_head.unwrap_or(self.msg.raw);
+        if part.headers_within_limit
+            && let Some(first) = crate::mime::next_decoding_hit(head, 0)
+        {
             self.msg
                 .hint_headers(part, head, &mut self.hint_scope, &mut self.dopts);
+            // Only the fields the section's scan found something in: the
+            // others hold nothing `field` would look at (a field's value is
+            // part of its `raw`, at `offset` in the section). From each
+            // such field's end, the scan goes on.
+            let mut hit = own_head.map_or(Some(0), |_| Some(first));
             for field in &part.header.fields {
+                let end = field.offset + field.raw.len();
+                match hit {
+                    None => break,
+                    Some(h) if own_head.is_some() && h >= end => continue,
+                    _ => {}
+                }
                 if field.has_name() {
                     self.field(part, field);
+                }
+                if own_head.is_some() {
+                    hit = crate::mime::next_decoding_hit(head, end);
                 }
             }
         }
