@@ -35,7 +35,7 @@ use crate::message::fields::FieldKind;
 use crate::message::{LabelSource, Limits, Message, Part};
 use crate::mime::{
     ContentDisposition, ContentType, DecodedText, Decoding, Field, ParamEncoding, Parameter,
-    decode_unstructured_with, parse_address_list_with,
+    decode_unstructured_with, parse_address_list_words,
 };
 use std::sync::Arc;
 
@@ -307,7 +307,9 @@ impl Auditor<'_, '_> {
                 self.runs(part, &d, field.value, location(), None);
             }
             FieldKind::AddressList if has_words => {
-                let list = parse_address_list_with(field.value, &self.dopts);
+                // The phrases' encoded-words only: names without one, and
+                // the addresses, are not decoded (nothing here reads them).
+                let list = parse_address_list_words(field.value, &self.dopts);
                 let mut seen = Vec::new();
                 let phrases = list
                     .mailboxes

@@ -59,6 +59,7 @@ mod params;
 mod writer;
 mod xml;
 
+pub(crate) use address::parse_address_list_words;
 pub use address::{
     AddressList, Group, Mailbox, decode_phrase_list, parse_address_list, parse_address_list_with,
     parse_msg_ids,
