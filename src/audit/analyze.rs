@@ -608,8 +608,21 @@ fn refine(bytes: &[u8], d: &Decoded<'_>, filename: Option<bool>) -> Vec<Finding>
             nul_at = Some((first, nuls.len(), "NUL spelled as an overlong form"));
         }
     }
+    // A text that is its octets (ASCII or UTF-8, borrowed) and holds
+    // neither NUL nor E3 or E4 (the lead octets of U+3400..U+4DFF) has no
+    // NUL and no possible old Hangul: one scan for the three instead of one
+    // for NUL below and one for the leads in `possible_old_hangul`.
+    let ascii_compatible = d.used.is_some_and(|c| c.is_ascii_compatible());
+    let is_octets = std::ptr::eq(d.text.as_ptr(), bytes.as_ptr()) && d.text.len() == bytes.len();
+    if ascii_compatible
+        && is_octets
+        && nul_at.is_none()
+        && memchr::memchr3(0, 0xE3, 0xE4, bytes).is_none()
+    {
+        return out;
+    }
     // NUL written as is.
-    let literal = if d.used.is_some_and(|c| c.is_ascii_compatible()) {
+    let literal = if ascii_compatible {
         memchr::memchr(0, bytes).map(|o| (o, 1 + memchr::memchr_iter(0, &bytes[o + 1..]).count()))
     } else {
         let n = d.text.matches('\0').count();
