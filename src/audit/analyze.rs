@@ -35,7 +35,7 @@ use crate::message::fields::FieldKind;
 use crate::message::{LabelSource, Limits, Message, Part};
 use crate::mime::{
     ContentDisposition, ContentType, DecodedText, Decoding, Field, ParamEncoding, Parameter,
-    decode_unstructured_with, parse_address_list_with,
+    decode_unstructured_with, parse_address_list_words,
 };
 use std::sync::Arc;
 
@@ -180,17 +180,30 @@ impl Auditor<'_, '_> {
         // The usual header section has nothing labelled in any field: one
         // pass over the whole section tells (the test `field` makes first).
         let start = part.range.start;
-        let head = self
-            .msg
-            .raw
-            .get(start..start + part.header.header_end)
-            .unwrap_or(self.msg.raw);
-        if part.headers_within_limit && crate::mime::may_need_decoding(head) {
+        let own_head = self.msg.raw.get(start..start + part.header.header_end);
+        let head = own_head.unwrap_or(self.msg.raw);
+        if part.headers_within_limit
+            && let Some(first) = crate::mime::next_decoding_hit(head, 0)
+        {
             self.msg
                 .hint_headers(part, head, &mut self.hint_scope, &mut self.dopts);
+            // Only the fields the section's scan found something in: the
+            // others hold nothing `field` would look at (a field's value is
+            // part of its `raw`, at `offset` in the section). From each
+            // such field's end, the scan goes on.
+            let mut hit = own_head.map_or(Some(0), |_| Some(first));
             for field in &part.header.fields {
+                let end = field.offset + field.raw.len();
+                match hit {
+                    None => break,
+                    Some(h) if own_head.is_some() && h >= end => continue,
+                    _ => {}
+                }
                 if field.has_name() {
                     self.field(part, field);
+                }
+                if own_head.is_some() {
+                    hit = crate::mime::next_decoding_hit(head, end);
                 }
             }
         }
@@ -295,7 +308,9 @@ impl Auditor<'_, '_> {
                 self.runs(part, &d, field.value, location(), None);
             }
             FieldKind::AddressList if has_words => {
-                let list = parse_address_list_with(field.value, &self.dopts);
+                // The phrases' encoded-words only: names without one, and
+                // the addresses, are not decoded (nothing here reads them).
+                let list = parse_address_list_words(field.value, &self.dopts);
                 let mut seen = Vec::new();
                 let phrases = list
                     .mailboxes
@@ -594,8 +609,21 @@ fn refine(bytes: &[u8], d: &Decoded<'_>, filename: Option<bool>) -> Vec<Finding>
             nul_at = Some((first, nuls.len(), "NUL spelled as an overlong form"));
         }
     }
+    // A text that is its octets (ASCII or UTF-8, borrowed) and holds
+    // neither NUL nor E3 or E4 (the lead octets of U+3400..U+4DFF) has no
+    // NUL and no possible old Hangul: one scan for the three instead of one
+    // for NUL below and one for the leads in `possible_old_hangul`.
+    let ascii_compatible = d.used.is_some_and(|c| c.is_ascii_compatible());
+    let is_octets = std::ptr::eq(d.text.as_ptr(), bytes.as_ptr()) && d.text.len() == bytes.len();
+    if ascii_compatible
+        && is_octets
+        && nul_at.is_none()
+        && memchr::memchr3(0, 0xE3, 0xE4, bytes).is_none()
+    {
+        return out;
+    }
     // NUL written as is.
-    let literal = if d.used.is_some_and(|c| c.is_ascii_compatible()) {
+    let literal = if ascii_compatible {
         memchr::memchr(0, bytes).map(|o| (o, 1 + memchr::memchr_iter(0, &bytes[o + 1..]).count()))
     } else {
         let n = d.text.matches('\0').count();

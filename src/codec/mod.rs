@@ -7,7 +7,9 @@ pub mod extended;
 pub mod hangul;
 pub mod legacy;
 mod simd;
-pub(crate) use simd::{either_of, ftext_len, is_ascii, line_ends, prefetch, with_avx2};
+pub(crate) use simd::{
+    decoding_hits, either_of, ftext_len, is_ascii, line_ends, prefetch, with_avx2,
+};
 pub(crate) mod utf16_32;
 pub mod utf7;
 pub mod utf8;

@@ -456,6 +456,30 @@ pub(crate) fn either_of(block: &[u8; 64], a: u8, b: u8) -> u64 {
     }
 }
 
+/// A bit for each of the first 64 octets of `block` that a header field's
+/// decoding looks for (`mime::next_decoding_hit`): an octet above 0x7F,
+/// `*`, ESC, or `=` before a `?` (the octet after it, `block[i + 1]`).
+/// SSE2, which every x86_64 CPU has; a plain loop elsewhere.
+#[inline]
+pub(crate) fn decoding_hits(block: &[u8; 65]) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: SSE2 is part of every x86_64 CPU (the target's baseline),
+        // the only requirement of this `target_feature` function.
+        unsafe { sse2::decoding_hits(block) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let mut mask = 0u64;
+        for i in 0..64 {
+            let (a, next) = (block[i], block[i + 1]);
+            let hit = a >= 0x80 || a == b'*' || a == 0x1B || (a == b'=' && next == b'?');
+            mask |= u64::from(hit) << i;
+        }
+        mask
+    }
+}
+
 /// How many octets at the start of `bytes` are `ftext` (RFC 5322: `%d33-57 /
 /// %d59-126`, printable US-ASCII but the colon): the length of a header
 /// field's name. Sixteen octets at a time with SSE2 where the line has them
@@ -492,8 +516,8 @@ pub(crate) fn ftext_len(bytes: &[u8]) -> usize {
 #[cfg(target_arch = "x86_64")]
 mod sse2 {
     use std::arch::x86_64::{
-        _mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
-        _mm_set1_epi8,
+        _mm_and_si128, _mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_loadu_si128, _mm_movemask_epi8,
+        _mm_or_si128, _mm_set1_epi8,
     };
 
     /// A bit for each octet of `chunk` that is not `ftext` (below 33, DEL,
@@ -508,6 +532,36 @@ mod sse2 {
         let del = _mm_cmpeq_epi8(v, _mm_set1_epi8(127));
         let colon = _mm_cmpeq_epi8(v, _mm_set1_epi8(b':' as i8));
         _mm_movemask_epi8(_mm_or_si128(low, _mm_or_si128(del, colon))) as u32
+    }
+
+    #[target_feature(enable = "sse2")]
+    pub(super) fn decoding_hits(block: &[u8; 65]) -> u64 {
+        let star = _mm_set1_epi8(b'*' as i8);
+        let esc = _mm_set1_epi8(0x1B);
+        let eq = _mm_set1_epi8(b'=' as i8);
+        let question = _mm_set1_epi8(b'?' as i8);
+        let mut mask = 0u64;
+        for k in 0..4 {
+            let (here, next) = (&block[16 * k..16 * k + 16], &block[16 * k + 1..16 * k + 17]);
+            // SAFETY: `here` and `next` are 16 readable octets each (ranges
+            // of a 65-octet array), the size of `__m128i`; `loadu` has no
+            // alignment requirement.
+            let (v, n) = unsafe {
+                (
+                    _mm_loadu_si128(here.as_ptr().cast()),
+                    _mm_loadu_si128(next.as_ptr().cast()),
+                )
+            };
+            let word = _mm_and_si128(_mm_cmpeq_epi8(v, eq), _mm_cmpeq_epi8(n, question));
+            let hits = _mm_or_si128(
+                _mm_or_si128(_mm_cmpeq_epi8(v, star), _mm_cmpeq_epi8(v, esc)),
+                word,
+            );
+            // The movemask of `v` itself is the octets above 0x7F.
+            let m = (_mm_movemask_epi8(hits) | _mm_movemask_epi8(v)) as u16;
+            mask |= u64::from(m) << (16 * k);
+        }
+        mask
     }
 
     #[target_feature(enable = "sse2")]
@@ -535,6 +589,28 @@ const PREFETCH: usize = 4096;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn decoding_hits_is_the_octet_by_octet_test() {
+        let octets = [b'a', b'=', b'?', b'*', 0x1B, 0x7F, 0x80, 0xFF, b'\n', 0];
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        for _ in 0..2000 {
+            let mut block = [0u8; 65];
+            for b in &mut block {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                *b = octets[(seed % octets.len() as u64) as usize];
+            }
+            let mut want = 0u64;
+            for i in 0..64 {
+                let (a, next) = (block[i], block[i + 1]);
+                let hit = a >= 0x80 || a == b'*' || a == 0x1B || (a == b'=' && next == b'?');
+                want |= u64::from(hit) << i;
+            }
+            assert_eq!(decoding_hits(&block), want, "{block:?}");
+        }
+    }
 
     #[test]
     fn is_ascii_agrees_with_std_at_every_position_and_length() {

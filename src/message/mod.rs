@@ -594,8 +594,11 @@ pub fn body_label<'s>(ct: &'s ContentType, body: &'s [u8]) -> Option<(&'s [u8], 
 /// kept so (`Profilovací èasovaè`), while the page's own `<meta>` named the
 /// charset.
 pub fn declared_label(ct: &ContentType, body: &[u8]) -> Option<&'static Charset> {
-    let labelled = crate::charset::resolve(Some(ct.charset()?)).charset?;
+    let written = ct.charset()?;
+    // The markup first: most bodies are text/plain, which has none, and
+    // their label was resolved here for nothing (1% of an audit).
     let (label, _) = markup_label(ct, body)?;
+    let labelled = crate::charset::resolve(Some(written)).charset?;
     let declared = crate::charset::resolve(Some(label)).charset?;
     (declared.decoder_name() != labelled.decoder_name()).then_some(declared)
 }

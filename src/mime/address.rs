@@ -164,15 +164,32 @@ pub fn parse_address_list(value: &[u8]) -> AddressList {
 
 /// [`parse_address_list`] with charset decoding options.
 pub fn parse_address_list_with(value: &[u8], opts: &DecodeOptions) -> AddressList {
+    parse(value, opts, false)
+}
+
+/// [`parse_address_list_with`] for what an audit reads of a list: the
+/// encoded-words of its display names, group names and comments. A
+/// phrase that cannot hold one (it lacks `=` or `?`, which no quoting or
+/// comment removal brings together) is not decoded: its `DecodedText` is
+/// empty (a display name is then None); addresses are not read
+/// (`addr_spec` is None), and the list's findings are only those of what
+/// was decoded. A To or Cc field of forty names with one encoded-word among
+/// them had each name decoded and each address copied, then dropped.
+pub(crate) fn parse_address_list_words(value: &[u8], opts: &DecodeOptions) -> AddressList {
+    parse(value, opts, true)
+}
+
+/// `words_only`: as [`parse_address_list_words`].
+fn parse(value: &[u8], opts: &DecodeOptions, words_only: bool) -> AddressList {
     let toks = tokens(value);
     let mut list = AddressList::default();
     let mut group: Option<usize> = None;
     let mut cur: Vec<(Tok, Range<usize>)> = Vec::new();
     for (tok, r) in toks {
         match tok {
-            Tok::Comma => finish(value, &mut cur, group, opts, &mut list),
+            Tok::Comma => finish(value, &mut cur, group, opts, words_only, &mut list),
             Tok::Semicolon => {
-                finish(value, &mut cur, group, opts, &mut list);
+                finish(value, &mut cur, group, opts, words_only, &mut list);
                 if group.is_none() {
                     list.findings
                         .push(malformed(r.start, "';' outside a group"));
@@ -181,7 +198,7 @@ pub fn parse_address_list_with(value: &[u8], opts: &DecodeOptions) -> AddressLis
             }
             Tok::Colon if !cur.iter().any(|t| t.0 == Tok::Angle) => {
                 // The phrase so far names a group; a comment is kept in it.
-                let (name, span) = phrase_of(value, &cur, opts);
+                let (name, span) = phrase_of(value, &cur, opts, words_only);
                 if group.is_some() {
                     list.findings.push(malformed(r.start, "nested group"));
                 }
@@ -202,7 +219,7 @@ pub fn parse_address_list_with(value: &[u8], opts: &DecodeOptions) -> AddressLis
             _ => cur.push((tok, r)),
         }
     }
-    finish(value, &mut cur, group, opts, &mut list);
+    finish(value, &mut cur, group, opts, words_only, &mut list);
     if group.is_some() {
         // An unterminated group is common and harmless.
     }
@@ -210,11 +227,13 @@ pub fn parse_address_list_with(value: &[u8], opts: &DecodeOptions) -> AddressLis
 }
 
 /// The display name made of the phrase items of `items` (comments left
-/// out), and its span.
+/// out), and its span. `words_only`: not decoded (empty) when the span
+/// lacks `=` or `?` ([`parse_address_list_words`]).
 fn phrase_of(
     value: &[u8],
     items: &[(Tok, Range<usize>)],
     opts: &DecodeOptions,
+    words_only: bool,
 ) -> (DecodedText, Option<Range<usize>>) {
     let mut phrase = items.iter().filter(|t| t.0 == Tok::Phrase).map(|t| &t.1);
     let Some(first) = phrase.next() else {
@@ -222,6 +241,13 @@ fn phrase_of(
     };
     let last = phrase.next_back().unwrap_or(first);
     let span = first.start..last.end;
+    if words_only
+        && value
+            .get(span.clone())
+            .is_none_or(|p| memchr::memchr(b'=', p).is_none() || memchr::memchr(b'?', p).is_none())
+    {
+        return (DecodedText::default(), Some(span));
+    }
     let has_comment = items
         .iter()
         .any(|t| t.0 == Tok::Comment && t.1.start > span.start && t.1.end < span.end);
@@ -279,12 +305,14 @@ fn comment_text(value: &[u8], r: Range<usize>, opts: &DecodeOptions) -> DecodedT
     )
 }
 
-/// Ends the mailbox made of `cur`.
+/// Ends the mailbox made of `cur`. `words_only`: as
+/// [`parse_address_list_words`] (no addr-spec).
 fn finish(
     value: &[u8],
     cur: &mut Vec<(Tok, Range<usize>)>,
     group: Option<usize>,
     opts: &DecodeOptions,
+    words_only: bool,
     list: &mut AddressList,
 ) {
     if cur.iter().all(|t| t.0 == Tok::Ws) {
@@ -309,10 +337,12 @@ fn finish(
                 list.findings
                     .push(malformed(r.start, "more than one <address> in a mailbox"));
             }
-            let (addr, span) = addr_spec(value, r, opts, &mut list.findings);
-            mb.addr_spec = Some(addr);
-            mb.addr_span = Some(span);
-            let (name, span) = phrase_of(value, &cur[..a], opts);
+            if !words_only {
+                let (addr, span) = addr_spec(value, r, opts, &mut list.findings);
+                mb.addr_spec = Some(addr);
+                mb.addr_span = Some(span);
+            }
+            let (name, span) = phrase_of(value, &cur[..a], opts, words_only);
             if span.is_some() {
                 // An empty name (`"" <a@b>`) is no name; the span stays.
                 list.findings.extend(name.findings.iter().cloned());
@@ -320,7 +350,7 @@ fn finish(
                 mb.display_name_span = span;
             } else if cur[a + 1..].iter().any(|t| t.0 == Tok::Phrase) {
                 // `<a@b> Name`: a phrase after the address.
-                let (name, span) = phrase_of(value, &cur[a + 1..], opts);
+                let (name, span) = phrase_of(value, &cur[a + 1..], opts, words_only);
                 list.findings.push(malformed(
                     span.as_ref().map_or(0, |s| s.start),
                     "display name after the address",
@@ -330,6 +360,7 @@ fn finish(
                 mb.display_name_span = span;
             }
         }
+        None if words_only => {}
         None => {
             // A bare addr-spec: the phrase items as written, comments removed.
             let items: Vec<&Range<usize>> = cur
@@ -534,5 +565,54 @@ mod tests {
             pairs("<=?utf-8?q?x?=@example.org>")[0].1.as_deref(),
             Some("=?utf-8?q?x?=@example.org")
         );
+    }
+
+    /// What an audit reads of a list ([`parse_address_list_words`]): the
+    /// encoded-words of its display names, comments and group names, and
+    /// the malformed-word findings beside them.
+    fn words_read(l: &AddressList) -> Vec<String> {
+        let phrases = l
+            .mailboxes
+            .iter()
+            .flat_map(|m| m.display_name.iter().chain(m.comments.iter()))
+            .chain(l.groups.iter().map(|g| &g.name));
+        let mut out = Vec::new();
+        // In order, phrase by phrase; the phrases without any are none of
+        // the audit's business (their count differs: a name not decoded
+        // is None).
+        for d in phrases {
+            for w in &d.words {
+                out.push(format!("{} {} {:?} {}", w.offset, w.len, w.label, w.run));
+            }
+            for f in &d.findings {
+                if f.kind == crate::finding::FindingKind::MalformedEncodedWord {
+                    out.push(format!("{} {:?}", f.offset, f.note));
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_audits_reading_has_every_encoded_word_of_the_full_parse() {
+        let opts = DecodeOptions::default();
+        for v in [
+            &b"=?utf-8?q?J=C3=B6rg?= <a@b.c>, \"X, Y\" <x@y>, z@w (Zed)"[..],
+            b"Plain Name <a@b>, \"=?iso-8859-1?q?Andr=E9?=\" <c@d>, e@f (=?utf-8?q?c?=)",
+            b"A Group: =?utf-8?b?w6k=?= <a@b>, C <c@d>; \"x=\\?y\" <e@f>",
+            b"=?utf-8?q?bad_no_end <a@b>, =?x-unknown?q?y?= <c@d>, n (c) m <e@f>",
+            b"<a@b> =?utf-8?q?after?=, =?utf-8?q?G?=: ; a = ? b <c@d>",
+            b"\"a=\" \"?b\" <c@d>, =?utf-8?Q?=E2=82?= =?utf-8?Q?=AC?= <e@f>",
+            b"",
+        ] {
+            let full = parse_address_list_with(v, &opts);
+            let words = parse_address_list_words(v, &opts);
+            assert_eq!(
+                words_read(&words),
+                words_read(&full),
+                "{}",
+                String::from_utf8_lossy(v)
+            );
+        }
     }
 }

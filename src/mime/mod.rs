@@ -60,6 +60,7 @@ mod vcard;
 mod writer;
 mod xml;
 
+pub(crate) use address::parse_address_list_words;
 pub use address::{
     AddressList, Group, Mailbox, decode_phrase_list, parse_address_list, parse_address_list_with,
     parse_msg_ids,
@@ -241,34 +242,89 @@ pub(crate) fn may_need_decoding(bytes: &[u8]) -> bool {
     crate::codec::with_avx2(|| may_need_decoding_in(bytes))
 }
 
+/// Octets per block of [`may_need_decoding`]'s scan.
+const HIT_BLOCK: usize = 64;
+
+/// Whether one block of [`HIT_BLOCK`] octets, and the octet after it (the
+/// `?` of a `=?` that straddles two blocks), holds an octet
+/// [`may_need_decoding`] looks for. Branch-free; the octets and the octets
+/// after them are read as two slices, so that each is one unaligned load
+/// per vector (indexing `k` and `k + 1` of one array had the compiler
+/// shift bytes across lanes instead).
 #[inline]
-fn may_need_decoding_in(bytes: &[u8]) -> bool {
-    const N: usize = 32;
-    // One block of N octets and the octet after it (the `?` of a `=?` that
-    // straddles two blocks), branch-free.
-    let block_hits = |block: &[u8]| {
-        let mut any = false;
-        for k in 0..N {
-            let (a, next) = (block[k], block[k + 1]);
-            any |= (a >= 0x80) | (a == b'*') | (a == 0x1B) | ((a == b'=') & (next == b'?'));
-        }
-        any
-    };
-    let mut i = 0;
-    while let Some(block) = bytes.get(i..i + N + 1) {
-        if block_hits(block) {
-            return true;
-        }
-        i += N;
+fn block_hits(block: &[u8; HIT_BLOCK + 1]) -> bool {
+    let (here, after) = (&block[..HIT_BLOCK], &block[1..]);
+    let mut any = false;
+    for (&a, &next) in here.iter().zip(after) {
+        any |= (a >= 0x80) | (a == b'*') | (a == 0x1B) | ((a == b'=') & (next == b'?'));
     }
-    // The rest (at most N octets: a field value is often all of it) as one
-    // more block, padded with NUL, which is no hit and completes none.
+    any
+}
+
+/// The last octets of `bytes` from `i` (at most a block) as one block,
+/// padded with NUL, which is no hit and completes none.
+#[inline]
+fn tail_block(bytes: &[u8], i: usize) -> [u8; HIT_BLOCK + 1] {
     let tail = bytes.get(i..).unwrap_or_default();
-    let mut block = [0u8; N + 1];
+    let mut block = [0u8; HIT_BLOCK + 1];
     if let Some(dst) = block.get_mut(..tail.len()) {
         dst.copy_from_slice(tail);
     }
-    block_hits(&block)
+    block
+}
+
+#[inline]
+fn may_need_decoding_in(bytes: &[u8]) -> bool {
+    let mut i = 0;
+    while let Some(Ok(block)) = bytes
+        .get(i..i + HIT_BLOCK + 1)
+        .map(<&[u8; HIT_BLOCK + 1]>::try_from)
+    {
+        if block_hits(block) {
+            return true;
+        }
+        i += HIT_BLOCK;
+    }
+    // The rest (a field value is often all of it) as one more block.
+    block_hits(&tail_block(bytes, i))
+}
+
+/// Offset of the first octet at or after `from` that
+/// [`may_need_decoding`] looks for (above 0x7F, `*`, ESC, the `=` of
+/// `=?`): a header section is scanned once for the fields that may need
+/// decoding, instead of each field again (a section with one encoded-word
+/// had each of its twenty to forty fields looked at).
+pub(crate) fn next_decoding_hit(bytes: &[u8], from: usize) -> Option<usize> {
+    // The scan for the block is the vectorized loop (kept small, so that
+    // it is compiled into the AVX2 function); the octet in the block is
+    // found once, by a mask.
+    let at = crate::codec::with_avx2(|| hit_block(bytes, from))?;
+    let block = match bytes
+        .get(at..at + HIT_BLOCK + 1)
+        .map(<&[u8; HIT_BLOCK + 1]>::try_from)
+    {
+        Some(Ok(block)) => *block,
+        _ => tail_block(bytes, at),
+    };
+    Some(at + crate::codec::decoding_hits(&block).trailing_zeros() as usize)
+}
+
+/// Where the block (from `from`, [`HIT_BLOCK`] octets on) with the first
+/// hit of [`next_decoding_hit`] starts: a whole block, or the last octets
+/// of `bytes` (a hit is never in the padding).
+#[inline]
+fn hit_block(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut i = from;
+    while let Some(Ok(block)) = bytes
+        .get(i..i + HIT_BLOCK + 1)
+        .map(<&[u8; HIT_BLOCK + 1]>::try_from)
+    {
+        if block_hits(block) {
+            return Some(i);
+        }
+        i += HIT_BLOCK;
+    }
+    (i < bytes.len() && block_hits(&tail_block(bytes, i))).then_some(i)
 }
 
 /// ASCII octets as a String (every octet is a char).
@@ -330,6 +386,24 @@ mod tests {
             // Through `with_avx2` (AVX2 where the CPU has it) and plain.
             prop_assert_eq!(may_need_decoding(&bytes), field_by_field(&bytes));
             prop_assert_eq!(may_need_decoding_in(&bytes), field_by_field(&bytes));
+        }
+
+        #[test]
+        fn next_decoding_hit_finds_every_field_that_may_need_decoding(
+            bytes in proptest::collection::vec(
+                prop_oneof![Just(b'='), Just(b'?'), Just(b'*'), Just(b'a'), Just(b'\n'), any::<u8>()],
+                0..200,
+            ),
+            from in 0usize..210,
+        ) {
+            // The first hit from `from`, octet by octet.
+            let want = (from..bytes.len()).find(|&k| {
+                let a = bytes[k];
+                a >= 0x80 || a == b'*' || a == 0x1B || (a == b'=' && bytes.get(k + 1) == Some(&b'?'))
+            });
+            prop_assert_eq!(next_decoding_hit(&bytes, from), want);
+            // None from `from` exactly when the rest needs no decoding.
+            prop_assert_eq!(want.is_none(), !may_need_decoding(bytes.get(from..).unwrap_or_default()));
         }
     }
 }
