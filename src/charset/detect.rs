@@ -955,7 +955,9 @@ fn yenc(body: &[u8]) -> bool {
 /// U+FFFE is a byte order mark read the wrong way round) at 1%; and decoding errors (unpaired
 /// surrogates, values beyond U+10FFFF, a cut last unit), four or more and
 /// at least 1% of the characters: fewer are damage to a text, random octets
-/// make one in every 30 or so UTF-16 units and nearly every UTF-32 one.
+/// make one in every 30 or so UTF-16 units and nearly every UTF-32 one;
+/// and eight characters or more without white space that are no one
+/// script's text.
 pub(super) fn wide_binary(text: &str, errors: usize) -> Option<&'static str> {
     let body = text.trim_end_matches(|c: char| c == '\0' || c == '\u{1A}' || c.is_whitespace());
     if body.contains('\0') {
@@ -986,7 +988,29 @@ pub(super) fn wide_binary(text: &str, errors: usize) -> Option<&'static str> {
         return Some("ill-formed units");
     }
     let junk = private + errors;
-    (junk >= 3 && junk * 10 >= chars).then_some("private-use characters and ill-formed units")
+    if junk >= 3 && junk * 10 >= chars {
+        return Some("private-use characters and ill-formed units");
+    }
+    // Compressed data or a short random blob read as UTF-16: too few units
+    // for the counts above, but no white space at all, and characters
+    // scattered over Han, Hangul, Yi and the small alphabets as no one
+    // script's text is (`plausible`). Text of eight characters or more
+    // has a space or a line end, or is one script's.
+    // (Han and Hangul side by side are both random picks: Korean, whose
+    // Hanja `plausible` counts with its Hangul, puts spaces between words.)
+    if chars < 8 || body.chars().any(|c| c.is_ascii_whitespace()) {
+        return None;
+    }
+    let han = body
+        .chars()
+        .filter(|&c| matches!(c, '\u{3400}'..='\u{4DBF}' | '\u{4E00}'..='\u{9FFF}'))
+        .count();
+    let hangul = body
+        .chars()
+        .filter(|&c| matches!(c, '\u{AC00}'..='\u{D7A3}'))
+        .count();
+    (!plausible(body) || (han >= 2 && hangul >= 2))
+        .then_some("characters of many scripts and no white space")
 }
 
 /// Whether `bytes` holds NUL or a C0 control a text does not (00..08, 0B,
@@ -1385,8 +1409,28 @@ mod tests {
             "مرحبا، كيف حالك؟ الطقس جميل اليوم.",
             "안녕하세요, 오늘 날씨가 좋네요.",
             "สวัสดีครับ วันนี้อากาศดีมาก",
+            // No white space, one script's text.
+            "今日は晴れです。明日は雨でしょう。",
+            "今天天气很好明天的会议十点开始",
+            "감사합니다감사합니다",
+            "Привет,как-дела?",
         ] {
             assert_eq!(wide_binary(text, 0), None, "{text}");
+        }
+        // A zlib stream and a short random blob read as UTF-16 (the first
+        // 24 units of each; /tmp/hunt8 h_deflate16.py: 19 of 150 such
+        // bodies were rewritten as text): no white space, Han and Hangul
+        // side by side, symbols of every block, too few units for the
+        // private-use and error counts.
+        for blob in [
+            "鱸伭\u{e3b}ゃ씹䪻㊤詔嬐ꜿ皳틯䀫┡\u{850}灗呮뒿銊蹘觠㺀碞墶",
+            "が鿊䨞穬䆽ꪕ弭艞깩釗\u{2452}돟ॼ殳軀즥赧䍃䧺婹棱ᠢ槥Ḭ",
+        ] {
+            assert_eq!(
+                wide_binary(blob, 0),
+                Some("characters of many scripts and no white space"),
+                "{blob}"
+            );
         }
     }
 

@@ -75,7 +75,7 @@ pub fn rewrite_css_charset(css: &str) -> Cow<'_, str> {
 ///
 /// The caller must have read the card's text in the charsets these
 /// parameters name (normalize keeps a card whose reading disagrees with
-/// one of them as it is: [`vcard_charset_disagrees`]).
+/// one of them as it is: `vcard_charset_disagrees`).
 ///
 /// ```
 /// use mailcharset::normalize::rewrite_vcard_charset;
