@@ -64,8 +64,8 @@
 use super::alphabets::compare_fit;
 use super::arabic_pairs::{ARABIC_FIRST, ARABIC_LAST, ARABIC_PAIRS};
 use super::detect::{
-    alphabet_lie, binary, confidence, guess, has_controls, has_magic, is_latin, latin_preference,
-    magic, nul_shaped, vietnamese_tones, wide_binary,
+    alphabet_lie, binary, confidence, declared_mends, guess, has_controls, has_magic, is_latin,
+    latin_preference, magic, nul_shaped, vietnamese_tones, wide_binary,
 };
 use super::dispatch::{c1_as_twin, c1_check, c1_twin, decode_with, unicode11};
 use super::evidence::{
@@ -591,6 +591,37 @@ pub(super) fn labelled<'a>(
                 format!(
                     "read as {}, {n} symbol(s) sit inside words; the text's own markup declares \
                      {}, which reads them as letters",
+                    cs.name, used.name
+                ),
+            );
+            return;
+        }
+        // Or it reads as words of one language, or of another script,
+        // where the label's reading has words no language's alphabet holds
+        // (`Çýktý dosyasý oluþturulamadý` under ISO-8859-1 over a
+        // windows-1254 page, Lithuanian windows-1257, Arabic `ÇÓã ããßä`):
+        // too short or too few symbols for the rules before and after.
+        if !ascii
+            && opts.detect
+            && latin_label(cs)
+            && let Some(decl) = opts.declared
+            && decl.is_single_byte()
+            && decl.decoder_name() != cs.decoder_name()
+            && let (t, r, used) = decode_with(bytes, decl)
+            && r.is_clean()
+            && !t.chars().any(c1_control)
+            && plausible(&t)
+            && words(&t)
+            && declared_mends(&text, &t)
+        {
+            read_in(
+                d,
+                out,
+                bytes,
+                (used, t),
+                format!(
+                    "read as {}, words no language's alphabet holds; the text's own markup \
+                     declares {}, which reads them as one language's",
                     cs.name, used.name
                 ),
             );

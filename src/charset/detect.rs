@@ -680,6 +680,19 @@ fn misfits(text: &str, enough: usize) -> (usize, usize) {
     )
 }
 
+/// Whether a charset a document declares (`decl_text`, its reading) mends
+/// the label's reading (`label_text`): the label's has a word no one
+/// language's alphabet holds (Turkish windows-1254 under ISO-8859-1:
+/// `Çýktý dosyasý oluþturulamadý`; Arabic windows-1256: `ÇÓã ããßä`), and
+/// the declared one is another script's text, or fits an alphabet better.
+/// A correctly labelled page under a stale `<meta>` fits its language's
+/// alphabet, and the test stops at its first foreign word.
+pub(super) fn declared_mends(label_text: &str, decl_text: &str) -> bool {
+    misfits(label_text, 1).0 > 0
+        && (super::evidence::non_latin(decl_text)
+            || compare_fit(decl_text, label_text) == Some(std::cmp::Ordering::Greater))
+}
+
 /// A symbol that has no place inside a word ([`word_symbol`]). Double
 /// quotes are the same octets in every windows-125x charset, and Turkish
 /// puts them before a suffix (`“dosya”nın`).

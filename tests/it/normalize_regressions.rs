@@ -1863,3 +1863,75 @@ fn regression_a_legacy_hint_does_not_take_a_damaged_reading() {
     let out = String::from_utf8(norm_with(&msg, &utf8)).unwrap();
     assert!(out.contains("\nSubject: Среща\n"), "{out}");
 }
+
+/// An HTML page under an `iso-8859-1` Content-Type whose `<meta>` names
+/// the charset it is written in (windows-1254, -1255, -1256, -1257, TIS-620),
+/// too short for the symbols rule or the another-script rule: its Latin-1
+/// reading has words no language's alphabet holds (`Çýktý dosyasý
+/// oluþturulamadý`, Arabic `ÇÓã ããßä`), `ok`, and the text was converted
+/// to that mojibake (/tmp/hunt8 h_thai.py: 73 of 204 pages with a
+/// declaration). The page's declaration now reads it, `mislabeled`. A
+/// correctly labelled Latin-1 page under a stale `<meta>` keeps its
+/// Content-Type's reading.
+#[test]
+fn regression_a_declaration_that_mends_the_labels_words_is_read() {
+    let page = |decl: &str, body: &[u8]| {
+        [
+            format!(
+                "From: a@example.org\nSubject: x\nMIME-Version: 1.0\n\
+                 Content-Type: text/html; charset=iso-8859-1\nContent-Transfer-Encoding: 8bit\n\n\
+                 <html><head><meta http-equiv=\"Content-Type\" content=\"text/html; charset={decl}\">\
+                 </head><body>\n<p>"
+            )
+            .as_bytes(),
+            body,
+            b"</p>\n</body></html>\n",
+        ]
+        .concat()
+    };
+    for (decl, enc, text) in [
+        (
+            "windows-1254",
+            encoding_rs::WINDOWS_1254,
+            "Çıktı dosyası oluşturulamadı",
+        ),
+        (
+            "windows-1256",
+            encoding_rs::WINDOWS_1256,
+            "اسم ممكن النفاذ إليه",
+        ),
+        (
+            "windows-1255",
+            encoding_rs::WINDOWS_1255,
+            "בוסנית (עם צירופי אותיות)",
+        ),
+        (
+            "windows-1257",
+            encoding_rs::WINDOWS_1257,
+            "Elektroninės vizitinės klavišų temos",
+        ),
+        (
+            "tis-620",
+            encoding_rs::WINDOWS_874,
+            "ขาดชื่อโปรแกรมใน argv[0]",
+        ),
+    ] {
+        let (bytes, _, bad) = enc.encode(text);
+        assert!(!bad, "{decl}");
+        let out = norm(&page(decl, &bytes));
+        let (body, _) = text_part(&out);
+        let body = String::from_utf8(body).expect("UTF-8 out");
+        assert!(body.contains(&format!("<p>{text}</p>")), "{decl}: {body}");
+    }
+    // Latin-1 French and German under a stale windows-1257 / -1256 meta.
+    for (decl, text) in [
+        ("windows-1257", "Déjà vu, ça marche très bien à Noël"),
+        ("windows-1256", "Grüße aus München, schöne Größe"),
+    ] {
+        let latin1 = encoding_rs::WINDOWS_1252.encode(text).0.into_owned();
+        let out = norm(&page(decl, &latin1));
+        let (body, _) = text_part(&out);
+        let body = String::from_utf8(body).expect("UTF-8 out");
+        assert!(body.contains(&format!("<p>{text}</p>")), "{decl}: {body}");
+    }
+}
