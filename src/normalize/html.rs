@@ -6,16 +6,11 @@
 use crate::mime::find_ci;
 use std::borrow::Cow;
 
-/// How far into the markup declarations are rewritten: as far as the
-/// reading looks for one (`mime::HTML_DECLARATION_LIMIT`, 64 KiB), so a
-/// `<meta>` rewritten to utf-8 is one the text was read by (or weighed
-/// against, under a Content-Type `charset`). It was 8 KiB here and 1024
-/// octets there: a declaration between the two was replaced without
-/// having been read.
-pub(crate) const SCAN_LIMIT: usize = crate::mime::HTML_DECLARATION_LIMIT;
-
 /// Rewrites the charset value of every `<meta ...>` tag that starts within
-/// the first 64 KiB (`SCAN_LIMIT`) to `utf-8`. The attribute names are
+/// the window the reading looks in (the first 1024 octets, and on to the
+/// first `<body` tag within 64 KiB: `mime::html_declaration_window`) to
+/// `utf-8`: a `<meta>` rewritten is one the text was read by (or weighed
+/// against, under a Content-Type `charset`). The attribute names are
 /// matched ASCII case-insensitively, quotes are optional; text outside
 /// `<meta>` tags is never touched. Borrows when nothing changed.
 ///
@@ -30,7 +25,7 @@ pub(crate) const SCAN_LIMIT: usize = crate::mime::HTML_DECLARATION_LIMIT;
 /// ```
 pub fn rewrite_meta_charset(html: &str) -> Cow<'_, str> {
     let bytes = html.as_bytes();
-    let window = bytes.len().min(SCAN_LIMIT);
+    let window = crate::mime::html_declaration_window(bytes);
     // (start, end) of each charset value to replace.
     let mut spans: Vec<(usize, usize)> = Vec::new();
     let mut at = 0;
@@ -144,7 +139,21 @@ mod tests {
             assert!(matches!(r(s), std::borrow::Cow::Borrowed(_)), "{s}");
         }
         // Past the scan window: left alone.
-        let late = format!("{}<meta charset=latin1>", " ".repeat(super::SCAN_LIMIT));
+        let late = format!(
+            "{}<meta charset=latin1>",
+            " ".repeat(crate::mime::HTML_DECLARATION_LIMIT)
+        );
         assert_eq!(r(&late), late);
+        // Below `<body>` past 1024 octets (a quoted message's head): left
+        // alone, as the reading passes it over; in the head, rewritten.
+        let quoted = format!(
+            "<html><head><meta charset=koi8-r></head><body>{}<blockquote><meta charset=latin1>",
+            "x".repeat(2000)
+        );
+        assert_eq!(
+            r(&quoted),
+            quoted.replacen("koi8-r", "utf-8", 1),
+            "only the head's"
+        );
     }
 }

@@ -4751,6 +4751,16 @@ fn regression_vietnamese_windows_1258_is_read_as_written() {
             label.map(String::from_utf8_lossy)
         );
     }
+    // Latvian windows-1257 (`ņ` is windows-1258's dot below, after a vowel
+    // in words of several syllables: `taustiņš`), unlabelled: chardetng may
+    // say windows-1258; its reading is no Vietnamese (an independent
+    // review, `hunt_latin_guess` seed 2772).
+    let lv: &[u8] = b"Vai p\xeekst\xe7t, kad tausti\xf2\xf0 tiek noraid\xeets. Uzr\xe2da atsl\xe7gas un v\xe7rt\xeebas. Sa\xf2em atsl\xe7gas v\xe7rt\xeebu. Uzrauga izmai\xf2as.\n";
+    let d = charset::decode(lv, None, &body_opts());
+    assert_eq!(
+        d.text.as_ref(),
+        encoding_rs::WINDOWS_1257.decode(lv).0.as_ref()
+    );
     // Latin-1 Italian and Catalan with `ì`, `ò` after consonants.
     for it in [
         "Così però può andare, perché è già tardi. Sarà così anche lunedì.\n",
@@ -4762,5 +4772,25 @@ fn regression_vietnamese_windows_1258_is_read_as_written() {
         assert_ne!(d.verdict.as_str(), "mislabeled");
         let d = charset::decode(&latin1, None, &body_opts());
         assert_eq!(d.text.as_ref(), it);
+    }
+}
+
+/// A UTF-8 footer of signs under a windows-1251 letter (`© 2024 ACME Ltd. ·
+/// Tel.`, `½ · ±`) is UTF-8 whatever the label reads: the label's
+/// own-words rule (`labels_own_words`, for lines of capitals that pair up
+/// into UTF-8) once took it for the label's Cyrillic (`В© 2024`; an
+/// independent review: 175 of 300 footers).
+#[test]
+fn regression_utf8_footer_of_signs_stays_utf8() {
+    let letter = encoding_rs::WINDOWS_1251
+        .encode("Здравствуйте, коллеги!\nВстреча перенесена на четверг.\n-- \n")
+        .0
+        .into_owned();
+    for footer in ["© 2024 ACME Ltd. · Tel. +7 495 000 · Fax ±\n", "½ · ±\n"] {
+        let bytes = [letter.as_slice(), footer.as_bytes()].concat();
+        for label in ["windows-1251", "koi8-r", "iso-8859-5"] {
+            let d = charset::decode(&bytes, Some(label.as_bytes()), &body_opts());
+            assert!(d.text.ends_with(footer), "{label}: {}", d.text);
+        }
     }
 }
