@@ -1020,9 +1020,9 @@ pub(super) fn wide_binary(text: &str, errors: usize) -> Option<&'static str> {
     }
     // Compressed data or a short random blob read as UTF-16: too few units
     // for the counts above, but no white space at all (ideographic space
-    // included), and a sixth or more of its characters from blocks a CJK
+    // included), and a seventh or more of its characters from blocks a CJK
     // or alphabetic text does not draw on: random units land anywhere in
-    // the BMP, a third of them outside Han, Hangul, kana, CJK and
+    // the BMP, a quarter or more of them outside Han, Hangul, kana, CJK and
     // full-width signs, the alphabets, punctuation and enclosed numbers.
     // A one-line text (`２０２４年１２月３１日`, `株式會社삼성전자`,
     // `①②③`) draws on those only.
@@ -1030,14 +1030,17 @@ pub(super) fn wide_binary(text: &str, errors: usize) -> Option<&'static str> {
         return None;
     }
     let odd = body.chars().filter(|&c| !usual_in_text(c)).count();
-    (odd * 6 >= chars).then_some("characters of many scripts and no white space")
+    (odd * 7 >= chars).then_some("characters of many scripts and no white space")
 }
 
 /// The blocks a text's characters are drawn from: ASCII to Arabic
-/// (U+0000..U+06FF), Thai, Latin Extended Additional and Greek Extended,
+/// (U+0000..U+06FF), Syriac to Sinhala (the Indic scripts), Thai, Lao,
+/// Tibetan, Myanmar, Georgian, Ethiopic, Khmer, Latin Extended Additional
+/// and Greek Extended,
 /// general punctuation, currency, letterlike signs and number forms,
 /// arrows and mathematical operators, enclosed alphanumerics, box drawing
-/// and geometric shapes, CJK symbols and punctuation, kana, Hangul jamo
+/// and geometric shapes, CJK symbols and punctuation, kana, Bopomofo,
+/// Hangul jamo
 /// and syllables, enclosed CJK and compatibility forms, Han (with
 /// Extension A and the compatibility ideographs), full-width and
 /// half-width forms, and the surrogate pairs (emoji, rare Han).
@@ -1045,14 +1048,17 @@ fn usual_in_text(c: char) -> bool {
     matches!(
         c,
         '\u{0}'..='\u{6FF}'
-            | '\u{E00}'..='\u{E7F}'
+            | '\u{700}'..='\u{DFF}'
+            | '\u{E00}'..='\u{10FF}'
             | '\u{1100}'..='\u{11FF}'
+            | '\u{1200}'..='\u{137F}'
+            | '\u{1780}'..='\u{17FF}'
             | '\u{1E00}'..='\u{1FFF}'
             | '\u{2000}'..='\u{22FF}'
             | '\u{2460}'..='\u{25FF}'
             | '\u{2600}'..='\u{27BF}'
             | '\u{3000}'..='\u{30FF}'
-            | '\u{3130}'..='\u{318F}'
+            | '\u{3100}'..='\u{318F}'
             | '\u{3200}'..='\u{33FF}'
             | '\u{3400}'..='\u{4DBF}'
             | '\u{4E00}'..='\u{9FFF}'
@@ -1472,17 +1478,20 @@ mod tests {
             "①②③④⑤⑥⑦⑧",
             "価格：￥１，０００（税込）",
             "株式会社ＡＢＣ　営業部",
+            "धन्यवाद।",
+            "ㄅㄆㄇㄈ注音符號",
         ] {
             assert_eq!(wide_binary(text, 0), None, "{text}");
         }
         // A zlib stream and a short random blob read as UTF-16 (units of
         // each; /tmp/hunt8 h_deflate16.py: 19 of 150 such
-        // bodies were rewritten as text): no white space, a sixth or more
-        // from blocks text does not use (here ꜿ U+A73F, ࡐ U+0850, private
-        // use), too few units for the private-use and error counts.
+        // bodies were rewritten as text): no white space, a seventh or more
+        // from blocks text does not use (here Latin Extended-D, Tai Viet,
+        // Mongolian, one private-use character), too few units for the
+        // private-use and error counts.
         for blob in [
-            "鱸伭ꜿゃ씹䪻\u{850}詔嬐皳틯䀫",
-            "が鿊䨞穬䆽ꪕ弭艞깩釗\u{2452}돟ॼ殳軀즥赧ᠢ",
+            "鱸伭ꜿゃ씹䪻\u{f429}詔嬐皳틯䀫",
+            "が鿊䨞穬䆽ꪕ弭艞깩釗\u{2452}돟\u{e826}殳軀즥赧ᠢ",
         ] {
             assert_eq!(
                 wide_binary(blob, 0),
