@@ -246,6 +246,9 @@ impl Auditor<'_, '_> {
             ..self.dopts
         };
         let d = charset::decode(&bytes, label, &body);
+        // No label, or one that failed: a multipart/alternative sibling's
+        // charset, when its text has the same words (`message::sibling`).
+        let d = crate::message::sibling::reread(self.msg, part, &bytes, label, d, &body);
         let mut r = self.record(part, "body".into(), source);
         fill_decoded(&mut r, label, &d);
         let mut extra = refine(&bytes, &d, None);

@@ -30,6 +30,7 @@
 //!   skipped as an envelope, kept verbatim.
 
 pub mod fields;
+pub(crate) mod sibling;
 pub mod transfer;
 
 use crate::charset::{Charset, DecodeOptions};

@@ -34,6 +34,9 @@ pub(super) fn text_part(
         ..ctx.dopts
     };
     let d = charset::decode(&decoded, label, &body);
+    // No label, or one that failed: a multipart/alternative sibling's
+    // charset, when its text has the same words (`message::sibling`).
+    let d = crate::message::sibling::reread(msg, part, &decoded, label, d, &body);
     let used = d.used;
     let label_cs = charset::resolve(label).charset;
     let ascii = crate::codec::is_ascii(&decoded);

@@ -43,6 +43,7 @@ mod normalize_corpus;
 mod normalize_fixtures;
 mod normalize_generated;
 mod normalize_regressions;
+mod normalize_siblings;
 mod nothing_lost;
 mod transfer;
 mod transfer_oracles;
