@@ -122,10 +122,23 @@ pub(crate) fn vcard_charset_disagrees(
                 .get(p.value.clone())
                 .and_then(|l| crate::charset::resolve(Some(l)).charset);
             match (declared, used) {
+                // A declaration that cannot read the card's octets (a stale
+                // `CHARSET=UTF-8` over Latin-1 under a right Content-Type)
+                // is no reading to keep: the card is converted and the
+                // parameter put right, as before.
+                (Some(d), Some(_)) if fails_on(d, card) => false,
                 (Some(d), Some(u)) => !crate::mime::same_reading(d, u),
                 _ => true,
             }
         })
+}
+
+/// Whether `cs` has a decoder and it finds an error in `octets`.
+fn fails_on(cs: &crate::charset::Charset, octets: &[u8]) -> bool {
+    cs.encoding().is_some_and(|e| {
+        e.decode_without_bom_handling_and_without_replacement(octets)
+            .is_none()
+    })
 }
 
 #[cfg(test)]

@@ -1046,6 +1046,21 @@ fn regression_vcard_charset_is_the_cards_declaration() {
     let n = normalize::normalize(&raw, &Options::default()).unwrap();
     assert_eq!(&n.bytes[..], &raw[..]);
     assert_eq!(n.report.parts[0].action, normalize::Action::Kept);
+    // A stale `CHARSET=UTF-8` over Latin-1 octets under a right
+    // Content-Type cannot read them: no declaration to keep. The card is
+    // converted and the parameter put right (an independent review found
+    // such cards kept as written, still saying UTF-8 over Latin-1).
+    let card = "BEGIN:VCARD\nVERSION:2.1\nN;CHARSET=UTF-8:Müller;Jürgen\nORG;CHARSET=UTF-8:Société Générale\nEND:VCARD\n";
+    let latin1 = encoding_rs::WINDOWS_1252.encode(card).0.into_owned();
+    let raw = [
+        &b"From: a@example.org\nSubject: card\nMIME-Version: 1.0\nContent-Type: text/x-vcard; charset=ISO-8859-1\nContent-Transfer-Encoding: 8bit\n\n"[..],
+        &latin1,
+    ]
+    .concat();
+    let n = normalize::normalize(&raw, &Options::default()).unwrap();
+    assert_eq!(n.report.parts[0].action, normalize::Action::Converted);
+    let (body, _) = text_part(&n.bytes);
+    assert_eq!(String::from_utf8(body).expect("UTF-8 out"), card);
 }
 
 /// An RTF document's 8-bit octets are read in the code page it names
