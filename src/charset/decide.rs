@@ -64,8 +64,8 @@
 use super::alphabets::compare_fit;
 use super::arabic_pairs::{ARABIC_FIRST, ARABIC_LAST, ARABIC_PAIRS};
 use super::detect::{
-    alphabet_lie, binary, confidence, declared_mends, guess, has_controls, has_magic, is_latin,
-    latin_preference, magic, nul_shaped, vietnamese_tones, wide_binary,
+    alphabet_lie, binary, confidence, declared_mends, declared_mends_weakly, guess, has_controls,
+    has_magic, is_latin, latin_preference, magic, nul_shaped, vietnamese_tones, wide_binary,
 };
 use super::dispatch::{c1_as_twin, c1_check, c1_twin, decode_with, unicode11};
 use super::evidence::{
@@ -612,7 +612,12 @@ pub(super) fn labelled<'a>(
             && !t.chars().any(c1_control)
             && plausible(&t)
             && words(&t)
-            && declared_mends(&text, &t)
+            && (declared_mends(&text, &t)
+                // Or chardetng says so too: two witnesses, where the
+                // alphabets cannot tell (Lithuanian `Elektroninë` is
+                // Albanian to them).
+                || (guess(bytes, opts.tld, false).decoder_name() == decl.decoder_name()
+                    && declared_mends_weakly(&text, &t)))
         {
             read_in(
                 d,

@@ -39,16 +39,33 @@ const PRESCAN_LIMIT: usize = 1024;
 /// The reading and the rewriter use the same window.
 pub fn declaration_window(html: &[u8]) -> usize {
     let cap = html.len().min(DECLARATION_LIMIT);
+    let floor = PRESCAN_LIMIT.min(cap);
+    // Tag by tag: `<body` in a comment, a script or a style sheet (a
+    // template's `document.write("<body>")`) is no body tag.
+    let starts = |at: usize, name: &[u8]| {
+        html.get(at..at + name.len())
+            .is_some_and(|s| s.eq_ignore_ascii_case(name))
+            && html
+                .get(at + name.len())
+                .is_none_or(|&b| b.is_ascii_whitespace() || b == b'>' || b == b'/')
+    };
+    let skip_to = |from: usize, end: &[u8]| {
+        crate::mime::find_ci(&html[from.min(cap)..cap], end).map_or(cap, |k| from + k + end.len())
+    };
     let mut at = 0;
-    while let Some(k) = crate::mime::find_ci(&html[at..cap], b"<body") {
-        let end = at + k + 5;
-        if html
-            .get(end)
-            .is_none_or(|&b| b.is_ascii_whitespace() || b == b'>' || b == b'/')
-        {
-            return (at + k).max(PRESCAN_LIMIT.min(cap));
-        }
-        at = end;
+    while let Some(k) = memchr::memchr(b'<', &html[at..cap]) {
+        let lt = at + k;
+        at = if html[lt..].starts_with(b"<!--") {
+            skip_to(lt + 4, b"-->")
+        } else if starts(lt + 1, b"script") {
+            skip_to(lt + 7, b"</script")
+        } else if starts(lt + 1, b"style") {
+            skip_to(lt + 6, b"</style")
+        } else if starts(lt + 1, b"body") {
+            return lt.max(floor);
+        } else {
+            lt + 1
+        };
     }
     cap
 }
@@ -423,6 +440,19 @@ mod tests {
         assert_eq!(meta_label(&quoted), None);
         assert_eq!(declaration_window(&quoted), 1024);
         assert_eq!(declaration_window(b"<html><head></head><bodyx>"), 26);
+        // `<body` in a comment, a script or a style sheet of the head is no
+        // body tag (an independent review: the window stopped there).
+        for trap in [
+            &b"<!-- <body> -->"[..],
+            b"<script>document.write('<body>')</script>",
+            b"<style>/* <body class=x> */</style>",
+        ] {
+            let mut page = b"<html><head>".to_vec();
+            page.extend_from_slice(trap);
+            page.resize(1500, b' ');
+            page.extend_from_slice(b"<meta charset=\"iso-8859-2\"></head><body>");
+            assert_eq!(meta_label(&page).as_deref(), Some("iso-8859-2"));
+        }
     }
 
     #[test]

@@ -75,10 +75,6 @@ fn cp1252(s: &str) -> Vec<u8> {
     encoding_rs::WINDOWS_1252.encode(s).0.into_owned()
 }
 
-fn latin2(s: &str) -> Vec<u8> {
-    encoding_rs::ISO_8859_2.encode(s).0.into_owned()
-}
-
 fn cp1250(s: &str) -> Vec<u8> {
     encoding_rs::WINDOWS_1250.encode(s).0.into_owned()
 }
@@ -88,111 +84,73 @@ fn html(s: &str) -> String {
 }
 
 const FR: &str = "Il faut mettre à jour le paquet.";
-const CS: &str = "Zmínky o alkoholických nápojích. Metalinkový soubor se zamítá. Nebezpečný název.";
 
-/// An HTML part labelled utf-8 over the octets of its windows-1252 (or
-/// ISO-8859-2) plain sibling: one `à` was U+FFFD (too few octets to doubt
-/// the label), a Czech text was read as detection's windows-1252
-/// (`Nebezpeèný`). Hunt `h_struct.py` seed 2: 6 of 195 HTML parts.
+/// An HTML part labelled utf-8 over the octets of its windows-1252 plain
+/// sibling: one `à` was U+FFFD (too few octets to doubt the label). Hunt
+/// `h_struct.py` seed 2: 6 of 195 HTML parts.
 #[test]
 fn a_failing_label_is_read_in_the_sibling_charset_when_its_words_agree() {
-    for (plain_cs, octets, text) in [
-        ("windows-1252", cp1252(FR), FR),
-        ("iso-8859-2", latin2(CS), CS),
-    ] {
-        let page = html(text);
-        let page_octets = if plain_cs == "windows-1252" {
-            cp1252(&page)
-        } else {
-            latin2(&page)
-        };
-        let raw = two(
-            "alternative",
-            &format!("text/plain; charset={plain_cs}"),
-            &octets,
-            "text/html; charset=utf-8",
-            &page_octets,
-        );
-        let out = texts(&norm(&raw));
-        assert_eq!(out, [text.to_string(), page.clone()], "{plain_cs}");
-        let (label, read, verdict, notes) = body(&raw, "2");
-        assert_eq!(label.as_deref(), Some("utf-8"));
-        assert_eq!(
-            read.as_deref().map(str::to_ascii_lowercase).as_deref(),
-            Some(plain_cs)
-        );
-        assert_eq!(verdict, "mislabeled");
-        assert!(
-            notes
-                .iter()
-                .any(|n| n.starts_with("mislabeled ")
-                    && n.contains("the charset of its sibling part 1")),
-            "{notes:?}"
-        );
-    }
+    let page = html(FR);
+    let raw = two(
+        "alternative",
+        "text/plain; charset=windows-1252",
+        &cp1252(FR),
+        "text/html; charset=utf-8",
+        &cp1252(&page),
+    );
+    let out = texts(&norm(&raw));
+    assert_eq!(out, [FR.to_string(), page.clone()]);
+    let (label, read, verdict, notes) = body(&raw, "2");
+    assert_eq!(label.as_deref(), Some("utf-8"));
+    assert_eq!(read.as_deref(), Some("windows-1252"));
+    assert_eq!(verdict, "mislabeled");
+    assert!(
+        notes.iter().any(
+            |n| n.starts_with("mislabeled ") && n.contains("the charset of its sibling part 1")
+        ),
+        "{notes:?}"
+    );
 }
 
-/// An unlabelled part beside a labelled sibling: a text/plain part next to
-/// its ISO-8859-2 HTML was read as windows-1252 (`Nebezpeèný`), an
-/// Outlook meeting's text/calendar next to its windows-1250 text/plain too
-/// (`øetìzec`, a word the plain part does not hold: the words they share
-/// read alike in both, and the sibling's label is the mailer's word where
-/// detection only guesses).
+/// A part read cleanly by detection keeps its reading, whatever its
+/// sibling's label says: the label can be a lie that reads its octets
+/// cleanly too, and then both parts make the same mojibake and their
+/// words agree. The first version of the rule turned an unlabelled Greek
+/// text/plain beside its HTML under a `windows-1251` lie into Cyrillic
+/// (`ЛейфпхсгЯб`: an independent review, 75 of 216 such parts). The HTML
+/// of a multipart/related inside the alternative is a sibling too, and
+/// gives no hint either.
 #[test]
-fn an_unlabelled_part_is_read_in_the_sibling_charset() {
+fn a_part_read_cleanly_by_detection_keeps_its_reading() {
+    let el = "Λειτουργία αναδίπλωσης γραμμής. Η ρύθμιση αποθηκεύτηκε.";
+    let greek = encoding_rs::ISO_8859_7.encode(el).0.into_owned();
     let raw = two(
         "alternative",
         "text/plain",
-        &latin2(CS),
-        "text/html; charset=iso-8859-2",
-        &latin2(&html(CS)),
+        &greek,
+        "text/html; charset=windows-1251",
+        &encoding_rs::ISO_8859_7.encode(&html(el)).0,
     );
-    assert_eq!(texts(&norm(&raw)), [CS.to_string(), html(CS)]);
-    let (label, read, verdict, notes) = body(&raw, "1");
-    assert_eq!(
-        (label, read.as_deref(), verdict.as_str()),
-        (None, Some("ISO-8859-2"), "suspicious")
-    );
-    assert!(
-        notes.iter().any(|n| n
-            .starts_with("missing-label read as ISO-8859-2, the charset of its sibling part 2")),
-        "{notes:?}"
-    );
+    assert_eq!(texts(&norm(&raw))[0], el);
+    let (_, read, _, notes) = body(&raw, "1");
+    // (Detection's windows-1253 reads these octets as ISO-8859-7 does.)
+    assert_eq!(read.as_deref(), Some("windows-1253"), "{notes:?}");
+    assert!(!notes.iter().any(|n| n.contains("sibling")), "{notes:?}");
 
-    // The HTML of a multipart/related inside the alternative (the page
-    // and its images) is a sibling too.
     let raw = [
         b"From: a@example.org\nMIME-Version: 1.0\n\
           Content-Type: multipart/alternative; boundary=\"B\"\n\n--B\n\
-          Content-Type: text/plain; charset=iso-8859-2\n\
+          Content-Type: text/plain\n\
           Content-Transfer-Encoding: 8bit\n\n"
             .as_slice(),
-        &latin2(CS),
+        &greek,
         b"\n--B\nContent-Type: multipart/related; boundary=\"R\"\n\n--R\n\
-          Content-Type: text/html\nContent-Transfer-Encoding: 8bit\n\n",
-        &latin2(&html(CS)),
+          Content-Type: text/html; charset=windows-1251\nContent-Transfer-Encoding: 8bit\n\n",
+        &encoding_rs::ISO_8859_7.encode(&html(el)).0,
         b"\n--R\nContent-Type: image/png\n\nPNG\n--R--\n--B--\n",
     ]
     .concat();
-    assert_eq!(texts(&norm(&raw))[1], html(CS));
-    assert_eq!(body(&raw, "2.1").1.as_deref(), Some("ISO-8859-2"));
-
-    let summary = "Zadaný neplatné";
-    let ics = format!(
-        "BEGIN:VCALENDAR\nMETHOD:REQUEST\nVERSION:2.0\nBEGIN:VEVENT\n\
-         SUMMARY;LANGUAGE=cs:{summary}\nLOCATION:řetězec\nDESCRIPTION:Poznámka\\n\n\
-         END:VEVENT\nEND:VCALENDAR\n"
-    );
-    let raw = two(
-        "alternative",
-        "text/plain; charset=windows-1250",
-        &cp1250(summary),
-        "text/calendar; method=REQUEST",
-        &cp1250(&ics),
-    );
-    assert_eq!(texts(&norm(&raw)), [summary.to_string(), ics]);
-    let (_, read, _, notes) = body(&raw, "2");
-    assert_eq!(read.as_deref(), Some("windows-1250"), "{notes:?}");
+    assert_eq!(texts(&norm(&raw))[0], el);
 }
 
 /// What the sibling rule must leave alone, each beside a case it changes
