@@ -1938,10 +1938,25 @@ fn regression_a_declaration_that_mends_the_labels_words_is_read() {
         let body = String::from_utf8(body).expect("UTF-8 out");
         assert!(body.contains(&format!("<p>{text}</p>")), "{decl}: {body}");
     }
-    // Latin-1 French and German under a stale windows-1257 / -1256 meta.
+    // Latin-1 French and German under a stale windows-1257 / -1256 meta;
+    // and with a foreign name (a word no one alphabet holds) under a stale
+    // KOI8-R, windows-1253 or windows-1250 meta (an independent review:
+    // `DИfinit l'action`, `Vδstra Gφtalands`, `produďt`).
     for (decl, text) in [
         ("windows-1257", "Déjà vu, ça marche très bien à Noël"),
         ("windows-1256", "Grüße aus München, schöne Größe"),
+        (
+            "koi8-r",
+            "Définit l'action à exécuter pour Motörhead à Øresund",
+        ),
+        (
+            "windows-1253",
+            "Ossetië ligt niet in Västra Götalands län, São Lourenço",
+        ),
+        (
+            "windows-1250",
+            "S'ha produït un error al botó de ràdio del Bokmål",
+        ),
     ] {
         let latin1 = encoding_rs::WINDOWS_1252.encode(text).0.into_owned();
         let out = norm(&page(decl, &latin1));
