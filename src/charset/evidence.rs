@@ -361,6 +361,12 @@ pub(super) fn plausible(text: &str) -> bool {
     let mut prev_letter = false;
     let mut prev_vietnamese = false;
     for c in text.chars() {
+        if c.is_ascii() {
+            prev_letter = c.is_ascii_alphabetic();
+            prev_nonascii = false;
+            prev_vietnamese = false;
+            continue;
+        }
         // A combining accent after a letter is part of it: decomposed
         // text (windows-1258's Vietnamese tones, `ti` U+0300 `m`; macOS's
         // NFD file names) is not two characters a letter.
@@ -368,11 +374,6 @@ pub(super) fn plausible(text: &str) -> bool {
             continue;
         }
         prev_letter = c.alphabetic();
-        if c.is_ascii() {
-            prev_nonascii = false;
-            prev_vietnamese = false;
-            continue;
-        }
         // Vietnamese writes its own letters side by side (`người`,
         // `được`): no mark of UTF-8 read as Latin, whose pairs are a
         // lead's letter and a symbol (`Ã©`, `â€`).
