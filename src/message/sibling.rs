@@ -137,7 +137,9 @@ fn hinted<'b>(
 /// replace: not its label's clean reading, not valid UTF-8, not the part's
 /// own markup declaration's, not binary.
 fn wants_hint(bytes: &[u8], own: &Decoded<'_>, opts: &DecodeOptions) -> bool {
-    if own.binary || crate::codec::is_ascii(bytes) {
+    // Only a reading with U+FFFD (below); asked first, as it costs nothing
+    // and most parts have none (the ASCII test walked every body again).
+    if own.replacements == 0 || own.binary || crate::codec::is_ascii(bytes) {
         return false;
     }
     // A charset we know and cannot decode: the label is right, the hint
