@@ -720,22 +720,14 @@ pub(super) fn declared_mends(label_text: &str, decl_text: &str) -> bool {
             // Catalan page with a foreign name under a stale windows-1250
             // `<meta>` fitted Slovak as a whole (`produďt`, `rŕdio`), but
             // `produït` and `ràdio` were Catalan words it broke.
-            let letters = |t: &str| {
-                t.chars()
-                    .filter(|c| !c.is_ascii() && c.alphabetic())
-                    .count()
-            };
             let abc = Letters::of(label_text).best().0;
             let foreign = foreign_to(label_text, abc, usize::MAX);
-            misfits(decl_text, 1).0 == 0
-                && letters(decl_text) >= letters(label_text)
-                && compare_fit(decl_text, label_text) == Some(std::cmp::Ordering::Greater)
-                && {
-                    // Two words or more: one is a foreign name (`Ørsted` as
-                    // windows-1250's `Řrsted`).
-                    let changed = changed_words(label_text, decl_text, usize::MAX);
-                    changed.len() >= 2 && changed.iter().all(|(w, _, _)| foreign.contains(w))
-                }
+            declared_mends_weakly(label_text, decl_text) && misfits(decl_text, 1).0 == 0 && {
+                // Two words or more: one is a foreign name (`Ørsted` as
+                // windows-1250's `Řrsted`).
+                let changed = changed_words(label_text, decl_text, usize::MAX);
+                changed.len() >= 2 && changed.iter().all(|(w, _, _)| foreign.contains(w))
+            }
         }
 }
 

@@ -137,8 +137,15 @@ fn hinted<'b>(
 /// replace: not its label's clean reading, not valid UTF-8, not the part's
 /// own markup declaration's, not binary.
 fn wants_hint(bytes: &[u8], own: &Decoded<'_>, opts: &DecodeOptions) -> bool {
-    // Only a reading with U+FFFD (below); asked first, as it costs nothing
-    // and most parts have none (the ASCII test walked every body again).
+    // Only a reading with U+FFFD: one detection read cleanly (no label, or
+    // a lie it replaced) stands. A sibling's label can be a lie that reads
+    // its octets cleanly too (Greek under windows-1251, Turkish under
+    // ISO-8859-1), and both parts then make the same mojibake, so their
+    // words agree: an independent review found 75 of 216 correct
+    // detections of a plain or calendar part turned into the sibling's
+    // mojibake, and a different text sharing one word switched charsets.
+    // Asked first: it costs nothing, and most parts have none (the ASCII
+    // test below walks the body).
     if own.replacements == 0 || own.binary || crate::codec::is_ascii(bytes) {
         return false;
     }
@@ -168,14 +175,7 @@ fn wants_hint(bytes: &[u8], own: &Decoded<'_>, opts: &DecodeOptions) -> bool {
     {
         return false;
     }
-    // Only a reading with U+FFFD: one detection read cleanly (no label, or
-    // a lie it replaced) stands. A sibling's label can be a lie that reads
-    // its octets cleanly too (Greek under windows-1251, Turkish under
-    // ISO-8859-1), and both parts then make the same mojibake, so their
-    // words agree: an independent review found 75 of 216 correct
-    // detections of a plain or calendar part turned into the sibling's
-    // mojibake, and a different text sharing one word switched charsets.
-    own.replacements > 0
+    true
 }
 
 /// The nearest multipart/alternative holding `part` through multiparts
