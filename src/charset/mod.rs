@@ -651,8 +651,11 @@ fn decode_resolved<'a>(
     d
 }
 
+/// ASCII the caller has checked, as text: simdutf8 (about 20 GiB/s here)
+/// rather than `str::from_utf8`, which walked whole ASCII bodies a second
+/// time at a tenth of that (2.5% of normalize in a profile).
 pub(super) fn ascii(bytes: &[u8]) -> Cow<'_, str> {
-    Cow::Borrowed(std::str::from_utf8(bytes).unwrap_or_default())
+    Cow::Borrowed(simdutf8::basic::from_utf8(bytes).unwrap_or_default())
 }
 
 pub(super) fn add_report(d: &mut Decoded<'_>, report: &DecodeReport) {

@@ -449,7 +449,8 @@ fn year_in<'w>(words: impl Iterator<Item = &'w [u8]>) -> Option<u16> {
         {
             return Some(if y < 50 { 2000 + y } else { 1900 + y });
         }
-        prev_was_month = MONTHS.iter().any(|m| w.eq_ignore_ascii_case(m.as_bytes()));
+        prev_was_month =
+            w.len() == 3 && MONTHS.iter().any(|m| w.eq_ignore_ascii_case(m.as_bytes()));
     }
     None
 }
