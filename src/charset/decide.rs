@@ -26,7 +26,7 @@
 //! | valid UTF-8, 2 multi-octet characters, letters in words, other label that fails on them (errors, or C1 controls) | the label explains nothing (`회의` under EUC-KR) | `mislabeled` | UTF-8 |
 //! | valid UTF-8, 1–2 multi-octet characters, other label | too little to decide | `suspicious` (finding `mislabeled`, note "kept") | the label's |
 //! | a CJK label read mostly as half-width katakana, private use or C1 | implausible reading | `mislabeled` if a candidate reads plausibly | the candidate's |
-//! | a Chinese label whose octets have another CJK charset's shape, 24+ characters, no line of the label's own shape ([`chinese_rows`]): Hangul rows only (GB label), a fifth with a trail 0x40..0x7E (GB label), no trail below 0xA1 and an eighth in rows 0xC9..0xF7 (Big5 label, also with a few errors) | EUC-KR or Big5 under GB, GB2312 under Big5 | `mislabeled` if chardetng's candidate is that charset (EUC-KR, Big5, GBK) and reads plausibly | the candidate's |
+//! | a Chinese label (or EUC-KR) whose octets have another CJK charset's shape, 24+ characters, no line of the label's own shape ([`chinese_rows`]): a quarter beyond the Hangul rows (EUC-KR label, GB2312's Hanzi; also with errors), Hangul rows only (GB label), a fifth with a trail 0x40..0x7E (GB label), no trail below 0xA1 and an eighth in rows 0xC9..0xF7 (Big5 label, also with a few errors) | EUC-KR or Big5 under GB, GB2312 under Big5 | `mislabeled` if chardetng's candidate is that charset (EUC-KR, Big5, GBK) and reads plausibly | the candidate's |
 //! | a Cyrillic label (windows-1251, KOI8-R/U, ISO-8859-5, IBM866, x-mac-cyrillic) read cleanly with its case turned over: 3+ words with a lowercase letter before a capital, more than twice its capitalised words (`Case`) | KOI8-R under windows-1251 (`рТЙЧЕФ`) and the like | `mislabeled` if chardetng's candidate is another Cyrillic charset (not windows-1251 under x-mac-cyrillic), reads plausibly, its case natural, a capitalised word for each two turned over, as many letters in words | the candidate's |
 //! | a Cyrillic label read cleanly with 3+ words whose letters no one Cyrillic language has together ([`cyrillic_misfits`]) | windows-1251 under ISO-8859-5 (`ёьхђѓ`, `юсёѓфшђќ`) | `mislabeled` if chardetng's candidate is another Cyrillic charset (not windows-1251 under x-mac-cyrillic) with at most one such word for three of the label's, its case natural, as many letters in words | the candidate's |
 //! | a Latin label (not windows-1258) whose reading as chardetng's guess windows-1258 has 3+ tone marks, each after a vowel ([`vietnamese_tones`]) | Vietnamese windows-1258 under ISO-8859-1 (`tiÌm thâìy`) | `mislabeled` | windows-1258 |
@@ -34,6 +34,10 @@
 //! | a Latin label (not windows-1258) read cleanly into runs of 3+ non-ASCII characters: 3+ runs (or one of 16+), 32+ characters in them, at least half as many runs as words with a non-ASCII character ([`nonascii_runs`]) | another script read as Latin (`Ïðèâåò`, `ÇÑ±¹¾î`) | `mislabeled` if a candidate reads plausibly, in a script other than Latin, its Cyrillic or Greek case natural (`Case::natural`); windows-1251 or x-mac-cyrillic by their capitals | the candidate's |
 //! | a Latin label (not a Mac one, [`mac_latin`]; not windows-1258) or a Cyrillic one read cleanly with 3+ symbols inside words ([`symbols_in_words`]) | `Wroc³aw`, `¾lu»ouèký`, `Я№штхђ`: windows-1250, ISO-8859-2, windows-1251 read in another charset of the script | `mislabeled` if chardetng's guess is of the script (not windows-1252), reads 3+ of them as letters fitting their word's case (2+ different symbols under a Latin label), turns no letter into a symbol ([`repair`]), its windows-1250/ISO-8859-2 twin does not read them as well, and (Latin) it fits a language's alphabet no worse than the label's reading | the guess's |
 //! | a Latin label (not a Mac one) read cleanly with 3+ words whose letters no one alphabet holds, where windows-1252 or a Turkish, Central European, Baltic or Mac charset reads every word as one language's, mending 3+ of those words that are not names and as many of the label's foreign words as of its others (or any, when no alphabet holds 3 in 4 of the label's 40+ letters) ([`alphabet_lie`]) | `Joăo, informaçăo, tręs`: Latin-1 under ISO-8859-2; Hungarian `hõmérséklet` under Latin-1 | `mislabeled` | that charset |
+//! | ISO-8859-6 or windows-1256 read cleanly with 2+ Latin letters glued to Arabic ones, where the twin reads none and is e^5 times the likelier Arabic ([`arabic_twin`]) | ISO-8859-6 under windows-1256 (`êرجé تأمêد`) | `mislabeled` | the twin's |
+//! | windows-1253 with a `¶` (0xB6) starting a word of small Greek letters, no 0xA2 there ([`greek_iso`]) | ISO-8859-7 `Ά` (`¶ννα`) | `mislabeled` | ISO-8859-7 |
+//! | windows-1250, ISO-8859-1 or windows-1252 with no octet 0x80..0x9F, read with 3+ symbols inside or at the edge of words (2+ different, not quotation marks) that ISO-8859-2 or windows-1250 reads as letters, every letter of one alphabet, fitting no worse ([`central_twin`]) | `zarz±du`, `Èe¹tina`, `®ádost` | `mislabeled` | the Central European reading (of two that differ, the better fit; a tie keeps the label) |
+//! | ISO-8859-1 with 2+ octets 0x80..0x9F that windows-1250 reads as letters in words, its reading one alphabet's and a better fit than windows-1252's ([`windows_writer`]) | Czech `Pøíliš žlu\x9douèký` | `mislabeled` | windows-1250 |
 //! | ISO-8859-6 with 4+ errors | windows-1256 (`ف ق ك` have no octet in ISO-8859-6) | `mislabeled` if the guess is windows-1256, reads more letters in words, no Latin letter inside an Arabic word | windows-1256 |
 //! | errors, label explains the text: `clean >= 1` and (`errors <= 3` or `8 * errors <= clean`), or 4+ characters on lines the label decodes entirely (and `8 * errors` at most 8 times those), or (UTF-8) complete forms only a UTF-8 writer makes, accounting for the errors (at most six per form, plus three) | damaged | `invalid` (`truncated` when it ends inside a character) | the label's, U+FFFD at the damage only |
 //! | … and some damaged lines hold no character of the label but read cleanly in another charset: 2+ characters, letters in words, not shaped like damaged UTF-8 ([`foreign_lines_read`]) | mixed (a Latin-1 footer in a UTF-8 letter) | `suspicious`, finding `mixed-charset` ("read as such") | the label's; those lines in that charset |
@@ -61,19 +65,19 @@
 //! `doc/charset-decision.md` has the reasoning and the measurements behind
 //! these thresholds.
 
-use super::alphabets::compare_fit;
+use super::alphabets::{alphabet_fit, compare_fit};
 use super::arabic_pairs::{ARABIC_FIRST, ARABIC_LAST, ARABIC_PAIRS};
 use super::detect::{
     alphabet_lie, binary, confidence, declared_mends, declared_mends_weakly, guess, has_controls,
     has_magic, is_latin, latin_preference, magic, nul_shaped, vietnamese_tones, wide_binary,
 };
-use super::dispatch::{c1_as_twin, c1_check, c1_twin, decode_with, unicode11};
+use super::dispatch::{c1_as_twin, c1_check, c1_twin, decode_with, has_c1, unicode11};
 use super::evidence::{
     Alphabetic, Evidence, Script, all_wedged_in_latin, c1_control, case_of, characters,
-    cyrillic_misfits, evidence, find_nonascii, foreign_mark, implausible, mixed_script_letters,
-    multi_octet_chars, non_latin, nonascii_runs, plausible, repair, script, standing,
-    symbols_in_words, typographic, typography, utf8_majority, utf8_standing, utf8_writer_forms,
-    wedged_in_latin, wedges_more, words,
+    cyrillic_misfits, evidence, find_nonascii, fits_case, foreign_mark, implausible,
+    mixed_script_letters, multi_octet_chars, non_latin, nonascii_runs, plausible, repair, script,
+    standing, symbols_in_words, typographic, typography, utf8_majority, utf8_standing,
+    utf8_writer_forms, wedged_in_latin, wedges_more, word_symbol, words,
 };
 use super::{Charset, DecodeOptions, Decoded, Detected, Kind, add_report, ascii};
 use crate::codec::utf8::{self, DecodeReport};
@@ -900,6 +904,67 @@ pub(super) fn labelled<'a>(
             read_in(d, out, bytes, (used, t), note);
             return;
         }
+        // ISO-8859-6 under windows-1256 (or the other way round, read
+        // cleanly): `ه و ى ي` as `ç è é ê` inside Arabic words
+        // (`êرجé تأمêد`). Two Latin letters or more glued to Arabic ones in
+        // the label's reading, none in the twin's, which is far the likelier
+        // Arabic ([`arabic_twin`]).
+        if !ascii
+            && opts.detect
+            && let Some(twin) = match cs.encoding() {
+                Some(e) if e == encoding_rs::WINDOWS_1256 => Some(encoding_rs::ISO_8859_6),
+                Some(e) if e == encoding_rs::ISO_8859_6 => Some(encoding_rs::WINDOWS_1256),
+                _ => None,
+            }
+            && let glued = mixed_script_letters(&text)
+            && glued >= 2
+            && let Some((t, used)) = arabic_twin(bytes, &text, twin)
+            && mixed_script_letters(&t) == 0
+        {
+            let note = format!(
+                "read as {}, {glued} letters sit inside words of another script; {} reads them \
+                 as Arabic",
+                cs.name, used.name
+            );
+            read_in(d, out, bytes, (used, Cow::Owned(t)), note);
+            return;
+        }
+        // ISO-8859-7 under windows-1253: `Ά` (0xB6) read as `¶` before the
+        // rest of its word (`¶ννα`), where no text puts a pilcrow.
+        if !ascii
+            && opts.detect
+            && cs.encoding() == Some(encoding_rs::WINDOWS_1253)
+            && let Some((t, n)) = greek_iso(bytes)
+        {
+            let note = format!(
+                "read as {}, {n} word(s) begin with `¶`; ISO-8859-7 reads it as `Ά`",
+                cs.name
+            );
+            read_in(
+                d,
+                out,
+                bytes,
+                (Charset::for_encoding(encoding_rs::ISO_8859_7), t),
+                note,
+            );
+            return;
+        }
+        // ISO-8859-2 under windows-1250 or a Western label, or windows-1250
+        // under a Western one, with no octet 0x80..0x9F to tell: symbols
+        // inside words and at their edges (`die»a`, `zarz±du`, `®ádost`)
+        // where the Central European charset has letters.
+        if !ascii
+            && opts.detect
+            && let Some((twin, t, n)) = central_twin(bytes, cs, &text)
+        {
+            let note = format!(
+                "read as {}, {n} symbols sit inside or at the edge of words; {} reads them as \
+                 letters and fits a language's alphabet no worse",
+                cs.name, twin.name
+            );
+            read_in(d, out, bytes, (twin, Cow::Owned(t)), note);
+            return;
+        }
         // A short blob the label reads without error but not as letters
         // (any octet is a character of a single-byte charset), nor any
         // other charset: kept byte for byte, as when the label fails.
@@ -1004,11 +1069,12 @@ pub(super) fn labelled<'a>(
     // (`人` C8 CB, `七` C6 DF are no Big5 characters), and the label seems
     // to explain it as a damaged text: its octets have GB2312's shape
     // ([`chinese_rows`]), which no Big5 text has, damaged or not. Only
-    // when chardetng says GBK.
+    // when chardetng says GBK. So does GB2312 under EUC-KR (`生` C9 FA:
+    // KS X 1001 has no row 0xC9), which reads the rest as Hangul and Hanja.
     let gb_rows = ev.explained()
         && opts.detect
-        && cs.decoder_name() == Some("Big5")
-        && chinese_rows(cs, bytes).gb;
+        && matches!(cs.decoder_name(), Some("Big5" | "EUC-KR"))
+        && chinese_rows(cs, bytes).fits(Charset::for_encoding(encoding_rs::GBK));
     // windows-1256 under ISO-8859-6: ISO-8859-6 has no `ف ق ك ی پ چ گ`
     // where windows-1256 has them (errors in every few words) and reads
     // the rest as other Arabic letters, so its reading looks explained.
@@ -1177,12 +1243,30 @@ fn accept<'a>(
     d.text = text;
     d.used = Some(used);
     if let Kind::Superset(e) = &cs.kind {
-        c1_check(bytes, e, &d.text, &mut d.findings);
+        if opts.detect
+            && has_c1(bytes)
+            && let Some((t, why, twin)) = windows_writer(bytes, e, e, &d.text)
+        {
+            // windows-1250 under ISO-8859-1: another charset, a lie.
+            d.text = t;
+            d.used = Some(Charset::for_encoding(twin));
+            d.detected = Some(Detected {
+                charset: Charset::for_encoding(twin),
+                confidence: 0.9,
+            });
+            d.findings.push(Finding {
+                kind: FindingKind::Mislabeled,
+                ..why
+            });
+            out.mislabeled = true;
+        } else {
+            c1_check(bytes, e, &d.text, &mut d.findings);
+        }
     } else if let Some(enc) = used.encoding()
         && let Some(twin) = c1_twin(enc)
         && let Some((text, finding)) = c1_as_twin(bytes, enc, twin, &d.text)
     {
-        if let Some((t, why)) = windows_writer(bytes, enc, twin, &text) {
+        if let Some((t, why, twin)) = windows_writer(bytes, enc, twin, &text) {
             d.text = t;
             d.used = Some(Charset::for_encoding(twin));
             d.findings.push(why);
@@ -1231,15 +1315,25 @@ fn windows_writer<'a>(
     enc: &'static encoding_rs::Encoding,
     twin: &'static encoding_rs::Encoding,
     mixed: &str,
-) -> Option<(Cow<'a, str>, Finding)> {
+) -> Option<(Cow<'a, str>, Finding, &'static encoding_rs::Encoding)> {
     let whole = [
         encoding_rs::ISO_8859_2,
         encoding_rs::ISO_8859_4,
         encoding_rs::ISO_8859_13,
     ];
-    if !whole.contains(&enc) {
+    // Under ISO-8859-1 the Windows twin is windows-1252; a windows-1250
+    // writer (Czech, Slovak, Polish under the Western label, the commonest
+    // Central European lie) shows as `ť` read as a C1 control and `ř ě ů`
+    // as `ø ì ù`. windows-1250 is taken only when its reading fits a
+    // language's alphabet better than the mixed one (French `cœur`, `è`
+    // is `č` in windows-1250: worse).
+    let (twin, better) = if whole.contains(&enc) {
+        (twin, false)
+    } else if twin == encoding_rs::WINDOWS_1252 && enc == encoding_rs::WINDOWS_1252 {
+        (encoding_rs::WINDOWS_1250, true)
+    } else {
         return None;
-    }
+    };
     let t = twin.decode_without_bom_handling_and_without_replacement(bytes)?;
     // C1 octets the twin reads as letters beside a letter (a single-octet
     // charset: a character an octet).
@@ -1262,8 +1356,23 @@ fn windows_writer<'a>(
     if letters < 2 {
         return None;
     }
-    if t == mixed || compare_fit(&t, mixed) == Some(std::cmp::Ordering::Less) {
-        return None;
+    match compare_fit(&t, mixed) {
+        _ if t == mixed => return None,
+        // One alphabet's letters, no capital after a small letter: Mac OS
+        // Roman Spanish reads `JosŽ, Ŕpodr’as` (Slovak letters all) in
+        // windows-1250.
+        _ if better
+            && (alphabet_fit(&t).0 < alphabet_fit(&t).1
+                || chars
+                    .windows(2)
+                    .any(|w| w[0].is_lowercase() && w[1].is_uppercase() && !w[1].is_ascii())) =>
+        {
+            return None;
+        }
+        Some(std::cmp::Ordering::Less) => return None,
+        Some(std::cmp::Ordering::Greater) => {}
+        _ if better => return None,
+        _ => {}
     }
     let first = bytes
         .iter()
@@ -1278,6 +1387,7 @@ fn windows_writer<'a>(
             twin.name(),
             twin.name()
         )),
+        twin,
     ))
 }
 
@@ -2172,6 +2282,9 @@ struct Rows {
     /// GB2312 under a Big5 label: fewer than one character in twenty with
     /// a trail below 0xA1, an eighth or more with a lead 0xC9..0xF7.
     gb: bool,
+    /// GB2312 under an EUC-KR label: a quarter or more of the characters
+    /// from row 0xB0 up lie beyond the Hangul rows (0xB0..0xC8).
+    gb_kr: bool,
     /// Two-octet characters seen.
     chars: usize,
     /// Of those, the ones with a low trail: 0x40..0x7E under a GB label,
@@ -2183,14 +2296,14 @@ struct Rows {
 
 impl Rows {
     fn any(&self) -> bool {
-        self.hangul || self.big5 || self.gb
+        self.hangul || self.big5 || self.gb || self.gb_kr
     }
 
     /// Whether chardetng's candidate is the charset a shape found says.
     fn fits(&self, cs: &'static Charset) -> bool {
         (self.hangul && cs.encoding() == Some(encoding_rs::EUC_KR))
             || (self.big5 && cs.encoding() == Some(encoding_rs::BIG5))
-            || (self.gb && matches!(cs.decoder_name(), Some("GBK" | "gb18030")))
+            || ((self.gb || self.gb_kr) && matches!(cs.decoder_name(), Some("GBK" | "gb18030")))
     }
 
     /// The finding's note, for the shape that `cs` (which [`Rows::fits`])
@@ -2203,6 +2316,11 @@ impl Rows {
                 "{} of its {} characters have a trail octet 0x40..0x7E (GBK's extensions, Big5's \
                  characters)",
                 self.low_trails, self.chars
+            )
+        } else if self.gb_kr {
+            format!(
+                "{} of its {} characters lie beyond the Hangul rows (GB2312's Hanzi)",
+                self.level2, self.chars
             )
         } else {
             format!(
@@ -2279,6 +2397,9 @@ impl LineRows {
 /// text, and reading all of it as the other would turn the reply into
 /// nonsense.
 fn chinese_rows(cs: &'static Charset, bytes: &[u8]) -> Rows {
+    if cs.encoding() == Some(encoding_rs::EUC_KR) {
+        return gb_under_kr(bytes);
+    }
     let gb = matches!(cs.decoder_name(), Some("GBK" | "gb18030"));
     if !gb && cs.decoder_name() != Some("Big5") {
         return Rows::default();
@@ -2321,6 +2442,29 @@ fn chinese_rows(cs: &'static Charset, bytes: &[u8]) -> Rows {
             && rows.level2 * 8 >= rows.chars;
     }
     rows
+}
+
+/// GB2312 under an EUC-KR label ([`chinese_rows`]' mirror of Korean under
+/// a GB one): of the two-octet characters from row 0xB0 up, 24 or more, a
+/// quarter or more beyond 0xC8. KS X 1001 has its Hangul syllables in rows
+/// 0xB0..0xC8, nothing in 0xC9 and 0xFE, Hanja from 0xCA; Korean mail is
+/// Hangul with a Hanja word now and then, GB2312 text has half its Hanzi
+/// beyond 0xC8 (`是` CA C7, `我` CE D2), read as Hanja and Hangul mixed
+/// (`퀭봤，맒숭角乖`). chardetng must name GBK as well.
+fn gb_under_kr(bytes: &[u8]) -> Rows {
+    let (mut hanzi, mut beyond) = (0usize, 0usize);
+    for (_, lead, trail) in octet_pairs(bytes) {
+        if (0xB0..=0xFE).contains(&lead) && (0xA1..=0xFE).contains(&trail) {
+            hanzi += 1;
+            beyond += usize::from(lead > 0xC8);
+        }
+    }
+    Rows {
+        gb_kr: hanzi >= CHINESE_ROWS && beyond * 4 >= hanzi,
+        chars: hanzi,
+        level2: beyond,
+        ..Rows::default()
+    }
 }
 
 /// chardetng's candidate for text under the Cyrillic label `cs`, when it is
@@ -2543,6 +2687,161 @@ fn mac_latin(cs: &'static Charset) -> bool {
 /// windows-1258, and the Cyrillic ones.
 fn symbol_label(cs: &'static Charset) -> bool {
     (latin_label(cs) && !mac_latin(cs)) || cyrillic_label(cs)
+}
+
+/// ISO-8859-7 text under windows-1253, told by `Ά`: ISO-8859-7 has it at
+/// 0xB6, windows-1253's pilcrow `¶`, and at 0xA2 a `’` where windows-1253
+/// has `Ά`. One 0xB6 or more at a word's start (white space, punctuation or
+/// the text's start before; a small Greek letter after, 0xDC..0xFE), no
+/// 0xA2 there (a text with both is neither's), and ISO-8859-7 reading every
+/// octet: its reading and the count.
+fn greek_iso(bytes: &[u8]) -> Option<(Cow<'_, str>, usize)> {
+    let starts = |at: u8| {
+        bytes
+            .iter()
+            .enumerate()
+            .filter(|&(i, &b)| {
+                b == at
+                    && i.checked_sub(1)
+                        .and_then(|k| bytes.get(k))
+                        .is_none_or(|p| p.is_ascii_whitespace() || p.is_ascii_punctuation())
+                    && bytes.get(i + 1).is_some_and(|n| (0xDC..=0xFE).contains(n))
+            })
+            .count()
+    };
+    let n = starts(0xB6);
+    if n == 0 || starts(0xA2) > 0 {
+        return None;
+    }
+    let t = encoding_rs::ISO_8859_7.decode_without_bom_handling_and_without_replacement(bytes)?;
+    Some((t, n))
+}
+
+/// The Central European reading of a text whose label's reading has
+/// symbols where that charset has letters, the two charsets agreeing on
+/// every octet below 0xA0 that the text holds (none from 0x80 to 0x9F):
+/// ISO-8859-2 under windows-1250 (they differ at sixteen octets from 0xA1
+/// to 0xBE: `Ť ť Š Ž ś ą ľ` against `« » © ® ¶ ± µ`), ISO-8859-2 or
+/// windows-1250 under ISO-8859-1 or windows-1252 (`¹ ¾ ³ ¿ æ ê ø`).
+/// Neither chardetng nor the alphabet rules tell them on a sentence or
+/// two: the Slovak `Ťažko povedať, ľudia` is `«aľko poveda», µudia` in
+/// windows-1250, every letter of it Slovak.
+///
+/// The label's symbols that sit between two letters (`die»a`) or at a
+/// word's edge beside one (`®ádost`, `s±`; not a quotation mark, which
+/// stands there in any text: `«citát»`) are counted where the candidate
+/// reads a letter of the case the word wants; the candidate may turn no
+/// letter of the label's into a symbol. Three such symbols, two different
+/// (or three inside words: Polish `zarz±du, pi±tek, dziesi±tej`), in a
+/// reading that fits a
+/// language's alphabet no worse than the label's and keeps the text's
+/// case natural. Under a Western label both Central European charsets are
+/// tried and the better fit wins; a tie of two different readings keeps
+/// the label (Polish `ą` is `š` in the other: `Z¹b`). The reading must
+/// fit one language's alphabet in every letter.
+fn central_twin(
+    bytes: &[u8],
+    cs: &'static Charset,
+    text: &str,
+) -> Option<(&'static Charset, String, usize)> {
+    use encoding_rs as e;
+    let enc = cs.encoding()?;
+    let candidates: &[&'static e::Encoding] = if enc == e::WINDOWS_1250 {
+        &[e::ISO_8859_2]
+    } else if enc == e::WINDOWS_1252 {
+        &[e::ISO_8859_2, e::WINDOWS_1250]
+    } else {
+        return None;
+    };
+    // Cheap tests first: no octet 0x80..0x9F (the twins differ there, and
+    // ISO-8859-2 has C1 controls), and an octet where they differ from
+    // the label above 0xA0.
+    if bytes.iter().any(|b| (0x80..0xA0).contains(b)) || symbols_in_words(text) == 0 {
+        return None;
+    }
+    let mut best: Option<(&'static Charset, String, usize)> = None;
+    let mut tie = false;
+    for &c in candidates {
+        let Some(t) = c.decode_without_bom_handling_and_without_replacement(bytes) else {
+            continue;
+        };
+        let Some(n) = edge_repairs(text, &t) else {
+            continue;
+        };
+        // Every letter of one language's alphabet: correct text with
+        // symbols wedged in on purpose (`ab¹cd, Preis±Rabatt, x³y` beside
+        // Catalan `col·lecció`) reads as no one language's.
+        // And a letter beyond ASCII in the label's reading (no fit to
+        // compare is no evidence: ASCII text with `p¼q, Ma¿ana, x³y`).
+        let (held, letters) = alphabet_fit(&t);
+        if held < letters
+            || compare_fit(&t, text).is_none_or(|o| o == std::cmp::Ordering::Less)
+            || !case_of(&t).natural()
+        {
+            continue;
+        }
+        match &best {
+            None => best = Some((Charset::for_encoding(c), t.into_owned(), n)),
+            Some((_, b, _)) => match compare_fit(&t, b) {
+                Some(std::cmp::Ordering::Greater) => {
+                    best = Some((Charset::for_encoding(c), t.into_owned(), n));
+                    tie = false;
+                }
+                Some(std::cmp::Ordering::Less) => {}
+                _ => tie = *b != t,
+            },
+        }
+    }
+    if tie {
+        return None;
+    }
+    best
+}
+
+/// [`central_twin`]'s count: the label's symbols between letters or at a
+/// word's edge that `other` (a single-byte reading of the same octets)
+/// reads as letters of the word's case, when three or more, of two
+/// characters or more (or three between letters), and no letter of
+/// `label` is a symbol in `other`.
+fn edge_repairs(label: &str, other: &str) -> Option<usize> {
+    let a: Vec<char> = label.chars().collect();
+    let b: Vec<char> = other.chars().collect();
+    if a.len() != b.len() {
+        return None;
+    }
+    let (mut n, mut inside) = (0usize, 0usize);
+    let mut seen: Vec<char> = Vec::new();
+    for i in 0..a.len() {
+        let prev = i.checked_sub(1).and_then(|k| a.get(k)).copied();
+        let next = a.get(i + 1).copied();
+        let letter = |c: Option<char>| c.is_some_and(|c| c.alphabetic());
+        let edge =
+            |c: Option<char>| c.is_none_or(|c| c.is_whitespace() || c.is_ascii_punctuation());
+        if b[i].alphabetic() && !a[i].alphabetic() && word_symbol(a[i]) {
+            let fits = match (prev, next) {
+                (Some(p), Some(x)) if letter(prev) && letter(next) => {
+                    inside += 1;
+                    fits_case(p, b[i], x)
+                }
+                // Quotation marks stand at words' edges in any text.
+                _ if matches!(a[i], '«' | '»' | '‹' | '›') => false,
+                // A word's first letter: either case before a small one.
+                (_, Some(x)) if edge(prev) && x.is_lowercase() => true,
+                // A word's last letter: small after a small one.
+                (Some(p), _) if p.is_lowercase() && edge(next) => b[i].is_lowercase(),
+                _ => false,
+            };
+            if fits {
+                n += 1;
+                if !seen.contains(&a[i]) {
+                    seen.push(a[i]);
+                }
+            }
+        } else if a[i].alphabetic() && !b[i].alphabetic() && word_symbol(b[i]) {
+            return None;
+        }
+    }
+    (n >= 3 && (seen.len() >= 2 || inside >= 3)).then_some(n)
 }
 
 /// Whether the twin of a Central European guess (windows-1250 for

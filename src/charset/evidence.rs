@@ -632,7 +632,7 @@ fn common_letter(c: char) -> bool {
 /// `Złoty`), a capital between capitals (`WROC£AW`). A capital before a
 /// lowercase letter (`Microsoft®Windows` read as `MicrosoftŽWindows`) or
 /// a lowercase one between capitals (`AB±CD`) is no repair.
-fn fits_case(prev: char, c: char, next: char) -> bool {
+pub(super) fn fits_case(prev: char, c: char, next: char) -> bool {
     if next.is_lowercase() {
         c.is_lowercase()
     } else {
