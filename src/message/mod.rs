@@ -479,16 +479,24 @@ impl<'a> Part<'a> {
     }
 
     /// The body after transfer decoding, with findings about the coding
-    /// (offsets relative to the body). Borrows for 7bit/8bit/binary.
+    /// (offsets relative to the body). Borrows for 7bit/8bit/binary, and
+    /// for text labelled base64 ([`Part::transfer_decoded`]).
     pub fn decoded_body<'m>(&self, msg: &Message<'m>) -> (Cow<'m, [u8]>, Vec<Finding>) {
+        let d = self.transfer_decoded(msg);
+        (d.bytes, d.findings)
+    }
+
+    /// [`Part::decoded_body`] with whether the body was not in its coding
+    /// at all (`not_encoded`: text labelled base64, returned as it stands;
+    /// see [`transfer`]'s module notes).
+    pub fn transfer_decoded<'m>(&self, msg: &Message<'m>) -> transfer::TransferDecoded<'m> {
         let body = self.raw_body(msg);
         let cte = match &self.transfer_encoding {
             TransferEncoding::Base64 => transfer::Cte::Base64,
             TransferEncoding::QuotedPrintable => transfer::Cte::QuotedPrintable,
             _ => transfer::Cte::Binary,
         };
-        let d = transfer::decode(cte, body);
-        (d.bytes, d.findings)
+        transfer::decode(cte, body)
     }
 
     /// Whether the header section ended without its empty line before a

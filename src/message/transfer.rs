@@ -36,6 +36,21 @@
 //!   with a finding.
 //! - Non-zero bits left over in the last sextet of a padded quantum are
 //!   ignored, as Python and Perl do.
+//! - A body that is text, not base64 ([`decode`] only; [`decode_base64`]
+//!   decodes whatever it is given): when decoding met damage, the body is
+//!   looked at again, and if it holds octets above 0x7F or spaces between
+//!   words, does not start with a line an encoder writes (a multiple of 4
+//!   characters, 8 or more, of the alphabet and final `=`), and less than
+//!   half its characters are in base64 (lines of nothing but the alphabet
+//!   and `=`, or runs of 16 alphabet characters or more inside a line), it
+//!   is returned as it stands, `not_encoded`, with one finding instead of
+//!   the decoder's. Plain text (Latin-1 or UTF-8 prose) under a `base64`
+//!   label decoded to garbage with its 8-bit octets and punctuation
+//!   skipped: the text was gone, and the garbage was converted whenever it
+//!   read cleanly under the label. Real damage leaves most characters in
+//!   base64, or comes after it, and is decoded as before: a stray
+//!   character, a line of garbage, a word after the padding, a list's or
+//!   gateway's footer (8-bit or not) after base64 however short.
 //!
 //! quoted-printable ([`decode_quoted_printable`]):
 //! - `=XX` with upper- or lower-case hex decodes to the octet. Lower case is
@@ -143,16 +158,39 @@ pub struct TransferDecoded<'a> {
     pub bytes: Cow<'a, [u8]>,
     /// `Malformed` findings, offsets into `bytes`; empty for clean input.
     pub findings: Vec<Finding>,
+    /// The body is not in its coding at all (text labelled base64, see
+    /// the module notes): `bytes` is the body as it stands, not decoded,
+    /// and one finding says so. A normalizer keeps such a part as it is.
+    pub not_encoded: bool,
 }
 
-/// Decodes a body under `cte`; 7bit, 8bit and binary are returned as they are.
+/// Decodes a body under `cte`; 7bit, 8bit and binary are returned as they
+/// are, and so is a body labelled base64 that is text, not base64
+/// (`not_encoded`, see the module notes).
 pub fn decode(cte: Cte, input: &[u8]) -> TransferDecoded<'_> {
     match cte {
-        Cte::Base64 => decode_base64(input),
+        Cte::Base64 => {
+            let d = decode_base64(input);
+            // Clean base64 is base64: only a body the decoder found damage
+            // in is looked at again (one more pass, over damaged bodies
+            // only).
+            if d.findings.is_empty() {
+                return d;
+            }
+            match base64::text_not_base64(input) {
+                Some(finding) => TransferDecoded {
+                    bytes: Cow::Borrowed(input),
+                    findings: vec![finding],
+                    not_encoded: true,
+                },
+                None => d,
+            }
+        }
         Cte::QuotedPrintable => decode_quoted_printable(input),
         Cte::SevenBit | Cte::EightBit | Cte::Binary => TransferDecoded {
             bytes: Cow::Borrowed(input),
             findings: Vec::new(),
+            not_encoded: false,
         },
     }
 }

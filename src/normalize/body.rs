@@ -25,7 +25,11 @@ pub(super) fn text_part(
     if let crate::mime::TransferEncoding::Other(_) = part.transfer_encoding {
         return Ok(());
     }
-    let (decoded, transfer_findings) = part.decoded_body(msg);
+    let transfer::TransferDecoded {
+        bytes: decoded,
+        findings: transfer_findings,
+        not_encoded,
+    } = part.transfer_decoded(msg);
     // The Content-Type's charset, or an HTML part's own declaration.
     let label = crate::message::body_label(ct, &decoded).map(|(l, _)| l);
     let body = charset::DecodeOptions {
@@ -60,7 +64,10 @@ pub(super) fn text_part(
         findings,
     };
     // Not text (binary-in-text): kept byte for byte, never re-encoded.
-    if d.binary {
+    // Nor is text labelled base64 (`TransferDecoded::not_encoded`): read as
+    // it stands for the report, but every reader decodes it as base64 (to
+    // garbage), and which reading the sender meant is not ours to settle.
+    if d.binary || not_encoded {
         ctx.report.parts.push(PartReport {
             action: Action::Kept,
             ..entry

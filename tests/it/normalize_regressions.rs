@@ -800,6 +800,164 @@ fn regression_damaged_transfer_coding_is_reported() {
     }
 }
 
+/// A text part labelled `Content-Transfer-Encoding: base64` whose body is
+/// not base64 but the 8-bit text itself (Latin-1 Spanish, UTF-8 French or
+/// Chinese) was decoded as base64, its 8-bit octets and punctuation
+/// skipped as "invalid characters": the text was gone, and the garbage
+/// was written as UTF-8 whenever it read cleanly under the label (11 of
+/// 80 generated Latin-1 messages; the rest were kept only because the
+/// garbage held controls). Such a body is now read as it stands
+/// (`TransferDecoded::not_encoded`) and the part kept byte for byte, with
+/// one `malformed` finding saying the body is text. Found by a hunt on
+/// generated mail (`8bit-latin1-under-cte-base64`).
+#[test]
+fn regression_text_labelled_base64_is_kept_as_written() {
+    use mailcharset::finding::{FindingKind, Verdict};
+    // The hunt's reproducer, octet for octet.
+    let spanish = "Muchas gracias por la información, nos vemos mañana en la reunión.\n\
+                   El señor Muñoz llegará a las diez, según me comentó ayer.\n\
+                   Muchas gracias por la información, nos vemos mañana en la reunión.\n";
+    let latin1 = encoding_rs::WINDOWS_1252.encode(spanish).0.into_owned();
+    let cases: [(&str, &[u8], &str); 4] = [
+        // Written as garbage (`2ç!jÈ+iÈš²…`): every octet reads in Latin-1.
+        ("iso-8859-1", &latin1, "ISO-8859-1"),
+        ("windows-1252", &latin1, "windows-1252"),
+        (
+            "utf-8",
+            "Voilà, une phrase en français, à lire très vite.\n".as_bytes(),
+            "UTF-8",
+        ),
+        // No alphabet character at all: "decoded" to nothing, left
+        // `unchanged` with 40 characters "skipped".
+        ("utf-8", "谢谢你的信息，我们明天见。\n".as_bytes(), "UTF-8"),
+    ];
+    for (label, body, charset) in cases {
+        let mut raw = format!(
+            "Subject: x\nMIME-Version: 1.0\nContent-Type: text/plain; charset={label}\n\
+             Content-Transfer-Encoding: base64\n\n"
+        )
+        .into_bytes();
+        raw.extend_from_slice(body);
+        let n = normalize::normalize(&raw, &Options::default()).unwrap();
+        let what = format!("{label} {:?}", String::from_utf8_lossy(body));
+        assert!(
+            n.bytes == raw,
+            "{what}: the message is kept byte for byte, not\n{}",
+            String::from_utf8_lossy(&n.bytes)
+        );
+        let e = n
+            .report
+            .parts
+            .iter()
+            .find(|p| p.location == "body")
+            .unwrap();
+        assert_eq!(e.action, normalize::Action::Kept, "{what}");
+        assert_eq!(e.verdict, Verdict::Suspicious, "{what}");
+        let is_text = |f: &mailcharset::Finding| {
+            f.kind == FindingKind::Malformed
+                && f.note
+                    .as_deref()
+                    .is_some_and(|s| s.starts_with("base64: the body is text, not base64"))
+        };
+        assert_eq!(
+            e.findings
+                .iter()
+                .filter(|f| f.kind == FindingKind::Malformed)
+                .count(),
+            1,
+            "{what}: one finding, not the decoder's: {:?}",
+            e.findings
+        );
+        assert!(e.findings.iter().any(is_text), "{what}: {:?}", e.findings);
+        // The audit reads the text as it stands, and says so.
+        let recs = audit(&raw);
+        let r = recs.iter().find(|r| r.location == "body").unwrap();
+        assert!(r.findings.iter().any(is_text), "{what}: {:?}", r.findings);
+        assert_eq!(r.charset.as_deref(), Some(charset), "{what}");
+        assert_eq!(r.verdict, Verdict::Suspicious, "{what}");
+        assert_eq!(text_part(&raw).0, body, "{what}: read as written");
+    }
+}
+
+/// What real damaged base64 looks like (a stray character, a line of
+/// garbage, a list's footer or a gateway's 8-bit one after the base64, a
+/// word after the padding, an epilogue a broken delimiter let in after a
+/// short body) is still decoded as base64, exactly as before the rule
+/// above: its characters are mostly base64, or its first line is.
+#[test]
+fn regression_damaged_base64_still_decodes_as_before() {
+    use mailcharset::message::transfer::{self, Cte, Newline};
+    let text = "Muchas gracias por la información, nos vemos mañana en la reunión. \
+                El señor Muñoz llegará a las diez, según me comentó ayer. Saludos.\n";
+    let latin1 = encoding_rs::WINDOWS_1252.encode(text).0.into_owned();
+    let b64 = transfer::encode_base64(&latin1, Newline::Lf);
+    let b64 = String::from_utf8(b64).unwrap();
+    let (first, rest) = b64.split_at(40);
+    let footer = "\n_______________________________________________\n\
+                  Lista-es mailing list\nLista-es@example.org\n\
+                  http://example.org/mailman/listinfo/lista-es\n";
+    let gateway = b"\n-- \nDiese Nachricht wurde auf Viren gepr\xfcft.\n";
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        (
+            "stray characters",
+            format!("{first}!{rest}\n")
+                .replace('\n', "*\n")
+                .into_bytes(),
+        ),
+        (
+            "stray 8-bit octets",
+            [first.as_bytes(), b"\xa0", rest.as_bytes(), b" \xe9\n"].concat(),
+        ),
+        (
+            "a line of garbage",
+            format!("%%%% ~~~~ %%%%\n{b64}\n").into_bytes(),
+        ),
+        ("a list footer", format!("{b64}\n{footer}").into_bytes()),
+        ("an 8-bit footer", [b64.as_bytes(), gateway].concat()),
+        (
+            "a word after the padding",
+            format!("{b64} ignored\n").into_bytes(),
+        ),
+        (
+            "a short body, then text",
+            b"PGh0bWw+Cg==\n\n--b-->\nPotentially malicious content, and more of it.\n".to_vec(),
+        ),
+    ];
+    for (what, body) in cases {
+        let old = transfer::decode_base64(&body);
+        assert!(!old.findings.is_empty(), "{what}: damaged");
+        let d = transfer::decode(Cte::Base64, &body);
+        assert!(!d.not_encoded, "{what}");
+        assert_eq!(d, old, "{what}: decoded as before");
+        if what != "a short body, then text" {
+            assert!(d.bytes.starts_with(&latin1), "{what}: the text decodes");
+        }
+        let raw = [
+            &b"Subject: x\nMIME-Version: 1.0\nContent-Type: text/plain; charset=iso-8859-1\n\
+               Content-Transfer-Encoding: base64\n\n"[..],
+            &body,
+        ]
+        .concat();
+        assert_eq!(text_part(&raw).0, &old.bytes[..], "{what}");
+        let n = normalize::normalize(&raw, &Options::default()).unwrap();
+        let e = n
+            .report
+            .parts
+            .iter()
+            .find(|p| p.location == "body")
+            .unwrap();
+        assert_eq!(
+            e.findings
+                .iter()
+                .filter(|f| f.note.as_deref().is_some_and(|s| s.starts_with("base64:")))
+                .cloned()
+                .collect::<Vec<_>>(),
+            old.findings,
+            "{what}: the decoder's findings, as before"
+        );
+    }
+}
+
 /// A digest part with neither a header field nor a body that starts with
 /// one (a note written into the digest after the delimiter and the empty
 /// line) is text, as before the digest rule: converted and audited, not

@@ -8,6 +8,7 @@
 //! compares with the crate on clean input).
 
 use super::{Newline, Tally, TransferDecoded};
+use crate::finding::{Finding, FindingKind};
 use std::borrow::Cow;
 
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -156,7 +157,90 @@ pub fn decode_base64(input: &[u8]) -> TransferDecoded<'static> {
     TransferDecoded {
         bytes: Cow::Owned(out),
         findings,
+        not_encoded: false,
     }
+}
+
+/// A run of alphabet characters this long inside a line that holds
+/// something else (a stray character, a word after the padding) is taken
+/// for base64; words of prose are shorter.
+const BASE64_RUN: usize = 16;
+
+/// The finding for a body labelled base64 that is text, not base64: it
+/// holds octets above 0x7F or spaces between words (which no encoder
+/// writes), its first line is not one an encoder writes
+/// ([`encoder_line`]), and less than half its characters (white space
+/// aside) are in base64, that is on lines of nothing but the alphabet and
+/// `=`, or in runs of [`BASE64_RUN`] alphabet characters or more. `None`
+/// for base64, damaged or not: a stray character, a line of garbage or a
+/// word after the padding leave most characters in base64, and a footer
+/// (a list's, a gateway's, an epilogue a broken delimiter let in) comes
+/// after a first line of base64, however short the base64 is.
+pub(super) fn text_not_base64(input: &[u8]) -> Option<Finding> {
+    let in_alphabet = |b: u8| DECODE[usize::from(b)] <= 63 || b == b'=';
+    // Characters other than white space; those in base64; octets above
+    // 0x7F; runs of spaces or tabs between two characters of a line.
+    let (mut chars, mut base64, mut eight_bit, mut gaps) = (0usize, 0usize, 0usize, 0usize);
+    let mut lines = input
+        .split(|&b| b == b'\n')
+        .map(<[u8]>::trim_ascii)
+        .filter(|l| !l.is_empty())
+        .peekable();
+    if lines.peek().is_some_and(|l| encoder_line(l)) {
+        return None;
+    }
+    for line in lines {
+        if line.iter().all(|&b| in_alphabet(b)) {
+            chars += line.len();
+            base64 += line.len();
+            continue;
+        }
+        let mut run = 0;
+        let mut after_space = false;
+        for &b in line {
+            if in_alphabet(b) {
+                run += 1;
+            } else {
+                if run >= BASE64_RUN {
+                    base64 += run;
+                }
+                run = 0;
+            }
+            if b == b' ' || b == b'\t' {
+                gaps += usize::from(!after_space);
+                after_space = true;
+            } else {
+                after_space = false;
+                chars += 1;
+                eight_bit += usize::from(b >= 0x80);
+            }
+        }
+        if run >= BASE64_RUN {
+            base64 += run;
+        }
+    }
+    let outside = chars.saturating_sub(base64);
+    if (eight_bit == 0 && gaps == 0) || outside <= base64 {
+        return None;
+    }
+    let note = format!(
+        "base64: the body is text, not base64 ({outside} of {chars} characters outside base64, \
+         {eight_bit} octets above 0x7F, {gaps} spaces between words): not decoded, read as written"
+    );
+    Some(Finding::new(FindingKind::Malformed, 0, outside).with_note(note))
+}
+
+/// A line as a base64 encoder writes it: a multiple of 4 characters, 8 or
+/// more, all in the alphabet but for one or two `=` at its end. One word
+/// of prose (`Hallo`, `Gracias`) is seldom that.
+fn encoder_line(line: &[u8]) -> bool {
+    let data = line
+        .strip_suffix(b"==")
+        .or_else(|| line.strip_suffix(b"="))
+        .unwrap_or(line);
+    line.len() >= 8
+        && line.len().is_multiple_of(4)
+        && data.iter().all(|&b| DECODE[usize::from(b)] <= 63)
 }
 
 /// Decodes whole runs of 8 alphabet characters from `i` on; returns where it
@@ -380,6 +464,38 @@ mod tests {
             assert_eq!(d.bytes, data, "space at {pos}");
             assert!(d.findings.is_empty());
         }
+    }
+
+    #[test]
+    fn text_or_base64() {
+        let text = |s: &[u8]| text_not_base64(s).is_some();
+        // Prose: 8-bit octets or spaces between words, little base64.
+        assert!(text(b"Hallo\nwie geht es dir? Gr\xfc\xdfe aus Wien.\n"));
+        assert!(text("谢谢你的信息。".as_bytes()));
+        assert!(text(b"plain words and nothing else here\n"));
+        // No sign of prose: a stray character is damage.
+        assert!(!text(b"?garbage\n"));
+        assert!(!text(b"YWJj!ZGVm*\n"));
+        // Mostly base64, a stray line or octet and all.
+        let b64 = encode_base64(&[0x55; 120], Newline::Lf);
+        let damaged = [&b"** noise here **\n"[..], &b64, b" \xe9\n"].concat();
+        assert!(!text(&damaged));
+        // Base64 first, text after (a footer), however short the base64.
+        assert!(!text(
+            b"PGh0bWw+Cg==\n\n-- \nA footer, longer than the body.\n"
+        ));
+        assert!(text(
+            b"PGh0bWw+Cg\n\n-- \nA footer, longer than the body.\n"
+        ));
+        // Runs of 16 alphabet characters count as base64 inside a line.
+        assert!(!text(b"ecO2dMOkIHZhYW4uCg== ignored\n"));
+        assert!(encoder_line(b"YWJjZGVm"));
+        assert!(encoder_line(b"YWJjZA=="));
+        assert!(!encoder_line(b"YWJj"));
+        assert!(!encoder_line(b"Gracias"));
+        assert!(!encoder_line(b"YWJj=GVm"));
+        let f = text_not_base64(b"caf\xe9 au lait").expect("text");
+        assert_eq!((f.kind, f.offset, f.count), (FindingKind::Malformed, 0, 10));
     }
 
     #[test]

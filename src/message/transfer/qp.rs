@@ -74,6 +74,7 @@ pub fn decode_quoted_printable(input: &[u8]) -> TransferDecoded<'_> {
         return TransferDecoded {
             bytes: Cow::Borrowed(input),
             findings: Vec::new(),
+            not_encoded: false,
         };
     }
     let mut out = Vec::with_capacity(input.len());
@@ -146,6 +147,7 @@ pub fn decode_quoted_printable(input: &[u8]) -> TransferDecoded<'_> {
     TransferDecoded {
         bytes: Cow::Owned(out),
         findings,
+        not_encoded: false,
     }
 }
 
