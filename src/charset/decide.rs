@@ -26,6 +26,8 @@
 //! | valid UTF-8, 2 multi-octet characters, letters in words, other label that fails on them (errors, or C1 controls) | the label explains nothing (`회의` under EUC-KR) | `mislabeled` | UTF-8 |
 //! | valid UTF-8, 1–2 multi-octet characters, other label | too little to decide | `suspicious` (finding `mislabeled`, note "kept") | the label's |
 //! | a CJK label read mostly as half-width katakana, private use or C1 | implausible reading | `mislabeled` if a candidate reads plausibly | the candidate's |
+//! | … Shift_JIS or EUC-JP read as half-width katakana written as Japanese (`ﾞ ﾟ` after the kana that take them, few `､ ･`: [`halfwidth_written`]), beside lines of the label's own, under EUC-JP, or in a text EUC-JP does not read as common kanji and kana ([`euc_jp_explains`]) | old systems' and mobile mail's text | `ok` | the label's |
+//! | … written so, but EUC-JP reads the text as Japanese | EUC-JP kanji under Shift_JIS (`ｻｳﾅﾄﾂﾀﾏｺ` for 山田太郎) | `mislabeled` only if the candidate is EUC-JP | EUC-JP |
 //! | a Chinese label (or EUC-KR) whose octets have another CJK charset's shape, 24+ characters, no line of the label's own shape ([`chinese_rows`]): a quarter beyond the Hangul rows (EUC-KR label, GB2312's Hanzi; also with errors), Hangul rows only (GB label), a fifth with a trail 0x40..0x7E (GB label), no trail below 0xA1 and an eighth in rows 0xC9..0xF7 (Big5 label, also with a few errors) | EUC-KR or Big5 under GB, GB2312 under Big5 | `mislabeled` if chardetng's candidate is that charset (EUC-KR, Big5, GBK) and reads plausibly | the candidate's |
 //! | a Cyrillic label (windows-1251, KOI8-R/U, ISO-8859-5, IBM866, x-mac-cyrillic) read cleanly with its case turned over: 3+ words with a lowercase letter before a capital, more than twice its capitalised words (`Case`) | KOI8-R under windows-1251 (`рТЙЧЕФ`) and the like | `mislabeled` if chardetng's candidate is another Cyrillic charset (not windows-1251 under x-mac-cyrillic), reads plausibly, its case natural, a capitalised word for each two turned over, as many letters in words | the candidate's |
 //! | a Cyrillic label read cleanly with 3+ words whose letters no one Cyrillic language has together ([`cyrillic_misfits`]) | windows-1251 under ISO-8859-5 (`ёьхђѓ`, `юсёѓфшђќ`) | `mislabeled` if chardetng's candidate is another Cyrillic charset (not windows-1251 under x-mac-cyrillic) with at most one such word for three of the label's, its case natural, as many letters in words | the candidate's |
@@ -523,14 +525,29 @@ pub(super) fn labelled<'a>(
         // A multi-octet label's reading that is mostly the marks another
         // charset's octets leave, and whether it has lines of its own all
         // the same (a reply over a quote in another charset).
+        //
+        // Half-width katakana written as Japanese (voiced marks after the
+        // kana that take them, `､ ･` not on every other character:
+        // [`halfwidth_written`]) are the label's own text beside lines of
+        // its own, under EUC-JP (`8E xx`), or in a text EUC-JP does not
+        // read as Japanese ([`euc_jp_explains`]): old systems and mobile
+        // mail write them, and such a reading is no nonsense. Where EUC-JP
+        // reads them as Japanese too, only EUC-JP may replace the label
+        // (GBK read `ﾊﾟｽﾜｰﾄﾞ` as `蔬杰澳`).
         let implausible_cjk = !utf8_label && !ascii && is_multibyte(cs) && implausible(&text);
-        let reply_over_quote = implausible_cjk && own_plausible_line(&text);
+        let own_line = implausible_cjk && own_plausible_line(&text);
+        let kana_written = implausible_cjk && halfwidth_written(cs, &text);
+        let kana_own = kana_written
+            && (own_line || cs.encoding() == Some(encoding_rs::EUC_JP) || !euc_jp_explains(bytes));
+        let implausible_cjk = implausible_cjk && !kana_own;
+        let reply_over_quote = implausible_cjk && own_line;
         if opts.detect
             // (Korean rows are no nonsense to take any candidate for.)
             && let nonsense = (!rows.hangul && implausible_cjk && !reply_over_quote)
             && (nonsense || rows.any())
             && let Some((det, t)) = candidate(bytes, cs, opts)
             && (nonsense || rows.fits(det.charset))
+            && (!kana_written || det.charset.encoding() == Some(encoding_rs::EUC_JP))
         {
             let why = if nonsense {
                 "the text is implausible".to_string()
@@ -2245,6 +2262,84 @@ fn marked_lines(bytes: &[u8], cs: &'static Charset) -> Vec<Range<usize>> {
         at = end;
     }
     out
+}
+
+/// Whether a Japanese label's reading holds half-width katakana and the
+/// marks of another charset's octets in it ([`foreign_mark`]) are all
+/// half-width katakana written as Japanese: a voiced mark `ﾞ` only after
+/// `ｳ ｶ..ﾄ ﾊ..ﾎ`, `ﾟ` only after `ﾊ..ﾎ`, a small kana or `ｰ` only after a
+/// kana, and fewer than one in four of them `､` or `･`. EUC-JP read as
+/// Shift_JIS turns every hiragana into `､` and a kana, every katakana into
+/// `･` and a kana (`､ｪﾋｻ､ｷ､､` for お久しい), and puts voiced marks after
+/// any kana (`､ﾞ` for ま); no C1 control or private use is real text.
+fn halfwidth_written(cs: &'static Charset, text: &str) -> bool {
+    if !japanese_label(cs) {
+        return false;
+    }
+    let (mut kana, mut dots, mut prev) = (0usize, 0usize, '\0');
+    for c in text.chars() {
+        if !c.is_ascii() && foreign_mark(c) {
+            let written = match c {
+                'ﾞ' => matches!(prev, 'ｳ' | 'ｶ'..='ﾄ' | 'ﾊ'..='ﾎ'),
+                'ﾟ' => matches!(prev, 'ﾊ'..='ﾎ'),
+                'ｧ'..='ｰ' => matches!(prev, 'ｦ'..='ﾟ'),
+                '､' | '･' => {
+                    dots += 1;
+                    true
+                }
+                // C1 controls and private use are no one's text.
+                _ => ('\u{FF61}'..='\u{FF9F}').contains(&c),
+            };
+            if !written {
+                return false;
+            }
+            kana += 1;
+        }
+        prev = c;
+    }
+    kana > 0 && dots * 4 < kana
+}
+
+/// Whether EUC-JP reads `bytes` without error as the characters Japanese
+/// text is written in: nine in ten or more of its two-octet characters
+/// kana (rows 0xA4, 0xA5), the first row of symbols (`、。ー「」`),
+/// full-width digits and letters (0xA3) or first-level kanji (rows
+/// 0xB0..0xCF). Half-width katakana octets (0xA1..0xDF) pair up into
+/// EUC-JP's second-level kanji (leads `ﾐ..ﾝ ﾞ ﾟ`, 0xD0..0xDF), its Greek,
+/// Cyrillic and box drawing (`ｦ ｧ ｨ`) as often as not; a Japanese text
+/// has few of those.
+fn euc_jp_explains(bytes: &[u8]) -> bool {
+    if encoding_rs::EUC_JP
+        .decode_without_bom_handling_and_without_replacement(bytes)
+        .is_none()
+    {
+        return false;
+    }
+    let (mut chars, mut common) = (0usize, 0usize);
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        i += match b {
+            0x00..=0x7F => 1,
+            // JIS X 0212, three octets; half-width katakana (0x8E) and
+            // JIS X 0208, two.
+            0x8F => {
+                chars += 1;
+                3
+            }
+            _ => {
+                chars += 1;
+                common += usize::from(matches!(b, 0xA1 | 0xA3 | 0xA4 | 0xA5 | 0xB0..=0xCF));
+                2
+            }
+        };
+    }
+    common * 10 >= chars * 9
+}
+
+/// Shift_JIS or EUC-JP, the labels that write half-width katakana.
+fn japanese_label(cs: &'static Charset) -> bool {
+    cs.encoding()
+        .is_some_and(|e| e == encoding_rs::SHIFT_JIS || e == encoding_rs::EUC_JP)
 }
 
 /// A Shift_JIS reading that is mostly half-width katakana (U+FF61..U+FF9F):

@@ -3133,6 +3133,88 @@ fn regression_shift_jis_reply_over_an_euc_jp_quote_keeps_its_label() {
     assert!(text.starts_with(reply), "{text}");
 }
 
+/// Half-width katakana written as such under their own Shift_JIS or EUC-JP
+/// label: text from old systems and mobile mail. A reading mostly of them
+/// was doubted as another charset's marks: a Shift_JIS text only of them
+/// from a `.com` sender was read as GBK (`蔬杰澳奚洼撼Φ榷薏枷絹B`,
+/// `mislabeled`; an independent hunt, 2026-11-27: 19 of 100), an EUC-JP
+/// one as Shift_JIS, GBK or Big5. Written as Japanese (voiced marks after
+/// the kana that take them, `､ ･` not on every other character) and not
+/// EUC-JP text, they are the label's.
+#[test]
+fn regression_half_width_katakana_under_their_japanese_label_are_not_gbk() {
+    for (enc, label, name) in [
+        (encoding_rs::SHIFT_JIS, "shift_jis", "Shift_JIS"),
+        (encoding_rs::EUC_JP, "euc-jp", "EUC-JP"),
+    ] {
+        for text in HALF_WIDTH {
+            assert_japanese_label_kept(text, enc, label, name);
+        }
+    }
+    // EUC-JP under Shift_JIS is still read as EUC-JP, also when its kanji
+    // alone read as katakana a writer could have written (`ｻｳﾅﾄﾂﾀﾏｺ` for
+    // 山田太郎): EUC-JP reads those octets as common kanji.
+    let names = "山田太郎\n東京本社営業部\n";
+    let body = encode(names, encoding_rs::EUC_JP);
+    let d = charset::decode(&body, Some(b"shift_jis"), &body_opts());
+    assert_eq!(d.used.map(|c| c.name()), Some("EUC-JP"), "{:?}", d.findings);
+    assert_eq!(&*d.text, names);
+}
+
+/// A line of half-width katakana below full-width Japanese, under its own
+/// Shift_JIS or EUC-JP label, was named another charset's octets
+/// (`mixed-charset`, verdict `invalid`; the hunt: 20 of 100), its text
+/// kept. A Shift_JIS reply over an EUC-JP quote still has its quote named
+/// (`regression_shift_jis_reply_over_an_euc_jp_quote_keeps_its_label`).
+#[test]
+fn regression_a_line_of_half_width_katakana_is_the_labels_own() {
+    let ja = "いつもお世話になっております。山田です。\n";
+    for (enc, label, name) in [
+        (encoding_rs::SHIFT_JIS, "shift_jis", "Shift_JIS"),
+        (encoding_rs::EUC_JP, "euc-jp", "EUC-JP"),
+    ] {
+        for kana in HALF_WIDTH {
+            let text = format!("{ja}{kana}");
+            assert_japanese_label_kept(&text, enc, label, name);
+        }
+    }
+}
+
+/// Half-width katakana as a writer puts them (the hunt's three texts).
+const HALF_WIDTH: [&str; 3] = [
+    "ﾊﾟｽﾜｰﾄﾞﾉﾍﾝｺｳｦｵﾈｶﾞｲｼﾏｽ。\n",
+    "ｱﾘｶﾞﾄｳｺﾞｻﾞｲﾏｽ。ﾃﾞｰﾀﾍﾞｰｽﾉｾｯﾃｲｦｶｸﾆﾝｼﾃｸﾀﾞｻｲ。\n",
+    "ｶﾌﾞｼｷｶﾞｲｼｬ ﾔﾏﾀﾞ ｼｮｳｼﾞ\n",
+];
+
+/// `text` written in `enc` under its own `label` is read as written,
+/// charset `name`, verdict `ok`, whatever the sender's top-level domain:
+/// through the library, the audit and the filter.
+fn assert_japanese_label_kept(text: &str, enc: &'static Encoding, label: &str, name: &str) {
+    let body = encode(text, enc);
+    for tld in ["com", "jp", "cn", "tw", "kr"] {
+        let opts = DecodeOptions {
+            tld: charset::Tld::from_domain(format!("example.{tld}").as_bytes()),
+            ..body_opts()
+        };
+        let d = charset::decode(&body, Some(label.as_bytes()), &opts);
+        let what = format!("{label} .{tld} {text}");
+        assert_eq!(
+            d.used.map(|c| c.name()),
+            Some(name),
+            "{what}: {:?}",
+            d.findings
+        );
+        assert_eq!(&*d.text, text, "{what}");
+        assert_eq!(d.verdict, Verdict::Ok, "{what}: {:?}", d.findings);
+    }
+    let msg = message(&format!("text/plain; charset={label}"), &body);
+    let (charset, verdict, findings) = audit_body(&msg);
+    assert_eq!(charset.as_deref(), Some(name));
+    assert_eq!(verdict, "ok", "{label} {text}: {findings:?}");
+    assert_eq!(body_text(&filtered(&msg)), text);
+}
+
 /// Shift_JIS or EUC-JP octets under an ISO-2022-JP label (a common lie in
 /// Japanese mail) from a sender whose top-level domain is not Japanese:
 /// chardetng's hint took them for GBK, Big5 or windows-1251, and the
