@@ -406,7 +406,15 @@ pub(super) fn labelled<'a>(
         // windows-1252): the label explains nothing that UTF-8 does not.
         // (One is what a damaged octet after a letter makes: `Ã` and 0x80,
         // C1 under ISO-8859-13, is `À` to UTF-8.)
-        let fails = !report.is_clean() || text.chars().any(c1_control);
+        // Under ISO-8859-1 (read with its Windows superset, as every
+        // reader does) octets 0x80..0x9F are C1 controls to the label: it
+        // names no character there (`Grüße` is `GrÃ¼ÃŸe`, `Ÿ` a windows-1252
+        // guess at 0x9F).
+        let iso_c1 = matches!(cs.kind, Kind::Superset(_)) && cs.is_single_byte() && has_c1(bytes);
+        let fails = !report.is_clean()
+            || iso_c1
+            || text.chars().any(c1_control)
+            || (cs.is_single_byte() && utf8_pairs_in_ascii_words(bytes));
         if n == 2 && fails && opts.detect && words(s) && plausible(s) {
             let why =
                 Finding::new(FindingKind::Mislabeled, first_nonascii(bytes), n).with_note(format!(
@@ -2782,6 +2790,36 @@ fn mac_latin(cs: &'static Charset) -> bool {
 /// windows-1258, and the Cyrillic ones.
 fn symbol_label(cs: &'static Charset) -> bool {
     (latin_label(cs) && !mac_latin(cs)) || cyrillic_label(cs)
+}
+
+/// Whether every multi-octet UTF-8 sequence of `bytes` (valid UTF-8) is
+/// two octets inside an ASCII word: a small ASCII letter on one side and
+/// an ASCII letter on the other (`JÃ¼rgen`, `CafÃ©` when the word ends
+/// there: `Caf` + pair). A single-byte label reads such a pair as a
+/// capital and a symbol (`Ã¼`, `Ã©`) wedged into a word of small letters,
+/// which no text of its own writes; UTF-8 reads one accented letter.
+fn utf8_pairs_in_ascii_words(bytes: &[u8]) -> bool {
+    let mut pairs = 0usize;
+    let mut i = 0;
+    while let Some(at) = bytes.get(i..).and_then(find_nonascii) {
+        let at = i + at;
+        let lead = bytes[at];
+        if !(0xC2..=0xDF).contains(&lead) {
+            return false;
+        }
+        let before = at.checked_sub(1).and_then(|k| bytes.get(k)).copied();
+        let after = bytes.get(at + 2).copied();
+        let small = |b: Option<u8>| b.is_some_and(|b| b.is_ascii_lowercase());
+        let letter = |b: Option<u8>| b.is_some_and(|b| b.is_ascii_alphabetic());
+        if !((small(before) && (letter(after) || after.is_none_or(|b| !b.is_ascii_alphanumeric())))
+            || (letter(before) && small(after)))
+        {
+            return false;
+        }
+        pairs += 1;
+        i = at + 2;
+    }
+    pairs > 0
 }
 
 /// ISO-8859-7 text under windows-1253, told by `Ά`: ISO-8859-7 has it at

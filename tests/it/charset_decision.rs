@@ -3713,6 +3713,36 @@ fn regression_short_utf8_under_a_label_that_fails_on_it_is_utf8() {
         &DecodeOptions::default(),
     );
     assert_eq!((&*d.text, d.verdict), ("MÃ¼ller", Verdict::Suspicious));
+    // Two characters the label reads as a capital and a symbol wedged into
+    // words of small ASCII letters (`JÃ¼rgen MÃ¼ller`, `rÃ©union prÃ©vue`), or
+    // with a C1 octet under ISO-8859-1 (`GrÃ¼ÃŸe`: 0x9F names nothing in
+    // ISO-8859-1): the label explains nothing UTF-8 does not. An
+    // independent hunt (/tmp/hunt29 a5.py): 38 of 80 such Subjects and
+    // display names were mojibake, `suspicious`.
+    for (text, label) in [
+        ("Jürgen Müller", "iso-8859-1"),
+        ("Grüße aus Wien", "iso-8859-1"),
+        (
+            "le compte rendu de la réunion prévue vendredi",
+            "windows-1252",
+        ),
+        ("Résumé", "iso-8859-15"),
+    ] {
+        let d = charset::decode(text.as_bytes(), Some(label.as_bytes()), &body_opts());
+        assert_eq!(
+            (&*d.text, d.verdict),
+            (text, Verdict::Mislabeled),
+            "{label}"
+        );
+    }
+    // A capital and a symbol standing as a word of their own, no C1 octet:
+    // no word to be wedged into; the label's (`Â© ACME`).
+    let d = charset::decode(
+        b"Copyright \xc2\xa9 2024 ACME and \xc2\xae marks\n",
+        Some(b"iso-8859-1"),
+        &body_opts(),
+    );
+    assert_ne!(d.verdict, Verdict::Mislabeled, "{:?}", d.findings);
     let d = charset::decode(
         b"3pm\xc3\x80\n",
         Some(b"iso-8859-13"),
