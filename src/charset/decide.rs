@@ -544,7 +544,8 @@ pub(super) fn labelled<'a>(
         // (GBK read `ﾊﾟｽﾜｰﾄﾞ` as `蔬杰澳`).
         let implausible_cjk = !utf8_label && !ascii && is_multibyte(cs) && implausible(&text);
         let own_line = implausible_cjk && own_plausible_line(&text);
-        let kana_written = implausible_cjk && halfwidth_written(cs, &text);
+        let kana_written =
+            implausible_cjk && halfwidth_written(cs, &text) && !sjis_level2_kanji(cs, bytes);
         let kana_own = kana_written
             && (own_line || cs.encoding() == Some(encoding_rs::EUC_JP) || !euc_jp_explains(bytes));
         let implausible_cjk = implausible_cjk && !kana_own;
@@ -868,13 +869,16 @@ pub(super) fn labelled<'a>(
                 return;
             }
         }
+        // Symbols inside words in the label's reading, counted once for the
+        // rules below that ask.
+        let symbols = std::cell::OnceCell::new();
         // A Latin or Cyrillic label whose reading has symbols inside words
         // (`Wroc³aw`, `¾lu»ouèký`, `Я№штхђ`): text in another charset of
         // the same script, which reads those symbols as letters.
         if !ascii
             && opts.detect
             && symbol_label(cs)
-            && symbols_in_words(&text) >= SYMBOLS_IN_WORDS
+            && *symbols.get_or_init(|| symbols_in_words(&text)) >= SYMBOLS_IN_WORDS
             && let Some((det, t)) = guessed(bytes, cs, opts)
             && (if cyrillic_label(cs) {
                 cyrillic_label(det.charset)
@@ -980,7 +984,7 @@ pub(super) fn labelled<'a>(
         // where the Central European charset has letters.
         if !ascii
             && opts.detect
-            && let Some((twin, t, n)) = central_twin(bytes, cs, &text)
+            && let Some((twin, t, n)) = central_twin(bytes, cs, &text, &symbols)
         {
             let note = format!(
                 "read as {}, {n} symbols sit inside or at the edge of words; {} reads them as \
@@ -1359,6 +1363,36 @@ fn windows_writer<'a>(
     } else {
         return None;
     };
+    // The octets that tell: under ISO-8859-1 only those where windows-1250
+    // has a letter and windows-1252 another character or none (`Ť ť Ź` at
+    // 0x8D 0x9D 0x8F, C1 controls there; `Ś ś ź` for `Œ œ Ÿ`). `Š š Ž ž`
+    // are letters in both: a French letter to `Dušan` and `Miloš` is no
+    // windows-1250 text (it read `à` and `è` as `ŕ` and `č`). Most octets
+    // 0x80..0x9F are Windows quotes and dashes: two that tell, beside a
+    // letter octet, before the text is decoded again.
+    let tells = |b: u8| {
+        if better {
+            matches!(b, 0x8C | 0x8D | 0x8F | 0x9C | 0x9D | 0x9F)
+        } else {
+            (0x80..0xA0).contains(&b)
+        }
+    };
+    if better {
+        let letter = |b: Option<&u8>| b.is_some_and(|&b| b.is_ascii_alphabetic() || b >= 0xC0);
+        let near = bytes
+            .iter()
+            .enumerate()
+            .filter(|&(i, &b)| {
+                tells(b)
+                    && (letter(i.checked_sub(1).and_then(|k| bytes.get(k)))
+                        || letter(bytes.get(i + 1)))
+            })
+            .take(2)
+            .count();
+        if near < 2 {
+            return None;
+        }
+    }
     let t = twin.decode_without_bom_handling_and_without_replacement(bytes)?;
     // C1 octets the twin reads as letters beside a letter (a single-octet
     // charset: a character an octet).
@@ -1372,7 +1406,7 @@ fn windows_writer<'a>(
         .zip(&chars)
         .enumerate()
         .filter(|&(i, (&b, c))| {
-            (0x80..0xA0).contains(&b)
+            tells(b)
                 && c.is_alphabetic()
                 && (is_letter(i.checked_sub(1).and_then(|k| bytes.get(k)))
                     || is_letter(bytes.get(i + 1)))
@@ -2276,7 +2310,8 @@ fn marked_lines(bytes: &[u8], cs: &'static Charset) -> Vec<Range<usize>> {
 /// marks of another charset's octets in it ([`foreign_mark`]) are all
 /// half-width katakana written as Japanese: a voiced mark `ﾞ` only after
 /// `ｳ ｶ..ﾄ ﾊ..ﾎ`, `ﾟ` only after `ﾊ..ﾎ`, a small kana or `ｰ` only after a
-/// kana, and fewer than one in four of them `､` or `･`. EUC-JP read as
+/// kana, a `｣` only after a `｢` (GB2312's `非常感谢` is `ｷﾇｳ｣ｸﾐﾐｻ` in
+/// Shift_JIS), and fewer than one in four of them `､` or `･`. EUC-JP read as
 /// Shift_JIS turns every hiragana into `､` and a kana, every katakana into
 /// `･` and a kana (`､ｪﾋｻ､ｷ､､` for お久しい), and puts voiced marks after
 /// any kana (`､ﾞ` for ま); no C1 control or private use is real text.
@@ -2284,7 +2319,7 @@ fn halfwidth_written(cs: &'static Charset, text: &str) -> bool {
     if !japanese_label(cs) {
         return false;
     }
-    let (mut kana, mut dots, mut prev) = (0usize, 0usize, '\0');
+    let (mut kana, mut dots, mut open, mut prev) = (0usize, 0usize, 0usize, '\0');
     for c in text.chars() {
         if !c.is_ascii() && foreign_mark(c) {
             let written = match c {
@@ -2293,6 +2328,16 @@ fn halfwidth_written(cs: &'static Charset, text: &str) -> bool {
                 'ｧ'..='ｰ' => matches!(prev, 'ｦ'..='ﾟ'),
                 '､' | '･' => {
                     dots += 1;
+                    true
+                }
+                // A closing corner bracket closes an opening one.
+                '｢' => {
+                    open += 1;
+                    true
+                }
+                '｣' if open == 0 => false,
+                '｣' => {
+                    open -= 1;
                     true
                 }
                 // C1 controls and private use are no one's text.
@@ -2342,6 +2387,33 @@ fn euc_jp_explains(bytes: &[u8]) -> bool {
         };
     }
     common * 10 >= chars * 9
+}
+
+/// Whether Shift_JIS octets under a Shift_JIS label hold a kanji of JIS
+/// level 2 (rows 48..84: leads 0x99..0x9F and 0xE0..0xEA, 0x98 with a
+/// trail from 0x9F) or beyond (the NEC and IBM extensions, user-defined
+/// rows: leads up to 0xFC). Half-width katakana beside such kanji are another
+/// charset's octets: GB2312 read as Shift_JIS is `ｷﾇｳ｣ｸﾐﾐｻﾄ嶹ﾄ`, its
+/// pairs the rare kanji of level 2; a Japanese text in half-width
+/// katakana writes its kanji from level 1.
+fn sjis_level2_kanji(cs: &'static Charset, bytes: &[u8]) -> bool {
+    if cs.encoding() != Some(encoding_rs::SHIFT_JIS) {
+        return false;
+    }
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            0x81..=0x9F | 0xE0..=0xFC => {
+                let trail = bytes.get(i + 1).copied().unwrap_or(0);
+                if matches!(b, 0x99..=0x9F | 0xE0..=0xFC) || (b == 0x98 && trail >= 0x9F) {
+                    return true;
+                }
+                i += 2;
+            }
+            _ => i += 1,
+        }
+    }
+    false
 }
 
 /// Shift_JIS or EUC-JP, the labels that write half-width katakana.
@@ -2553,7 +2625,9 @@ fn chinese_rows(cs: &'static Charset, bytes: &[u8]) -> Rows {
 /// 0xB0..0xC8, nothing in 0xC9 and 0xFE, Hanja from 0xCA; Korean mail is
 /// Hangul with a Hanja word now and then, GB2312 text has half its Hanzi
 /// beyond 0xC8 (`是` CA C7, `我` CE D2), read as Hanja and Hangul mixed
-/// (`퀭봤，맒숭角乖`). chardetng must name GBK as well.
+/// (`퀭봤，맒숭角乖`), whose Hangul is no Korean ([`korean_syllables`]:
+/// Korean with many Hanja, from a `.cn` sender, was read as GBK).
+/// chardetng must name GBK as well.
 fn gb_under_kr(bytes: &[u8]) -> Rows {
     let (mut hanzi, mut beyond) = (0usize, 0usize);
     for (_, lead, trail) in octet_pairs(bytes) {
@@ -2563,11 +2637,31 @@ fn gb_under_kr(bytes: &[u8]) -> Rows {
         }
     }
     Rows {
-        gb_kr: hanzi >= CHINESE_ROWS && beyond * 4 >= hanzi,
+        gb_kr: hanzi >= CHINESE_ROWS && beyond * 4 >= hanzi && !korean_syllables(bytes),
         chars: hanzi,
         level2: beyond,
         ..Rows::default()
     }
+}
+
+/// Whether the Hangul of `bytes` read as EUC-KR is Korean: a fifth or more
+/// of its syllables among the commonest ones (particles and endings, `이
+/// 다 는 의 에 하 고`: half of a Korean text's syllables). GB2312's Hanzi
+/// read as EUC-KR fall on the 2,350 syllables of rows 0xB0..0xC8 nearly
+/// evenly (`퀭봤 맒숭`), a few in a hundred of them common; Korean with
+/// Hanja words (`第2條(定義) 이 法에서`) keeps its particles.
+fn korean_syllables(bytes: &[u8]) -> bool {
+    const COMMON: &str = "이다는의에하고가서을를한기지로사니습리자수대시도어인있일것게정해전보라나주아제부상오요면으들적성우세과원국와며동중만합소장내비여화문무학경계위구회조개되신마연공실관방물치현영안";
+    let (text, _) = encoding_rs::EUC_KR.decode_without_bom_handling(bytes);
+    let (mut hangul, mut common) = (0usize, 0usize);
+    for c in text
+        .chars()
+        .filter(|c| ('\u{AC00}'..='\u{D7A3}').contains(c))
+    {
+        hangul += 1;
+        common += usize::from(COMMON.contains(c));
+    }
+    common * 5 >= hangul
 }
 
 /// chardetng's candidate for text under the Cyrillic label `cs`, when it is
@@ -2824,10 +2918,10 @@ fn utf8_pairs_in_ascii_words(bytes: &[u8]) -> bool {
 
 /// ISO-8859-7 text under windows-1253, told by `Ά`: ISO-8859-7 has it at
 /// 0xB6, windows-1253's pilcrow `¶`, and at 0xA2 a `’` where windows-1253
-/// has `Ά`. One 0xB6 or more at a word's start (white space, punctuation or
+/// has `Ά`. Two 0xB6 or more at a word's start (white space, punctuation or
 /// the text's start before; a small Greek letter after, 0xDC..0xFE), no
-/// 0xA2 there (a text with both is neither's), and ISO-8859-7 reading every
-/// octet: its reading and the count.
+/// 0xA2 there (a text with both is neither's), no octet 0x80..0x9F, and
+/// ISO-8859-7 reading every octet: its reading and the count.
 fn greek_iso(bytes: &[u8]) -> Option<(Cow<'_, str>, usize)> {
     let starts = |at: u8| {
         bytes
@@ -2842,8 +2936,13 @@ fn greek_iso(bytes: &[u8]) -> Option<(Cow<'_, str>, usize)> {
             })
             .count()
     };
+    // ISO-8859-7 has C1 controls at 0x80..0x9F, windows-1253 `€ ‚ … ’ –`:
+    // a text with such an octet is windows-1253's, and a damaged octet
+    // that fell to 0xB6 before a word would turn all of them into controls.
+    // Two: one is what a damaged octet makes as easily (`τη ¶ήψη`), and
+    // a correctly labelled text would be called a lie for it.
     let n = starts(0xB6);
-    if n == 0 || starts(0xA2) > 0 {
+    if n < 2 || starts(0xA2) > 0 || has_c1(bytes) {
         return None;
     }
     let t = encoding_rs::ISO_8859_7.decode_without_bom_handling_and_without_replacement(bytes)?;
@@ -2876,6 +2975,7 @@ fn central_twin(
     bytes: &[u8],
     cs: &'static Charset,
     text: &str,
+    symbols: &std::cell::OnceCell<usize>,
 ) -> Option<(&'static Charset, String, usize)> {
     use encoding_rs as e;
     let enc = cs.encoding()?;
@@ -2889,7 +2989,7 @@ fn central_twin(
     // Cheap tests first: no octet 0x80..0x9F (the twins differ there, and
     // ISO-8859-2 has C1 controls), and an octet where they differ from
     // the label above 0xA0.
-    if bytes.iter().any(|b| (0x80..0xA0).contains(b)) || symbols_in_words(text) == 0 {
+    if has_c1(bytes) || *symbols.get_or_init(|| symbols_in_words(text)) == 0 {
         return None;
     }
     let mut best: Option<(&'static Charset, String, usize)> = None;

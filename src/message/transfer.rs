@@ -38,9 +38,9 @@
 //!   ignored, as Python and Perl do.
 //! - A body that is text, not base64 ([`decode`] only; [`decode_base64`]
 //!   decodes whatever it is given): when decoding met damage, the body is
-//!   looked at again, and if it holds octets above 0x7F or spaces between
-//!   words, does not start with a line an encoder writes (a multiple of 4
-//!   characters, 8 or more, of the alphabet and final `=`), and less than
+//!   looked at again, and if it holds three octets above 0x7F or more, or
+//!   spaces between words, does not start with a line of nothing but the
+//!   alphabet (and a final `=` or two: an encoder's, however short), and less than
 //!   half its characters are in base64 (lines of nothing but the alphabet
 //!   and `=`, or runs of 16 alphabet characters or more inside a line), it
 //!   is returned as it stands, `not_encoded`, with one finding instead of

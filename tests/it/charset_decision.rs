@@ -5025,3 +5025,55 @@ fn regression_arabic_greek_and_chinese_lies_between_twins() {
         );
     }
 }
+
+/// An adversarial review of the twin rules found correct text read as
+/// another charset: French and Italian under ISO-8859-1 with Slavic names
+/// (`Dušan`, `Miloš`: `š` is windows-1252's too) read as windows-1250
+/// (`ŕ mercredi, apršs`); windows-1253 Greek with `€ – ’` and one octet
+/// damaged to 0xB6 before a word read whole as ISO-8859-7 (C1 controls);
+/// Korean with Hanja (`第2條(定義) 이 法에서`) from a `.cn` sender read as
+/// GBK; and the half-width katakana rule kept a short GB2312 lie under
+/// `shift_jis` (`ｷﾇｳ｣ｸﾐﾐｻﾄ嶹ﾄ`, its kanji of JIS level 2 and beyond).
+#[test]
+fn regression_twin_rules_keep_correct_text() {
+    use encoding_rs::{WINDOWS_1252, WINDOWS_1253};
+    for text in [
+        "Salut Dušan, la réunion avec Miloš est déplacée à mercredi, après le déjeuner.\n",
+        "Ciao Tomáš, è tutto pronto per lunedì. Saluti, Aleš e Žofie\n",
+    ] {
+        let (got, verdict) = lie_read(text, WINDOWS_1252, "iso-8859-1");
+        assert_eq!(got, text);
+        assert_ne!(verdict, "mislabeled", "{text}");
+    }
+    let greek = b"\xd4\xef \xb6\xfc\xf3\xf4\xef\xf2 \xf4\xe7\xf2 \xe5\xf0\xe9\xf3\xea\xe5\xf5\xde\xf2 \
+                  \xe5\xdf\xed\xe1\xe9 250 \x80 \xec\xe5 \xd6\xd0\xc1 \x96 \xe8\xe1 \x92\xf1\xe8\xf9 \
+                  \xe1\xfd\xf1\xe9\xef \xf4\xef \xf0\xf1\xf9\xdf\x85\n";
+    let d = charset::decode(greek, Some(b"windows-1253"), &body_opts());
+    assert_eq!(d.text, WINDOWS_1253.decode_without_bom_handling(greek).0);
+    assert_ne!(d.verdict, Verdict::Mislabeled);
+    // One damaged octet before a word, nothing else to tell: not a lie.
+    let text = "Παρακαλώ επιβεβαιώστε τη λήψη του μηνύματος.\n";
+    let mut bytes = WINDOWS_1253.encode(text).0.into_owned();
+    let at = bytes.windows(2).position(|w| w == b" \xeb").expect("λ") + 1;
+    bytes[at] = 0xB6;
+    let d = charset::decode(&bytes, Some(b"windows-1253"), &body_opts());
+    assert_eq!((d.text.contains("¶ήψη"), d.verdict), (true, Verdict::Ok));
+    let korean = "第2條(定義) 이 法에서 사용하는 用語의 뜻은 다음과 같다.\n株價가 急騰하면서 投資者들이 몰렸다.\n";
+    let bytes = encoding_rs::EUC_KR.encode(korean).0.into_owned();
+    for tld in ["cn", "com", "kr"] {
+        let opts = DecodeOptions {
+            tld: charset::Tld::from_domain(format!("example.{tld}").as_bytes()),
+            ..body_opts()
+        };
+        let d = charset::decode(&bytes, Some(b"euc-kr"), &opts);
+        assert_eq!((&*d.text, d.verdict), (korean, Verdict::Ok), "{tld}");
+    }
+    let chinese = "非常感谢您的";
+    let bytes = encoding_rs::GBK.encode(chinese).0.into_owned();
+    let opts = DecodeOptions {
+        tld: charset::Tld::from_domain(b"example.cn"),
+        ..body_opts()
+    };
+    let d = charset::decode(&bytes, Some(b"shift_jis"), &opts);
+    assert_eq!((&*d.text, d.verdict), (chinese, Verdict::Mislabeled));
+}

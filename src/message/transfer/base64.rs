@@ -167,8 +167,9 @@ pub fn decode_base64(input: &[u8]) -> TransferDecoded<'static> {
 const BASE64_RUN: usize = 16;
 
 /// The finding for a body labelled base64 that is text, not base64: it
-/// holds octets above 0x7F or spaces between words (which no encoder
-/// writes), its first line is not one an encoder writes
+/// holds three octets above 0x7F or more, or spaces between words (which
+/// no encoder writes; one or two 8-bit octets are damage as often), its
+/// first line is not one an encoder writes
 /// ([`encoder_line`]), and less than half its characters (white space
 /// aside) are in base64, that is on lines of nothing but the alphabet and
 /// `=`, or in runs of [`BASE64_RUN`] alphabet characters or more. `None`
@@ -220,7 +221,9 @@ pub(super) fn text_not_base64(input: &[u8]) -> Option<Finding> {
         }
     }
     let outside = chars.saturating_sub(base64);
-    if (eight_bit == 0 && gaps == 0) || outside <= base64 {
+    // One or two 8-bit octets alone are damage in a short base64 body as
+    // often as prose: three, or spaces between words.
+    if (eight_bit < 3 && gaps == 0) || outside <= base64 {
         return None;
     }
     let note = format!(
@@ -230,17 +233,17 @@ pub(super) fn text_not_base64(input: &[u8]) -> Option<Finding> {
     Some(Finding::new(FindingKind::Malformed, 0, outside).with_note(note))
 }
 
-/// A line as a base64 encoder writes it: a multiple of 4 characters, 8 or
-/// more, all in the alphabet but for one or two `=` at its end. One word
-/// of prose (`Hallo`, `Gracias`) is seldom that.
+/// A line as a base64 encoder writes it, or what is left of one: all in
+/// the alphabet but for one or two `=` at its end, whatever its length (a
+/// short body, a last line cut short, unpadded). A one-word first line of
+/// prose (`Hallo`) is taken for base64 too, and decoded as before: the
+/// cost of never keeping real base64 undecoded.
 fn encoder_line(line: &[u8]) -> bool {
     let data = line
         .strip_suffix(b"==")
         .or_else(|| line.strip_suffix(b"="))
         .unwrap_or(line);
-    line.len() >= 8
-        && line.len().is_multiple_of(4)
-        && data.iter().all(|&b| DECODE[usize::from(b)] <= 63)
+    !data.is_empty() && data.iter().all(|&b| DECODE[usize::from(b)] <= 63)
 }
 
 /// Decodes whole runs of 8 alphabet characters from `i` on; returns where it
@@ -470,7 +473,9 @@ mod tests {
     fn text_or_base64() {
         let text = |s: &[u8]| text_not_base64(s).is_some();
         // Prose: 8-bit octets or spaces between words, little base64.
-        assert!(text(b"Hallo\nwie geht es dir? Gr\xfc\xdfe aus Wien.\n"));
+        assert!(text(b"Hallo,\nwie geht es dir? Gr\xfc\xdfe aus Wien.\n"));
+        // A first line of one word is taken for base64 (decoded as before).
+        assert!(!text(b"Hallo\nwie geht es dir? Gr\xfc\xdfe aus Wien.\n"));
         assert!(text("谢谢你的信息。".as_bytes()));
         assert!(text(b"plain words and nothing else here\n"));
         // No sign of prose: a stray character is damage.
@@ -484,16 +489,22 @@ mod tests {
         assert!(!text(
             b"PGh0bWw+Cg==\n\n-- \nA footer, longer than the body.\n"
         ));
-        assert!(text(
+        // Unpadded or short, the first line is still an encoder's.
+        assert!(!text(
             b"PGh0bWw+Cg\n\n-- \nA footer, longer than the body.\n"
         ));
+        // One or two 8-bit octets without a space: damage, not prose.
+        assert!(!text(b"YWJj\xe9ZGVm\n"));
+        assert!(text(b"\xe9t\xe9,caf\xe9\n"));
         // Runs of 16 alphabet characters count as base64 inside a line.
         assert!(!text(b"ecO2dMOkIHZhYW4uCg== ignored\n"));
         assert!(encoder_line(b"YWJjZGVm"));
         assert!(encoder_line(b"YWJjZA=="));
-        assert!(!encoder_line(b"YWJj"));
-        assert!(!encoder_line(b"Gracias"));
+        assert!(encoder_line(b"YWJj"));
+        assert!(encoder_line(b"YWJjZA"));
+        assert!(encoder_line(b"Gracias"));
         assert!(!encoder_line(b"YWJj=GVm"));
+        assert!(!encoder_line(b"=="));
         let f = text_not_base64(b"caf\xe9 au lait").expect("text");
         assert_eq!((f.kind, f.offset, f.count), (FindingKind::Malformed, 0, 10));
     }
