@@ -1,5 +1,6 @@
-//! Writes src/charset/letter_bits.rs: one bit per code point below 0x3000,
-//! set where `char::is_alphabetic` holds (the Unicode `Alphabetic`
+//! Writes src/charset/letter_bits.rs: one bit per code point below 0x3100
+//! (through the kana) and from 0xFF00 (the half- and full-width forms and
+//! U+FFFD), set where `char::is_alphabetic` holds (the Unicode `Alphabetic`
 //! property of the toolchain's std). Run with the toolchain that builds the
 //! crate; the lib test `alphabetic_is_std` fails when std's Unicode data
 //! moves on and the table must be written again:
@@ -8,7 +9,8 @@
 //! rustc -O tools/gen_letter_bits.rs -o /tmp/gen_letter_bits && /tmp/gen_letter_bits > src/charset/letter_bits.rs
 //! ```
 
-const END: u32 = 0x3000;
+const END: u32 = 0x3100;
+const WIDE: u32 = 0xFF00;
 
 fn main() {
     let mut words = vec![0u64; (END / 64) as usize];
@@ -32,6 +34,26 @@ fn main() {
     println!("#[rustfmt::skip]");
     println!("pub(super) static LETTER_BITS: [u64; {}] = [", words.len());
     for row in words.chunks(4) {
+        let cells: Vec<String> = row.iter().map(|w| format!("0x{w:016X}")).collect();
+        println!("    {},", cells.join(", "));
+    }
+    println!("];");
+    let mut wide = vec![0u64; ((0x1_0000 - WIDE) / 64) as usize];
+    for u in WIDE..0x1_0000 {
+        if char::from_u32(u).is_some_and(char::is_alphabetic) {
+            wide[((u - WIDE) / 64) as usize] |= 1 << (u % 64);
+        }
+    }
+    println!();
+    println!("/// The first code point of [`WIDE_BITS`].");
+    println!("pub(super) const WIDE_BITS_START: u32 = {WIDE:#X};");
+    println!();
+    println!(
+        "/// Bit `u % 64` of `WIDE_BITS[(u - WIDE_BITS_START) / 64]`: whether U+`u` (U+FF00..U+FFFF) is alphabetic."
+    );
+    println!("#[rustfmt::skip]");
+    println!("pub(super) static WIDE_BITS: [u64; {}] = [", wide.len());
+    for row in wide.chunks(4) {
         let cells: Vec<String> = row.iter().map(|w| format!("0x{w:016X}")).collect();
         println!("    {},", cells.join(", "));
     }

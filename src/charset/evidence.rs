@@ -4,7 +4,7 @@
 
 use super::Charset;
 use super::dispatch::decode_with;
-use super::letter_bits::{LETTER_BITS, LETTER_BITS_END};
+use super::letter_bits::{LETTER_BITS, LETTER_BITS_END, WIDE_BITS, WIDE_BITS_START};
 use std::ops::Range;
 
 /// What the label explains of a text, counted line by line.
@@ -69,6 +69,10 @@ impl Alphabetic for char {
                 .is_some_and(|w| w >> (u % 64) & 1 != 0)
         } else if (0x4E00..=0x9FFF).contains(&u) || (0xAC00..=0xD7A3).contains(&u) {
             true
+        } else if (WIDE_BITS_START..0x1_0000).contains(&u) {
+            WIDE_BITS
+                .get(((u - WIDE_BITS_START) / 64) as usize)
+                .is_some_and(|w| w >> (u % 64) & 1 != 0)
         } else {
             self.is_alphabetic()
         }
