@@ -49,8 +49,16 @@
 //!   skipped: the text was gone, and the garbage was converted whenever it
 //!   read cleanly under the label. Real damage leaves most characters in
 //!   base64, or comes after it, and is decoded as before: a stray
-//!   character, a line of garbage, a word after the padding, a list's or
-//!   gateway's footer (8-bit or not) after base64 however short.
+//!   character, a line of garbage.
+//! - Text after clean base64 ([`decode`] only): a list's or a gateway's
+//!   footer (8-bit or not), a word after the padding, an epilogue a broken
+//!   delimiter let in. When the body is lines of base64 (however short)
+//!   that decode without a finding, then a line that is not base64 (or the
+//!   rest of a padded line after white space), and no line of 40 base64
+//!   characters after it, the base64 is decoded and the text after it is
+//!   kept as it stands after the decoded octets, with one finding. Decoded
+//!   as base64 too, the footer was garbage that a single-byte label read
+//!   cleanly: the part was converted and the footer's octets were gone.
 //!
 //! quoted-printable ([`decode_quoted_printable`]):
 //! - `=XX` with upper- or lower-case hex decodes to the octet. Lower case is
@@ -177,12 +185,34 @@ pub fn decode(cte: Cte, input: &[u8]) -> TransferDecoded<'_> {
             if d.findings.is_empty() {
                 return d;
             }
-            match base64::text_not_base64(input) {
-                Some(finding) => TransferDecoded {
+            if let Some(finding) = base64::text_not_base64(input) {
+                return TransferDecoded {
                     bytes: Cow::Borrowed(input),
                     findings: vec![finding],
                     not_encoded: true,
-                },
+                };
+            }
+            // Text after the base64 (a footer): the base64 decoded, the
+            // text kept as it stands after it.
+            match base64::text_after_base64(input) {
+                Some(split) => {
+                    let mut bytes = decode_base64(&input[..split]).bytes.into_owned();
+                    let at = bytes.len();
+                    let tail = &input[split..];
+                    bytes.extend_from_slice(tail);
+                    let note = format!(
+                        "base64: {} octets of text after the base64 (a footer) kept as written, \
+                         not decoded, first at encoded offset {split}",
+                        tail.len()
+                    );
+                    TransferDecoded {
+                        bytes: Cow::Owned(bytes),
+                        findings: vec![
+                            Finding::new(FindingKind::Malformed, at, tail.len()).with_note(note),
+                        ],
+                        not_encoded: false,
+                    }
+                }
                 None => d,
             }
         }

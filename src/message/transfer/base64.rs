@@ -233,6 +233,69 @@ pub(super) fn text_not_base64(input: &[u8]) -> Option<Finding> {
     Some(Finding::new(FindingKind::Malformed, 0, outside).with_note(note))
 }
 
+/// Where text appended after base64 starts (a mailing list's or a
+/// gateway's footer, a word after the padding), when the body is clean
+/// base64 up to there: lines of nothing but the alphabet (a final `=` or
+/// two), then a line that is not (or the rest of the line after a padded
+/// quantum and white space), and after it no line of base64 again (40
+/// alphabet characters or more: damage inside the base64, decoded as
+/// before). The offset is where the text's line begins, blank lines
+/// before it included; the base64 before it decodes without a finding.
+/// Decoded as base64 too, the footer's octets were lost to garbage that a
+/// single-byte label read cleanly, and the letter was converted with it.
+pub(super) fn text_after_base64(input: &[u8]) -> Option<usize> {
+    let is_data = |b: u8| DECODE[usize::from(b)] <= 63;
+    let mut at = 0;
+    let mut split = None;
+    let mut seen = false;
+    // Where the last line of base64 ends (its line end included).
+    let mut last_end = 0;
+    while at < input.len() {
+        let end = input[at..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(input.len(), |k| at + k + 1);
+        let line = input[at..end].trim_ascii();
+        if line.is_empty() {
+            at = end;
+            continue;
+        }
+        if encoder_line(line) {
+            seen = true;
+            at = end;
+            last_end = end;
+            continue;
+        }
+        // A padded quantum, white space, then text on the same line.
+        let data = line.iter().take_while(|&&b| is_data(b)).count();
+        let pads = line[data..].iter().take_while(|&&b| b == b'=').count();
+        if seen || data > 0 {
+            // (A first line that is not base64 at all: nothing to split.)
+            if (1..=2).contains(&pads)
+                && line
+                    .get(data + pads)
+                    .is_some_and(|b| b.is_ascii_whitespace())
+            {
+                let start = input.len() - input[at..].trim_ascii_start().len();
+                split = Some(start + data + pads);
+            } else if seen {
+                split = Some(last_end);
+            }
+        }
+        break;
+    }
+    let split = split?;
+    // The base64 before it is clean, and no base64 comes after it.
+    let rest = &input[split..];
+    let more_base64 = rest
+        .split(|&b| b == b'\n')
+        .any(|l| l.trim_ascii().len() >= 40 && encoder_line(l.trim_ascii()));
+    (!more_base64
+        && rest.iter().any(|b| !b.is_ascii_whitespace())
+        && decode_base64(&input[..split]).findings.is_empty())
+    .then_some(split)
+}
+
 /// A line as a base64 encoder writes it, or what is left of one: all in
 /// the alphabet but for one or two `=` at its end, whatever its length (a
 /// short body, a last line cut short, unpadded). A one-word first line of
@@ -467,6 +530,24 @@ mod tests {
             assert_eq!(d.bytes, data, "space at {pos}");
             assert!(d.findings.is_empty());
         }
+    }
+
+    #[test]
+    fn text_after_clean_base64() {
+        let b64 = encode_base64(&[0x41; 120], Newline::Lf);
+        let body = [&b64[..], b"\n\n-- \nfooter text\n"].concat();
+        assert_eq!(text_after_base64(&body), Some(b64.len() + 1));
+        // A padded quantum, then a word on the same line.
+        assert_eq!(text_after_base64(b"QUJD\nQQ== ignored\n"), Some(9));
+        // Garbage inside the base64 (more base64 after it): damage.
+        let inside = [&b64[..77], b"%% garbage %%\n", &b64[77..], b"\n"].concat();
+        assert_eq!(text_after_base64(&inside), None);
+        // Damaged base64 before the text: not split.
+        let damaged = [&b"QU*JD\n"[..], b"-- \nfooter\n"].concat();
+        assert_eq!(text_after_base64(&damaged), None);
+        // No text after it, or nothing but base64.
+        assert_eq!(text_after_base64(&b64), None);
+        assert_eq!(text_after_base64(b"plain text first\nQUJD\n"), None);
     }
 
     #[test]
