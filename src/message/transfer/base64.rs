@@ -239,7 +239,9 @@ pub(super) fn text_not_base64(input: &[u8]) -> Option<Finding> {
 /// two), then a line that is not (or the rest of the line after a padded
 /// quantum and white space), and after it no line of base64 again (40
 /// alphabet characters or more: damage inside the base64, decoded as
-/// before). The offset is where the text's line begins, blank lines
+/// before). The line must read as text: words, a delimiter's `--`, or
+/// mostly characters outside the alphabet (a last line of base64 with a
+/// stray character in it is damage). The offset is where the text's line begins, blank lines
 /// before it included; the base64 before it decodes without a finding.
 /// Decoded as base64 too, the footer's octets were lost to garbage that a
 /// single-byte label read cleanly, and the letter was converted with it.
@@ -278,7 +280,15 @@ pub(super) fn text_after_base64(input: &[u8]) -> Option<usize> {
             {
                 let start = input.len() - input[at..].trim_ascii_start().len();
                 split = Some(start + data + pads);
-            } else if seen {
+            } else if seen
+                && (line.iter().any(u8::is_ascii_whitespace)
+                    || line.starts_with(b"--")
+                    || line.iter().filter(|&&b| is_data(b)).count() * 2 < line.len())
+            {
+                // Text: words, a delimiter (`--b-->`), or mostly other
+                // characters (a rule of `___`). A last line of base64 with a
+                // stray character in it (`Zm9vYmFy!`) is damage, decoded as
+                // before.
                 split = Some(last_end);
             }
         }
@@ -545,6 +555,9 @@ mod tests {
         // Damaged base64 before the text: not split.
         let damaged = [&b"QU*JD\n"[..], b"-- \nfooter\n"].concat();
         assert_eq!(text_after_base64(&damaged), None);
+        // A last line of base64 with a stray character: damage.
+        let stray = [&b64[..], b"\nZm9vYmFy!\n"].concat();
+        assert_eq!(text_after_base64(&stray), None);
         // No text after it, or nothing but base64.
         assert_eq!(text_after_base64(&b64), None);
         assert_eq!(text_after_base64(b"plain text first\nQUJD\n"), None);
