@@ -240,8 +240,9 @@ pub(super) fn text_not_base64(input: &[u8]) -> Option<Finding> {
 /// quantum and white space), and after it no line of base64 again (40
 /// alphabet characters or more: damage inside the base64, decoded as
 /// before). The line must read as text: words, a delimiter's `--`, or
-/// mostly characters outside the alphabet (a last line of base64 with a
-/// stray character in it is damage). The offset is where the text's line begins, blank lines
+/// mostly ASCII characters outside the alphabet (a last line of base64
+/// with a stray character in it, 8-bit octets without a space, are
+/// damage). The offset is where the text's line begins, blank lines
 /// before it included; the base64 before it decodes without a finding.
 /// Decoded as base64 too, the footer's octets were lost to garbage that a
 /// single-byte label read cleanly, and the letter was converted with it.
@@ -283,12 +284,13 @@ pub(super) fn text_after_base64(input: &[u8]) -> Option<usize> {
             } else if seen
                 && (line.iter().any(u8::is_ascii_whitespace)
                     || line.starts_with(b"--")
-                    || line.iter().filter(|&&b| is_data(b)).count() * 2 < line.len())
+                    || (line.is_ascii()
+                        && line.iter().filter(|&&b| is_data(b)).count() * 2 < line.len()))
             {
-                // Text: words, a delimiter (`--b-->`), or mostly other
+                // Text: words, a delimiter (`--b-->`), or mostly other ASCII
                 // characters (a rule of `___`). A last line of base64 with a
-                // stray character in it (`Zm9vYmFy!`) is damage, decoded as
-                // before.
+                // stray character in it (`Zm9vYmFy!`) is damage, and so is a
+                // run of 8-bit octets without a space: decoded as before.
                 split = Some(last_end);
             }
         }
