@@ -142,8 +142,8 @@ pub fn run(args: &AuditArgs) -> CliResult {
             ..pipeline::Options::default()
         };
         let mut bar = Bar::new(progress, reader.size_hint_bytes());
-        // A message file that cannot be read is listed and the audit goes
-        // on with the others; the run exits 74 at the end.
+        // A message file or directory that cannot be read is listed and
+        // the audit goes on with the others; the run exits 74 at the end.
         let unreadable = super::Unreadable::default();
         let reader = super::skip_unreadable(reader, kind, &unreadable);
         let mut not_messages = Vec::new();

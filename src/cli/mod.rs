@@ -598,16 +598,18 @@ pub fn report_skipped(name: &str, skipped: &[mailcharset::mailbox::Skipped], str
     }
 }
 
-/// Message files of a Maildir or folder that could not be read (permission
-/// denied, an I/O error), with why.
-pub type Unreadable = std::sync::Mutex<Vec<(PathBuf, String)>>;
+/// Message files, and directories, of a Maildir or folder that could not
+/// be read (permission denied, an I/O error), with why, and whether it is a
+/// directory.
+pub type Unreadable = std::sync::Mutex<Vec<(PathBuf, String, bool)>>;
 
-/// The messages of `reader`; for a Maildir or folder, a message file that
-/// cannot be read is noted in `log` and passed over, so that the run goes
-/// on with the others (one root-owned file ended the whole run with 74).
-/// The caller decides what the run comes to ([`report_unreadable`]). The
-/// readers of other inputs stop at an error, as before: an mbox or a
-/// stream that cannot be read on has no next message to go on with.
+/// The messages of `reader`; for a Maildir or folder, a message file or a
+/// directory that cannot be read is noted in `log` and passed over, so
+/// that the run goes on with the others (one root-owned file, or one
+/// `chmod 000` directory, ended the whole run with 74). The caller decides
+/// what the run comes to ([`report_unreadable`]). The readers of other
+/// inputs stop at an error, as before: an mbox or a stream that cannot be
+/// read on has no next message to go on with.
 pub fn skip_unreadable<'a, I>(
     reader: I,
     kind: mailcharset::mailbox::InputKind,
@@ -622,11 +624,15 @@ where
     use mailcharset::mailbox::{InputKind, MailboxError};
     let per_file = matches!(kind, InputKind::Maildir | InputKind::Folder);
     reader.filter_map(move |r| match r {
-        // The Maildir and folder readers give an error only for the file
-        // they could not read (listing errors come when they are opened).
+        // The Maildir and folder readers give an error only for a file or
+        // directory under the input they could not read (the input itself
+        // unreadable fails when it is opened).
         Err(MailboxError::Io { path, source, .. }) if per_file => {
+            // A directory can be looked at where it cannot be listed (the
+            // reader got to it through its parent).
+            let dir = std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir());
             if let Ok(mut v) = log.lock() {
-                v.push((path, source.to_string()));
+                v.push((path, source.to_string(), dir));
             }
             None
         }
@@ -634,19 +640,32 @@ where
     })
 }
 
-/// Says which message files under `name` could not be read and what became
-/// of the run (`what`); returns 74 if there were any, 0 otherwise.
+/// Says which message files and directories under `name` could not be
+/// read and what became of the run (`what`); returns 74 if there were any,
+/// 0 otherwise.
 pub fn report_unreadable(name: &str, log: Unreadable, what: &str) -> u8 {
     let list = log.into_inner().unwrap_or_default();
     if list.is_empty() {
         return exit::OK;
     }
     const SHOWN: usize = 20;
-    let mut msg = format!("{name}: {} file(s) could not be read:", list.len());
-    for (path, why) in list.iter().take(SHOWN) {
+    let dirs = list.iter().filter(|e| e.2).count();
+    let files = list.len() - dirs;
+    let mut msg = match (files, dirs) {
+        (_, 0) => format!("{name}: {files} file(s) could not be read:"),
+        (0, _) => format!(
+            "{name}: {dirs} directory(ies) could not be read (no message in them was read):"
+        ),
+        _ => format!(
+            "{name}: {files} file(s) and {dirs} directory(ies) could not be read (no message \
+             in those directories was read):"
+        ),
+    };
+    for (path, why, dir) in list.iter().take(SHOWN) {
         msg.push_str(&format!(
-            "\n  {} ({})",
+            "\n  {}{} ({})",
             mailcharset::audit::escape_controls(&path.display().to_string()),
+            if *dir { "/" } else { "" },
             mailcharset::audit::escape_controls(why)
         ));
     }

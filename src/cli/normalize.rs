@@ -531,8 +531,9 @@ fn one_input(
     let stop = AtomicBool::new(false);
     let lines: Mutex<Vec<(usize, String)>> = Mutex::new(Vec::new());
     let want_report = report.is_some();
-    // A message file of a Maildir or folder that cannot be read is passed
-    // over and listed; what that means for the output is decided below.
+    // A message file or directory of a Maildir or folder that cannot be
+    // read is passed over and listed; what that means for the output is
+    // decided below.
     let unreadable = super::Unreadable::default();
     let reader = super::skip_unreadable(reader, kind, &unreadable);
     // Under --on-error fail, reading stops once a message failed.

@@ -20,10 +20,20 @@ use std::path::{Path, PathBuf};
 /// `cur/` (a server that moved it from `new/` or changed its flags), and
 /// read there; only if it is nowhere is it skipped as
 /// [`SkipReason::Vanished`].
+///
+/// A directory under the Maildir that cannot be listed (permission denied,
+/// an I/O error: a `new/`, a folder, a folder's `cur/`) is passed over: the
+/// reader gives an [`MailboxError::Io`] naming it before the first message,
+/// then the messages of the others (one such directory ended the whole run;
+/// doc/mailbox.md). So does a message file that cannot be looked at or
+/// read. Only the Maildir itself not being readable fails [`Self::open`].
 pub struct MaildirReader {
     root: PathBuf,
     folders: Vec<OsString>,
     entries: std::vec::IntoIter<MaildirEntry>,
+    /// Directories (and files) that could not be listed or looked at,
+    /// given before the messages.
+    unreadable: std::vec::IntoIter<MailboxError>,
     total: u64,
     index: usize,
     pub(crate) skipped: SkipLog,
@@ -45,7 +55,8 @@ impl MaildirReader {
     /// Lists the Maildir at `root` (its folders, and the files of each `cur/` and `new/`).
     pub fn open(root: &Path) -> Result<Self, MailboxError> {
         let skipped = SkipLog::default();
-        let folders = scan_folders(root, &skipped)?;
+        let mut unreadable = Vec::new();
+        let folders = scan_folders(root, &skipped, &mut unreadable)?;
         let mut entries = Vec::new();
         let tops = std::iter::once(None).chain((0..folders.len()).map(Some));
         for folder in tops {
@@ -59,19 +70,25 @@ impl MaildirReader {
                 let rd = match std::fs::read_dir(&dir) {
                     Ok(rd) => rd,
                     // A folder may lack `new/` (the top level may not).
-                    Err(e) if folder.is_some() && e.kind() == std::io::ErrorKind::NotFound => {
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                        if folder.is_some() {
+                            continue;
+                        }
+                        return Err(MailboxError::io(&dir, None, e));
+                    }
+                    // Unreadable: named, and the others are read.
+                    Err(e) => {
+                        unreadable.push(MailboxError::io(&dir, None, e));
                         continue;
                     }
-                    Err(e) => return Err(MailboxError::io(&dir, None, e)),
                 };
-                for ent in rd {
-                    let ent = ent.map_err(|e| MailboxError::io(&dir, None, e))?;
+                for ent in listing(&dir, rd, &mut unreadable) {
                     let name = ent.file_name();
                     if name.as_encoded_bytes().starts_with(b".") {
                         continue;
                     }
                     // Follows a symlinked message file.
-                    let Some(meta) = stat(&ent, &skipped)? else {
+                    let Some(meta) = stat(&ent, &skipped, &mut unreadable) else {
                         continue;
                     };
                     if meta.is_file() {
@@ -87,10 +104,13 @@ impl MaildirReader {
             }
         }
         let total = entries.iter().map(|e| e.3).sum();
+        // In path order, whatever order the system listed them in.
+        unreadable.sort_by(|a, b| a.path().cmp(b.path()));
         Ok(MaildirReader {
             root: root.to_path_buf(),
             folders,
             entries: entries.into_iter(),
+            unreadable: unreadable.into_iter(),
             total,
             index: 0,
             skipped,
@@ -126,19 +146,59 @@ impl MaildirReader {
 }
 
 /// The metadata of an entry (a symbolic link followed), or None when it
-/// points nowhere, loops, or is gone (listed in `skipped`).
+/// points nowhere, loops, or is gone (listed in `skipped`), or cannot be
+/// looked at (permission denied on the way to a link's target: kept in
+/// `unreadable`).
 fn stat(
     ent: &std::fs::DirEntry,
     skipped: &SkipLog,
-) -> Result<Option<std::fs::Metadata>, MailboxError> {
+    unreadable: &mut Vec<MailboxError>,
+) -> Option<std::fs::Metadata> {
     match std::fs::metadata(ent.path()) {
-        Ok(m) => Ok(Some(m)),
+        Ok(m) => Some(m),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound || link_loops(&ent.path()) => {
             skipped.push(ent.path(), gone(ent));
-            Ok(None)
+            None
         }
-        Err(e) => Err(MailboxError::io(ent.path(), None, e)),
+        Err(e) => {
+            unreadable.push(MailboxError::io(ent.path(), None, e));
+            None
+        }
     }
+}
+
+/// The entries of the directory `dir`, or none when it cannot be listed
+/// (permission denied, an I/O error): the error is kept in `unreadable`
+/// and the reader goes on with the other directories. (One such directory
+/// ended the whole run.)
+fn list_dir(dir: &Path, unreadable: &mut Vec<MailboxError>) -> Vec<std::fs::DirEntry> {
+    match std::fs::read_dir(dir) {
+        Ok(rd) => listing(dir, rd, unreadable),
+        Err(e) => {
+            unreadable.push(MailboxError::io(dir, None, e));
+            Vec::new()
+        }
+    }
+}
+
+/// The entries `rd` of `dir` gives; an error partway ends the listing, is
+/// kept in `unreadable`, and the entries listed before it are kept.
+fn listing(
+    dir: &Path,
+    rd: std::fs::ReadDir,
+    unreadable: &mut Vec<MailboxError>,
+) -> Vec<std::fs::DirEntry> {
+    let mut ents = Vec::new();
+    for ent in rd {
+        match ent {
+            Ok(ent) => ents.push(ent),
+            Err(e) => {
+                unreadable.push(MailboxError::io(dir, None, e));
+                break;
+            }
+        }
+    }
+    ents
 }
 
 /// Why a directory entry could not be looked at: a link that loops, a link
@@ -194,16 +254,27 @@ fn is_eloop(e: &std::io::Error) -> bool {
 /// notmuch), recursively, named by their path from `root`. Files at a
 /// Maildir's level that are not server state, and files in directories that
 /// hold no Maildir, go to `skipped`. A symbolic link is not a folder (it may
-/// point back into the Maildir, or out of it).
-fn scan_folders(root: &Path, skipped: &SkipLog) -> Result<Vec<OsString>, MailboxError> {
+/// point back into the Maildir, or out of it). A directory below `root`
+/// that cannot be listed, and a dot directory at the top that cannot be
+/// looked into (a Maildir++ folder, as far as can be told), go to
+/// `unreadable`; only `root` itself not being readable is an error.
+fn scan_folders(
+    root: &Path,
+    skipped: &SkipLog,
+    unreadable: &mut Vec<MailboxError>,
+) -> Result<Vec<OsString>, MailboxError> {
     let mut folders = Vec::new();
     let mut stack: Vec<PathBuf> = vec![PathBuf::new()];
     while let Some(rel) = stack.pop() {
         let dir = root.join(&rel);
-        let rd = std::fs::read_dir(&dir).map_err(|e| MailboxError::io(&dir, None, e))?;
+        let ents = if rel.as_os_str().is_empty() {
+            let rd = std::fs::read_dir(&dir).map_err(|e| MailboxError::io(&dir, None, e))?;
+            listing(&dir, rd, unreadable)
+        } else {
+            list_dir(&dir, unreadable)
+        };
         let maildir_level = rel.as_os_str().is_empty() || dir.join("cur").is_dir();
-        for ent in rd {
-            let ent = ent.map_err(|e| MailboxError::io(&dir, None, e))?;
+        for ent in ents {
             let name = ent.file_name();
             let b = name.as_encoded_bytes();
             if maildir_level && matches!(b, b"cur" | b"new" | b"tmp") {
@@ -214,14 +285,18 @@ fn scan_folders(root: &Path, skipped: &SkipLog) -> Result<Vec<OsString>, Mailbox
             let is_dir = ft.is_some_and(|t| t.is_dir());
             if b.starts_with(b".") {
                 // Maildir++ folders live at the top level only.
-                if rel.as_os_str().is_empty()
-                    && b != b"."
-                    && b != b".."
-                    && is_dir
-                    && ent.path().join("cur").is_dir()
-                {
-                    list_strays(&ent.path(), skipped)?;
-                    folders.push(name);
+                if rel.as_os_str().is_empty() && b != b"." && b != b".." && is_dir {
+                    match std::fs::metadata(ent.path().join("cur")) {
+                        Ok(m) if m.is_dir() => {
+                            list_strays(&ent.path(), skipped, unreadable);
+                            folders.push(name);
+                        }
+                        Ok(_) => {}
+                        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                        // A folder that cannot be looked into (`chmod 000
+                        // .Sent`) is named, not passed over in silence.
+                        Err(e) => unreadable.push(MailboxError::io(ent.path(), None, e)),
+                    }
                 }
                 continue;
             }
@@ -253,14 +328,11 @@ fn scan_folders(root: &Path, skipped: &SkipLog) -> Result<Vec<OsString>, Mailbox
 /// them, a subdirectory and everything in it. (They were passed over in
 /// silence: not listed, `--strict-inputs` exited 0, and `-o` left them
 /// out without a word.) A Maildir++ folder has no folders of its own.
-fn list_strays(dir: &Path, skipped: &SkipLog) -> Result<(), MailboxError> {
+/// A directory that cannot be listed goes to `unreadable`.
+fn list_strays(dir: &Path, skipped: &SkipLog, unreadable: &mut Vec<MailboxError>) {
     let mut stack = vec![(dir.to_path_buf(), true)];
     while let Some((d, top)) = stack.pop() {
-        let rd = std::fs::read_dir(&d).map_err(|e| MailboxError::io(&d, None, e))?;
-        let mut ents = Vec::new();
-        for ent in rd {
-            ents.push(ent.map_err(|e| MailboxError::io(&d, None, e))?);
-        }
+        let mut ents = list_dir(&d, unreadable);
         ents.sort_by_key(|e| e.file_name());
         for ent in ents {
             let name = ent.file_name();
@@ -286,18 +358,21 @@ fn list_strays(dir: &Path, skipped: &SkipLog) -> Result<(), MailboxError> {
             }
         }
     }
-    Ok(())
 }
 
-/// The Maildir++ and `LAYOUT=fs` folders of `root` (see [`MaildirReader`]).
+/// The Maildir++ and `LAYOUT=fs` folders of `root` (see [`MaildirReader`]),
+/// those that could be looked into.
 pub(crate) fn maildir_folders(root: &Path) -> Result<Vec<OsString>, MailboxError> {
-    scan_folders(root, &SkipLog::default())
+    scan_folders(root, &SkipLog::default(), &mut Vec::new())
 }
 
 impl Iterator for MaildirReader {
     type Item = Result<RawMessage, MailboxError>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        if let Some(e) = self.unreadable.next() {
+            return Some(Err(e));
+        }
         loop {
             let (folder, sub, name, _) = self.entries.next()?;
             let folder = folder
@@ -410,10 +485,17 @@ fn read_file(path: &Path) -> Result<(Vec<u8>, Option<SourceTimes>), MailboxError
 /// inside the folder (mail still being delivered). Symbolic links to
 /// directories are not followed and dangling links not read: both are
 /// listed in [`FolderReader::skipped`], as are files gone before they were
-/// read.
+/// read. A directory in the folder that cannot be listed (permission
+/// denied, an I/O error) is passed over: the reader gives an
+/// [`MailboxError::Io`] naming it before the first message, then the
+/// messages of the others, as it does for a file it cannot read. Only the
+/// folder itself not being readable fails [`Self::open`].
 pub struct FolderReader {
     root: PathBuf,
     entries: std::vec::IntoIter<(PathBuf, u64)>,
+    /// Directories (and files) that could not be listed or looked at,
+    /// given before the messages.
+    unreadable: std::vec::IntoIter<MailboxError>,
     total: u64,
     index: usize,
     pub(crate) skipped: SkipLog,
@@ -438,24 +520,35 @@ impl FolderReader {
     /// Lists the folder at `root`, recursively.
     pub fn open(root: &Path) -> Result<Self, MailboxError> {
         let skipped = SkipLog::default();
+        let mut unreadable = Vec::new();
         let mut entries = Vec::new();
         let mut stack = vec![PathBuf::new()];
         while let Some(rel) = stack.pop() {
             let dir = root.join(&rel);
-            let rd = std::fs::read_dir(&dir).map_err(|e| MailboxError::io(&dir, None, e))?;
+            // The folder itself unreadable is an error; a directory in it
+            // is named and passed over.
+            let ents = if rel.as_os_str().is_empty() {
+                let rd = std::fs::read_dir(&dir).map_err(|e| MailboxError::io(&dir, None, e))?;
+                listing(&dir, rd, &mut unreadable)
+            } else {
+                list_dir(&dir, &mut unreadable)
+            };
             let maildir = dir.join("cur").is_dir() && dir.join("new").is_dir();
-            for ent in rd {
-                let ent = ent.map_err(|e| MailboxError::io(&dir, None, e))?;
+            for ent in ents {
                 let name = ent.file_name();
                 if name.as_encoded_bytes().starts_with(b".")
                     || (maildir && name.as_encoded_bytes() == b"tmp")
                 {
                     continue;
                 }
-                let ft = ent
-                    .file_type()
-                    .map_err(|e| MailboxError::io(ent.path(), None, e))?;
-                let Some(meta) = stat(&ent, &skipped)? else {
+                let ft = match ent.file_type() {
+                    Ok(ft) => ft,
+                    Err(e) => {
+                        unreadable.push(MailboxError::io(ent.path(), None, e));
+                        continue;
+                    }
+                };
+                let Some(meta) = stat(&ent, &skipped, &mut unreadable) else {
                     continue;
                 };
                 // Symlinked directories are not followed (no cycles);
@@ -480,9 +573,11 @@ impl FolderReader {
         entries.retain(|(p, _)| !is_dotlock_of_sibling(p, &names));
         entries.sort();
         let total = entries.iter().map(|e| e.1).sum();
+        unreadable.sort_by(|a, b| a.path().cmp(b.path()));
         Ok(FolderReader {
             root: root.to_path_buf(),
             entries: entries.into_iter(),
+            unreadable: unreadable.into_iter(),
             total,
             index: 0,
             skipped,
@@ -504,6 +599,9 @@ impl Iterator for FolderReader {
     type Item = Result<RawMessage, MailboxError>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        if let Some(e) = self.unreadable.next() {
+            return Some(Err(e));
+        }
         loop {
             let (relative, _) = self.entries.next()?;
             let path = self.root.join(&relative);

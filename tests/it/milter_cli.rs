@@ -531,3 +531,29 @@ fn the_last_body_chunk_sent_with_end_of_body_is_kept() {
         "the tail is in the new body: {text}"
     );
 }
+
+/// A milter packet over the milter's limit (1 MiB; Postfix and Sendmail
+/// send at most 64 KiB of body at a time, but a client of its own may send
+/// a whole field in one) ends the session: the MTA applies its
+/// `milter_default_action`. It did so without a word in the log, where
+/// every message let go has its line. Now the line names the queue id and
+/// the size.
+#[test]
+fn a_packet_over_the_limit_is_logged_when_it_ends_the_session() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (_child, _path, mut s, rx) = started(dir.path(), "5");
+    s.write_all(&packet(b'D', b"Ei\0QIDHUGE\0")).expect("macro");
+    let mut field = b"X-Big\0".to_vec();
+    field.extend(std::iter::repeat_n(b'a', 2 * 1024 * 1024));
+    field.push(0);
+    // The milter closes the connection after the length: the rest of the
+    // write may fail (EPIPE), as the MTA's did.
+    let _ = s.write_all(&packet(b'L', &field));
+    let mut log = String::new();
+    assert!(wait_for_line(&rx, "QIDHUGE", &mut log), "{log}");
+    assert!(
+        log.contains("2097160 octets, over the limit of 1048576")
+            && log.contains("milter_default_action"),
+        "{log}"
+    );
+}

@@ -2807,6 +2807,325 @@ fn regression_in_place_keeps_the_owner_and_group_of_what_it_replaces() {
     assert_eq!(owner(&out), (uid, gid, 0o644));
 }
 
+/// Runs the binary as a user whom `chmod 000` keeps out of what `lock`
+/// names: this process's own, or, when it is root (which reads any
+/// directory), `nobody` (65534:65534, through `setpriv`), to whom all of
+/// `dir` is given first so that `--in-place` and `-o` may write there.
+/// `lock` is made mode 000 (restored by [`Unprivileged::unlock`]). None,
+/// the skip recorded, when that cannot be: root without `setpriv`, or a
+/// user whom mode 000 does not keep out.
+#[cfg(unix)]
+struct Unprivileged {
+    root: bool,
+    locked: Vec<(PathBuf, u32)>,
+}
+
+#[cfg(unix)]
+impl Unprivileged {
+    const AS_NOBODY: [&str; 3] = ["--reuid=65534", "--regid=65534", "--clear-groups"];
+
+    fn new(test: &str, dir: &Path, lock: &[&Path]) -> Option<Self> {
+        use std::os::unix::fs::PermissionsExt;
+        let root = running_as_root(dir);
+        if root {
+            let probe = Command::new("setpriv")
+                .args(Self::AS_NOBODY)
+                .arg(bin())
+                .arg("--version")
+                .output();
+            if !probe.is_ok_and(|o| o.status.success()) {
+                crate::common::skip(
+                    test,
+                    "running as root, and `setpriv` cannot run the binary as nobody: mode 000 \
+                     keeps root out of nothing",
+                );
+                return None;
+            }
+            // The temporary directory is root's, mode 0700.
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+            for p in std::iter::once(dir.to_path_buf())
+                .chain(crate::common::files_under(dir, &|_| true))
+                .chain(dirs_under(dir))
+            {
+                std::os::unix::fs::lchown(&p, Some(65534), Some(65534)).expect("chown");
+            }
+        }
+        let mut locked = Vec::new();
+        for p in lock {
+            let mode = std::fs::metadata(p).expect("stat").permissions().mode();
+            std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o000)).expect("chmod");
+            locked.push((p.to_path_buf(), mode));
+        }
+        let me = Unprivileged { root, locked };
+        // Mode 000 must keep the user out, and the user must reach `dir`.
+        for (p, _) in &me.locked {
+            if me
+                .command("test")
+                .arg("-r")
+                .arg(p)
+                .status()
+                .is_ok_and(|s| s.success())
+            {
+                me.unlock();
+                crate::common::skip(test, "mode 000 does not keep this user out");
+                return None;
+            }
+        }
+        let reach = me.command("test").arg("-w").arg(dir).status();
+        assert!(
+            reach.is_ok_and(|s| s.success()),
+            "{test}: the user the binary runs as cannot write in {}",
+            dir.display()
+        );
+        Some(me)
+    }
+
+    /// `program`, run as that user.
+    fn command(&self, program: &str) -> Command {
+        if self.root {
+            let mut c = Command::new("setpriv");
+            c.args(Self::AS_NOBODY).arg(program);
+            c
+        } else {
+            Command::new(program)
+        }
+    }
+
+    /// The binary with `args`, as that user.
+    fn run(&self, args: &[&std::ffi::OsStr]) -> Output {
+        self.command(bin())
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .expect("the binary runs")
+    }
+
+    /// Gives back what was locked its mode.
+    fn unlock(&self) {
+        use std::os::unix::fs::PermissionsExt;
+        for (p, mode) in &self.locked {
+            std::fs::set_permissions(p, std::fs::Permissions::from_mode(*mode)).expect("chmod");
+        }
+    }
+}
+
+/// Every directory under `dir`, recursively.
+#[cfg(unix)]
+fn dirs_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).expect("read_dir").flatten() {
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                out.push(e.path());
+                stack.push(e.path());
+            }
+        }
+    }
+    out
+}
+
+/// The `input` of each audit record.
+fn audited_inputs(stdout: &[u8]) -> std::collections::BTreeSet<String> {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|v| v["input"].as_str().map(str::to_owned))
+        .collect()
+}
+
+#[cfg(unix)]
+#[test]
+fn regression_an_unreadable_directory_in_a_maildir_does_not_end_the_run() {
+    // One directory of a Maildir that could not be listed (`chmod 000
+    // new/`, a root-owned folder a restore left) ended the whole run with
+    // 74: audit printed nothing, --in-place normalized nothing. Now it is
+    // named after the run, as an unreadable message file is, and the
+    // others are done: audit and in place exit 74 at the end, -o lists it
+    // and puts no output in place (it would lack its messages).
+    let test = "regression_an_unreadable_directory_in_a_maildir_does_not_end_the_run";
+    let dir = tempfile::tempdir().expect("tmp");
+    let md = dir.path().join("md");
+    latin1_maildir(&md);
+    std::fs::write(md.join("new/9.host"), LATIN1).expect("write");
+    // A Maildir++ folder whose cur/ is locked, one locked whole (it cannot
+    // even be told to be a folder), and LAYOUT=fs folders, one locked.
+    for f in [".Sent", ".Locked", "Lists/mips", "Lists/gone"] {
+        for sub in ["cur", "new", "tmp"] {
+            std::fs::create_dir_all(md.join(f).join(sub)).expect("mkdir");
+        }
+        std::fs::write(md.join(f).join("cur/1.host:2,S"), LATIN1).expect("write");
+    }
+    std::fs::write(md.join(".Sent/new/2.host"), LATIN1).expect("write");
+    let locked = ["new", ".Sent/cur", ".Locked", "Lists/gone"].map(|p| md.join(p));
+    let Some(as_user) = Unprivileged::new(test, dir.path(), &locked.each_ref().map(|p| &**p))
+    else {
+        return;
+    };
+    let names_them = |err: &str| {
+        locked
+            .iter()
+            .all(|p| err.contains(&format!("{}/ (", p.display())))
+            && err.contains("4 directory(ies) could not be read")
+    };
+    let readable = [
+        "cur/1.host:2,S",
+        ".Sent/new/2.host",
+        "Lists/mips/cur/1.host:2,S",
+    ]
+    .map(|p| md.join(p));
+
+    let o = as_user.run(&[
+        os("audit"),
+        os("-q"),
+        os("--format"),
+        os("jsonl"),
+        md.as_os_str(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(74), "{err}");
+    assert!(names_them(&err) && err.contains("not audited"), "{err}");
+    let want: std::collections::BTreeSet<String> =
+        readable.iter().map(|p| p.display().to_string()).collect();
+    assert_eq!(audited_inputs(&o.stdout), want, "{err}");
+
+    let out = dir.path().join("out");
+    let o = as_user.run(&[
+        os("normalize"),
+        os("-q"),
+        md.as_os_str(),
+        os("-o"),
+        out.as_os_str(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(74), "{err}");
+    assert!(
+        names_them(&err) && err.contains("no output written"),
+        "{err}"
+    );
+    assert!(!out.exists());
+
+    let o = as_user.run(&[os("normalize"), os("-q"), os("--in-place"), md.as_os_str()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(74), "{err}");
+    assert!(
+        names_them(&err) && err.contains("normalized in place"),
+        "{err}"
+    );
+    as_user.unlock();
+    for p in &readable {
+        assert_eq!(
+            std::fs::read(p).expect("read"),
+            lib_normalize(LATIN1),
+            "{} normalized",
+            p.display()
+        );
+    }
+    for p in [
+        "new/9.host",
+        ".Sent/cur/1.host:2,S",
+        ".Locked/cur/1.host:2,S",
+    ] {
+        assert_eq!(
+            std::fs::read(md.join(p)).expect("read"),
+            LATIN1,
+            "{p} as it was"
+        );
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn regression_an_unreadable_subfolder_does_not_end_the_run() {
+    // The same for a folder of message files: `chmod 000` on one
+    // subfolder ended the run (audit: 0 records). Named with the files
+    // that could not be read, the others done, 74. The input itself
+    // unreadable is still an error at once, naming it.
+    let test = "regression_an_unreadable_subfolder_does_not_end_the_run";
+    let dir = tempfile::tempdir().expect("tmp");
+    let fold = dir.path().join("fold");
+    for sub in ["a", "b", "c/d"] {
+        std::fs::create_dir_all(fold.join(sub)).expect("mkdir");
+        std::fs::write(fold.join(sub).join("1.eml"), LATIN1).expect("write");
+    }
+    std::fs::write(fold.join("a/2.eml"), LATIN1).expect("write");
+    let (locked_dir, locked_file) = (fold.join("c"), fold.join("a/2.eml"));
+    let Some(as_user) = Unprivileged::new(test, dir.path(), &[&locked_dir, &locked_file]) else {
+        return;
+    };
+    let names_them = |err: &str| {
+        err.contains(&format!("{}/ (", locked_dir.display()))
+            && err.contains(&format!("{} (", locked_file.display()))
+            && err.contains("1 file(s) and 1 directory(ies) could not be read")
+    };
+    let readable = ["a/1.eml", "b/1.eml"].map(|p| fold.join(p));
+
+    let o = as_user.run(&[
+        os("audit"),
+        os("-q"),
+        os("--format"),
+        os("jsonl"),
+        fold.as_os_str(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(74), "{err}");
+    assert!(names_them(&err), "{err}");
+    let want: std::collections::BTreeSet<String> =
+        readable.iter().map(|p| p.display().to_string()).collect();
+    assert_eq!(audited_inputs(&o.stdout), want, "{err}");
+
+    let out = dir.path().join("out");
+    let o = as_user.run(&[
+        os("normalize"),
+        os("-q"),
+        fold.as_os_str(),
+        os("-o"),
+        out.as_os_str(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(74), "{err}");
+    assert!(
+        names_them(&err) && err.contains("no output written"),
+        "{err}"
+    );
+    assert!(!out.exists());
+
+    let o = as_user.run(&[
+        os("normalize"),
+        os("-q"),
+        os("--in-place"),
+        fold.as_os_str(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(74), "{err}");
+    assert!(names_them(&err), "{err}");
+
+    // The folder itself unreadable: nothing to go on with.
+    as_user.unlock();
+    let whole = Unprivileged::new(test, dir.path(), &[&fold]).expect("locked as before");
+    let o = whole.run(&[os("audit"), os("-q"), fold.as_os_str()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(74), "{err}");
+    assert!(
+        err.contains(&fold.display().to_string()) && !err.contains("could not be read"),
+        "{err}"
+    );
+    assert!(o.stdout.is_empty());
+    whole.unlock();
+
+    for p in &readable {
+        assert_eq!(
+            std::fs::read(p).expect("read"),
+            lib_normalize(LATIN1),
+            "{} normalized",
+            p.display()
+        );
+    }
+    for p in [&locked_file, &fold.join("c/d/1.eml")] {
+        assert_eq!(std::fs::read(p).expect("read"), LATIN1, "{}", p.display());
+    }
+}
+
 /// Dovecot and Courier take a Maildir message's received date (IMAP
 /// INTERNALDATE, "sort by arrival") from its file's modification time;
 /// `--in-place` and `-o` gave every message they wrote the time of the

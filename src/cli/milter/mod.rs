@@ -267,7 +267,19 @@ fn session(mut r: impl io::Read, mut w: impl Write, shared: &Shared, wanted: u32
     loop {
         let cmd = match protocol::read_command(&mut r) {
             Ok(Some(c)) => c,
-            // Closed, timed out or garbled: the MTA applies its default.
+            // A packet too large to read (or empty): the session ends and
+            // the MTA applies its default (`milter_default_action`), as
+            // below; said, as every message the milter lets go is (it
+            // went without a word).
+            Err(e) if e.kind() == io::ErrorKind::InvalidData => {
+                note(&format!(
+                    "{}: {e}: session closed, the message not read (the MTA applies its \
+                     milter_default_action)",
+                    queue_id(&msg)
+                ));
+                return;
+            }
+            // Closed, timed out or cut short: the MTA applies its default.
             Ok(None) | Err(_) => return,
         };
         let answer = protocol::needs_reply(&cmd, agreed);
@@ -647,6 +659,16 @@ fn pass_unchanged(
     w.flush()
 }
 
+/// The message's queue id for the log (macro `i`), or `-` before the MTA
+/// sent it.
+fn queue_id(msg: &Message) -> String {
+    if msg.queue_id.is_empty() {
+        "-".to_string()
+    } else {
+        escape_controls(&msg.queue_id).into_owned()
+    }
+}
+
 fn end_of_message(
     w: &mut impl Write,
     msg: Message,
@@ -654,11 +676,7 @@ fn end_of_message(
     actions: u32,
     shared: &Shared,
 ) -> io::Result<()> {
-    let id = if msg.queue_id.is_empty() {
-        "-".to_string()
-    } else {
-        escape_controls(&msg.queue_id).into_owned()
-    };
+    let id = queue_id(&msg);
     if msg.oversize {
         return pass_unchanged(
             w,

@@ -201,10 +201,18 @@ pub fn read_command(r: &mut impl Read) -> io::Result<Option<Command>> {
         Err(e) => return Err(e),
     }
     let len = u32::from_be_bytes(len) as usize;
-    if len == 0 || len > MAX_PACKET {
+    // `InvalidData` only here: the session logs it (a packet it will not
+    // read ends the session, and the MTA applies its default action).
+    if len == 0 {
         return Err(io::Error::new(
             io::ErrorKind::InvalidData,
-            format!("milter packet of {len} octets"),
+            "an empty milter packet (no command)",
+        ));
+    }
+    if len > MAX_PACKET {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("a milter packet of {len} octets, over the limit of {MAX_PACKET}"),
         ));
     }
     let mut packet = vec![0u8; len];
@@ -364,10 +372,14 @@ mod tests {
 
     #[test]
     fn oversized_and_empty_packets_are_errors() {
+        // Both `InvalidData`, which the session logs; the size said.
         let mut r = &[0u8, 0, 0, 0][..];
-        assert!(read_command(&mut r).is_err());
+        let e = read_command(&mut r).expect_err("empty");
+        assert_eq!(e.kind(), io::ErrorKind::InvalidData);
         let mut r = &((MAX_PACKET as u32 + 1).to_be_bytes())[..];
-        assert!(read_command(&mut r).is_err());
+        let e = read_command(&mut r).expect_err("too large");
+        assert_eq!(e.kind(), io::ErrorKind::InvalidData);
+        assert!(e.to_string().contains("1048577 octets"), "{e}");
         // A packet cut short (5 octets announced, 2 there) is an error; a
         // length cut short is the end of the connection.
         let mut r = &[0u8, 0, 0, 5, b'B', b'x'][..];
