@@ -4917,6 +4917,18 @@ fn lie_read(text: &str, enc: &'static Encoding, label: &str) -> (String, String)
     (d.text.into_owned(), d.verdict.as_str().to_string())
 }
 
+/// `text` encoded in `enc` under the lying `label` is read as written,
+/// `mislabeled`.
+fn assert_lie_read(text: &str, enc: &'static Encoding, label: &str) {
+    let (got, verdict) = lie_read(text, enc, label);
+    assert_eq!(
+        (got.as_str(), verdict.as_str()),
+        (text, "mislabeled"),
+        "{} under {label}",
+        enc.name()
+    );
+}
+
 /// Central European text under the other Central European label or a
 /// Western one, with no octet 0x80..0x9F to tell (an independent hunt,
 /// /tmp/hunt29 a1.py: ISO-8859-2 under windows-1250 read so, `ok`, in 40
@@ -4945,13 +4957,7 @@ fn regression_central_european_twins_under_each_others_labels() {
         (cs_c1, WINDOWS_1250, "iso-8859-1"),
         (pl_1250, WINDOWS_1250, "iso-8859-1"),
     ] {
-        let (got, verdict) = lie_read(text, enc, label);
-        assert_eq!(
-            (got.as_str(), verdict.as_str()),
-            (text, "mislabeled"),
-            "{} under {label}",
-            enc.name()
-        );
+        assert_lie_read(text, enc, label);
     }
     // Right labels, with symbols where the lie has them.
     let sk = "Povedal: «Ďakujem, je to v poriadku.» Cena je 100 € ± 5 %.\nMicrosoft® Word a ©Firma \
@@ -4995,13 +5001,7 @@ fn regression_arabic_greek_and_chinese_lies_between_twins() {
         (el, ISO_8859_7, "windows-1253"),
         (zh, GBK, "euc-kr"),
     ] {
-        let (got, verdict) = lie_read(text, enc, label);
-        assert_eq!(
-            (got.as_str(), verdict.as_str()),
-            (text, "mislabeled"),
-            "{} under {label}",
-            enc.name()
-        );
+        assert_lie_read(text, enc, label);
         // Under its own label, as written.
         let own = if enc == GBK { "gb2312" } else { enc.name() };
         assert_eq!(

@@ -208,6 +208,31 @@ fn audit(raw: &[u8]) -> Vec<mailcharset::audit::Record> {
     audit::audit_message(raw, &ctx, &AuditOptions::default())
 }
 
+/// `msg` normalized: its octets, and the report's entry for the body.
+fn normalized_body(msg: &[u8]) -> (Vec<u8>, normalize::PartReport) {
+    let n = normalize::normalize(msg, &Options::default()).unwrap();
+    let e = n
+        .report
+        .parts
+        .into_iter()
+        .find(|p| p.location == "body")
+        .expect("a body entry");
+    (n.bytes.into_owned(), e)
+}
+
+/// `msg` normalized, which must keep it byte for byte (`what` names the
+/// case): the report's entry for the body, whose action must be `Kept`.
+fn kept_body(msg: &[u8], what: &str) -> normalize::PartReport {
+    let (bytes, e) = normalized_body(msg);
+    assert!(
+        bytes == msg,
+        "{what}: the message is kept byte for byte, not\n{}",
+        common::escape_octets(&bytes)
+    );
+    assert_eq!(e.action, normalize::Action::Kept, "{what}");
+    e
+}
+
 /// The body of the first text part, transfer decoding undone, and its
 /// Content-Type as written.
 fn text_part(msg: &[u8]) -> (Vec<u8>, String) {
@@ -774,13 +799,7 @@ fn regression_damaged_transfer_coding_is_reported() {
         )
         .into_bytes();
         raw.extend_from_slice(body);
-        let n = normalize::normalize(&raw, &Options::default()).unwrap();
-        let e = n
-            .report
-            .parts
-            .iter()
-            .find(|p| p.location == "body")
-            .unwrap();
+        let (_, e) = normalized_body(&raw);
         assert_eq!(e.action, normalize::Action::Converted, "{cte} {body:?}");
         assert!(
             e.findings.iter().any(|f| f.kind == FindingKind::Malformed
@@ -838,20 +857,8 @@ fn regression_text_labelled_base64_is_kept_as_written() {
         )
         .into_bytes();
         raw.extend_from_slice(body);
-        let n = normalize::normalize(&raw, &Options::default()).unwrap();
         let what = format!("{label} {:?}", String::from_utf8_lossy(body));
-        assert!(
-            n.bytes == raw,
-            "{what}: the message is kept byte for byte, not\n{}",
-            String::from_utf8_lossy(&n.bytes)
-        );
-        let e = n
-            .report
-            .parts
-            .iter()
-            .find(|p| p.location == "body")
-            .unwrap();
-        assert_eq!(e.action, normalize::Action::Kept, "{what}");
+        let e = kept_body(&raw, &what);
         assert_eq!(e.verdict, Verdict::Suspicious, "{what}");
         let is_text = |f: &mailcharset::Finding| {
             f.kind == FindingKind::Malformed
@@ -946,13 +953,7 @@ fn regression_damaged_base64_still_decodes_as_before() {
         ]
         .concat();
         assert_eq!(text_part(&raw).0, &old.bytes[..], "{what}");
-        let n = normalize::normalize(&raw, &Options::default()).unwrap();
-        let e = n
-            .report
-            .parts
-            .iter()
-            .find(|p| p.location == "body")
-            .unwrap();
+        let (_, e) = normalized_body(&raw);
         assert_eq!(
             e.findings
                 .iter()
@@ -1784,20 +1785,7 @@ fn regression_unsupported_charset_body_is_kept() {
         )
         .into_bytes();
         msg.extend_from_slice(body);
-        let n = normalize::normalize(&msg, &Options::default()).unwrap();
-        assert_eq!(
-            n.bytes.as_ref(),
-            &msg[..],
-            "{label}: {}",
-            common::escape_octets(&n.bytes)
-        );
-        let body_entry = n
-            .report
-            .parts
-            .iter()
-            .find(|p| p.location == "body")
-            .expect("a body entry");
-        assert_eq!(body_entry.action, normalize::Action::Kept, "{label}");
+        let body_entry = kept_body(&msg, label);
         assert!(
             body_entry
                 .findings

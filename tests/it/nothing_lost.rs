@@ -2934,6 +2934,70 @@ fn audited_inputs(stdout: &[u8]) -> std::collections::BTreeSet<String> {
         .collect()
 }
 
+/// The three runs over an input with unreadable directories in it, as
+/// the unprivileged user: `audit` (its records must be `readable`'s and
+/// no other), `normalize -o` (no output put in place) and `normalize
+/// --in-place`; each exits 74 and `names_them` its stderr, which must also
+/// hold the run's own words (`not audited`, `no output written`,
+/// `normalized in place`, when given).
+#[cfg(unix)]
+fn three_runs_exit_74(
+    as_user: &Unprivileged,
+    input: &Path,
+    out: &Path,
+    readable: &[PathBuf],
+    names_them: impl Fn(&str) -> bool,
+    words: [&str; 3],
+) {
+    let runs: [Vec<&std::ffi::OsStr>; 3] = [
+        vec![
+            os("audit"),
+            os("-q"),
+            os("--format"),
+            os("jsonl"),
+            input.as_os_str(),
+        ],
+        vec![
+            os("normalize"),
+            os("-q"),
+            input.as_os_str(),
+            os("-o"),
+            out.as_os_str(),
+        ],
+        vec![
+            os("normalize"),
+            os("-q"),
+            os("--in-place"),
+            input.as_os_str(),
+        ],
+    ];
+    for (args, word) in runs.iter().zip(words) {
+        let o = as_user.run(args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(74), "{args:?}: {err}");
+        assert!(names_them(&err) && err.contains(word), "{args:?}: {err}");
+        if args[0] == "audit" {
+            let want: std::collections::BTreeSet<String> =
+                readable.iter().map(|p| p.display().to_string()).collect();
+            assert_eq!(audited_inputs(&o.stdout), want, "{err}");
+        }
+    }
+    assert!(!out.exists(), "-o put an output in place");
+}
+
+/// Each of `paths` holds the Latin-1 message normalized in place.
+#[cfg(unix)]
+fn assert_normalized_in_place(paths: &[PathBuf]) {
+    for p in paths {
+        assert_eq!(
+            std::fs::read(p).expect("read"),
+            lib_normalize(LATIN1),
+            "{} normalized",
+            p.display()
+        );
+    }
+}
+
 #[cfg(unix)]
 #[test]
 fn regression_an_unreadable_directory_in_a_maildir_does_not_end_the_run() {
@@ -2974,53 +3038,16 @@ fn regression_an_unreadable_directory_in_a_maildir_does_not_end_the_run() {
         "Lists/mips/cur/1.host:2,S",
     ]
     .map(|p| md.join(p));
-
-    let o = as_user.run(&[
-        os("audit"),
-        os("-q"),
-        os("--format"),
-        os("jsonl"),
-        md.as_os_str(),
-    ]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(74), "{err}");
-    assert!(names_them(&err) && err.contains("not audited"), "{err}");
-    let want: std::collections::BTreeSet<String> =
-        readable.iter().map(|p| p.display().to_string()).collect();
-    assert_eq!(audited_inputs(&o.stdout), want, "{err}");
-
-    let out = dir.path().join("out");
-    let o = as_user.run(&[
-        os("normalize"),
-        os("-q"),
-        md.as_os_str(),
-        os("-o"),
-        out.as_os_str(),
-    ]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(74), "{err}");
-    assert!(
-        names_them(&err) && err.contains("no output written"),
-        "{err}"
-    );
-    assert!(!out.exists());
-
-    let o = as_user.run(&[os("normalize"), os("-q"), os("--in-place"), md.as_os_str()]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(74), "{err}");
-    assert!(
-        names_them(&err) && err.contains("normalized in place"),
-        "{err}"
+    three_runs_exit_74(
+        &as_user,
+        &md,
+        &dir.path().join("out"),
+        &readable,
+        names_them,
+        ["not audited", "no output written", "normalized in place"],
     );
     as_user.unlock();
-    for p in &readable {
-        assert_eq!(
-            std::fs::read(p).expect("read"),
-            lib_normalize(LATIN1),
-            "{} normalized",
-            p.display()
-        );
-    }
+    assert_normalized_in_place(&readable);
     for p in [
         "new/9.host",
         ".Sent/cur/1.host:2,S",
@@ -3059,46 +3086,14 @@ fn regression_an_unreadable_subfolder_does_not_end_the_run() {
             && err.contains("1 file(s) and 1 directory(ies) could not be read")
     };
     let readable = ["a/1.eml", "b/1.eml"].map(|p| fold.join(p));
-
-    let o = as_user.run(&[
-        os("audit"),
-        os("-q"),
-        os("--format"),
-        os("jsonl"),
-        fold.as_os_str(),
-    ]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(74), "{err}");
-    assert!(names_them(&err), "{err}");
-    let want: std::collections::BTreeSet<String> =
-        readable.iter().map(|p| p.display().to_string()).collect();
-    assert_eq!(audited_inputs(&o.stdout), want, "{err}");
-
-    let out = dir.path().join("out");
-    let o = as_user.run(&[
-        os("normalize"),
-        os("-q"),
-        fold.as_os_str(),
-        os("-o"),
-        out.as_os_str(),
-    ]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(74), "{err}");
-    assert!(
-        names_them(&err) && err.contains("no output written"),
-        "{err}"
+    three_runs_exit_74(
+        &as_user,
+        &fold,
+        &dir.path().join("out"),
+        &readable,
+        names_them,
+        ["", "no output written", ""],
     );
-    assert!(!out.exists());
-
-    let o = as_user.run(&[
-        os("normalize"),
-        os("-q"),
-        os("--in-place"),
-        fold.as_os_str(),
-    ]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(74), "{err}");
-    assert!(names_them(&err), "{err}");
 
     // The folder itself unreadable: nothing to go on with.
     as_user.unlock();
@@ -3113,14 +3108,7 @@ fn regression_an_unreadable_subfolder_does_not_end_the_run() {
     assert!(o.stdout.is_empty());
     whole.unlock();
 
-    for p in &readable {
-        assert_eq!(
-            std::fs::read(p).expect("read"),
-            lib_normalize(LATIN1),
-            "{} normalized",
-            p.display()
-        );
-    }
+    assert_normalized_in_place(&readable);
     for p in [&locked_file, &fold.join("c/d/1.eml")] {
         assert_eq!(std::fs::read(p).expect("read"), LATIN1, "{}", p.display());
     }
