@@ -557,3 +557,25 @@ fn a_packet_over_the_limit_is_logged_when_it_ends_the_session() {
         "{log}"
     );
 }
+
+/// A session that ends in the middle of a message (the MTA closes the
+/// connection, or it times out, after the header fields) lets the MTA
+/// apply its `milter_default_action`: the message goes unfiltered or is
+/// deferred. The log said nothing of it; now a line names the queue id.
+/// A session closed between messages stays silent.
+#[test]
+fn a_session_cut_mid_message_is_logged() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (_child, _path, mut s, rx) = started(dir.path(), "5");
+    s.write_all(&packet(b'D', b"Ei\0QIDCUT\0")).expect("macro");
+    s.write_all(&packet(b'L', b"Subject\0cut short\0"))
+        .expect("header");
+    drop(s);
+    let mut log = String::new();
+    assert!(wait_for_line(&rx, "QIDCUT", &mut log), "{log}");
+    assert!(
+        log.contains("session ended in the middle of a message")
+            && log.contains("milter_default_action"),
+        "{log}"
+    );
+}

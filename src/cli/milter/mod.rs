@@ -280,7 +280,24 @@ fn session(mut r: impl io::Read, mut w: impl Write, shared: &Shared, wanted: u32
                 return;
             }
             // Closed, timed out or cut short: the MTA applies its default.
-            Ok(None) | Err(_) => return,
+            // Said when a message was being received (its header or body
+            // begun): the MTA defers or lets it through unfiltered, and the
+            // log had no word of it.
+            end => {
+                if msg.size > 0 {
+                    let how = match end {
+                        Ok(_) => "the MTA closed the connection".to_string(),
+                        Err(e) => e.to_string(),
+                    };
+                    note(&format!(
+                        "{}: session ended in the middle of a message ({how}, {} octets \
+                         received): not filtered (the MTA applies its milter_default_action)",
+                        queue_id(&msg),
+                        msg.size
+                    ));
+                }
+                return;
+            }
         };
         let answer = protocol::needs_reply(&cmd, agreed);
         let reply = match cmd {
