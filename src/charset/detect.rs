@@ -753,15 +753,29 @@ fn inner_symbol(c: char) -> bool {
     word_symbol(c) && !matches!(c, '\u{201C}'..='\u{201E}')
 }
 
+/// A sign no word starts with, before a letter: currency signs (before
+/// numbers), mathematics, section and paragraph marks, fractions, the
+/// degree sign. Not quotation marks or the Spanish opening marks, which
+/// open words.
+fn word_start_symbol(c: char) -> bool {
+    matches!(
+        c,
+        '£' | '¥' | '¢' | '¤' | '±' | '×' | '÷' | '¬' | '¦' | '§' | '¶' | '¼' | '½' | '¾' | '°'
+    )
+}
+
 /// A symbol no word ends with: signs of mathematics, spacing accents,
-/// section and paragraph marks, daggers, bullets and the Spanish opening
-/// marks. Not punctuation (`etc…`, `»`), nor the signs a word can carry
+/// section and paragraph marks, fractions, daggers, bullets and the
+/// Spanish opening marks. Not punctuation (`etc…`, `»`), nor the signs a word can carry
 /// (`Yahoo!®`, `Nachweis¹`).
 fn word_end_symbol(c: char) -> bool {
     matches!(
         c,
         '±' | '×'
             | '÷'
+            | '¼'
+            | '½'
+            | '¾'
             | '¬'
             | '¦'
             | '¤'
@@ -808,6 +822,18 @@ fn letter_to_symbol(t: &str, own: &str) -> bool {
                 // windows-1252 `ÀÀ??`.
                 a0 == b0 && word_end_symbol(b1)
             }
+        {
+            return true;
+        }
+        // A word's first letter read as a sign no word starts with, the
+        // next letter read alike: Polish `Łódź` in ISO-8859-2 is `£ód¼` in
+        // windows-1252.
+        if a1 != b1
+            && !a0.alphabetic()
+            && a1.alphabetic()
+            && a2.alphabetic()
+            && a2 == b2
+            && word_start_symbol(b1)
         {
             return true;
         }
