@@ -119,6 +119,13 @@ pub fn decode_quoted_printable(input: &[u8]) -> TransferDecoded<'_> {
                 line = copied;
                 continue;
             }
+            // A bare CR ends the line in CR-only text (classic Mac OS
+            // mail): a soft break too, or `n=\rous` kept its `=` and line
+            // break where `nous` was written.
+            [b'\r', ..] => {
+                copied = at + 1 + blank + 1;
+                continue;
+            }
             _ => {}
         }
         // Hex digits are never spaces, tabs, CR or LF: testing the octets
@@ -340,6 +347,15 @@ mod tests {
             while let Some(k) = memchr(b'=', &line[i..]) {
                 let eq = i + k;
                 out.extend_from_slice(&line[i..eq]);
+                // A soft break before a bare CR (CR-only line ends).
+                let blank = line[eq + 1..]
+                    .iter()
+                    .take_while(|&&b| matches!(b, b' ' | b'\t'))
+                    .count();
+                if line.get(eq + 1 + blank) == Some(&b'\r') {
+                    i = eq + blank + 2;
+                    continue;
+                }
                 match line.get(eq + 1..eq + 3) {
                     _ if eq + 1 == line.len() => return true,
                     Some(&[hi, lo]) if HEX[usize::from(hi)] < 16 && HEX[usize::from(lo)] < 16 => {
@@ -470,6 +486,9 @@ mod tests {
         );
         assert_eq!(dec(b"soft=  \t\r\nbreak"), (b"softbreak".to_vec(), 0));
         assert_eq!(dec(b"end="), (b"end".to_vec(), 0));
+        // CR-only line ends (classic Mac OS): `=` before a bare CR.
+        assert_eq!(dec(b"n=\rous\rl=E0 \r"), (b"nous\rl\xe0 \r".to_vec(), 0));
+        assert_eq!(dec(b"soft= \t\rbreak"), (b"softbreak".to_vec(), 0));
         assert_eq!(dec(b"end=  "), (b"end".to_vec(), 0));
     }
 
