@@ -53,9 +53,9 @@
 //! - Text after clean base64 ([`decode`] only): a list's or a gateway's
 //!   footer (8-bit or not), a word after the padding, an epilogue a broken
 //!   delimiter let in. When the body is lines of base64 (however short)
-//!   that decode without a finding, then a line that is not base64 (or the
-//!   rest of a padded line after white space), and no line of 40 base64
-//!   characters after it, the base64 is decoded and the text after it is
+//!   that decode without a finding, then a line that reads as text (or
+//!   the rest of a padded line after white space, no base64 quantum), and
+//!   no line like base64 after it, the base64 is decoded and the text after it is
 //!   kept as it stands after the decoded octets, with one finding. Decoded
 //!   as base64 too, the footer was garbage that a single-byte label read
 //!   cleanly: the part was converted and the footer's octets were gone.

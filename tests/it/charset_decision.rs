@@ -3735,6 +3735,41 @@ fn regression_short_utf8_under_a_label_that_fails_on_it_is_utf8() {
             "{label}"
         );
     }
+    // Correct windows-1252 and ISO-8859-15 whose pairs UTF-8 reads as no
+    // Latin letter (a review: `Strauß’s` as NKo `Strauߒs`, `NESTLÉ™` as
+    // IPA `NESTLə`, `Gruß€` as Syriac): the label's.
+    for (text, label, enc) in [
+        (
+            "Strauß’s waltz and Weiß’s book\n",
+            "windows-1252",
+            encoding_rs::WINDOWS_1252,
+        ),
+        (
+            "NESTLÉ™ and CAFÉ™ products\n",
+            "iso-8859-1",
+            encoding_rs::WINDOWS_1252,
+        ),
+        (
+            "Gruß—Hans, Spaß—ok\n",
+            "windows-1252",
+            encoding_rs::WINDOWS_1252,
+        ),
+        (
+            "Mit freundlichem Gruß\u{a0}\nPeter Weiß\u{a0}\n",
+            "iso-8859-1",
+            encoding_rs::WINDOWS_1252,
+        ),
+        ("Gruß€ Spaß€\n", "iso-8859-15", encoding_rs::ISO_8859_15),
+    ] {
+        let bytes = enc.encode(text).0.into_owned();
+        assert!(
+            std::str::from_utf8(&bytes).is_ok(),
+            "{text}: valid UTF-8 by chance"
+        );
+        let d = charset::decode(&bytes, Some(label.as_bytes()), &body_opts());
+        assert_eq!(&*d.text, text, "{label}");
+        assert_ne!(d.verdict, Verdict::Mislabeled, "{label}: {:?}", d.findings);
+    }
     // A capital and a symbol standing as a word of their own, no C1 octet:
     // no word to be wedged into; the label's (`Â© ACME`).
     let d = charset::decode(

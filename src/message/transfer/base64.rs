@@ -237,9 +237,9 @@ pub(super) fn text_not_base64(input: &[u8]) -> Option<Finding> {
 /// gateway's footer, a word after the padding), when the body is clean
 /// base64 up to there: lines of nothing but the alphabet (a final `=` or
 /// two), then a line that is not (or the rest of the line after a padded
-/// quantum and white space), and after it no line of base64 again (40
-/// alphabet characters or more: damage inside the base64, decoded as
-/// before). The line must read as text: words, a delimiter's `--`, or
+/// quantum and white space, when it is no base64 quantum itself), and
+/// after it no line like base64 ([`base64_like`]: damage inside the
+/// base64, decoded as before). The line must read as text: words, a delimiter's `--`, or
 /// mostly ASCII characters outside the alphabet (a last line of base64
 /// with a stray character in it, 8-bit octets without a space, are
 /// damage). The offset is where the text's line begins, blank lines
@@ -263,7 +263,8 @@ pub(super) fn text_after_base64(input: &[u8]) -> Option<usize> {
             at = end;
             continue;
         }
-        if encoder_line(line) {
+        // A line of base64, or of its padding alone (`==` cut off).
+        if encoder_line(line) || line.iter().all(|&b| b == b'=') {
             seen = true;
             at = end;
             last_end = end;
@@ -274,14 +275,23 @@ pub(super) fn text_after_base64(input: &[u8]) -> Option<usize> {
         let pads = line[data..].iter().take_while(|&&b| b == b'=').count();
         if seen || data > 0 {
             // (A first line that is not base64 at all: nothing to split.)
+            // What follows the padding must be text, not another base64
+            // quantum after a space (`...IA== QmlzI...o=`).
+            let after = line.get(data + pads..).unwrap_or_default();
             if (1..=2).contains(&pads)
-                && line
-                    .get(data + pads)
-                    .is_some_and(|b| b.is_ascii_whitespace())
+                && after.first().is_some_and(u8::is_ascii_whitespace)
+                && !base64_like(after.trim_ascii())
             {
                 let start = input.len() - input[at..].trim_ascii_start().len();
                 split = Some(start + data + pads);
             } else if seen
+                // (Base64 with a space inside a line is no text: each piece
+                // the alphabet's, one of them like base64, not a word.)
+                && !(line
+                    .split(u8::is_ascii_whitespace)
+                    .filter(|w| !w.is_empty())
+                    .all(encoder_line)
+                    && line.split(u8::is_ascii_whitespace).any(base64_like))
                 && (line.iter().any(u8::is_ascii_whitespace)
                     || line.starts_with(b"--")
                     || (line.is_ascii()
@@ -297,15 +307,34 @@ pub(super) fn text_after_base64(input: &[u8]) -> Option<usize> {
         break;
     }
     let split = split?;
-    // The base64 before it is clean, and no base64 comes after it.
+    // The base64 before it is clean, and no base64 comes after it (a stray
+    // line inside the data, then its last line, `cm8uIA==`).
     let rest = &input[split..];
     let more_base64 = rest
         .split(|&b| b == b'\n')
-        .any(|l| l.trim_ascii().len() >= 40 && encoder_line(l.trim_ascii()));
+        .any(|l| base64_like(l.trim_ascii()));
     (!more_base64
         && rest.iter().any(|b| !b.is_ascii_whitespace())
         && decode_base64(&input[..split]).findings.is_empty())
     .then_some(split)
+}
+
+/// A line after text that is base64 all the same: in the alphabet (a
+/// final `=` or two), and padded, or 8 characters or more and no plain
+/// word (shorter than 20, one case throughout or a capital then small
+/// letters: a footer's `Unsubscribe`, `REGARDS`), which base64 is with a digit, a
+/// `+` or `/`, or its case changing inside (`UHL8ZnVuZ`, `cm8uIA==`).
+fn base64_like(line: &[u8]) -> bool {
+    if line.is_empty() || !encoder_line(line) {
+        return false;
+    }
+    let word = |l: &[u8]| {
+        let rest = l.get(1..).unwrap_or_default();
+        l.len() < 20
+            && l.iter().all(u8::is_ascii_alphabetic)
+            && (rest.iter().all(u8::is_ascii_lowercase) || l.iter().all(u8::is_ascii_uppercase))
+    };
+    line.ends_with(b"=") || (line.len() >= 8 && !word(line))
 }
 
 /// A line as a base64 encoder writes it, or what is left of one: all in
@@ -557,6 +586,17 @@ mod tests {
         // Damaged base64 before the text: not split.
         let damaged = [&b"QU*JD\n"[..], b"-- \nfooter\n"].concat();
         assert_eq!(text_after_base64(&damaged), None);
+        // A review's: a stray line inside the data before its last line;
+        // two padded quanta with a space between; a line of base64 with a
+        // space inside before the last one.
+        let last = [&b64[..77], b"-- \n", b"cm8uIA==\n"].concat();
+        assert_eq!(text_after_base64(&last), None);
+        assert_eq!(text_after_base64(b"QUJD\nQUI= QmlzIGJh\n"), None);
+        let spaced = [&b64[..77], b"UntecmxhZ2Vu IGb8ciBkaWUg\nUHL8ZnVuZ\n"].concat();
+        assert_eq!(text_after_base64(&spaced), None);
+        // A footer with a bare word on a line of its own is still text.
+        let footer = [&b64[..], b"\n\nThanks, Jan\nUnsubscribe\n"].concat();
+        assert_eq!(text_after_base64(&footer), Some(b64.len() + 1));
         // A last line of base64 with a stray character: damage.
         let stray = [&b64[..], b"\nZm9vYmFy!\n"].concat();
         assert_eq!(text_after_base64(&stray), None);
