@@ -411,11 +411,15 @@ pub(super) fn labelled<'a>(
         // names no character there (`Grüße` is `GrÃ¼ÃŸe`, `Ÿ` a windows-1252
         // guess at 0x9F).
         // Both only when UTF-8 reads Latin letters (U+00C0..U+017F, not `×
-        // ÷`; Romanian `ș ț`): `Strauß’s`, `Gruß—Hans`, `NESTLÉ™` are
+        // ÷`; Romanian `ș ț`) or characters of three octets: `Strauß’s`,
+        // `Gruß—Hans`, `NESTLÉ™` are
         // windows-1252 that UTF-8 reads as NKo, IPA or Syriac (a review:
         // 5,868 of 8,784 such correct texts read so).
+        // Three octets or more (CJK, `ã€‚` under ISO-8859-1) are no
+        // Windows text's either.
         let latin = s.chars().filter(|c| !c.is_ascii()).all(|c| {
-            matches!(c, '\u{C0}'..='\u{17F}' | '\u{218}'..='\u{21B}') && !matches!(c, '×' | '÷')
+            (matches!(c, '\u{C0}'..='\u{17F}' | '\u{218}'..='\u{21B}') && !matches!(c, '×' | '÷'))
+                || c >= '\u{800}'
         });
         let iso_c1 = matches!(cs.kind, Kind::Superset(_)) && cs.is_single_byte() && has_c1(bytes);
         let fails = !report.is_clean()

@@ -3727,6 +3727,8 @@ fn regression_short_utf8_under_a_label_that_fails_on_it_is_utf8() {
             "windows-1252",
         ),
         ("Résumé", "iso-8859-15"),
+        // Three octets each, one of them 0x9A (C1 in ISO-8859-1).
+        ("会議", "iso-8859-1"),
     ] {
         let d = charset::decode(text.as_bytes(), Some(label.as_bytes()), &body_opts());
         assert_eq!(
