@@ -405,27 +405,31 @@ pub(super) fn labelled<'a>(
         // (`회의` under EUC-KR, `Ángel Pérez` with `Ã` and U+0081 under
         // windows-1252): the label explains nothing that UTF-8 does not.
         // (One is what a damaged octet after a letter makes: `Ã` and 0x80,
-        // C1 under ISO-8859-13, is `À` to UTF-8.)
-        // Under ISO-8859-1 (read with its Windows superset, as every
-        // reader does) octets 0x80..0x9F are C1 controls to the label: it
-        // names no character there (`Grüße` is `GrÃ¼ÃŸe`, `Ÿ` a windows-1252
-        // guess at 0x9F).
-        // Both only when UTF-8 reads Latin letters (U+00C0..U+017F, not `×
-        // ÷`; Romanian `ș ț`) or characters of three octets: `Strauß’s`,
-        // `Gruß—Hans`, `NESTLÉ™` are
+        // C1 under ISO-8859-13, is `À` to UTF-8.) A single-byte label also
+        // fails when UTF-8 reads Latin letters (U+00C0..U+017F but `× ÷`,
+        // Romanian `ș ț`) or characters of three octets, and the octets
+        // hold 0x80..0x9F under ISO-8859-1 (read with windows-1252, as
+        // readers do, it names no character there: `Grüße` as `GrÃ¼ÃŸe`) or
+        // every pair sits in a word of ASCII letters (`JÃ¼rgen MÃ¼ller`).
+        // Not other letters: `Strauß’s`, `Gruß—Hans`, `NESTLÉ™` are
         // windows-1252 that UTF-8 reads as NKo, IPA or Syriac (a review:
         // 5,868 of 8,784 such correct texts read so).
-        // Three octets or more (CJK, `ã€‚` under ISO-8859-1) are no
-        // Windows text's either.
-        let latin = s.chars().filter(|c| !c.is_ascii()).all(|c| {
-            (matches!(c, '\u{C0}'..='\u{17F}' | '\u{218}'..='\u{21B}') && !matches!(c, '×' | '÷'))
-                || c >= '\u{800}'
-        });
-        let iso_c1 = matches!(cs.kind, Kind::Superset(_)) && cs.is_single_byte() && has_c1(bytes);
-        let fails = !report.is_clean()
-            || text.chars().any(c1_control)
-            || (latin && cs.is_single_byte() && (iso_c1 || utf8_pairs_in_ascii_words(bytes)));
-        if n == 2 && fails && opts.detect && words(s) && plausible(s) {
+        let latin = || {
+            s.chars().filter(|c| !c.is_ascii()).all(|c| {
+                (matches!(c, '\u{C0}'..='\u{17F}' | '\u{218}'..='\u{21B}')
+                    && !matches!(c, '×' | '÷'))
+                    || c >= '\u{800}'
+            })
+        };
+        let fails = || {
+            !report.is_clean()
+                || text.chars().any(c1_control)
+                || (cs.is_single_byte()
+                    && ((matches!(cs.kind, Kind::Superset(_)) && has_c1(bytes))
+                        || utf8_pairs_in_ascii_words(bytes))
+                    && latin())
+        };
+        if n == 2 && opts.detect && fails() && words(s) && plausible(s) {
             let why =
                 Finding::new(FindingKind::Mislabeled, first_nonascii(bytes), n).with_note(format!(
                     "{} reads them with {} error(s) or into C1 controls; valid UTF-8 ({n} \
@@ -536,7 +540,7 @@ pub(super) fn labelled<'a>(
         // ([`chinese_rows`]: Korean or Big5 under a GB label, GB2312 under
         // a Big5 one), when chardetng names that charset.
         let rows = if !utf8_label && !ascii && opts.detect {
-            chinese_rows(cs, bytes)
+            chinese_rows(cs, bytes, &text)
         } else {
             Rows::default()
         };
@@ -1113,7 +1117,7 @@ pub(super) fn labelled<'a>(
     let gb_rows = ev.explained()
         && opts.detect
         && matches!(cs.decoder_name(), Some("Big5" | "EUC-KR"))
-        && chinese_rows(cs, bytes).fits(Charset::for_encoding(encoding_rs::GBK));
+        && chinese_rows(cs, bytes, &text).fits(Charset::for_encoding(encoding_rs::GBK));
     // windows-1256 under ISO-8859-6: ISO-8859-6 has no `ف ق ك ی پ چ گ`
     // where windows-1256 has them (errors in every few words) and reads
     // the rest as other Arabic letters, so its reading looks explained.
@@ -1378,8 +1382,8 @@ fn windows_writer<'a>(
     // 0x8D 0x9D 0x8F, C1 controls there; `Ś ś ź` for `Œ œ Ÿ`). `Š š Ž ž`
     // are letters in both: a French letter to `Dušan` and `Miloš` is no
     // windows-1250 text (it read `à` and `è` as `ŕ` and `č`). Most octets
-    // 0x80..0x9F are Windows quotes and dashes: two that tell, beside a
-    // letter octet, before the text is decoded again.
+    // 0x80..0x9F are Windows quotes and dashes: two that tell before the
+    // text is decoded again.
     let tells = |b: u8| {
         if better {
             matches!(b, 0x8C | 0x8D | 0x8F | 0x9C | 0x9D | 0x9F)
@@ -1387,21 +1391,8 @@ fn windows_writer<'a>(
             (0x80..0xA0).contains(&b)
         }
     };
-    if better {
-        let letter = |b: Option<&u8>| b.is_some_and(|&b| b.is_ascii_alphabetic() || b >= 0xC0);
-        let near = bytes
-            .iter()
-            .enumerate()
-            .filter(|&(i, &b)| {
-                tells(b)
-                    && (letter(i.checked_sub(1).and_then(|k| bytes.get(k)))
-                        || letter(bytes.get(i + 1)))
-            })
-            .take(2)
-            .count();
-        if near < 2 {
-            return None;
-        }
+    if better && bytes.iter().filter(|&&b| tells(b)).take(2).count() < 2 {
+        return None;
     }
     let t = twin.decode_without_bom_handling_and_without_replacement(bytes)?;
     // C1 octets the twin reads as letters beside a letter (a single-octet
@@ -2581,9 +2572,9 @@ impl LineRows {
 /// reply in the label's charset over a quote in the other is a mixed
 /// text, and reading all of it as the other would turn the reply into
 /// nonsense.
-fn chinese_rows(cs: &'static Charset, bytes: &[u8]) -> Rows {
+fn chinese_rows(cs: &'static Charset, bytes: &[u8], text: &str) -> Rows {
     if cs.encoding() == Some(encoding_rs::EUC_KR) {
-        return gb_under_kr(bytes);
+        return gb_under_kr(bytes, text);
     }
     let gb = matches!(cs.decoder_name(), Some("GBK" | "gb18030"));
     if !gb && cs.decoder_name() != Some("Big5") {
@@ -2638,7 +2629,7 @@ fn chinese_rows(cs: &'static Charset, bytes: &[u8]) -> Rows {
 /// (`퀭봤，맒숭角乖`), whose Hangul is no Korean ([`korean_syllables`]:
 /// Korean with many Hanja, from a `.cn` sender, was read as GBK).
 /// chardetng must name GBK as well.
-fn gb_under_kr(bytes: &[u8]) -> Rows {
+fn gb_under_kr(bytes: &[u8], text: &str) -> Rows {
     let (mut hanzi, mut beyond) = (0usize, 0usize);
     for (_, lead, trail) in octet_pairs(bytes) {
         if (0xB0..=0xFE).contains(&lead) && (0xA1..=0xFE).contains(&trail) {
@@ -2647,22 +2638,21 @@ fn gb_under_kr(bytes: &[u8]) -> Rows {
         }
     }
     Rows {
-        gb_kr: hanzi >= CHINESE_ROWS && beyond * 4 >= hanzi && !korean_syllables(bytes),
+        gb_kr: hanzi >= CHINESE_ROWS && beyond * 4 >= hanzi && !korean_syllables(text),
         chars: hanzi,
         level2: beyond,
         ..Rows::default()
     }
 }
 
-/// Whether the Hangul of `bytes` read as EUC-KR is Korean: a fifth or more
+/// Whether the Hangul of `text` (the EUC-KR reading) is Korean: a fifth or more
 /// of its syllables among the commonest ones (particles and endings, `이
 /// 다 는 의 에 하 고`: half of a Korean text's syllables). GB2312's Hanzi
 /// read as EUC-KR fall on the 2,350 syllables of rows 0xB0..0xC8 nearly
 /// evenly (`퀭봤 맒숭`), a few in a hundred of them common; Korean with
 /// Hanja words (`第2條(定義) 이 法에서`) keeps its particles.
-fn korean_syllables(bytes: &[u8]) -> bool {
+fn korean_syllables(text: &str) -> bool {
     const COMMON: &str = "이다는의에하고가서을를한기지로사니습리자수대시도어인있일것게정해전보라나주아제부상오요면으들적성우세과원국와며동중만합소장내비여화문무학경계위구회조개되신마연공실관방물치현영안";
-    let (text, _) = encoding_rs::EUC_KR.decode_without_bom_handling(bytes);
     let (mut hangul, mut common) = (0usize, 0usize);
     for c in text
         .chars()
@@ -3054,34 +3044,33 @@ fn edge_repairs(label: &str, other: &str) -> Option<usize> {
     }
     let (mut n, mut inside) = (0usize, 0usize);
     let mut seen: Vec<char> = Vec::new();
-    for i in 0..a.len() {
+    let letter = |c: Option<char>| c.is_some_and(|c| c.alphabetic());
+    let edge = |c: Option<char>| c.is_none_or(|c| c.is_whitespace() || c.is_ascii_punctuation());
+    for (i, (&x, &y)) in a.iter().zip(&b).enumerate() {
         let prev = i.checked_sub(1).and_then(|k| a.get(k)).copied();
         let next = a.get(i + 1).copied();
-        let letter = |c: Option<char>| c.is_some_and(|c| c.alphabetic());
-        let edge =
-            |c: Option<char>| c.is_none_or(|c| c.is_whitespace() || c.is_ascii_punctuation());
-        if b[i].alphabetic() && !a[i].alphabetic() && word_symbol(a[i]) {
-            let fits = match (prev, next) {
-                (Some(p), Some(x)) if letter(prev) && letter(next) => {
-                    inside += 1;
-                    fits_case(p, b[i], x)
-                }
-                // Quotation marks stand at words' edges in any text.
-                _ if matches!(a[i], '«' | '»' | '‹' | '›') => false,
-                // A word's first letter: either case before a small one.
-                (_, Some(x)) if edge(prev) && x.is_lowercase() => true,
-                // A word's last letter: small after a small one.
-                (Some(p), _) if p.is_lowercase() && edge(next) => b[i].is_lowercase(),
-                _ => false,
-            };
-            if fits {
-                n += 1;
-                if !seen.contains(&a[i]) {
-                    seen.push(a[i]);
-                }
-            }
-        } else if a[i].alphabetic() && !b[i].alphabetic() && word_symbol(b[i]) {
+        if x.alphabetic() && word_symbol(y) {
             return None;
+        }
+        if !(y.alphabetic() && word_symbol(x)) {
+            continue;
+        }
+        let (between, fits) = match (prev, next) {
+            (Some(p), Some(q)) if letter(prev) && letter(next) => (true, fits_case(p, y, q)),
+            // Quotation marks stand at words' edges in any text.
+            _ if matches!(x, '«' | '»' | '‹' | '›') => (false, false),
+            // A word's first letter: either case before a small one.
+            (_, Some(q)) if edge(prev) && q.is_lowercase() => (false, true),
+            // A word's last letter: small after a small one.
+            (Some(p), _) if p.is_lowercase() && edge(next) => (false, y.is_lowercase()),
+            _ => (false, false),
+        };
+        if fits {
+            n += 1;
+            inside += usize::from(between);
+            if !seen.contains(&x) {
+                seen.push(x);
+            }
         }
     }
     (n >= 3 && (seen.len() >= 2 || inside >= 3)).then_some(n)

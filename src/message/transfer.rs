@@ -194,9 +194,13 @@ pub fn decode(cte: Cte, input: &[u8]) -> TransferDecoded<'_> {
             }
             // Text after the base64 (a footer): the base64 decoded, the
             // text kept as it stands after it.
-            match base64::text_after_base64(input) {
-                Some(split) => {
-                    let mut bytes = decode_base64(&input[..split]).bytes.into_owned();
+            // (The base64 before the text decoded once, and clean.)
+            let head = base64::text_after_base64(input)
+                .map(|split| (split, decode_base64(&input[..split])))
+                .filter(|(_, head)| head.findings.is_empty());
+            match head {
+                Some((split, head)) => {
+                    let mut bytes = head.bytes.into_owned();
                     let at = bytes.len();
                     let tail = &input[split..];
                     bytes.extend_from_slice(tail);

@@ -243,7 +243,8 @@ pub(super) fn text_not_base64(input: &[u8]) -> Option<Finding> {
 /// mostly ASCII characters outside the alphabet (a last line of base64
 /// with a stray character in it, 8-bit octets without a space, are
 /// damage). The offset is where the text's line begins, blank lines
-/// before it included; the base64 before it decodes without a finding.
+/// before it included. The caller decodes the base64 before it, which
+/// must be clean.
 /// Decoded as base64 too, the footer's octets were lost to garbage that a
 /// single-byte label read cleanly, and the letter was converted with it.
 pub(super) fn text_after_base64(input: &[u8]) -> Option<usize> {
@@ -313,10 +314,7 @@ pub(super) fn text_after_base64(input: &[u8]) -> Option<usize> {
     let more_base64 = rest
         .split(|&b| b == b'\n')
         .any(|l| base64_like(l.trim_ascii()));
-    (!more_base64
-        && rest.iter().any(|b| !b.is_ascii_whitespace())
-        && decode_base64(&input[..split]).findings.is_empty())
-    .then_some(split)
+    (!more_base64 && rest.iter().any(|b| !b.is_ascii_whitespace())).then_some(split)
 }
 
 /// A line after text that is base64 all the same: in the alphabet (a
