@@ -70,8 +70,9 @@
 use super::alphabets::{alphabet_fit, compare_fit};
 use super::arabic_pairs::{ARABIC_FIRST, ARABIC_LAST, ARABIC_PAIRS};
 use super::detect::{
-    alphabet_lie, binary, confidence, declared_mends, declared_mends_weakly, guess, has_controls,
-    has_magic, is_latin, latin_preference, magic, nul_shaped, vietnamese_tones, wide_binary,
+    self, alphabet_lie, binary, confidence, declared_mends, declared_mends_weakly, guess,
+    has_controls, has_magic, is_latin, latin_preference, magic, nul_shaped, vietnamese_tones,
+    wide_binary,
 };
 use super::dispatch::{c1_as_twin, c1_check, c1_twin, decode_with, has_c1, unicode11};
 use super::evidence::{
@@ -1230,29 +1231,45 @@ pub(super) fn labelled<'a>(
     accept(bytes, cs, used, text, &report, opts, d, out);
 }
 
-/// The octets where windows-1258 has its tone marks (`CC EC DE D2 F2`)
-/// right after a vowel's octet (ASCII, or windows-1258's `â ê ô ă ơ ư`
-/// and their capitals), counted up to three: what the Vietnamese rule
-/// asks before it asks chardetng, which costs about 400 instructions an
-/// octet (asked first for every Latin text with an 8-bit octet, it made
-/// the audit of linux-mips a third slower).
+/// The octets where windows-1258 has its tone marks right after a vowel's
+/// octet (ASCII, or windows-1258's `â ê ô ă ơ ư` and their capitals),
+/// counted up to three: what the Vietnamese rule asks before it asks
+/// chardetng, which costs about 400 instructions an octet (asked first for
+/// every Latin text with an 8-bit octet, it made the audit of linux-mips a
+/// third slower). Which octets are vowels and tone marks is worked out once
+/// from windows-1258's decoder and the characters
+/// [`detect::vietnamese_vowel`] and [`detect::vietnamese_tone`] name.
 fn tone_octets_after_vowels(bytes: &[u8]) -> usize {
-    let vowel = |b: u8| {
-        matches!(
-            b.to_ascii_lowercase(),
-            b'a' | b'e' | b'i' | b'o' | b'u' | b'y'
-        ) || matches!(
-            b,
-            0xE2 | 0xEA | 0xF4 | 0xE3 | 0xF5 | 0xFD | 0xC2 | 0xCA | 0xD4 | 0xC3 | 0xD5 | 0xDD
-        )
-    };
+    const VOWEL: u8 = 1;
+    const TONE: u8 = 2;
+    static OCTETS: std::sync::LazyLock<[u8; 256]> = std::sync::LazyLock::new(|| {
+        let mut table = [0u8; 256];
+        for (b, slot) in (0u8..=255).zip(table.iter_mut()) {
+            let octet = [b];
+            let (c, _) = encoding_rs::WINDOWS_1258.decode_without_bom_handling(&octet);
+            let mut chars = c.chars();
+            if let (Some(c), None) = (chars.next(), chars.next()) {
+                *slot = if detect::vietnamese_vowel(c) {
+                    VOWEL
+                } else if detect::vietnamese_tone(c) {
+                    TONE
+                } else {
+                    0
+                };
+            }
+        }
+        table
+    });
     let mut n = 0;
     let mut from = 0;
     while n < 3
         && let Some(i) = bytes.get(from..).and_then(find_nonascii)
     {
         let at = from + i;
-        if matches!(bytes[at], 0xCC | 0xEC | 0xDE | 0xD2 | 0xF2) && at > 0 && vowel(bytes[at - 1]) {
+        if OCTETS[usize::from(bytes[at])] == TONE
+            && at > 0
+            && OCTETS[usize::from(bytes[at - 1])] == VOWEL
+        {
             n += 1;
         }
         from = at + 1;

@@ -323,6 +323,23 @@ pub(super) fn latin_preference(
     }
 }
 
+/// A vowel a Vietnamese tone mark follows: ASCII's, and the letters
+/// windows-1258 writes with their own octet (`ă â ê ô ơ ư`, capitals too).
+/// `decide` derives its octet test from this and [`vietnamese_tone`].
+pub(super) fn vietnamese_vowel(c: char) -> bool {
+    matches!(c.to_ascii_lowercase(), 'a' | 'e' | 'i' | 'o' | 'u' | 'y')
+        || matches!(
+            c,
+            'ă' | 'â' | 'ê' | 'ô' | 'ơ' | 'ư' | 'Ă' | 'Â' | 'Ê' | 'Ô' | 'Ơ' | 'Ư'
+        )
+}
+
+/// The five tone marks windows-1258 writes after the vowel: combining
+/// grave, acute, tilde, hook above and dot below.
+pub(super) fn vietnamese_tone(c: char) -> bool {
+    matches!(c, '\u{300}' | '\u{301}' | '\u{303}' | '\u{309}' | '\u{323}')
+}
+
 /// Tone marks a Vietnamese text in windows-1258 must show before it is
 /// taken for one ([`vietnamese_tones`]).
 pub(super) const VIETNAMESE_TONES: usize = 2;
@@ -337,14 +354,7 @@ pub(super) const VIETNAMESE_TONES: usize = 2;
 /// several syllables (Latvian `taustiņš`, `izmaiņas`: `ņ` is the dot
 /// below, after a vowel).
 pub(super) fn vietnamese_tones(text: &str) -> usize {
-    let vowel = |c: char| {
-        matches!(c.to_ascii_lowercase(), 'a' | 'e' | 'i' | 'o' | 'u' | 'y')
-            || matches!(
-                c,
-                'ă' | 'â' | 'ê' | 'ô' | 'ơ' | 'ư' | 'Ă' | 'Â' | 'Ê' | 'Ô' | 'Ơ' | 'Ư'
-            )
-    };
-    let tone = |c: char| matches!(c, '\u{300}' | '\u{301}' | '\u{303}' | '\u{309}' | '\u{323}');
+    let (vowel, tone) = (vietnamese_vowel, vietnamese_tone);
     let mut n = 0;
     for word in text.split(|c: char| !c.is_alphanumeric() && !tone(c)) {
         let mut tones = 0;
