@@ -70,9 +70,8 @@
 use super::alphabets::{alphabet_fit, compare_fit};
 use super::arabic_pairs::{ARABIC_FIRST, ARABIC_LAST, ARABIC_PAIRS};
 use super::detect::{
-    self, alphabet_lie, binary, confidence, declared_mends, declared_mends_weakly, guess,
-    has_controls, has_magic, is_latin, latin_preference, magic, nul_shaped, vietnamese_tones,
-    wide_binary,
+    self, BodyScan, alphabet_lie, binary, confidence, declared_mends, declared_mends_weakly, guess,
+    has_magic, is_latin, latin_preference, magic, nul_shaped, vietnamese_tones, wide_binary,
 };
 use super::dispatch::{c1_as_twin, c1_check, c1_twin, decode_with, has_c1, unicode11};
 use super::evidence::{
@@ -291,12 +290,18 @@ pub(super) struct Outcome {
 
 /// Bodies: binary content and BOM-less UTF-16/32 under a label that does
 /// not say so. Returns true when it decided.
-pub(super) fn body_checks<'a>(bytes: &'a [u8], d: &mut Decoded<'a>, out: &mut Outcome) -> bool {
-    // The usual case costs one vectorized pass: no NUL, no control, and
-    // (checked in `binary`) no magic number. (A byte order mark alone
-    // decides nothing: a text of Latin-1 letters can start `ÿþ`; UTF-16
-    // text of more than one line has a NUL in each line end.)
-    if !has_controls(bytes) && !has_magic(bytes) {
+pub(super) fn body_checks<'a>(
+    bytes: &'a [u8],
+    scan: BodyScan<'a>,
+    d: &mut Decoded<'a>,
+    out: &mut Outcome,
+) -> bool {
+    // The usual case costs one vectorized pass (`scan`, the caller's): no
+    // NUL, no control, and (checked in `binary`) no magic number. (A byte
+    // order mark alone decides nothing: a text of Latin-1 letters can
+    // start `ÿþ`; UTF-16 text of more than one line has a NUL in each line
+    // end.)
+    if !scan.controls && !has_magic(bytes) {
         return false;
     }
     let bom = wide_bom(bytes);
@@ -367,13 +372,19 @@ fn wide_text(text: &str) -> bool {
 /// an error the label cannot explain.
 pub(super) fn labelled<'a>(
     bytes: &'a [u8],
+    scan: Option<BodyScan<'a>>,
     cs: &'static Charset,
     opts: &DecodeOptions,
     d: &mut Decoded<'a>,
     out: &mut Outcome,
 ) {
     let utf8_label = cs.is_utf8() || cs.is_unicode11_utf8();
-    let ascii = crate::codec::is_ascii(bytes);
+    // A body's ASCII test was made in the caller's scan ([`BodyScan`]).
+    let ascii_text = match scan {
+        Some(scan) => scan.ascii,
+        None => crate::codec::ascii_str(bytes),
+    };
+    let ascii = ascii_text.is_some();
     // Valid UTF-8 is borrowed after one SIMD validation.
     let valid_utf8 = if ascii {
         None
@@ -382,6 +393,13 @@ pub(super) fn labelled<'a>(
     };
     let (text, report, used) = match valid_utf8 {
         Some(s) if utf8_label => (Cow::Borrowed(s), DecodeReport::default(), cs),
+        // ASCII under a label that reads ASCII as ASCII: borrowed, as the
+        // decoder would (it walked the text a second time to find that).
+        _ if let Some(s) = ascii_text
+            && cs.is_ascii_compatible() =>
+        {
+            (Cow::Borrowed(s), DecodeReport::default(), cs)
+        }
         _ => decode_with(bytes, cs),
     };
     // Under a 7-bit label the label's own text is ASCII octets, valid UTF-8

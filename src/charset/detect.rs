@@ -1154,14 +1154,31 @@ pub(super) fn has_controls(bytes: &[u8]) -> bool {
 
 #[inline]
 fn has_controls_in(bytes: &[u8]) -> bool {
-    bytes.chunks(512).any(|c| {
-        c.iter().fold(false, |acc, &b| {
-            acc | (b < 0x09)
-                | (b == 0x0B)
-                | (b.wrapping_sub(0x10) < 0x0B)
-                | (b.wrapping_sub(0x1C) < 0x04)
-        })
-    })
+    bytes
+        .chunks(512)
+        .any(|c| c.iter().fold(false, |acc, &b| acc | control(b)))
+}
+
+/// A control octet no text has ([`has_controls`]), branch-free.
+#[inline]
+fn control(b: u8) -> bool {
+    (b < 0x09) | (b == 0x0B) | (b.wrapping_sub(0x10) < 0x0B) | (b.wrapping_sub(0x1C) < 0x04)
+}
+
+/// What one pass over a body finds: whether it has a control octet no text
+/// has ([`has_controls`]), and the body as text when it is ASCII. Every
+/// body is asked both (the binary check, then the label's reading): one
+/// pass instead of two, and the reading of an ASCII body borrows it
+/// without a third (`decide::labelled`).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct BodyScan<'a> {
+    pub(super) controls: bool,
+    pub(super) ascii: Option<&'a str>,
+}
+
+pub(super) fn scan_body(bytes: &[u8]) -> BodyScan<'_> {
+    let (controls, ascii) = crate::codec::flag_and_ascii(bytes, control);
+    BodyScan { controls, ascii }
 }
 
 /// UTF-16 or UTF-32 without a byte order mark, told by where its NULs are
@@ -1485,6 +1502,35 @@ mod tests {
                 v[at] = b;
                 assert!(has_controls(&v), "{b:#04x} at {at}");
                 assert!(has_controls_in(&v), "{b:#04x} at {at}");
+            }
+        }
+    }
+
+    /// The one-pass scan agrees with `has_controls` and `is_ascii` for
+    /// every octet, wherever it falls, and when a control and an 8-bit
+    /// octet both come (the scan stops at the block that has both).
+    #[test]
+    fn body_scan_agrees_with_its_two_questions() {
+        for at in [0, 31, 32, 511, 512, 1029] {
+            for b in 0..=255u8 {
+                let mut v = vec![b'a'; 1030];
+                v[at] = b;
+                let scan = scan_body(&v);
+                assert_eq!(scan.controls, has_controls(&v), "{b:#04x} at {at}");
+                assert_eq!(
+                    scan.ascii.map(str::as_bytes),
+                    v.is_ascii().then_some(&v[..])
+                );
+                let mut w = v.clone();
+                w[1029 - at] = 0x80;
+                w[at] = b;
+                let scan = scan_body(&w);
+                assert_eq!(
+                    (scan.controls, scan.ascii.is_some()),
+                    (has_controls(&w), w.is_ascii()),
+                    "{b:#04x} at {at}, 0x80 at {}",
+                    1029 - at
+                );
             }
         }
     }

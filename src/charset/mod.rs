@@ -491,7 +491,11 @@ fn decode_resolved<'a>(
         d.findings
             .push(Finding::new(FindingKind::UnsupportedCharset, 0, 1).with_note(*reason));
     }
-    if opts.body && checked && decide::body_checks(bytes, &mut d, &mut out) {
+    // One pass for the binary check and the ASCII test (a body's only).
+    let scan = (opts.body && checked).then(|| detect::scan_body(bytes));
+    if let Some(scan) = scan
+        && decide::body_checks(bytes, scan, &mut d, &mut out)
+    {
         d.verdict = decide::verdict(&d, &out);
         return d;
     }
@@ -587,8 +591,12 @@ fn decode_resolved<'a>(
             }
             Kind::Detect => dont_know(bytes, cs, opts, &mut d),
             Kind::Ascii => {
-                if crate::codec::is_ascii(bytes) {
-                    d.text = ascii(bytes);
+                let ascii_text = match scan {
+                    Some(scan) => scan.ascii,
+                    None => crate::codec::ascii_str(bytes),
+                };
+                if let Some(text) = ascii_text {
+                    d.text = Cow::Borrowed(text);
                     d.used = Some(cs);
                     // ISO-2022-JP escapes: US-ASCII has no such text.
                     if let Some((at, text, jp)) = decide::iso2022jp_in_ascii(bytes, opts) {
@@ -627,7 +635,7 @@ fn decode_resolved<'a>(
             // ASCII outside their escapes: the same decision (8-bit octets
             // are what the label cannot explain).
             _ if cs.is_ascii_compatible() || cs.is_seven_bit() => {
-                decide::labelled(bytes, cs, opts, &mut d, &mut out);
+                decide::labelled(bytes, scan, cs, opts, &mut d, &mut out);
             }
             // UTF-16/32: binary and NUL-less (ASCII-compatible) texts.
             _ => decide::wide(bytes, cs, opts, &mut d, &mut out),

@@ -8,7 +8,8 @@ pub mod hangul;
 pub mod legacy;
 mod simd;
 pub(crate) use simd::{
-    decoding_hits, either_of, ftext_len, is_ascii, line_ends, prefetch, with_avx2,
+    ascii_str, decoding_hits, either_of, flag_and_ascii, ftext_len, is_ascii, line_ends, prefetch,
+    with_avx2,
 };
 pub(crate) mod utf16_32;
 pub mod utf7;

@@ -139,6 +139,46 @@ fn is_ascii_in(bytes: &[u8]) -> bool {
     blocks.remainder().is_ascii()
 }
 
+/// One pass over `bytes` (AVX2 where the CPU has it): whether `flag` holds
+/// for any octet, and `bytes` as text when every octet is ASCII (borrowed
+/// without the second pass a validation would make). The scan stops at
+/// the 512-octet block by which both answers are known to be "yes" and
+/// "not ASCII". `flag` should be branch-free so that it vectorizes.
+pub(crate) fn flag_and_ascii(
+    bytes: &[u8],
+    flag: impl Fn(u8) -> bool + Copy,
+) -> (bool, Option<&str>) {
+    let (flagged, high) = with_avx2(
+        #[inline]
+        || {
+            let (mut flagged, mut high) = (false, 0u8);
+            for c in bytes.chunks(512) {
+                let (f, or) = c
+                    .iter()
+                    .fold((false, 0u8), |(f, or), &b| (f | flag(b), or | b));
+                flagged |= f;
+                high |= or;
+                if flagged && high >= 0x80 {
+                    break;
+                }
+            }
+            (flagged, high)
+        },
+    );
+    // SAFETY: every octet of `bytes` is below 0x80 (their OR is, over the
+    // whole slice: the loop stops early only once one is not), and ASCII is
+    // valid UTF-8.
+    let text = (high < 0x80).then(|| unsafe { std::str::from_utf8_unchecked(bytes) });
+    (flagged, text)
+}
+
+/// `bytes` as text when every octet is ASCII, in one pass ([`flag_and_ascii`]
+/// with a flag that always holds: it stops at the first block with an
+/// 8-bit octet).
+pub(crate) fn ascii_str(bytes: &[u8]) -> Option<&str> {
+    flag_and_ascii(bytes, |_| true).1
+}
+
 /// `f()` compiled for AVX2 where the CPU has it, else as it is: for plain
 /// safe loops the compiler vectorizes (a scan for control octets over every
 /// body), which then run 32 octets wide instead of SSE2's 16. `f` and what
