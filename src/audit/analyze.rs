@@ -166,7 +166,7 @@ impl Auditor<'_, '_> {
             part: part.id.clone(),
             location,
             label: b.label.clone(),
-            charset: b.charset.clone(),
+            charset: b.charset,
             status: b.status,
             verdict: b.verdict,
             detected: b.detected.clone(),
@@ -269,7 +269,7 @@ impl Auditor<'_, '_> {
         let res = charset::resolve(Some(label));
         let mut r = self.record(part, "param:charset".into(), Source::Body);
         r.label = Some(escape_label(label));
-        r.charset = res.charset.map(|c| c.name().to_string());
+        r.charset = res.charset.map(|c| c.name());
         r.status = res.status;
         if res.charset.is_none() {
             r.verdict = Verdict::UnknownLabel;
@@ -512,7 +512,7 @@ impl Auditor<'_, '_> {
             let res = charset::resolve(Some(&label));
             let mut r = self.record(part, location.clone(), Source::EncodedWord);
             r.label = Some(escape_label(&label));
-            r.charset = res.charset.map(|c| c.name().to_string());
+            r.charset = res.charset.map(|c| c.name());
             r.status = res.status;
             r.verdict = if res.charset.is_none() {
                 Verdict::UnknownLabel
@@ -542,7 +542,7 @@ fn needs_octets(d: &Decoding, octets: &[u8]) -> bool {
 /// Fills label, charset, status, detected and verdict from a decoding.
 fn fill(r: &mut Record, label: Option<&[u8]>, d: &Decoding) {
     r.label = label.map(escape_label);
-    r.charset = d.resolution.charset.map(|c| c.name().to_string());
+    r.charset = d.resolution.charset.map(|c| c.name());
     r.status = d.resolution.status;
     r.detected = d.detected.map(|det| DetectedRecord {
         charset: det.charset.name().to_string(),
@@ -554,7 +554,7 @@ fn fill(r: &mut Record, label: Option<&[u8]>, d: &Decoding) {
 /// [`fill`] from the charset layer's result.
 fn fill_decoded(r: &mut Record, label: Option<&[u8]>, d: &Decoded<'_>) {
     r.label = label.map(escape_label);
-    r.charset = d.resolution.charset.map(|c| c.name().to_string());
+    r.charset = d.resolution.charset.map(|c| c.name());
     r.status = d.resolution.status;
     r.detected = d.detected.map(|det| DetectedRecord {
         charset: det.charset.name().to_string(),

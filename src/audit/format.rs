@@ -205,7 +205,7 @@ fn json_into(out: &mut Vec<u8>, r: &Record) -> io::Result<()> {
     out.extend_from_slice(b",\"label\":");
     json_opt_str(out, r.label.as_deref());
     out.extend_from_slice(b",\"charset\":");
-    json_opt_str(out, r.charset.as_deref());
+    json_opt_str(out, r.charset);
     out.extend_from_slice(b",\"status\":\"");
     out.extend_from_slice(r.status.as_str().as_bytes());
     out.push(b'"');
@@ -314,7 +314,7 @@ fn write_csv_rows(out: &mut impl Write, r: &Record) -> io::Result<()> {
             &r.part,
             &r.location,
             r.label.as_deref().unwrap_or(""),
-            r.charset.as_deref().unwrap_or(""),
+            r.charset.unwrap_or(""),
             r.status.as_str(),
             r.verdict.as_str(),
             &det_cs,
@@ -349,7 +349,7 @@ mod tests {
             part: "1.2".into(),
             location: "param:filename".into(),
             label: Some("utf-8".into()),
-            charset: Some("UTF-8".into()),
+            charset: Some("UTF-8"),
             status: LabelStatus::Preferred,
             verdict: Verdict::Invalid,
             detected: Some(super::super::DetectedRecord {
@@ -552,7 +552,14 @@ mod tests {
             ),
             (
                 proptest::option::of(text()),
-                proptest::option::of(text()),
+                // Canonical names, the only ones a record holds.
+                proptest::option::of(proptest::sample::select(vec![
+                    "UTF-8",
+                    "windows-1252",
+                    "ISO-2022-JP",
+                    "x-mac-ce",
+                    "UNICODE-1-1-UTF-8",
+                ])),
                 proptest::sample::select(vec![
                     LabelStatus::Preferred,
                     LabelStatus::Registered,

@@ -19,7 +19,7 @@ pub struct Record {
     /// The label as written, non-UTF-8 bytes escaped; None when absent.
     pub label: Option<String>,
     /// Canonical charset name, None when unknown or absent.
-    pub charset: Option<String>,
+    pub charset: Option<&'static str>,
     /// Where the label is registered (`preferred`, `alias`, `unknown` ...).
     pub status: LabelStatus,
     /// How far to trust this piece of text (doc/architecture.md).

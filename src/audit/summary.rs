@@ -29,7 +29,7 @@ pub struct LabelRow {
     /// Records (labelled pieces of text) per verdict, in `VERDICTS` order.
     pub verdicts: [usize; 5],
     /// Canonical charset it resolved to.
-    pub charset: Option<String>,
+    pub charset: Option<&'static str>,
 }
 
 /// A corpus summary built from records as they stream past.
@@ -130,7 +130,7 @@ impl Summary {
             let row = self.labels.entry(key.clone()).or_default();
             row.verdicts[slot] += 1;
             if row.charset.is_none() {
-                row.charset.clone_from(&r.charset);
+                row.charset = r.charset;
             }
             if !seen_labels.contains(&key) {
                 row.messages += 1;
@@ -212,7 +212,7 @@ impl Summary {
                 out,
                 "{:<width$} {:<18} {:>8}",
                 escape_controls(label),
-                row.charset.as_deref().unwrap_or("-"),
+                row.charset.unwrap_or("-"),
                 row.messages
             )?;
             for n in row.verdicts {
@@ -317,7 +317,11 @@ mod tests {
             part: "1".into(),
             location: "body".into(),
             label: label.map(String::from),
-            charset: label.map(|l| l.to_ascii_uppercase()),
+            charset: label.and_then(|l| {
+                crate::charset::resolve(Some(l.as_bytes()))
+                    .charset
+                    .map(|c| c.name())
+            }),
             status: LabelStatus::Preferred,
             verdict,
             detected: None,

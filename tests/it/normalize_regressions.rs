@@ -290,7 +290,7 @@ fn regression_html_meta_is_the_label_when_content_type_has_none() {
             .into_iter()
             .find(|r| r.location == "body")
             .expect("a body record");
-        assert_eq!(rec.charset.as_deref(), Some("ISO-8859-2"), "{head}");
+        assert_eq!(rec.charset, Some("ISO-8859-2"), "{head}");
         assert_eq!(rec.verdict.as_str(), "ok", "{head}: {:?}", rec.findings);
         let n = normalize::normalize(&raw, &Options::default()).unwrap();
         let entry = &n.report.parts[0];
@@ -390,7 +390,7 @@ fn regression_a_late_meta_is_read_where_it_is_rewritten() {
         assert_eq!(
             (
                 rec.label.as_deref(),
-                rec.charset.as_deref(),
+                rec.charset,
                 rec.verdict.as_str()
             ),
             (Some("iso-8859-2"), Some("ISO-8859-2"), "ok"),
@@ -880,7 +880,7 @@ fn regression_text_labelled_base64_is_kept_as_written() {
         let recs = audit(&raw);
         let r = recs.iter().find(|r| r.location == "body").unwrap();
         assert!(r.findings.iter().any(is_text), "{what}: {:?}", r.findings);
-        assert_eq!(r.charset.as_deref(), Some(charset), "{what}");
+        assert_eq!(r.charset, Some(charset), "{what}");
         assert_eq!(r.verdict, Verdict::Suspicious, "{what}");
         assert_eq!(text_part(&raw).0, body, "{what}: read as written");
     }
@@ -1146,7 +1146,7 @@ fn regression_xml_declaration_says_what_the_converted_body_is() {
     assert_eq!(
         (
             rec.label.as_deref(),
-            rec.charset.as_deref(),
+            rec.charset,
             rec.verdict.as_str()
         ),
         (Some("ISO-8859-7"), Some("ISO-8859-7"), "ok")
@@ -1918,7 +1918,7 @@ fn regression_raw_iso2022jp_header_fields_are_converted() {
     );
     for loc in ["header:From", "header:Subject"] {
         let r = recs.iter().find(|r| r.location == loc).expect(loc);
-        assert_eq!(r.charset.as_deref(), Some("ISO-2022-JP"), "{loc}");
+        assert_eq!(r.charset, Some("ISO-2022-JP"), "{loc}");
     }
     // ASCII with an ESC that is no ISO-2022-JP stays as written.
     let odd = b"From: a@example.com\nSubject: tab\x1b[1mbold\x1b[0m\n\nhi\n";

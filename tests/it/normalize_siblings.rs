@@ -45,7 +45,7 @@ fn body(raw: &[u8], id: &str) -> (Option<String>, Option<String>, String, Vec<St
         .detected
         .as_ref()
         .map(|d| d.charset.clone())
-        .or(rec.charset.clone());
+        .or(rec.charset.map(String::from));
     let notes = rec
         .findings
         .iter()
