@@ -710,6 +710,23 @@ pub(super) fn labelled<'a>(
             && let Some((det, t)) = unnamed_twin(bytes, det, t)
             && case_of(&t).natural()
         {
+            // A Latin letter over a footer or a quote in the other script
+            // (`Estimada señora García:` over a windows-1251 list footer):
+            // the letter's lines, whose accents the candidate wedges into
+            // Latin words (`seсora Garcнa`), keep the label.
+            if keep_own_lines(
+                bytes,
+                cs,
+                det.charset,
+                d,
+                |own, report, other| {
+                    report.is_clean()
+                        && (wedged_in_latin(other) || (latin_line(own) && has_foreign_char(other)))
+                },
+                None,
+            ) {
+                return;
+            }
             read_as(
                 d,
                 out,
@@ -791,6 +808,22 @@ pub(super) fn labelled<'a>(
             && (many || c.opening >= 2 || c.capitalised > k.inverted)
             && characters(&t).1 >= characters(&text).1
         {
+            // A reply over a quote in the other Cyrillic charset: the
+            // reply's lines, whose case the label reads as text's and the
+            // candidate turns over, keep the label.
+            if keep_own_lines(
+                bytes,
+                cs,
+                det.charset,
+                d,
+                |own, report, other| {
+                    let (o, c) = (case_of(own), case_of(other));
+                    report.is_clean() && o.natural() && o.upper >= 1 && !c.natural()
+                },
+                None,
+            ) {
+                return;
+            }
             read_as(
                 d,
                 out,
@@ -823,6 +856,24 @@ pub(super) fn labelled<'a>(
             && case_of(&t).natural()
             && characters(&t).1 >= characters(&text).1
         {
+            // A reply over a quote in the other Cyrillic charset: the
+            // reply's lines, one language's words in the label's reading
+            // and misfits in the candidate's, keep the label.
+            if keep_own_lines(
+                bytes,
+                cs,
+                det.charset,
+                d,
+                |own, report, other| {
+                    report.is_clean()
+                        && cyrillic_misfits(own, 1) == 0
+                        && case_of(own).natural()
+                        && cyrillic_misfits(other, 1) > 0
+                },
+                None,
+            ) {
+                return;
+            }
             read_as(
                 d,
                 out,
@@ -1198,6 +1249,39 @@ pub(super) fn labelled<'a>(
         // ISO-8859-6 the other (`اجتماع` was `اجتهاظ`); when the two cannot
         // be told apart, the guess as before.
         let (det, t) = unnamed_twin_or_guess(bytes, det, t);
+        // A UTF-8 letter over a footer or a quote in a legacy charset
+        // (`podré … Málaga` over GB2312 was read whole as GBK, `podr茅`):
+        // its UTF-8 lines of Latin words, or of three characters or more,
+        // keep the label, U+FFFD at their damage.
+        if utf8_label
+            && keep_own_lines(
+                bytes,
+                cs,
+                det.charset,
+                d,
+                |own, report, _| {
+                    // Valid UTF-8 but for a damaged octet or so, which
+                    // makes one or two errors: no more errors than half
+                    // its characters beyond ASCII, or two (a reply's
+                    // `Доб\xB1рый` over a KOI8-R quote, `r\xC3ponse … reçu`,
+                    // `katılamayacağ\xC4\xE2m`); legacy text makes an error
+                    // of nearly every such octet.
+                    let chars = own
+                        .chars()
+                        .filter(|&c| !c.is_ascii() && c != '\u{FFFD}')
+                        .count();
+                    let allowed = if chars >= 2 {
+                        (chars / 2).max(2)
+                    } else {
+                        chars
+                    };
+                    (latin_line(own) || chars >= 3) && report.replacements <= allowed
+                },
+                Some(opts),
+            )
+        {
+            return;
+        }
         let first = report.errors.iter().map(|e| e.1).min().unwrap_or(0);
         let why = Finding::new(FindingKind::Mislabeled, first, 1).with_note(format!(
             "invalid as {} ({} errors, {} characters read, {} in words), valid as {}",
@@ -1975,6 +2059,176 @@ fn mixed_lines(bytes: &[u8], lines: &[Range<usize>], note: String) -> Finding {
     let first = &lines[0];
     let at = first.start + first_nonascii(&bytes[first.clone()]).min(first.len());
     Finding::new(FindingKind::MixedCharset, at, lines.len()).with_note(note)
+}
+
+/// A line of Latin text: a non-ASCII letter beside an ASCII letter, every
+/// non-ASCII letter Latin, no more of them than ASCII letters in their
+/// words, and none in a run of four (`señora García`,
+/// `Größe`, Turkish `alındığını`; another script read as a Latin charset
+/// is runs of such letters, `Ïðèâåò`).
+fn latin_line(line: &str) -> bool {
+    // The words with such letters have more ASCII letters than those
+    // (`°ĎŹqĄG` is Big5 `區段：` read as ISO-8859-2).
+    let (ascii, other) = line
+        .split(|c: char| !c.alphabetic())
+        .filter(|w| !w.is_ascii())
+        .flat_map(str::chars)
+        .fold((0usize, 0usize), |(a, o), c| {
+            if c.is_ascii() { (a + 1, o) } else { (a, o + 1) }
+        });
+    if ascii < other {
+        return false;
+    }
+    let chars: Vec<char> = line.chars().collect();
+    let (mut letters, mut beside, mut run) = (0usize, 0usize, 0usize);
+    for (i, &c) in chars.iter().enumerate() {
+        if c.is_ascii() || !c.alphabetic() {
+            run = 0;
+            continue;
+        }
+        if script(c) != Script::Latin {
+            return false;
+        }
+        run += 1;
+        if run >= 4 {
+            return false;
+        }
+        letters += 1;
+        let ascii_letter = |j: Option<usize>| {
+            j.and_then(|j| chars.get(j))
+                .is_some_and(char::is_ascii_alphabetic)
+        };
+        if ascii_letter(i.checked_sub(1)) || ascii_letter(Some(i + 1)) {
+            beside += 1;
+        }
+    }
+    letters > 0 && beside * 2 >= letters
+}
+
+/// A character no Latin charset reads: beyond Latin letters, the Latin-1
+/// signs (U+00A0..U+00BF) and general punctuation and currency signs
+/// (U+2010..U+2027, U+2030..U+205E, U+20A0..U+20CF) — another script's
+/// letter or mark, a direction mark (windows-1256 reads Turkish `ı` as
+/// U+200E), or a C1 control.
+fn has_foreign_char(line: &str) -> bool {
+    line.chars().any(|c| {
+        !c.is_ascii()
+            && script(c) != Script::Latin
+            && !matches!(
+                c,
+                '\u{A0}'..='\u{BF}'
+                    | '\u{2010}'..='\u{2027}'
+                    | '\u{2030}'..='\u{205E}'
+                    | '\u{20A0}'..='\u{20CF}'
+                    | '\u{FFFD}'
+            )
+    })
+}
+
+/// A text a whole-text rule is about to read as `other`: when some of its
+/// lines with 8-bit octets are the label's own (`own(label's reading of the
+/// line, other's reading)`: the text of a reply or a letter, read without
+/// error), it is a reply over a quote, or a letter over a footer, in two
+/// charsets. Those lines keep the label and the rest are read as `other`
+/// (`mixed-charset`, "read as such", verdict `suspicious`). True when it
+/// wrote the text; false when no line is the label's own, or every one
+/// is, or a reading is not clean (the rule then reads the whole text as
+/// it did).
+///
+/// A hunt on replies and footers in two charsets (not in the repository)
+/// found the sender's own lines rewritten by the whole-text rules: 423 of
+/// 1,018 Latin letters over a Cyrillic quote (`señora García` as `seсora
+/// Garcнa`), 111 of 1,509 Cyrillic replies over a quote in the other
+/// Cyrillic charset.
+fn keep_own_lines(
+    bytes: &[u8],
+    cs: &'static Charset,
+    other: &'static Charset,
+    d: &mut Decoded<'_>,
+    own: impl Fn(&str, &DecodeReport, &str) -> bool,
+    ask_again: Option<&DecodeOptions>,
+) -> bool {
+    let mut foreign: Vec<Range<usize>> = Vec::new();
+    let mut owned = 0;
+    // Runs of the other charset's lines (8-bit lines counted).
+    let (mut foreign_blocks, mut last_own) = (0usize, None);
+    let mut at = 0;
+    for line in bytes.split_inclusive(|&b| b == b'\n') {
+        let r = at..at + line.len();
+        at = r.end;
+        if crate::codec::is_ascii(line) {
+            continue;
+        }
+        let (mine, report, _) = decode_with(line, cs);
+        let (theirs, _, _) = decode_with(line, other);
+        // Symbols inside its words are mojibake, not the label's text
+        // (`EPS ¼v¹³` is Big5 `EPS 影像`); U+FFFD at damage is none.
+        let symbols = if report.is_clean() {
+            symbols_in_words(&mine)
+        } else {
+            symbols_in_words(&mine.replace('\u{FFFD}', ""))
+        };
+        let is_own = symbols == 0 && own(&mine, &report, &theirs);
+        if !is_own && last_own != Some(false) {
+            foreign_blocks += 1;
+        }
+        last_own = Some(is_own);
+        if is_own {
+            owned += 1;
+        } else {
+            match foreign.last_mut() {
+                // Lines in a row are one range.
+                Some(last) if last.end == r.start => last.end = r.end,
+                _ => foreign.push(r),
+            }
+        }
+    }
+    // The other charset's lines in one block (8-bit lines counted): a
+    // quote between a reply and its signature, a footer below a letter. A
+    // line that looks like the label's here and there in a text of the
+    // other charset (a program's messages, `%liм` read as ISO-8859-2
+    // `%liě`) splits it: the whole text is the other's.
+    if owned == 0 || foreign.is_empty() || foreign_blocks != 1 {
+        return false;
+    }
+    // The candidate was asked about the whole text, the label's lines too
+    // (a UTF-8 reply's octets are windows-1251 letters, and a KOI8-R quote
+    // below it was read as windows-1251): asked again about the others.
+    let other = match ask_again {
+        Some(opts) => {
+            let theirs: Vec<u8> = foreign
+                .iter()
+                .flat_map(|f| bytes[f.clone()].iter().copied())
+                .collect();
+            candidate(&theirs, cs, opts).map_or(other, |(det, _)| det.charset)
+        }
+        None => other,
+    };
+    // Every other line reads cleanly; the label's lines may keep the
+    // damage their rule allowed (U+FFFD, `invalid`).
+    if foreign
+        .iter()
+        .any(|f| !decode_with(&bytes[f.clone()], other).1.is_clean())
+    {
+        return false;
+    }
+    let (t, r) = repair_mixed(bytes, cs, other, &foreign);
+    let lines = foreign
+        .iter()
+        .map(|f| bytes[f.clone()].split_inclusive(|&b| b == b'\n').count())
+        .sum::<usize>();
+    d.findings.push(mixed_lines(
+        bytes,
+        &foreign,
+        format!(
+            "{lines} line(s) in {}, read as such; {owned} line(s) of {}'s own text kept",
+            other.name, cs.name
+        ),
+    ));
+    add_report(d, &r);
+    d.text = Cow::Owned(t);
+    d.used = Some(cs);
+    true
 }
 
 /// Decodes the foreign lines with `other`, the rest with the label.

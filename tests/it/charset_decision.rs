@@ -5114,3 +5114,152 @@ fn regression_twin_rules_keep_correct_text() {
     let d = charset::decode(&bytes, Some(b"shift_jis"), &opts);
     assert_eq!((&*d.text, d.verdict), (chinese, Verdict::Mislabeled));
 }
+
+/// A letter or a reply in its label's charset over a quote or a list
+/// footer in another charset (an independent hunt on replies and footers,
+/// not in the repository): the whole-text rules read the sender's own
+/// lines as the other charset too (`señora García` as `seсora Garcнa`
+/// under ISO-8859-1 over a windows-1251 footer; a windows-1251 reply as
+/// `яЕПБЕП АСДЕР` over a KOI8-R quote; `podré … Málaga` as `podr茅 … M谩laga`
+/// under UTF-8 over GB2312). Those lines keep the label, the others are read
+/// as their charset, `mixed-charset`; the text comes out as written. A text
+/// wholly in the other charset is still read whole so.
+#[test]
+fn regression_own_lines_beside_a_quote_in_another_charset_keep_their_label() {
+    use encoding_rs::{GBK, ISO_8859_2, KOI8_R, KOI8_U, UTF_8, WINDOWS_1251, WINDOWS_1252};
+    let cases: &[(&str, &'static Encoding, &str, &'static Encoding, &str)] = &[
+        (
+            "Estimada señora García:\n",
+            WINDOWS_1252,
+            "Чтобы отказаться от подписки, отправьте письмо на адрес dev+unsubscribe@example.ru.\n",
+            WINDOWS_1251,
+            "iso-8859-1",
+        ),
+        (
+            "Сервер будет недоступен в субботу с 22:00 до 02:00 по московскому времени.\n",
+            WINDOWS_1251,
+            "> Напоминаю, что отчёт нужно сдать до пятницы.\n> Высылаю вам исправленный \
+             договор, посмотрите, пожалуйста, пункт 4.2.\n> Поздравляю с днём рождения, желаю \
+             здоровья и успехов!\n> Прошу согласовать отпуск с 12 по 26 июля.\n",
+            KOI8_R,
+            "windows-1251",
+        ),
+        (
+            "Давайте обговоримо це завтра телефоном.\n",
+            KOI8_U,
+            "> Шановні колеги, звертаємо увагу на зміни в розкладі.\n> Я не зможу приїхати до \
+             Львова наступного тижня.\n> Вітаю з днем народження, бажаю щастя і здоров'я!\n> \
+             Будь ласка, підтвердіть отримання цього листа.\n> З повагою, Тарас Коваленко, \
+             бухгалтерія.\n",
+            WINDOWS_1251,
+            "koi8-u",
+        ),
+        (
+            "В приложении фотографии с корпоратива, их можно скачать до среды.\n",
+            WINDOWS_1251,
+            "> Высылаю вам исправленный договор, посмотрите, пожалуйста, пункт 4.2.\n> \
+             Поздравляю с днём рождения, желаю здоровья и успехов!\n> Прошу согласовать отпуск \
+             с 12 по 26 июля.\n",
+            KOI8_R,
+            "windows-1251",
+        ),
+        (
+            "Lamentablemente no podré asistir a la conferencia en Málaga.\n",
+            UTF_8,
+            "本邮件列表的存档可在网站上查看。如需退订，请发送邮件至管理员。\n",
+            GBK,
+            "utf-8",
+        ),
+        (
+            "Proszę o zgodę na urlop od dwunastego do dwudziestego sierpnia.\n",
+            ISO_8859_2,
+            "Чтобы отказаться от подписки, отправьте письмо на адрес dev+unsubscribe@example.ru.\n",
+            WINDOWS_1251,
+            "iso-8859-2",
+        ),
+    ];
+    for &(own, own_enc, quote, quote_enc, label) in cases {
+        let mut bytes = own_enc.encode(own).0.into_owned();
+        bytes.extend_from_slice(&quote_enc.encode(quote).0);
+        let d = charset::decode(&bytes, Some(label.as_bytes()), &body_opts());
+        assert_eq!(
+            d.text.as_ref(),
+            format!("{own}{quote}"),
+            "{} over {} under {label}",
+            own_enc.name(),
+            quote_enc.name()
+        );
+        assert_eq!(d.verdict, Verdict::Suspicious, "{label}");
+        assert!(
+            d.findings
+                .iter()
+                .any(|f| f.kind == FindingKind::MixedCharset),
+            "{label}: {:?}",
+            d.findings
+        );
+        // Wholly the quote's charset: read whole as such.
+        let lie = quote_enc.encode(&format!("{quote}{quote}")).0.into_owned();
+        let d = charset::decode(&lie, Some(label.as_bytes()), &body_opts());
+        if label != "utf-8" {
+            assert_eq!(
+                (d.text.as_ref(), d.verdict),
+                (format!("{quote}{quote}").as_str(), Verdict::Mislabeled),
+                "{} alone under {label}",
+                quote_enc.name()
+            );
+        }
+    }
+}
+
+/// The same with the UTF-8 reply damaged (an octet lost): the whole text
+/// was read as the quote's charset, or as a third one (`Р”Рѕ±СЂС‹Р№` over a
+/// KOI8-R quote read as windows-1251; `rÃponse … reÃ§u`). The reply keeps
+/// UTF-8 with U+FFFD at the damage (`invalid`), and the quote is read in its
+/// own charset, asked about the quote's lines alone.
+#[test]
+fn regression_damaged_utf8_reply_over_a_legacy_quote_keeps_its_lines() {
+    use encoding_rs::{KOI8_R, WINDOWS_1252, WINDOWS_1254};
+    let cases: &[(&str, &str, &str, &'static Encoding)] = &[
+        (
+            "Добрый день, Иван Петрович!\n",
+            "б",
+            "> Подскажите, пожалуйста, где взять ключ от переговорной?\n> К сожалению, я не \
+             смогу приехать на конференцию в Новосибирск.\n> Пришлите, пожалуйста, сканы \
+             паспорта и ИНН.\n> В приложении фотографии с корпоратива, их можно скачать до \
+             среды.\n",
+            KOI8_R,
+        ),
+        (
+            "Merci pour votre réponse rapide, nous avons tout reçu.\n",
+            "é",
+            "> Le cœur du problème se trouve dans la façon dont l'œuvre est présentée.\n> \
+             Pouvons-nous en parler demain matin par téléphone ?\n",
+            WINDOWS_1252,
+        ),
+        (
+            "Maalesef İzmir'deki konferansa katılamayacağım.\n",
+            "ı",
+            "> Merhaba Ayşe Hanım,\n> Yarın sabah telefonda görüşelim mi?\n> Hızlı cevabınız \
+             için teşekkür ederim, her şeyi aldık.\n> Şirketimizin yeni adresi yukarıda \
+             belirtilmiştir.\n> Toplantı perşembe günü saat 14:00'e ertelendi.\n",
+            WINDOWS_1254,
+        ),
+    ];
+    for &(reply, damaged, quote, enc) in cases {
+        // The last octet of the damaged letter's first occurrence lost.
+        let at = reply.find(damaged).expect("the letter") + damaged.len() - 1;
+        let mut bytes = reply.as_bytes().to_vec();
+        bytes.remove(at);
+        bytes.extend_from_slice(&enc.encode(quote).0);
+        let want_reply = String::from_utf8_lossy(&bytes[..reply.len() - 1]).into_owned();
+        assert_eq!(want_reply.matches('\u{FFFD}').count(), 1, "{want_reply}");
+        let d = charset::decode(&bytes, Some(b"utf-8"), &body_opts());
+        assert_eq!(
+            d.text.as_ref(),
+            format!("{want_reply}{quote}"),
+            "UTF-8 over {}",
+            enc.name()
+        );
+        assert_eq!(d.verdict, Verdict::Invalid, "over {}", enc.name());
+    }
+}
