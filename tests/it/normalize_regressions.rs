@@ -2309,3 +2309,31 @@ fn attached_message_without_sender_keeps_the_outer_domain() {
     let msg = forward("Dani <dani@example.co.il>", &middle, b"ok");
     assert_eq!(read_part(&msg, "2.1").0.as_deref(), Some("ISO-8859-7"));
 }
+
+/// windows-1250 Polish under `iso-8859-2` (`ś ź` at 0x9C 0x9F), read whole
+/// as windows-1250 (the Windows writer rule): normalize's report said
+/// windows-1250, the audit's record ISO-8859-2 with `detected` null, its
+/// own finding's note saying "read as windows-1250". The record names the
+/// reading in `detected` now; the verdict stays the label's twin's
+/// (`suspicious`, not a lie).
+#[test]
+fn regression_audit_names_the_windows_writers_charset_normalize_wrote_from() {
+    let text = "Księgowość prosi o przesłanie oryginałów faktur do końca miesiąca.\n\
+                Żółta łódź płynęła wzdłuż brzegu jeziora, śnieg się roztopił.\n";
+    let msg = letter(
+        Some("Grzegorz <g@example.pl>"),
+        Some("iso-8859-2"),
+        &encoded(text, encoding_rs::WINDOWS_1250),
+    );
+    let (detected, read, charset) = read_part(&msg, "1");
+    assert_eq!((read.as_str(), charset), (text, Some("windows-1250")));
+    assert_eq!(detected.as_deref(), Some("windows-1250"));
+    let rec = audit(&msg)
+        .into_iter()
+        .find(|r| r.location == "body")
+        .unwrap();
+    assert_eq!(
+        (rec.charset, rec.verdict.as_str()),
+        (Some("ISO-8859-2"), "suspicious")
+    );
+}
