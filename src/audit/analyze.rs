@@ -32,7 +32,7 @@ use super::record::{DetectedRecord, Record, Source, escape_label};
 use crate::charset::{self, DecodeOptions, Decoded, Unicode11Policy};
 use crate::finding::{Finding, FindingKind, LabelStatus, Verdict};
 use crate::message::fields::FieldKind;
-use crate::message::{LabelSource, Limits, Message, Part};
+use crate::message::{LabelSource, Limits, Message, Part, TldScope};
 use crate::mime::{
     ContentDisposition, ContentType, DecodedText, Decoding, Field, ParamEncoding, Parameter,
     decode_unstructured_with, parse_address_list_words,
@@ -90,13 +90,15 @@ pub fn audit_parsed(
     opts: &AuditOptions,
 ) -> Vec<Record> {
     let top = msg.top_fields();
+    let tld = top.tld_hint();
     let mut a = Auditor {
         msg,
         dopts: DecodeOptions {
-            tld: top.tld_hint(),
+            tld,
             ..opts.decode_options()
         },
         hint_scope: None,
+        tld_scope: TldScope::new(tld),
         limits: opts.limits,
         base: Record {
             input: shared_input(ctx.input),
@@ -149,6 +151,8 @@ struct Auditor<'m, 'a> {
     dopts: DecodeOptions,
     /// Whose `dopts.header_hint` is set ([`Message::hint_headers`]).
     hint_scope: Option<usize>,
+    /// Whose `dopts.tld` is set (the message's, or an attached one's).
+    tld_scope: TldScope,
     limits: Limits,
     base: Record,
     out: Vec<Record>,
@@ -177,6 +181,7 @@ impl Auditor<'_, '_> {
     }
 
     fn part(&mut self, part: &Part<'_>) {
+        self.tld_scope.enter(part, &mut self.dopts);
         // The usual header section has nothing labelled in any field: one
         // pass over the whole section tells (the test `field` makes first).
         let start = part.range.start;

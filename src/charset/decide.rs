@@ -1429,8 +1429,16 @@ fn accept<'a>(
         && let Some((text, finding)) = c1_as_twin(bytes, enc, twin, &d.text)
     {
         if let Some((t, why, twin)) = windows_writer(bytes, enc, twin, &text) {
+            // Read whole as the Windows twin: not the label's charset,
+            // which `detected` names (as above) for the audit's record to
+            // say what normalize wrote from. The writer's own twin, no lie:
+            // the finding stays `c1-in-latin1`.
             d.text = t;
             d.used = Some(Charset::for_encoding(twin));
+            d.detected = Some(Detected {
+                charset: Charset::for_encoding(twin),
+                confidence: 0.9,
+            });
             d.findings.push(why);
         } else {
             d.text = Cow::Owned(text);

@@ -359,12 +359,73 @@ impl<'a> Message<'a> {
     /// first of each), found in one pass: every record of a message wants
     /// all three, and a pass per name was 1% of an audit.
     pub(crate) fn top_fields(&self) -> TopFields<'_, 'a> {
+        TopFields::of(&self.root.header)
+    }
+}
+
+/// The top-level-domain hint ([`DecodeOptions::tld`]) of the message each
+/// part belongs to. A message attached to another (message/rfc822, a
+/// multipart/digest item) was sent by someone else, from elsewhere: its
+/// own From or Message-ID is the hint for its parts (Hebrew forwarded by a
+/// `.gr` sender was read as Greek, GBK in a digest from a `.jp` list as
+/// windows-1252). An attached message with neither field keeps the hint
+/// of the message around it.
+pub(crate) struct TldScope {
+    /// The hint of the message itself ([`Message::tld_hint`]).
+    top: Option<crate::charset::Tld>,
+    /// The attached messages the walk is inside, innermost last: the depth
+    /// of the message/rfc822 part and the hint of its message.
+    attached: Vec<(usize, Option<crate::charset::Tld>)>,
+}
+
+impl TldScope {
+    /// For a message whose own hint is `top`.
+    pub(crate) fn new(top: Option<crate::charset::Tld>) -> Self {
+        TldScope {
+            top,
+            attached: Vec::new(),
+        }
+    }
+
+    /// Sets `opts.tld` for `part`, the parts handed in
+    /// [`Message::each_part`]'s order, every one. Each attached message's
+    /// fields are read once; a message with nothing attached (most mail)
+    /// costs a test per part.
+    pub(crate) fn enter(&mut self, part: &Part<'_>, opts: &mut DecodeOptions) {
+        let inner = match &part.kind {
+            PartKind::Message(inner) => Some(inner),
+            _ => None,
+        };
+        if self.attached.is_empty() && inner.is_none() {
+            return;
+        }
+        // Out of the attached messages whose parts are done (a part of one
+        // is deeper than its message/rfc822 part).
+        while self
+            .attached
+            .last()
+            .is_some_and(|&(depth, _)| part.depth <= depth)
+        {
+            self.attached.pop();
+        }
+        let here = self.attached.last().map_or(self.top, |&(_, tld)| tld);
+        opts.tld = here;
+        if let Some(inner) = inner {
+            let own = TopFields::of(&inner.header).tld_hint();
+            self.attached.push((part.depth, own.or(here)));
+        }
+    }
+}
+
+impl<'m, 'a> TopFields<'m, 'a> {
+    /// The first From, Message-ID and Date of a header section.
+    fn of(header: &'m HeaderBlock<'a>) -> Self {
         let mut t = TopFields {
             from: None,
             message_id: None,
             date: None,
         };
-        for f in &self.root.header.fields {
+        for f in &header.fields {
             let slot = match f.name.len() {
                 4 if f.is("from") => &mut t.from,
                 4 if f.is("date") => &mut t.date,

@@ -342,10 +342,12 @@ impl Ctx<'_> {
 pub fn normalize<'a>(raw: &'a [u8], opts: &Options) -> Result<Normalized<'a>, NormalizeError> {
     let msg = Message::parse_with(raw, &opts.limits);
     let top = msg.top_fields();
+    let tld = top.tld_hint();
+    let mut tld_scope = crate::message::TldScope::new(tld);
     let mut ctx = Ctx {
         opts,
         dopts: DecodeOptions {
-            tld: top.tld_hint(),
+            tld,
             ..opts.decode_options()
         },
         hint_scope: None,
@@ -356,6 +358,9 @@ pub fn normalize<'a>(raw: &'a [u8], opts: &Options) -> Result<Normalized<'a>, No
         },
     };
     for part in msg.parts() {
+        // (Every part, protected or not: an attached message's hint is
+        // read at its message/rfc822 part.)
+        tld_scope.enter(part, &mut ctx.dopts);
         if part.protected {
             continue;
         }

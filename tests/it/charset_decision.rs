@@ -4704,6 +4704,12 @@ fn regression_a_windows_writer_under_the_iso_label_is_read_as_windows() {
             "{label}: {:?}",
             d.findings
         );
+        // Read whole as another charset than the label's: `detected` names
+        // it (the audit's record said ISO-8859-2, detected null, while
+        // normalize wrote from windows-1250).
+        if d.used != d.resolution.charset {
+            assert_eq!(d.detected.map(|x| x.charset), d.used, "{label}");
+        }
     }
     // Text of the ISO charset itself keeps it: ISO-8859-2 Polish (its
     // `ą ś ź` at 0xB1 0xB6 0xBC, no octet 0x80..0x9F), Hebrew without

@@ -2158,3 +2158,182 @@ fn regression_a_declaration_that_mends_the_labels_words_is_read() {
         assert!(body.contains(&format!("<p>{text}</p>")), "{decl}: {body}");
     }
 }
+
+/// Text of `enc`'s encoding of `s`, which it must encode whole.
+fn encoded(s: &str, enc: &'static encoding_rs::Encoding) -> Vec<u8> {
+    let (b, _, bad) = enc.encode(s);
+    assert!(!bad, "{s} in {}", enc.name());
+    b.into_owned()
+}
+
+/// A message from `outer_from` (a From field when given) holding, after a
+/// short ASCII note, `inner` attached as message/rfc822 and then `after`, an
+/// unlabelled text part of the outer message's own (part 3).
+fn forward(outer_from: &str, inner: &[u8], after: &[u8]) -> Vec<u8> {
+    [
+        format!(
+            "From: {outer_from}\nSubject: Fwd: hello\nMIME-Version: 1.0\n\
+             Content-Type: multipart/mixed; boundary=b\n\n\
+             --b\nContent-Type: text/plain; charset=us-ascii\n\nSee below.\n\
+             --b\nContent-Type: message/rfc822\n\n"
+        )
+        .as_bytes(),
+        inner,
+        b"\n--b\nContent-Type: text/plain\n\n",
+        after,
+        b"\n--b--\n",
+    ]
+    .concat()
+}
+
+/// A message of one text part (`from`: its From field when given; `label`:
+/// its charset when given) holding `body`.
+fn letter(from: Option<&str>, label: Option<&str>, body: &[u8]) -> Vec<u8> {
+    let from = from.map(|f| format!("From: {f}\n")).unwrap_or_default();
+    let ct = label.map_or("text/plain".to_string(), |l| {
+        format!("text/plain; charset={l}")
+    });
+    [
+        format!("{from}Subject: hello\nMIME-Version: 1.0\nContent-Type: {ct}\n\n").as_bytes(),
+        body,
+    ]
+    .concat()
+}
+
+/// For the body record of `part`: the charset the audit detected, and
+/// normalize's text and charset for it.
+fn read_part(msg: &[u8], part: &str) -> (Option<String>, String, Option<&'static str>) {
+    let detected = audit(msg)
+        .into_iter()
+        .find(|r| r.part == part && r.location == "body")
+        .unwrap_or_else(|| panic!("a body record for {part}"))
+        .detected
+        .map(|d| d.charset);
+    let n = normalize::normalize(msg, &Options::default()).unwrap();
+    let charset = n
+        .report
+        .parts
+        .iter()
+        .find(|p| p.part == part && p.location == "body")
+        .and_then(|p| p.charset);
+    let m = mailcharset::message::Message::parse(&n.bytes);
+    let text = m
+        .parts()
+        .into_iter()
+        .find(|p| p.id == part && p.is_text())
+        .map(|p| String::from_utf8_lossy(&p.decoded_body(&m).0).into_owned())
+        .unwrap_or_else(|| panic!("part {part}"));
+    (detected, text, charset)
+}
+
+const HEBREW: &str = "שלום דני, מה שלומך?\nמצורף החוזה המתוקן, נא לעבור על סעיף ארבע.\n\
+                      הפגישה נדחתה ליום חמישי בשעה שלוש אחר הצהריים.\n";
+const GREEK: &str = "Καλημέρα σας, σας στέλνω το συμβόλαιο.\nΠαρακαλώ διαβάστε το τέταρτο άρθρο.\n";
+
+/// Detection's top-level-domain hint was the outer message's for every
+/// part, also for those of a message attached to it, written by someone
+/// else elsewhere: Hebrew (windows-1255 under a `utf-8` lie) forwarded by
+/// a `.gr` sender was read as ISO-8859-7 (`ωμεν γπι`). An attached
+/// message's parts take the hint of its own From (else Message-ID); the
+/// outer message's parts after it take the outer one's again.
+#[test]
+fn regression_attached_message_is_detected_with_its_own_senders_domain() {
+    let hebrew = encoded(HEBREW, encoding_rs::WINDOWS_1255);
+    let greek = encoded(GREEK, encoding_rs::ISO_8859_7);
+    let inner = letter(Some("Dani <dani@example.co.il>"), Some("utf-8"), &hebrew);
+    let msg = forward("Maria <maria@example.gr>", &inner, &greek);
+    let (detected, text, charset) = read_part(&msg, "2.1");
+    assert_eq!(detected.as_deref(), Some("windows-1255"));
+    assert_eq!((text.as_str(), charset), (HEBREW, Some("windows-1255")));
+    // The outer message's own text after it: the `.gr` hint again.
+    let (detected, text, _) = read_part(&msg, "3");
+    assert_eq!(detected.as_deref(), Some("ISO-8859-7"));
+    assert_eq!(text, GREEK);
+    // The Message-ID's domain when the attached message has no From.
+    let inner = [
+        &b"Message-ID: <1@mail.example.co.il>\n"[..],
+        &letter(None, Some("utf-8"), &hebrew),
+    ]
+    .concat();
+    let msg = forward("Maria <maria@example.gr>", &inner, &greek);
+    assert_eq!(read_part(&msg, "2.1").1, HEBREW);
+}
+
+/// The same for the items of a multipart/digest (messages without a
+/// Content-Type of their own): unlabelled GBK from a `.cn` writer in the
+/// digest of a `.jp` list was read as windows-1252 (`Íõ¾­Àí`).
+#[test]
+fn regression_digest_item_is_detected_with_its_own_senders_domain() {
+    let chinese = "王经理，您好！\n附件是修改后的合同，请查看第四条。\n\
+                   会议改到星期四下午三点，在小会议室举行。\n";
+    let msg = [
+        &b"From: list-request@lists.example.jp\nSubject: Digest\nMIME-Version: 1.0\n\
+           Content-Type: multipart/digest; boundary=d\n\n--d\n\n"[..],
+        &letter(
+            Some("Li <li@example.cn>"),
+            None,
+            &encoded(chinese, encoding_rs::GBK),
+        ),
+        b"\n--d--\n",
+    ]
+    .concat();
+    let (detected, text, charset) = read_part(&msg, "1.1");
+    assert_eq!(detected.as_deref(), Some("GBK"));
+    assert_eq!((text.as_str(), charset), (chinese, Some("GBK")));
+}
+
+/// An attached message with neither From nor Message-ID keeps the hint of
+/// the message around it (here `.gr`: unlabelled Greek is ISO-8859-7, not
+/// windows-1253 as without a hint), also inside a message attached to one
+/// that has its own (the `.gr` one inside a `.co.il` one).
+#[test]
+fn attached_message_without_sender_keeps_the_outer_domain() {
+    let greek = encoded(GREEK, encoding_rs::ISO_8859_7);
+    let anonymous = letter(None, None, &greek);
+    let msg = forward("Maria <maria@example.gr>", &anonymous, b"ok");
+    let (detected, text, charset) = read_part(&msg, "2.1");
+    assert_eq!(detected.as_deref(), Some("ISO-8859-7"));
+    assert_eq!((text.as_str(), charset), (GREEK, Some("ISO-8859-7")));
+    // Without any hint, the same text is windows-1253's.
+    let msg = forward("Maria <maria@localhost>", &anonymous, b"ok");
+    assert_eq!(read_part(&msg, "2.1").0.as_deref(), Some("windows-1253"));
+    // Nested: a `.gr` message attached to a `.co.il` one, the anonymous one
+    // attached to that: `.gr` (its text part is numbered 2.1 too, as the
+    // `.gr` message's own part is).
+    let middle = [
+        &b"From: Eleni <eleni@example.gr>\nSubject: Fwd\nMIME-Version: 1.0\n\
+           Content-Type: message/rfc822\n\n"[..],
+        &anonymous,
+    ]
+    .concat();
+    let msg = forward("Dani <dani@example.co.il>", &middle, b"ok");
+    assert_eq!(read_part(&msg, "2.1").0.as_deref(), Some("ISO-8859-7"));
+}
+
+/// windows-1250 Polish under `iso-8859-2` (`ś ź` at 0x9C 0x9F), read whole
+/// as windows-1250 (the Windows writer rule): normalize's report said
+/// windows-1250, the audit's record ISO-8859-2 with `detected` null, its
+/// own finding's note saying "read as windows-1250". The record names the
+/// reading in `detected` now; the verdict stays the label's twin's
+/// (`suspicious`, not a lie).
+#[test]
+fn regression_audit_names_the_windows_writers_charset_normalize_wrote_from() {
+    let text = "Księgowość prosi o przesłanie oryginałów faktur do końca miesiąca.\n\
+                Żółta łódź płynęła wzdłuż brzegu jeziora, śnieg się roztopił.\n";
+    let msg = letter(
+        Some("Grzegorz <g@example.pl>"),
+        Some("iso-8859-2"),
+        &encoded(text, encoding_rs::WINDOWS_1250),
+    );
+    let (detected, read, charset) = read_part(&msg, "1");
+    assert_eq!((read.as_str(), charset), (text, Some("windows-1250")));
+    assert_eq!(detected.as_deref(), Some("windows-1250"));
+    let rec = audit(&msg)
+        .into_iter()
+        .find(|r| r.location == "body")
+        .unwrap();
+    assert_eq!(
+        (rec.charset, rec.verdict.as_str()),
+        (Some("ISO-8859-2"), "suspicious")
+    );
+}
