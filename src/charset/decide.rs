@@ -635,8 +635,14 @@ pub(super) fn labelled<'a>(
         // its words into letters (`Profilovací èasovaè vypr¹al` under an
         // `iso-8859-1` Content-Type over an ISO-8859-2 page), fitting a
         // language's alphabet no worse: the page says what it is.
+        // Not under a CJK or Thai label: their punctuation and Thai's
+        // marks sit inside words by nature (correct Thai and GB2312 pages
+        // under a stale `<meta>` were read as GBK and windows-1251: an
+        // independent hunt, 24 of 358).
         if !ascii
             && opts.detect
+            && !is_multibyte(cs)
+            && cs.decoder_name() != Some("windows-874")
             && let Some(decl) = opts.declared
             && let (t, r, used) = decode_with(bytes, decl)
             && r.is_clean()

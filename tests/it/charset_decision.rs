@@ -5269,3 +5269,41 @@ fn regression_damaged_utf8_reply_over_a_legacy_quote_keeps_its_lines() {
         assert_eq!(d.verdict, Verdict::Invalid, "over {}", enc.name());
     }
 }
+
+/// A correct Content-Type over a stale `<meta>` keeps its label under a CJK
+/// or Thai label too: their punctuation and Thai's marks sit inside words
+/// by nature, and the rule that lets a page's own declaration turn
+/// symbols inside words into letters read a Thai page as GBK and a GB2312
+/// one as windows-1251 (an independent hunt, 24 of 358 such pages).
+#[test]
+fn regression_cjk_and_thai_pages_keep_their_label_over_a_stale_meta() {
+    use encoding_rs::{GBK, WINDOWS_874};
+    for (text, enc, label, meta) in [
+        (
+            "<p>กรุณาส่งรายงานภายในวันศุกร์นี้</p>\n",
+            WINDOWS_874,
+            "windows-874",
+            "gbk",
+        ),
+        (
+            "<p>祝您生日快乐，身体健康，工作顺利！</p>\n",
+            GBK,
+            "gb2312",
+            "windows-1251",
+        ),
+    ] {
+        let bytes = enc.encode(text).0.into_owned();
+        let opts = DecodeOptions {
+            declared: charset::Charset::for_label(meta.as_bytes()),
+            ..body_opts()
+        };
+        assert!(opts.declared.is_some(), "{meta}");
+        // The stale declaration reads the page cleanly: the rule's case.
+        let (_, _, bad) = Encoding::for_label(meta.as_bytes())
+            .expect("a WHATWG label")
+            .decode(&bytes);
+        assert!(!bad, "{meta}");
+        let d = charset::decode(&bytes, Some(label.as_bytes()), &opts);
+        assert_eq!((d.text.as_ref(), d.verdict), (text, Verdict::Ok), "{label}");
+    }
+}
