@@ -388,11 +388,7 @@ fn regression_a_late_meta_is_read_where_it_is_rewritten() {
             .find(|r| r.location == "body")
             .expect("a body record");
         assert_eq!(
-            (
-                rec.label.as_deref(),
-                rec.charset,
-                rec.verdict.as_str()
-            ),
+            (rec.label.as_deref(), rec.charset, rec.verdict.as_str()),
             (Some("iso-8859-2"), Some("ISO-8859-2"), "ok"),
             "{style_len}"
         );
@@ -1144,11 +1140,7 @@ fn regression_xml_declaration_says_what_the_converted_body_is() {
         .find(|r| r.part == "2" && r.location == "body")
         .expect("record of b.xml");
     assert_eq!(
-        (
-            rec.label.as_deref(),
-            rec.charset,
-            rec.verdict.as_str()
-        ),
+        (rec.label.as_deref(), rec.charset, rec.verdict.as_str()),
         (Some("ISO-8859-7"), Some("ISO-8859-7"), "ok")
     );
 }
