@@ -1068,7 +1068,10 @@ pub(super) fn yenc_block(body: &[u8]) -> bool {
             .filter(|d| !d.is_empty() && d.iter().all(u8::is_ascii_digit))?;
         std::str::from_utf8(digits).ok()?.parse().ok()
     };
-    memchr::memmem::find_iter(body, b"=ybegin ")
+    static YBEGIN: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"=ybegin "));
+    YBEGIN
+        .find_iter(body)
         .filter(|&at| at == 0 || body[at - 1] == b'\n')
         .any(|at| {
             let (header, end) = line_at(at);
