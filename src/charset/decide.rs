@@ -51,7 +51,7 @@
 //! | … UTF-8 (valid, or four characters to an error, or lines of it with more 8-bit octets than the rest: [`utf8_beside`]), and the lines it fails on read as another charset's words below the text ([`foreign_lines_read`]) | a Latin-1 footer below an unlabelled UTF-8 letter | `suspicious`, `mixed-charset` ("read as such") | UTF-8, those lines the other's |
 //! | … a single-byte guess read cleanly, with lines of valid UTF-8 as under a legacy label ([`utf8_lines`]) | a UTF-8 signature below an unlabelled Latin-1 letter | `suspicious`, `mixed-charset` | the guess; those lines UTF-8 |
 //! | `us-ascii` with 8-bit octets | the label cannot explain them | `mislabeled` when they decode cleanly | as unlabelled |
-//! | bodies only: NUL, C0 controls other than TAB LF FF CR ESC SO SI at 1% of the octets or more (a final SUB and trailing NULs are allowed), or an archive/image/PDF magic number, or controls beside a yEnc block (`=ybegin ... size= name=` to `=yend`) | binary | `suspicious`, finding `binary-in-text` | kept byte for byte ([`Decoded::binary`]) |
+//! | bodies only: NUL, C0 controls other than TAB LF FF CR ESC SO SI at 1% of the octets or more (a final SUB and trailing NULs are allowed), or an archive/image/PDF magic number, or controls beside a yEnc block (`=ybegin ... size= name=` to `=yend`), or a well-formed yEnc block whatever its octets (`=ybegin line=N size=N name=` to `=yend size=N`; not looked for in ASCII under a label that reads ASCII as ASCII, whose octets stay) | binary | `suspicious`, finding `binary-in-text` | kept byte for byte ([`Decoded::binary`]) |
 //! | bodies only: a UTF-16/32 byte order mark, or NULs in every other (or 3 of 4) octets, under an ASCII-compatible, 7-bit or no label | UTF-16/32 | as for a label that lies | UTF-16 or UTF-32 (by the mark, else the NULs); binary when that does not decode cleanly into text ([`wide_binary`]; without a mark, also plausible or 3 in 4 characters ASCII) |
 //! | 7-bit label (ISO-2022-JP, -JP-2, -KR, HZ, UTF-7) | as for an ASCII-compatible label: every 8-bit octet is an error, escape lines are what it explains; one valid UTF-8 character is a candidate | as above | as above |
 //! | bodies under UTF-16/32: a magic number; U+0000 inside, C0/C1 controls (SO, SI too) or noncharacters at 1% of the characters, or 4+ decoding errors at 1% ([`wide_binary`]) | binary | `suspicious`, `binary-in-text` | kept byte for byte |
@@ -72,6 +72,7 @@ use super::arabic_pairs::{ARABIC_FIRST, ARABIC_LAST, ARABIC_PAIRS};
 use super::detect::{
     self, BodyScan, alphabet_lie, binary, confidence, declared_mends, declared_mends_weakly, guess,
     has_magic, is_latin, latin_preference, magic, nul_shaped, vietnamese_tones, wide_binary,
+    yenc_block,
 };
 use super::dispatch::{c1_as_twin, c1_check, c1_twin, decode_with, has_c1, unicode11};
 use super::evidence::{
@@ -301,7 +302,16 @@ pub(super) fn body_checks<'a>(
     // order mark alone decides nothing: a text of Latin-1 letters can
     // start `ÿþ`; UTF-16 text of more than one line has a NUL in each line
     // end.)
-    if !scan.controls && !has_magic(bytes) {
+    // A well-formed yEnc block is binary without controls too
+    // (`detect::yenc_block`); looked for where reading the body can change
+    // its octets: not in ASCII under a label that reads ASCII as ASCII
+    // (read as ISO-2022-JP only when its escapes read cleanly, which
+    // leaves ASCII as it is).
+    let ascii_as_ascii = scan.ascii.is_some()
+        && d.resolution
+            .charset
+            .is_none_or(Charset::is_ascii_compatible);
+    if !scan.controls && !has_magic(bytes) && (ascii_as_ascii || !yenc_block(bytes)) {
         return false;
     }
     let bom = wide_bom(bytes);

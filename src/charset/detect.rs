@@ -1003,7 +1003,9 @@ pub(super) fn binary(bytes: &[u8]) -> Option<&'static str> {
         return Some(what);
     }
     if !has_controls(bytes) {
-        return None;
+        // A yEnc block of a small file often has no control among its
+        // octets: the block's own syntax tells it.
+        return yenc_block(bytes).then_some("yEnc-encoded data");
     }
     // A final SUB (the DOS end-of-file mark) and NULs after the text (a
     // mailer's padding) are not content.
@@ -1045,6 +1047,47 @@ fn yenc(body: &[u8]) -> bool {
         && memchr::memmem::find(header, b" name=").is_some()
         && memchr::memmem::find_iter(&body[header_end..], b"=yend")
             .any(|at| line_start(header_end + at))
+}
+
+/// Whether `body` holds a well-formed yEnc block, whatever its octets: a
+/// line `=ybegin ` with `line=` and `size=` numbers and a `name=` (yEnc
+/// 1.3), and after it a line `=yend ` whose `size=` is the same (or any,
+/// for a part of a multi-part file, `=ybegin part=`). Prose that mentions
+/// `=ybegin` is not one.
+pub(super) fn yenc_block(body: &[u8]) -> bool {
+    let line_at = |at: usize| {
+        let end = memchr::memchr(b'\n', &body[at..]).map_or(body.len(), |i| at + i);
+        let line = &body[at..end];
+        (line.strip_suffix(b"\r").unwrap_or(line), end)
+    };
+    let number = |line: &[u8], key: &[u8]| -> Option<u64> {
+        let at = memchr::memmem::find_iter(line, key).find(|&i| i > 0 && line[i - 1] == b' ')?;
+        let digits = line[at + key.len()..]
+            .split(|&b| b == b' ')
+            .next()
+            .filter(|d| !d.is_empty() && d.iter().all(u8::is_ascii_digit))?;
+        std::str::from_utf8(digits).ok()?.parse().ok()
+    };
+    static YBEGIN: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"=ybegin "));
+    YBEGIN
+        .find_iter(body)
+        .filter(|&at| at == 0 || body[at - 1] == b'\n')
+        .any(|at| {
+            let (header, end) = line_at(at);
+            let name = memchr::memmem::find(header, b" name=")
+                .is_some_and(|i| header.len() > i + b" name=".len());
+            let (Some(size), Some(_), true) =
+                (number(header, b"size="), number(header, b"line="), name)
+            else {
+                return false;
+            };
+            let part = number(header, b"part=").is_some();
+            memchr::memmem::find_iter(&body[end..], b"=yend ")
+                .map(|i| end + i)
+                .filter(|&i| body[i - 1] == b'\n')
+                .any(|i| number(line_at(i).0, b"size=").is_some_and(|n| part || n == size))
+        })
 }
 
 /// A body read as UTF-16 or UTF-32 that is not text: why, if so. The

@@ -201,13 +201,30 @@ pub(super) fn text_part(
         Cow::Borrowed(_) => d.text,
     };
     let text = with_line_endings(text.as_bytes(), eol);
-    let (cte, mut body) = if transfer::is_7bit_clean(&text) {
+    // A line that starts with `--` and the boundary of a multipart around
+    // the part is that multipart's delimiter to every reader, whatever the
+    // part's coding: written bare (7bit, 8bit, or quoted-printable, which
+    // leaves `-` and can break a long line just before one), it would end
+    // the part there, the text after it becoming parts of its own and the
+    // parts after it an epilogue. Such a text is written in base64, whose
+    // alphabet has no `-` (doc/normalize.md).
+    let boundaries = enclosing_boundaries(msg, part);
+    let safe = |body: &[u8]| !starts_a_line(body, &boundaries);
+    let (cte, mut body) = if transfer::is_7bit_clean(&text) && safe(&text) {
         (Cte::SevenBit, text.into_owned())
-    } else if ctx.opts.eight_bit && is_8bit_clean(&text) {
+    } else if ctx.opts.eight_bit && is_8bit_clean(&text) && safe(&text) {
         (Cte::EightBit, text.into_owned())
     } else {
-        let cte = transfer::choose_encoding(&text);
-        (cte, transfer::encode(cte, &text, eol).into_owned())
+        match transfer::choose_encoding(&text) {
+            Cte::QuotedPrintable => match transfer::encode(Cte::QuotedPrintable, &text, eol) {
+                qp if safe(&qp) => (Cte::QuotedPrintable, qp.into_owned()),
+                _ => (
+                    Cte::Base64,
+                    transfer::encode(Cte::Base64, &text, eol).into_owned(),
+                ),
+            },
+            cte => (cte, transfer::encode(cte, &text, eol).into_owned()),
+        }
     };
     // Base64 ends without a line end; keep the one the body had.
     let raw_body = part.raw_body(msg);
@@ -220,6 +237,47 @@ pub(super) fn text_part(
     });
     header_fields(part, ctx, cte, le, rewritten);
     Ok(())
+}
+
+/// The boundaries of the multiparts `part` lies in, the nearest last,
+/// through encapsulated messages (message/rfc822 in a multipart is inside
+/// that multipart's body too).
+fn enclosing_boundaries<'m>(msg: &'m Message<'_>, part: &Part<'_>) -> Vec<&'m [u8]> {
+    use crate::message::PartKind;
+    let mut out = Vec::new();
+    let mut at = &msg.root;
+    while !std::ptr::eq(at, part) {
+        at =
+            match &at.kind {
+                PartKind::Leaf => break,
+                PartKind::Message(inner) => inner,
+                PartKind::Multipart(m) => {
+                    out.push(m.boundary.as_slice());
+                    // The parts of a multipart lie apart, delimiter lines
+                    // between them.
+                    match m.parts.iter().find(|c| {
+                        c.range.start <= part.range.start && part.range.end <= c.range.end
+                    }) {
+                        Some(c) => c,
+                        None => break,
+                    }
+                }
+            };
+    }
+    out
+}
+
+/// Whether a line of `body` starts with `--` and one of `boundaries`: a
+/// delimiter line (RFC 2046 5.1.1), or one a lenient reader may take for
+/// one (more conservative than the parser, which wants nothing but white
+/// space or `--` after the boundary). A line starts after LF, and after a
+/// bare CR too (Python's `email` ends a line there).
+fn starts_a_line(body: &[u8], boundaries: &[&[u8]]) -> bool {
+    !boundaries.is_empty()
+        && memchr::memmem::find_iter(body, b"--").any(|at| {
+            (at == 0 || matches!(body[at - 1], b'\n' | b'\r'))
+                && boundaries.iter().any(|b| body[at + 2..].starts_with(b))
+        })
 }
 
 /// Whether `body` holds an OpenPGP clear-signed message: a line that is

@@ -40,6 +40,7 @@ mod mime_vectors;
 mod mime_writer;
 mod normalize_cli;
 mod normalize_corpus;
+mod normalize_delimiters;
 mod normalize_fixtures;
 mod normalize_generated;
 mod normalize_regressions;

@@ -1605,6 +1605,60 @@ fn regression_a_yenc_block_in_a_long_letter_is_kept() {
     assert_eq!(n.report.parts[0].action, normalize::Action::Converted);
 }
 
+/// A yEnc block of a small file has no control among its octets as
+/// often as not (`\xb3zxq` is 4 octets of a 4-octet file): the block was
+/// found only beside controls, so the letter was converted from
+/// ISO-8859-1 and the file's 8-bit octets with it (`\xc2\xb3zxq`, a
+/// 5-octet file that fails its CRC). A well-formed block (`=ybegin` with
+/// `line=`, `size=` and `name=`, a `=yend` of the same size after it) is
+/// binary whatever its octets; prose that mentions one is not.
+#[test]
+fn regression_a_small_yenc_block_without_controls_is_kept() {
+    let head = b"From: a@example.de\r\nMIME-Version: 1.0\r\n\
+        Content-Type: text/plain; charset=iso-8859-1\r\n\
+        Content-Transfer-Encoding: 8bit\r\n\r\n\
+        Gr\xfc\xdfe, anbei die Datei.\r\n\r\n";
+    for block in [
+        &b"=ybegin line=128 size=4 name=pixel.bin\r\n\xb3zxq\r\n=yend size=4 crc32=5bebbea5\r\n"[..],
+        // A part of a multi-part file: `=yend` gives the part's size.
+        b"=ybegin part=1 line=128 size=9000 name=big.bin\r\n=ypart begin=1 end=4\r\n\
+          \xb3zxq\r\n=yend size=4 part=1 pcrc32=5bebbea5\r\n",
+        // LF line ends, and more letter after it.
+        b"=ybegin line=128 size=3 name=a b.bin\n\xe9\xe8\xb0\n=yend size=3\nTsch\xfcss\n",
+    ] {
+        let raw = [&head[..], block].concat();
+        let n = normalize::normalize(&raw, &Options::default()).unwrap();
+        assert_eq!(&n.bytes[..], &raw[..], "{}", String::from_utf8_lossy(block));
+        let entry = &n.report.parts[0];
+        assert_eq!(entry.action, normalize::Action::Kept);
+        assert_eq!(
+            entry.findings[0].note.as_deref(),
+            Some("yEnc-encoded data: kept byte for byte"),
+            "{entry:?}"
+        );
+    }
+    // Not a block: its header line in prose (not at the start of a line,
+    // no `=yend`, a keyword missing, a size that is not a number), or an
+    // `=yend` of another size: the letter is converted.
+    for prose in [
+        &b"Der Kopf lautet =ybegin line=128 size=4 name=x.bin\r\n=yend size=4\r\n"[..],
+        b"=ybegin line=128 size=4 name=x.bin\r\nund dann die Daten.\r\n",
+        b"=ybegin size=4 name=x.bin\r\n\xb3zxq\r\n=yend size=4\r\n",
+        b"=ybegin line=128 size=4\r\n\xb3zxq\r\n=yend size=4\r\n",
+        b"=ybegin line=128 size=vier name=x.bin\r\n\xb3zxq\r\n=yend size=vier\r\n",
+        b"=ybegin line=128 size=4 name=x.bin\r\n\xb3zxq\r\n=yend size=5\r\n",
+    ] {
+        let raw = [&head[..], prose].concat();
+        let n = normalize::normalize(&raw, &Options::default()).unwrap();
+        assert_eq!(
+            n.report.parts[0].action,
+            normalize::Action::Converted,
+            "{}",
+            String::from_utf8_lossy(prose)
+        );
+    }
+}
+
 /// A UTF-16 text file saved by Notepad (a byte order mark, then UTF-16LE)
 /// attached as text/plain without a charset is read as UTF-16LE; its
 /// finding said "without a BOM" of a text that has one.

@@ -1168,6 +1168,45 @@ mod tests {
         }
     }
 
+    /// A text whose decoded lines hold its multipart's delimiter (base64
+    /// Latin-1 here) is sent back in base64: in quoted-printable, the body
+    /// the milter replaced ended the multipart at that line and the PDF
+    /// after it was delivered in the epilogue.
+    #[test]
+    fn a_delimiter_line_in_a_converted_text_keeps_the_parts() {
+        let headers: Fields<'_> = &[
+            (b"From", b" a@b"),
+            (b"MIME-Version", b" 1.0"),
+            (b"Content-Type", b" multipart/mixed; boundary=\"b1\""),
+        ];
+        // "Gr\xfc\xdfe aus K\xf6ln, hier der Quelltext:\r\n--b1--\r\nEnde\r\n" in base64.
+        let body = b"--b1\r\nContent-Type: text/plain; charset=iso-8859-1\r\n\
+            Content-Transfer-Encoding: base64\r\n\r\nR3L832UgYXVzIEv2bG4sIGhpZXIgZGVyIFF1ZWxsdGV4dDoNCi0tYjEtLQ0KRW5kZQ0K\r\n\
+            --b1\r\nContent-Type: application/pdf\r\nContent-Transfer-Encoding: base64\r\n\r\n\
+            JVBERi0xLjQK\r\n--b1--\r\n";
+        let r = milter_replies(headers, body);
+        assert!(r.iter().any(|x| x.0 == b'b'), "the body is replaced: {r:?}");
+        let out = delivered(headers, body, &r);
+        assert_eq!(out, filtered(headers, body));
+        let m = mailcharset::message::Message::parse(&out);
+        let leaves: Vec<Vec<u8>> = m
+            .parts()
+            .into_iter()
+            .filter(|p| matches!(p.kind, mailcharset::message::PartKind::Leaf))
+            .map(|p| p.decoded_body(&m).0.into_owned())
+            .collect();
+        assert_eq!(
+            leaves,
+            [
+                &b"Gr\xc3\xbc\xc3\x9fe aus K\xc3\xb6ln, hier der Quelltext:\r\n--b1--\r\nEnde\r\n"
+                    [..],
+                b"%PDF-1.4\n"
+            ],
+            "{}",
+            String::from_utf8_lossy(&out)
+        );
+    }
+
     /// A header field the MTA gave as a header stays a header, whatever
     /// the parser here makes of it. With an 8-bit octet in the name of
     /// the first field, the parser took the whole header for body text:
