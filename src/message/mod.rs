@@ -719,6 +719,21 @@ struct Ctx<'a, 'l> {
     limit_reported: bool,
 }
 
+/// Gives `part` and every part inside it the number `to` in place of the
+/// first `from` octets of its own (a prefix all of them share).
+fn renumber(part: &mut Part<'_>, from: usize, to: &str) {
+    part.id = format!("{to}{}", part.id.get(from..).unwrap_or_default());
+    match &mut part.kind {
+        PartKind::Leaf => {}
+        PartKind::Multipart(m) => {
+            for p in &mut m.parts {
+                renumber(p, from, to);
+            }
+        }
+        PartKind::Message(inner) => renumber(inner, from, to),
+    }
+}
+
 impl<'a> Ctx<'a, '_> {
     /// `fields`: room for that many header fields before the vector grows
     /// ([`MESSAGE_FIELDS`] for a message's own header, [`PART_FIELDS`] for a
@@ -838,7 +853,10 @@ impl<'a> Ctx<'a, '_> {
                 MESSAGE_FIELDS,
             );
             if !matches!(inner.kind, PartKind::Multipart(_)) {
-                inner.id = format!("{}.1", part.id);
+                // Its parts were numbered from "N" too (a message attached
+                // to an attached message): "N.1" and on, "N.1.1" for its
+                // body ("N.1" twice before).
+                renumber(&mut inner, part.id.len(), &format!("{}.1", part.id));
             }
             part.kind = PartKind::Message(Box::new(inner));
         }

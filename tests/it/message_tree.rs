@@ -99,6 +99,39 @@ fn fixtures_tile_and_have_expected_shapes() {
     );
 }
 
+/// A message attached to an attached message: IMAP numbers (RFC 3501
+/// 6.4.5) "2" for the outer message/rfc822 part, "2.1" for the message
+/// inside it, "2.1.1" for that one's text. Both inner parts were "2.1"
+/// (their records and the audit's part column named one part twice).
+#[test]
+fn a_message_inside_an_attached_message_has_its_own_number() {
+    let raw = b"Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: text/plain\n\n\
+                one\n--b\nContent-Type: message/rfc822\n\nSubject: outer\n\
+                Content-Type: message/rfc822\n\nSubject: inner\n\ntext\n--b--\n";
+    let msg = Message::parse(raw);
+    let ids: Vec<(String, String)> = msg
+        .parts()
+        .iter()
+        .map(|p| {
+            (
+                p.id.clone(),
+                format!("{}/{}", p.content_type.media_type, p.content_type.subtype),
+            )
+        })
+        .collect();
+    let want: Vec<(String, String)> = [
+        ("", "multipart/mixed"),
+        ("1", "text/plain"),
+        ("2", "message/rfc822"),
+        ("2.1", "message/rfc822"),
+        ("2.1.1", "text/plain"),
+    ]
+    .iter()
+    .map(|(a, b)| (a.to_string(), b.to_string()))
+    .collect();
+    assert_eq!(ids, want);
+}
+
 #[test]
 fn boundary_only_at_line_start_and_whole_line() {
     let raw = b"Content-Type: multipart/mixed; boundary=abc\n\npreamble --abc not a delimiter\n--abc\n\none\n--abcdef is content\n--abc  \n\ntwo\n--abc--\nepilogue\n";

@@ -2352,8 +2352,8 @@ fn attached_message_without_sender_keeps_the_outer_domain() {
     let msg = forward("Maria <maria@localhost>", &anonymous, b"ok");
     assert_eq!(read_part(&msg, "2.1").0.as_deref(), Some("windows-1253"));
     // Nested: a `.gr` message attached to a `.co.il` one, the anonymous one
-    // attached to that: `.gr` (its text part is numbered 2.1 too, as the
-    // `.gr` message's own part is).
+    // attached to that: `.gr` (the anonymous message is part 2.1, its text
+    // 2.1.1).
     let middle = [
         &b"From: Eleni <eleni@example.gr>\nSubject: Fwd\nMIME-Version: 1.0\n\
            Content-Type: message/rfc822\n\n"[..],
@@ -2361,7 +2361,7 @@ fn attached_message_without_sender_keeps_the_outer_domain() {
     ]
     .concat();
     let msg = forward("Dani <dani@example.co.il>", &middle, b"ok");
-    assert_eq!(read_part(&msg, "2.1").0.as_deref(), Some("ISO-8859-7"));
+    assert_eq!(read_part(&msg, "2.1.1").0.as_deref(), Some("ISO-8859-7"));
 }
 
 /// windows-1250 Polish under `iso-8859-2` (`ś ź` at 0x9C 0x9F), read whole
