@@ -38,6 +38,25 @@ fn check_tiling(msg: &Message<'_>, part: &Part<'_>) -> usize {
     }
 }
 
+/// Asserts each part's IMAP number and media type, in tree order.
+fn assert_ids(msg: &Message<'_>, want: &[(&str, &str)]) {
+    let got: Vec<(String, String)> = msg
+        .parts()
+        .iter()
+        .map(|p| {
+            (
+                p.id.clone(),
+                format!("{}/{}", p.content_type.media_type, p.content_type.subtype),
+            )
+        })
+        .collect();
+    let want: Vec<(String, String)> = want
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+    assert_eq!(got, want);
+}
+
 fn leaves_types(msg: &Message<'_>) -> Vec<String> {
     msg.parts()
         .into_iter()
@@ -60,26 +79,15 @@ fn fixtures_tile_and_have_expected_shapes() {
     }
     let raw = std::fs::read(dir.join("nested-rfc822.eml")).unwrap();
     let msg = Message::parse(&raw);
-    let ids: Vec<(String, String)> = msg
-        .parts()
-        .iter()
-        .map(|p| {
-            (
-                p.id.clone(),
-                format!("{}/{}", p.content_type.media_type, p.content_type.subtype),
-            )
-        })
-        .collect();
-    let want: Vec<(String, String)> = [
-        ("", "multipart/mixed"),
-        ("1", "text/plain"),
-        ("2", "message/rfc822"),
-        ("2.1", "text/plain"),
-    ]
-    .iter()
-    .map(|(a, b)| (a.to_string(), b.to_string()))
-    .collect();
-    assert_eq!(ids, want);
+    assert_ids(
+        &msg,
+        &[
+            ("", "multipart/mixed"),
+            ("1", "text/plain"),
+            ("2", "message/rfc822"),
+            ("2.1", "text/plain"),
+        ],
+    );
     assert_eq!(
         msg.message_id().as_deref(),
         Some("nested@fixtures.mailcharset.invalid")
@@ -109,27 +117,16 @@ fn a_message_inside_an_attached_message_has_its_own_number() {
                 one\n--b\nContent-Type: message/rfc822\n\nSubject: outer\n\
                 Content-Type: message/rfc822\n\nSubject: inner\n\ntext\n--b--\n";
     let msg = Message::parse(raw);
-    let ids: Vec<(String, String)> = msg
-        .parts()
-        .iter()
-        .map(|p| {
-            (
-                p.id.clone(),
-                format!("{}/{}", p.content_type.media_type, p.content_type.subtype),
-            )
-        })
-        .collect();
-    let want: Vec<(String, String)> = [
-        ("", "multipart/mixed"),
-        ("1", "text/plain"),
-        ("2", "message/rfc822"),
-        ("2.1", "message/rfc822"),
-        ("2.1.1", "text/plain"),
-    ]
-    .iter()
-    .map(|(a, b)| (a.to_string(), b.to_string()))
-    .collect();
-    assert_eq!(ids, want);
+    assert_ids(
+        &msg,
+        &[
+            ("", "multipart/mixed"),
+            ("1", "text/plain"),
+            ("2", "message/rfc822"),
+            ("2.1", "message/rfc822"),
+            ("2.1.1", "text/plain"),
+        ],
+    );
 }
 
 #[test]
