@@ -737,9 +737,12 @@ pub(super) fn labelled<'a>(
                 d,
                 |own, report, other| {
                     report.is_clean()
-                        && (wedged_in_latin(other) || (latin_line(own) && has_foreign_char(other)))
+                        && latin_line(own)
+                        && inner_letters(own) >= 1
+                        && (wedged_in_latin(other) || has_foreign_char(other))
                 },
                 None,
+                2,
             ) {
                 return;
             }
@@ -834,9 +837,10 @@ pub(super) fn labelled<'a>(
                 d,
                 |own, report, other| {
                     let (o, c) = (case_of(own), case_of(other));
-                    report.is_clean() && o.natural() && o.upper >= 1 && !c.natural()
+                    report.is_clean() && o.natural() && sentence_case(own, &o) && !c.natural()
                 },
                 None,
+                1,
             ) {
                 return;
             }
@@ -881,12 +885,15 @@ pub(super) fn labelled<'a>(
                 det.charset,
                 d,
                 |own, report, other| {
+                    let o = case_of(own);
                     report.is_clean()
                         && cyrillic_misfits(own, 1) == 0
-                        && case_of(own).natural()
+                        && o.natural()
+                        && sentence_case(own, &o)
                         && cyrillic_misfits(other, 1) > 0
                 },
                 None,
+                1,
             ) {
                 return;
             }
@@ -1276,24 +1283,29 @@ pub(super) fn labelled<'a>(
                 det.charset,
                 d,
                 |own, report, _| {
-                    // Valid UTF-8 but for a damaged octet or so, which
-                    // makes one or two errors: no more errors than half
-                    // its characters beyond ASCII, or two (a reply's
-                    // `Доб\xB1рый` over a KOI8-R quote, `r\xC3ponse … reçu`,
-                    // `katılamayacağ\xC4\xE2m`); legacy text makes an error
-                    // of nearly every such octet.
+                    // Valid UTF-8 but for a damaged octet or so: Latin
+                    // words with no more errors than half their characters
+                    // beyond ASCII, or two (`r\xC3ponse … reçu`,
+                    // `katılamayacağ\xC4\xE2m`); or three characters or
+                    // more of one script's plausible text, with one error
+                    // for four of them at most (a reply's `Доб\xB1рый`
+                    // over a KOI8-R quote). Legacy text makes an error of
+                    // nearly every such octet, and valid characters by
+                    // chance only beside them (GB2312 `合计：1,250元` is
+                    // three of no one script and two errors).
                     let chars = own
                         .chars()
                         .filter(|&c| !c.is_ascii() && c != '\u{FFFD}')
                         .count();
-                    let allowed = if chars >= 2 {
-                        (chars / 2).max(2)
-                    } else {
-                        chars
-                    };
-                    (latin_line(own) || chars >= 3) && report.replacements <= allowed
+                    let errors = report.replacements;
+                    (latin_line(own) && inner_letters(own) >= 1 && errors <= (chars / 2).max(2))
+                        || (chars >= 3
+                            && errors * 4 <= chars
+                            && mixed_script_letters(own) == 0
+                            && plausible(own))
                 },
                 Some(opts),
+                1,
             )
         {
             return;
@@ -1647,13 +1659,34 @@ fn labels_own_lines(
             let line = &bytes[(*r).clone()];
             let latin1_leads = line.iter().filter(|&&b| b == 0xC2 || b == 0xC3).count();
             let letters = line.iter().filter(|&&b| b >= 0xC0).count() - latin1_leads;
-            let cut = line
-                .windows(2)
-                .any(|w| w[0] >= 0xC0 && matches!(w[1], 0x80..=0xBF | b'\n' | b'\r'))
-                || line.last().is_some_and(|&b| b >= 0xC0);
+            // Where UTF-8 reads a character: a lead and continuation
+            // there are no cut character.
+            let mut in_char = vec![false; line.len()];
+            let mut at = 0;
+            for c in line.utf8_chunks() {
+                for ch in c.valid().chars() {
+                    if !ch.is_ascii() {
+                        in_char[at..at + ch.len_utf8()].fill(true);
+                    }
+                    at += ch.len_utf8();
+                }
+                at += c.invalid().len();
+            }
+            let cut = line.windows(2).enumerate().any(|(i, w)| {
+                !in_char[i] && w[0] >= 0xC0 && matches!(w[1], 0x80..=0xBF | b'\n' | b'\r')
+            }) || line.last().is_some_and(|&b| b >= 0xC0);
+            // A UTF-8 character on the line: read by the label, it would
+            // be mojibake. Unless UTF-8 fails on four times as many of its
+            // 8-bit octets: a KOI8-U line's `н` and `і` pair up into one by
+            // chance (`Доброго дня, пані` read as UTF-8 `…Φ…`).
+            let (mut valid, mut invalid) = (0usize, 0usize);
+            for c in line.utf8_chunks() {
+                valid += c.valid().chars().filter(|c| !c.is_ascii()).count();
+                invalid += c.invalid().len();
+            }
             if (latin1_leads > 0 && letters <= latin1_leads)
                 || cut
-                || line.utf8_chunks().any(|c| !c.valid().is_ascii())
+                || (valid > 0 && invalid < 4 * valid.max(2))
             {
                 return false;
             }
@@ -1662,10 +1695,16 @@ fn labels_own_lines(
             // only octets below 0xC0 (Polish `ł ą ś ż`, where UTF-8 keeps
             // its continuation octets), no UTF-8 Latin letter in the text
             // and no capital inside a word either (`cafŠ` is what
-            // ISO-8859-2 makes of `é` whose lead was lost).
+            // ISO-8859-2 makes of `é` whose lead was lost), unless the
+            // line has three such octets or more (a lost lead is damage,
+            // one here and there, not three on a line: Polish `dużo`,
+            // `ją`, `się` above a UTF-8 quote).
+            let lone = line.iter().filter(|&&b| b >= 0x80).count();
             report.is_clean()
                 && (characters(&text).1 >= 1 || standing(&text) >= 1)
-                && (letters > 0 || !(utf8_latin || super::detect::capitals_inside(&text)))
+                && (letters > 0
+                    || lone >= 3
+                    || !(utf8_latin || super::detect::capitals_inside(&text)))
         })
         .cloned()
         .collect()
@@ -2129,6 +2168,46 @@ fn latin_line(line: &str) -> bool {
     letters > 0 && beside * 2 >= letters
 }
 
+/// A line of sentences (`case`, its [`case_of`]): a capitalised word
+/// (`Сервер`) among four lowercase letters or more, or its one capital
+/// the line's first letter before eight lowercase ones (`В приложении
+/// фотографии`). A lie's line of capitals with a lowercase unit (KOI8-R
+/// `ИТОГО: 15 400 руб.` read as windows-1251 `йфпзп: 15 400 ТХВ.`, `г.
+/// ЕКАТЕРИНБУРГ` as `З. екатеринбург`) is neither.
+fn sentence_case(line: &str, case: &super::evidence::Case) -> bool {
+    let first_upper = line
+        .chars()
+        .find(|c| c.alphabetic())
+        .is_some_and(char::is_uppercase);
+    (case.capitalised >= 1 && case.lower >= 4)
+        || (case.upper == 1 && first_upper && case.lower >= 8)
+}
+
+/// Lowercase letters beyond ASCII inside words: after a letter and before
+/// a lowercase one (`ñ` in `señora`, `ö` and `ß` in `Größe`, `ü` in
+/// `Müller`), or ending a word after two lowercase letters (Polish
+/// `proszę`, `zgodę`). A lie's line that mixes scripts has them at other
+/// edges of words or before capitals (`47ìF`, `anti-TNFá`, `ÈÜWord`,
+/// `ČŕWord` for Arabic `بـWord`, `ÓÃC++` for Chinese `用C++`).
+fn inner_letters(line: &str) -> usize {
+    let chars: Vec<char> = line.chars().collect();
+    let at = |i: Option<usize>| i.and_then(|i| chars.get(i).copied());
+    let lower = |i: Option<usize>| at(i).is_some_and(|c| c.alphabetic() && c.is_lowercase());
+    (0..chars.len())
+        .filter(|&i| {
+            let c = chars[i];
+            !c.is_ascii()
+                && c.alphabetic()
+                && c.is_lowercase()
+                && at(i.checked_sub(1)).is_some_and(char::is_alphabetic)
+                && (lower(Some(i + 1))
+                    || (lower(i.checked_sub(1))
+                        && lower(i.checked_sub(2))
+                        && !at(Some(i + 1)).is_some_and(char::is_alphabetic)))
+        })
+        .count()
+}
+
 /// A character no Latin charset reads: beyond Latin letters, the Latin-1
 /// signs (U+00A0..U+00BF) and general punctuation and currency signs
 /// (U+2010..U+2027, U+2030..U+205E, U+20A0..U+20CF) — another script's
@@ -2171,9 +2250,10 @@ fn keep_own_lines(
     d: &mut Decoded<'_>,
     own: impl Fn(&str, &DecodeReport, &str) -> bool,
     ask_again: Option<&DecodeOptions>,
+    min_inner: usize,
 ) -> bool {
     let mut foreign: Vec<Range<usize>> = Vec::new();
-    let mut owned = 0;
+    let (mut owned, mut inner) = (0, 0);
     // Runs of the other charset's lines (8-bit lines counted).
     let (mut foreign_blocks, mut last_own) = (0usize, None);
     let mut at = 0;
@@ -2199,6 +2279,7 @@ fn keep_own_lines(
         last_own = Some(is_own);
         if is_own {
             owned += 1;
+            inner += inner_letters(&mine);
         } else {
             match foreign.last_mut() {
                 // Lines in a row are one range.
@@ -2212,7 +2293,10 @@ fn keep_own_lines(
     // line that looks like the label's here and there in a text of the
     // other charset (a program's messages, `%liм` read as ISO-8859-2
     // `%liě`) splits it: the whole text is the other's.
-    if owned == 0 || foreign.is_empty() || foreign_blocks != 1 {
+    // And their letters inside words: two or more under a Latin label (a
+    // lie's one mixed line, `Micrîsoft` for Greek `Microsoft`, is no
+    // letter of its own).
+    if owned == 0 || foreign.is_empty() || foreign_blocks != 1 || inner < min_inner {
         return false;
     }
     // The candidate was asked about the whole text, the label's lines too

@@ -5307,3 +5307,82 @@ fn regression_cjk_and_thai_pages_keep_their_label_over_a_stale_meta() {
         assert_eq!((d.text.as_ref(), d.verdict), (text, Verdict::Ok), "{label}");
     }
 }
+
+/// A text wholly in another charset, with a line that mixes scripts as
+/// its first or last 8-bit line (an adversarial review of the own-lines
+/// rule: 816 of 11,556 such edge lines were kept as the label's mojibake,
+/// `C3 47ìF/25V` under ISO-8859-1 for Greek `C3 47μF/25V`, `йфпзп: 15 400
+/// ТХВ.` under windows-1251 for KOI8-R `ИТОГО: 15 400 руб.`, `合计：1,250元`
+/// under UTF-8 as three characters and two U+FFFD): read whole as that
+/// charset, as before the rule.
+#[test]
+fn regression_a_lie_with_a_mixed_line_at_its_edge_is_read_whole() {
+    use encoding_rs::{GBK, ISO_8859_7, KOI8_R};
+    let cases: &[(&str, &'static Encoding, &str)] = &[
+        (
+            "Καλημέρα σας, κύριε Παπαδόπουλε,\nΠαρακαλώ επιβεβαιώστε την παραγγελία μέχρι την \
+             Παρασκευή.\nΤο συνέδριο θα πραγματοποιηθεί στη Θεσσαλονίκη τον Μάιο.\nΗ παράδοση \
+             μπορεί να γίνει μέσα σε δέκα εργάσιμες ημέρες.\nΜε εκτίμηση,\nΓιώργος Νικολάου\n\
+             C3 47μF/25V\n",
+            ISO_8859_7,
+            "iso-8859-1",
+        ),
+        (
+            "Добрый день!\nВысылаю вам счёт за поставку оборудования.\nПрошу оплатить до \
+             пятницы, реквизиты в приложении.\nС уважением, Иван Петров.\nИТОГО: 15 400 руб.\n",
+            KOI8_R,
+            "windows-1251",
+        ),
+        (
+            "您好！\n请查收本月的发票，并在周五之前完成付款。\n如有任何问题，请随时与我们联系。\n\
+             谢谢！\n合计：1,250元\n",
+            GBK,
+            "utf-8",
+        ),
+    ];
+    for &(text, enc, label) in cases {
+        let bytes = enc.encode(text).0.into_owned();
+        let d = charset::decode(&bytes, Some(label.as_bytes()), &body_opts());
+        assert_eq!(
+            (d.text.as_ref(), d.verdict),
+            (text, Verdict::Mislabeled),
+            "{} under {label}",
+            enc.name()
+        );
+    }
+}
+
+/// A legacy reply above a UTF-8 quote, read whole as damaged UTF-8 (UTF-8
+/// letters outnumber its errors): a KOI8-U line whose `н і` pair up into
+/// one UTF-8 character by chance lost every letter to U+FFFD, and so did a
+/// Polish ISO-8859-2 line whose 8-bit octets are all below 0xC0 (where
+/// UTF-8 keeps its continuation octets). They are the label's lines; the
+/// quote stays UTF-8.
+#[test]
+fn regression_a_legacy_reply_above_a_utf8_quote_keeps_its_letters() {
+    use encoding_rs::{ISO_8859_2, KOI8_U};
+    let cases: &[(&str, &'static Encoding, &str, &str)] = &[
+        (
+            "Доброго дня, пані Оксано!\n",
+            KOI8_U,
+            "> Будь ласка, підтвердіть отримання цього листа.\n> Прошу погодити відпустку з \
+             першого по чотирнадцяте серпня.\n> З повагою, Тарас Коваленко, бухгалтерія.\n> \
+             Давайте обговоримо це завтра телефоном.\n",
+            "koi8-u",
+        ),
+        (
+            "Już wyślą mu ją też, dobrze?\n",
+            ISO_8859_2,
+            "> Aktualizacja została zainstalowana, proszę ponownie uruchomić komputer.\n> \
+             Proszę potwierdzić otrzymanie tej wiadomości.\n> Z poważaniem, Grzegorz \
+             Brzęczyszczykiewicz, dział zakupów.\n",
+            "iso-8859-2",
+        ),
+    ];
+    for &(reply, enc, quote, label) in cases {
+        let mut bytes = enc.encode(reply).0.into_owned();
+        bytes.extend_from_slice(quote.as_bytes());
+        let d = charset::decode(&bytes, Some(label.as_bytes()), &body_opts());
+        assert_eq!(d.text.as_ref(), format!("{reply}{quote}"), "{label}");
+    }
+}

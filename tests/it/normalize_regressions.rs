@@ -1647,6 +1647,15 @@ fn regression_a_small_yenc_block_without_controls_is_kept() {
         b"=ybegin line=128 size=4\r\n\xb3zxq\r\n=yend size=4\r\n",
         b"=ybegin line=128 size=vier name=x.bin\r\n\xb3zxq\r\n=yend size=vier\r\n",
         b"=ybegin line=128 size=4 name=x.bin\r\n\xb3zxq\r\n=yend size=5\r\n",
+        // The format quoted as an example: header and trailer around
+        // fewer encoded octets than the size (an independent review: 131 of
+        // 131 such letters were kept unconverted), or more than the
+        // escapes make.
+        b"Ein Beispiel:\r\n=ybegin line=128 size=123456 name=bild.jpg\r\n\xb3zxq\xe4\xfc\r\n\
+          =yend size=123456 crc32=0badf00d\r\nSch\xf6ne Gr\xfc\xdfe\r\n",
+        b"=ybegin line=128 size=4 name=x.bin\r\n\xb3zxq und so weiter, \xfcber hundert Zeichen \
+          mehr als die Gr\xf6\xdfe, die der Kopf nennt, und noch ein paar W\xf6rter dazu, \
+          damit es reicht.\r\n=yend size=4\r\n",
     ] {
         let raw = [&head[..], prose].concat();
         let n = normalize::normalize(&raw, &Options::default()).unwrap();
