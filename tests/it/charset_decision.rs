@@ -5270,6 +5270,43 @@ fn regression_damaged_utf8_reply_over_a_legacy_quote_keeps_its_lines() {
     }
 }
 
+/// A Latin letter over a Thai footer: windows-874 reads its accents as
+/// Thai digits and marks, not as letters wedged into Latin words, so the
+/// letter's lines are told by their Latin words alone; a short one (`Un
+/// té`, one accented letter beside one ASCII letter in its word) is the
+/// letter's too, not read as `Un t\u{e49}`. And the other way round: a
+/// Big5 text whose first line, read as ISO-8859-2, looks like a Latin word
+/// (`EPS °ĎŹqĄG`, more accented letters than ASCII ones in it) is Big5
+/// like the rest, read whole as such.
+#[test]
+fn regression_latin_lines_over_a_thai_footer_and_big5_read_as_latin() {
+    use encoding_rs::{BIG5, WINDOWS_874, WINDOWS_1252};
+    let letter = "Estimada señora García:\nUn té con leche, por favor.\n";
+    let footer = "กรุณาส่งรายงานภายในวันศุกร์นี้ ขอบคุณมากครับ\n\
+                  หากต้องการยกเลิกการรับข่าวสาร กรุณาติดต่อผู้ดูแลระบบ\n";
+    let mut bytes = WINDOWS_1252.encode(letter).0.into_owned();
+    let footer_at = bytes.len();
+    bytes.extend_from_slice(&WINDOWS_874.encode(footer).0);
+    let d = charset::decode(&bytes, Some(b"iso-8859-1"), &body_opts());
+    assert_eq!(d.text.as_ref(), format!("{letter}{footer}"));
+    assert_eq!(d.verdict, Verdict::Suspicious);
+    assert_eq!(
+        mixed_finding(&d).offset,
+        footer_at,
+        "the footer is the other charset's: {:?}",
+        d.findings
+    );
+
+    let chinese = "EPS 區段：\n這是一個中文文本，謝謝你的幫助。會議明天下午開始，我們討論問題。\n";
+    let bytes = BIG5.encode(chinese).0.into_owned();
+    let d = charset::decode(&bytes, Some(b"iso-8859-2"), &body_opts());
+    assert_eq!(
+        (d.text.as_ref(), d.verdict),
+        (chinese, Verdict::Mislabeled),
+        "{:?}",
+        d.findings
+    );
+}
 /// A correct Content-Type over a stale `<meta>` keeps its label under a CJK
 /// or Thai label too: their punctuation and Thai's marks sit inside words
 /// by nature, and the rule that lets a page's own declaration turn
