@@ -5307,6 +5307,29 @@ fn regression_latin_lines_over_a_thai_footer_and_big5_read_as_latin() {
         d.findings
     );
 }
+/// A Latin letter over a bilingual list footer, Arabic in windows-1256
+/// with a French line in it whose letters (`é à è`) windows-1256 reads as
+/// Latin-1 does: that line is the footer's, not the letter's (its reading
+/// in the footer's charset has no letter of another script), so the footer
+/// stays one block read as windows-1256 and the letter keeps its label.
+/// Taken for the letter's, it split the footer in two and the whole text
+/// was read as windows-1256 (`se\u{64b}ora Garc\u{64a}a`).
+#[test]
+fn regression_a_latin_letter_over_a_bilingual_arabic_footer_keeps_its_lines() {
+    use encoding_rs::{WINDOWS_1252, WINDOWS_1256};
+    let letter = "Estimada señora García:\nLe envío el informe de la reunión.\n";
+    let footer = "للاشتراك في القائمة البريدية أو إلغاء الاشتراك يرجى زيارة الموقع\n\
+                  Pour vous désabonner, écrivez à la liste très simplement.\n\
+                  جميع الحقوق محفوظة للجمعية العربية لمستخدمي البرمجيات الحرة\n";
+    let mut bytes = WINDOWS_1252.encode(letter).0.into_owned();
+    let footer_at = bytes.len();
+    bytes.extend_from_slice(&WINDOWS_1256.encode(footer).0);
+    let d = charset::decode(&bytes, Some(b"iso-8859-1"), &body_opts());
+    assert_eq!(d.text.as_ref(), format!("{letter}{footer}"));
+    assert_eq!(d.verdict, Verdict::Suspicious);
+    assert_eq!(mixed_finding(&d).offset, footer_at, "{:?}", d.findings);
+}
+
 /// A correct Content-Type over a stale `<meta>` keeps its label under a CJK
 /// or Thai label too: their punctuation and Thai's marks sit inside words
 /// by nature, and the rule that lets a page's own declaration turn
