@@ -5270,6 +5270,66 @@ fn regression_damaged_utf8_reply_over_a_legacy_quote_keeps_its_lines() {
     }
 }
 
+/// A Latin letter over a Thai footer: windows-874 reads its accents as
+/// Thai digits and marks, not as letters wedged into Latin words, so the
+/// letter's lines are told by their Latin words alone; a short one (`Un
+/// té`, one accented letter beside one ASCII letter in its word) is the
+/// letter's too, not read as `Un t\u{e49}`. And the other way round: a
+/// Big5 text whose first line, read as ISO-8859-2, looks like a Latin word
+/// (`EPS °ĎŹqĄG`, more accented letters than ASCII ones in it) is Big5
+/// like the rest, read whole as such.
+#[test]
+fn regression_latin_lines_over_a_thai_footer_and_big5_read_as_latin() {
+    use encoding_rs::{BIG5, WINDOWS_874, WINDOWS_1252};
+    let letter = "Estimada señora García:\nUn té con leche, por favor.\n";
+    let footer = "กรุณาส่งรายงานภายในวันศุกร์นี้ ขอบคุณมากครับ\n\
+                  หากต้องการยกเลิกการรับข่าวสาร กรุณาติดต่อผู้ดูแลระบบ\n";
+    let mut bytes = WINDOWS_1252.encode(letter).0.into_owned();
+    let footer_at = bytes.len();
+    bytes.extend_from_slice(&WINDOWS_874.encode(footer).0);
+    let d = charset::decode(&bytes, Some(b"iso-8859-1"), &body_opts());
+    assert_eq!(d.text.as_ref(), format!("{letter}{footer}"));
+    assert_eq!(d.verdict, Verdict::Suspicious);
+    assert_eq!(
+        mixed_finding(&d).offset,
+        footer_at,
+        "the footer is the other charset's: {:?}",
+        d.findings
+    );
+
+    let chinese = "EPS 區段：\n這是一個中文文本，謝謝你的幫助。會議明天下午開始，我們討論問題。\n";
+    let bytes = BIG5.encode(chinese).0.into_owned();
+    let d = charset::decode(&bytes, Some(b"iso-8859-2"), &body_opts());
+    assert_eq!(
+        (d.text.as_ref(), d.verdict),
+        (chinese, Verdict::Mislabeled),
+        "{:?}",
+        d.findings
+    );
+}
+/// A Latin letter over a bilingual list footer, Arabic in windows-1256
+/// with a French line in it whose letters (`é à è`) windows-1256 reads as
+/// Latin-1 does: that line is the footer's, not the letter's (its reading
+/// in the footer's charset has no letter of another script), so the footer
+/// stays one block read as windows-1256 and the letter keeps its label.
+/// Taken for the letter's, it split the footer in two and the whole text
+/// was read as windows-1256 (`se\u{64b}ora Garc\u{64a}a`).
+#[test]
+fn regression_a_latin_letter_over_a_bilingual_arabic_footer_keeps_its_lines() {
+    use encoding_rs::{WINDOWS_1252, WINDOWS_1256};
+    let letter = "Estimada señora García:\nLe envío el informe de la reunión.\n";
+    let footer = "للاشتراك في القائمة البريدية أو إلغاء الاشتراك يرجى زيارة الموقع\n\
+                  Pour vous désabonner, écrivez à la liste très simplement.\n\
+                  جميع الحقوق محفوظة للجمعية العربية لمستخدمي البرمجيات الحرة\n";
+    let mut bytes = WINDOWS_1252.encode(letter).0.into_owned();
+    let footer_at = bytes.len();
+    bytes.extend_from_slice(&WINDOWS_1256.encode(footer).0);
+    let d = charset::decode(&bytes, Some(b"iso-8859-1"), &body_opts());
+    assert_eq!(d.text.as_ref(), format!("{letter}{footer}"));
+    assert_eq!(d.verdict, Verdict::Suspicious);
+    assert_eq!(mixed_finding(&d).offset, footer_at, "{:?}", d.findings);
+}
+
 /// A correct Content-Type over a stale `<meta>` keeps its label under a CJK
 /// or Thai label too: their punctuation and Thai's marks sit inside words
 /// by nature, and the rule that lets a page's own declaration turn

@@ -262,6 +262,13 @@ fn a_boundary_that_starts_no_line_keeps_the_usual_coding() {
             "quoted-printable",
         ),
         ("x-unknown", format!("-{b}\r\nplain\r\n"), "7bit"),
+        // A signature separator starts a line with `--`, but no boundary.
+        (
+            "iso-8859-1",
+            "Vielen Dank f\u{fc}r die Unterlagen, ich melde mich morgen.\r\n-- \r\nHans Meier\r\n"
+                .to_string(),
+            "quoted-printable",
+        ),
     ] {
         let raw = with_attachment(
             b,
@@ -358,5 +365,64 @@ fn regression_delimiter_lines_through_mbox_maildir_and_filter() {
         writer.join().unwrap().unwrap();
         assert!(out.status.success());
         check(&format!("filter {k}"), &out.stdout, text);
+    }
+}
+
+/// The delimiter of a multipart/alternative that is not the first part of
+/// the multipart/mixed around it, in the second text of the alternative:
+/// the boundaries looked for are those of every multipart the text lies
+/// in, found by where it lies, not by the first or the last part at each
+/// level. Written bare, `--inner42--` closed the alternative early and
+/// `Ende` fell into its epilogue.
+#[test]
+fn regression_the_delimiter_of_a_later_nested_multipart_is_not_written_bare() {
+    let test = "regression_the_delimiter_of_a_later_nested_multipart_is_not_written_bare";
+    let text = "Gr\u{fc}\u{df}e,\r\n--inner42--\r\nEnde\r\n";
+    let intro = text_part("text/plain; charset=us-ascii", "7bit", b"See below.\r\n");
+    let plain = text_part("text/plain; charset=us-ascii", "7bit", b"Hello\r\n");
+    let latin1 = text_part(
+        "text/plain; charset=iso-8859-1",
+        "quoted-printable",
+        b"Gr=FC=DFe,\r\n=2D-inner42--\r\nEnde\r\n",
+    );
+    let nested = [
+        b"Content-Type: multipart/alternative; boundary=\"inner42\"\r\n\r\n--inner42\r\n"
+            .as_slice(),
+        &plain,
+        b"\r\n--inner42\r\n",
+        &latin1,
+        b"\r\n--inner42--\r\n",
+    ]
+    .concat();
+    let raw = with_attachment(
+        "outer9",
+        &[intro.as_slice(), b"\r\n--outer9\r\n", &nested].concat(),
+    );
+    let expected: Vec<Leaf> = vec![
+        ("text/plain".into(), None, b"See below.\r\n".to_vec()),
+        ("text/plain".into(), None, b"Hello\r\n".to_vec()),
+        ("text/plain".into(), None, text.as_bytes().to_vec()),
+        (
+            "application/pdf".into(),
+            Some("invoice.pdf".into()),
+            PDF.to_vec(),
+        ),
+    ];
+    let before = leaves(&raw);
+    assert_eq!(before.len(), 4, "the input's leaves");
+    for opts in [
+        Options::default(),
+        Options {
+            eight_bit: true,
+            ..Options::default()
+        },
+    ] {
+        let n = normalize::normalize(&raw, &opts).unwrap();
+        let out = n.bytes.into_owned();
+        let shown = String::from_utf8_lossy(&out);
+        assert_eq!(leaves(&out), expected, "{shown}");
+        if let Some(read) = python_leaves(test, &out) {
+            assert_eq!(read, expected, "Python reads\n{shown}");
+        }
     }
 }
