@@ -1298,11 +1298,21 @@ pub(super) fn labelled<'a>(
                         .filter(|&c| !c.is_ascii() && c != '\u{FFFD}')
                         .count();
                     let errors = report.replacements;
+                    // (Three different ones: GBK `谢谢谢谢` is valid UTF-8,
+                    // `лллл`; 930 of GB2312's 6,763 hanzi are a valid
+                    // two-octet UTF-8 character.)
+                    let distinct = || {
+                        let mut seen: Vec<char> = own.chars().filter(|c| !c.is_ascii()).collect();
+                        seen.sort_unstable();
+                        seen.dedup();
+                        seen.len()
+                    };
                     (latin_line(own) && inner_letters(own) >= 1 && errors <= (chars / 2).max(2))
                         || (chars >= 3
                             && errors * 4 <= chars
                             && mixed_script_letters(own) == 0
-                            && plausible(own))
+                            && plausible(own)
+                            && distinct() >= 3)
                 },
                 Some(opts),
                 1,
@@ -2185,10 +2195,10 @@ fn sentence_case(line: &str, case: &super::evidence::Case) -> bool {
 
 /// Lowercase letters beyond ASCII inside words: after a letter and before
 /// a lowercase one (`ñ` in `señora`, `ö` and `ß` in `Größe`, `ü` in
-/// `Müller`), or ending a word after two lowercase letters (Polish
-/// `proszę`, `zgodę`). A lie's line that mixes scripts has them at other
-/// edges of words or before capitals (`47ìF`, `anti-TNFá`, `ÈÜWord`,
-/// `ČŕWord` for Arabic `بـWord`, `ÓÃC++` for Chinese `用C++`).
+/// `Müller`), or ending a word after a lowercase letter (Polish `proszę`,
+/// Spanish `té`). A lie's line that mixes scripts has them at other edges
+/// of words or beside capitals (`47ìF`, `anti-TNFá`, `ÈÜWord`, `ČŕWord`
+/// for Arabic `بـWord`, `ÓÃC++` for Chinese `用C++`).
 fn inner_letters(line: &str) -> usize {
     let chars: Vec<char> = line.chars().collect();
     let at = |i: Option<usize>| i.and_then(|i| chars.get(i).copied());
@@ -2202,7 +2212,6 @@ fn inner_letters(line: &str) -> usize {
                 && at(i.checked_sub(1)).is_some_and(char::is_alphabetic)
                 && (lower(Some(i + 1))
                     || (lower(i.checked_sub(1))
-                        && lower(i.checked_sub(2))
                         && !at(Some(i + 1)).is_some_and(char::is_alphabetic)))
         })
         .count()
