@@ -390,10 +390,7 @@ pub(super) fn labelled<'a>(
 ) {
     let utf8_label = cs.is_utf8() || cs.is_unicode11_utf8();
     // A body's ASCII test was made in the caller's scan ([`BodyScan`]).
-    let ascii_text = match scan {
-        Some(scan) => scan.ascii,
-        None => crate::codec::ascii_str(bytes),
-    };
+    let ascii_text = BodyScan::ascii_text(scan, bytes);
     let ascii = ascii_text.is_some();
     // Valid UTF-8 is borrowed after one SIMD validation.
     let valid_utf8 = if ascii {
@@ -735,9 +732,8 @@ pub(super) fn labelled<'a>(
                 cs,
                 det.charset,
                 d,
-                |own, report, other| {
-                    report.is_clean()
-                        && latin_line(own)
+                |own, _, other| {
+                    latin_line(own)
                         && inner_letters(own) >= 1
                         && (wedged_in_latin(other) || has_foreign_char(other))
                 },
@@ -835,10 +831,7 @@ pub(super) fn labelled<'a>(
                 cs,
                 det.charset,
                 d,
-                |own, report, other| {
-                    let (o, c) = (case_of(own), case_of(other));
-                    report.is_clean() && o.natural() && sentence_case(own, &o) && !c.natural()
-                },
+                |own, _, other| sentence_case(own, &case_of(own)) && !case_of(other).natural(),
                 None,
                 1,
             ) {
@@ -884,12 +877,9 @@ pub(super) fn labelled<'a>(
                 cs,
                 det.charset,
                 d,
-                |own, report, other| {
-                    let o = case_of(own);
-                    report.is_clean()
-                        && cyrillic_misfits(own, 1) == 0
-                        && o.natural()
-                        && sentence_case(own, &o)
+                |own, _, other| {
+                    cyrillic_misfits(own, 1) == 0
+                        && sentence_case(own, &case_of(own))
                         && cyrillic_misfits(other, 1) > 0
                 },
                 None,
@@ -1282,7 +1272,7 @@ pub(super) fn labelled<'a>(
                 cs,
                 det.charset,
                 d,
-                |own, report, _| {
+                |own, errors, _| {
                     // Valid UTF-8 but for a damaged octet or so: Latin
                     // words with no more errors than half their characters
                     // beyond ASCII, or two (`r\xC3ponse … reçu`,
@@ -1297,7 +1287,6 @@ pub(super) fn labelled<'a>(
                         .chars()
                         .filter(|&c| !c.is_ascii() && c != '\u{FFFD}')
                         .count();
-                    let errors = report.replacements;
                     // (Three different ones: GBK `谢谢谢谢` is valid UTF-8,
                     // `лллл`; 930 of GB2312's 6,763 hanzi are a valid
                     // two-octet UTF-8 character.)
@@ -1669,18 +1658,21 @@ fn labels_own_lines(
             let line = &bytes[(*r).clone()];
             let latin1_leads = line.iter().filter(|&&b| b == 0xC2 || b == 0xC3).count();
             let letters = line.iter().filter(|&&b| b >= 0xC0).count() - latin1_leads;
-            // Where UTF-8 reads a character: a lead and continuation
-            // there are no cut character.
+            // One walk of what UTF-8 reads: its characters beyond ASCII
+            // (a lead and continuation there are no cut character) and the
+            // octets it fails on.
             let mut in_char = vec![false; line.len()];
-            let mut at = 0;
+            let (mut valid, mut invalid, mut at) = (0usize, 0usize, 0usize);
             for c in line.utf8_chunks() {
                 for ch in c.valid().chars() {
                     if !ch.is_ascii() {
                         in_char[at..at + ch.len_utf8()].fill(true);
+                        valid += 1;
                     }
                     at += ch.len_utf8();
                 }
                 at += c.invalid().len();
+                invalid += c.invalid().len();
             }
             let cut = line.windows(2).enumerate().any(|(i, w)| {
                 !in_char[i] && w[0] >= 0xC0 && matches!(w[1], 0x80..=0xBF | b'\n' | b'\r')
@@ -1689,11 +1681,6 @@ fn labels_own_lines(
             // be mojibake. Unless UTF-8 fails on four times as many of its
             // 8-bit octets: a KOI8-U line's `н` and `і` pair up into one by
             // chance (`Доброго дня, пані` read as UTF-8 `…Φ…`).
-            let (mut valid, mut invalid) = (0usize, 0usize);
-            for c in line.utf8_chunks() {
-                valid += c.valid().chars().filter(|c| !c.is_ascii()).count();
-                invalid += c.invalid().len();
-            }
             if (latin1_leads > 0 && letters <= latin1_leads)
                 || cut
                 || (valid > 0 && invalid < 4 * valid.max(2))
@@ -2178,7 +2165,7 @@ fn latin_line(line: &str) -> bool {
     letters > 0 && beside * 2 >= letters
 }
 
-/// A line of sentences (`case`, its [`case_of`]): a capitalised word
+/// A line of sentences (`case`, its [`case_of`]), in natural case: a capitalised word
 /// (`Сервер`) among four lowercase letters or more, or its one capital
 /// the line's first letter before eight lowercase ones (`В приложении
 /// фотографии`). A lie's line of capitals with a lowercase unit (KOI8-R
@@ -2189,8 +2176,9 @@ fn sentence_case(line: &str, case: &super::evidence::Case) -> bool {
         .chars()
         .find(|c| c.alphabetic())
         .is_some_and(char::is_uppercase);
-    (case.capitalised >= 1 && case.lower >= 4)
-        || (case.upper == 1 && first_upper && case.lower >= 8)
+    case.natural()
+        && ((case.capitalised >= 1 && case.lower >= 4)
+            || (case.upper == 1 && first_upper && case.lower >= 8))
 }
 
 /// Lowercase letters beyond ASCII inside words: after a letter and before
@@ -2239,8 +2227,9 @@ fn has_foreign_char(line: &str) -> bool {
 
 /// A text a whole-text rule is about to read as `other`: when some of its
 /// lines with 8-bit octets are the label's own (`own(label's reading of the
-/// line, other's reading)`: the text of a reply or a letter, read without
-/// error), it is a reply over a quote, or a letter over a footer, in two
+/// line, its errors, other's reading)`: the text of a reply or a letter,
+/// read without error, or under UTF-8, `utf8`, with the damage `own`
+/// allows), it is a reply over a quote, or a letter over a footer, in two
 /// charsets. Those lines keep the label and the rest are read as `other`
 /// (`mixed-charset`, "read as such", verdict `suspicious`). True when it
 /// wrote the text; false when no line is the label's own, or every one
@@ -2257,12 +2246,12 @@ fn keep_own_lines(
     cs: &'static Charset,
     other: &'static Charset,
     d: &mut Decoded<'_>,
-    own: impl Fn(&str, &DecodeReport, &str) -> bool,
-    ask_again: Option<&DecodeOptions>,
+    own: impl Fn(&str, usize, &str) -> bool,
+    utf8: Option<&DecodeOptions>,
     min_inner: usize,
 ) -> bool {
     let mut foreign: Vec<Range<usize>> = Vec::new();
-    let (mut owned, mut inner) = (0, 0);
+    let (mut owned, mut inner, mut foreign_lines) = (0, 0, 0);
     // Runs of the other charset's lines (8-bit lines counted).
     let (mut foreign_blocks, mut last_own) = (0usize, None);
     let mut at = 0;
@@ -2281,7 +2270,9 @@ fn keep_own_lines(
         } else {
             symbols_in_words(&mine.replace('\u{FFFD}', ""))
         };
-        let is_own = symbols == 0 && own(&mine, &report, &theirs);
+        let is_own = (utf8.is_some() || report.is_clean())
+            && symbols == 0
+            && own(&mine, report.replacements, &theirs);
         if !is_own && last_own != Some(false) {
             foreign_blocks += 1;
         }
@@ -2290,6 +2281,7 @@ fn keep_own_lines(
             owned += 1;
             inner += inner_letters(&mine);
         } else {
+            foreign_lines += 1;
             match foreign.last_mut() {
                 // Lines in a row are one range.
                 Some(last) if last.end == r.start => last.end = r.end,
@@ -2311,7 +2303,7 @@ fn keep_own_lines(
     // The candidate was asked about the whole text, the label's lines too
     // (a UTF-8 reply's octets are windows-1251 letters, and a KOI8-R quote
     // below it was read as windows-1251): asked again about the others.
-    let other = match ask_again {
+    let other = match utf8 {
         Some(opts) => {
             let theirs: Vec<u8> = foreign
                 .iter()
@@ -2323,22 +2315,18 @@ fn keep_own_lines(
     };
     // Every other line reads cleanly; the label's lines may keep the
     // damage their rule allowed (U+FFFD, `invalid`).
-    if foreign
+    let (t, r) = repair_mixed(bytes, cs, other, &foreign);
+    if r.errors
         .iter()
-        .any(|f| !decode_with(&bytes[f.clone()], other).1.is_clean())
+        .any(|&(_, at, _)| foreign.iter().any(|f| f.contains(&at)))
     {
         return false;
     }
-    let (t, r) = repair_mixed(bytes, cs, other, &foreign);
-    let lines = foreign
-        .iter()
-        .map(|f| bytes[f.clone()].split_inclusive(|&b| b == b'\n').count())
-        .sum::<usize>();
     d.findings.push(mixed_lines(
         bytes,
         &foreign,
         format!(
-            "{lines} line(s) in {}, read as such; {owned} line(s) of {}'s own text kept",
+            "{foreign_lines} line(s) in {}, read as such; {owned} line(s) of {}'s own text kept",
             other.name, cs.name
         ),
     ));

@@ -1259,6 +1259,17 @@ pub(super) struct BodyScan<'a> {
     pub(super) ascii: Option<&'a str>,
 }
 
+impl<'a> BodyScan<'a> {
+    /// `bytes` as text when ASCII: the body's scan says (`scan`), else one
+    /// pass over them (a header's text has no scan).
+    pub(super) fn ascii_text(scan: Option<Self>, bytes: &'a [u8]) -> Option<&'a str> {
+        match scan {
+            Some(scan) => scan.ascii,
+            None => crate::codec::ascii_str(bytes),
+        }
+    }
+}
+
 pub(super) fn scan_body(bytes: &[u8]) -> BodyScan<'_> {
     let (controls, ascii) = crate::codec::flag_and_ascii(bytes, control);
     BodyScan { controls, ascii }

@@ -591,11 +591,7 @@ fn decode_resolved<'a>(
             }
             Kind::Detect => dont_know(bytes, cs, opts, &mut d),
             Kind::Ascii => {
-                let ascii_text = match scan {
-                    Some(scan) => scan.ascii,
-                    None => crate::codec::ascii_str(bytes),
-                };
-                if let Some(text) = ascii_text {
+                if let Some(text) = detect::BodyScan::ascii_text(scan, bytes) {
                     d.text = Cow::Borrowed(text);
                     d.used = Some(cs);
                     // ISO-2022-JP escapes: US-ASCII has no such text.
