@@ -23,6 +23,15 @@ const PDF: &[u8] = b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj << >> endobj\n%%EOF\n"
 /// transfer-decoded octets).
 type Leaf = (String, Option<String>, Vec<u8>);
 
+/// The attachment every message here carries, as a leaf.
+fn invoice() -> Leaf {
+    (
+        "application/pdf".into(),
+        Some("invoice.pdf".into()),
+        PDF.to_vec(),
+    )
+}
+
 /// The leaves of `raw` as the crate's parser reads them.
 fn leaves(raw: &[u8]) -> Vec<Leaf> {
     let m = Message::parse(raw);
@@ -223,11 +232,7 @@ fn regression_a_delimiter_line_in_a_converted_text_is_not_written_bare() {
         // The leaves are the input's: the text, as UTF-8, then the PDF.
         let expected: Vec<Leaf> = vec![
             ("text/plain".into(), None, text.clone().into_bytes()),
-            (
-                "application/pdf".into(),
-                Some("invoice.pdf".into()),
-                PDF.to_vec(),
-            ),
+            invoice(),
         ];
         let before = leaves(&raw);
         assert_eq!(before.len(), 2, "{name}: the input's leaves");
@@ -402,11 +407,7 @@ fn regression_the_delimiter_of_a_later_nested_multipart_is_not_written_bare() {
         ("text/plain".into(), None, b"See below.\r\n".to_vec()),
         ("text/plain".into(), None, b"Hello\r\n".to_vec()),
         ("text/plain".into(), None, text.as_bytes().to_vec()),
-        (
-            "application/pdf".into(),
-            Some("invoice.pdf".into()),
-            PDF.to_vec(),
-        ),
+        invoice(),
     ];
     let before = leaves(&raw);
     assert_eq!(before.len(), 4, "the input's leaves");
