@@ -9,7 +9,7 @@ pub mod legacy;
 mod simd;
 pub(crate) use simd::{
     ascii_str, decoding_hits, either_of, flag_and_ascii, ftext_len, is_ascii, line_ends, prefetch,
-    with_avx2,
+    qp_stops, with_avx2,
 };
 pub(crate) mod utf16_32;
 pub mod utf7;

@@ -553,11 +553,32 @@ pub(crate) fn ftext_len(bytes: &[u8]) -> usize {
         .unwrap_or(rest.len())
 }
 
+/// A bit for each octet of `block` that the quoted-printable encoder
+/// cannot write as it is in the middle of a line (bit `i` for
+/// `block[i]`): anything but printable ASCII other than `=`, space and
+/// tab. SSE2, which every x86_64 CPU has; a plain loop elsewhere.
+#[inline]
+pub(crate) fn qp_stops(block: &[u8; 16]) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: SSE2 is part of every x86_64 CPU (the target's baseline),
+        // the only requirement of this `target_feature` function.
+        unsafe { sse2::qp_stops(block) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        block.iter().enumerate().fold(0, |m, (k, &b)| {
+            let literal = (0x20..0x7F).contains(&b) && b != b'=' || b == b'\t';
+            m | (u32::from(!literal) << k)
+        })
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 mod sse2 {
     use std::arch::x86_64::{
-        _mm_and_si128, _mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_loadu_si128, _mm_movemask_epi8,
-        _mm_or_si128, _mm_set1_epi8,
+        _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_loadu_si128,
+        _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
     };
 
     /// A bit for each octet of `chunk` that is not `ftext` (below 33, DEL,
@@ -572,6 +593,22 @@ mod sse2 {
         let del = _mm_cmpeq_epi8(v, _mm_set1_epi8(127));
         let colon = _mm_cmpeq_epi8(v, _mm_set1_epi8(b':' as i8));
         _mm_movemask_epi8(_mm_or_si128(low, _mm_or_si128(del, colon))) as u32
+    }
+
+    /// A bit for each octet of `block` that is not printable ASCII other
+    /// than `=`, nor a tab (space is printable).
+    #[target_feature(enable = "sse2")]
+    pub(super) fn qp_stops(block: &[u8; 16]) -> u32 {
+        // SAFETY: `block` is 16 readable octets, the size of `__m128i`;
+        // `loadu` has no alignment requirement.
+        let v = unsafe { _mm_loadu_si128(block.as_ptr().cast()) };
+        // Signed: octets 128 and above are negative, controls below 32.
+        let low = _mm_cmplt_epi8(v, _mm_set1_epi8(0x20));
+        let del = _mm_cmpeq_epi8(v, _mm_set1_epi8(0x7F));
+        let eq = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'=' as i8));
+        let tab = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\t' as i8));
+        let stops = _mm_or_si128(low, _mm_or_si128(del, eq));
+        (_mm_movemask_epi8(_mm_andnot_si128(tab, stops)) as u32) & 0xFFFF
     }
 
     #[target_feature(enable = "sse2")]
