@@ -586,8 +586,7 @@ pub(super) fn labelled<'a>(
         let own_line = implausible_cjk && own_plausible_line(&text);
         let kana_written =
             implausible_cjk && halfwidth_written(cs, &text) && !sjis_level2_kanji(cs, bytes);
-        let kana_own = kana_written
-            && (own_line || cs.encoding() == Some(encoding_rs::EUC_JP) || !euc_jp_explains(bytes));
+        let kana_own = kana_written && kana_beside_own(cs, bytes, own_line);
         let implausible_cjk = implausible_cjk && !kana_own;
         let reply_over_quote = implausible_cjk && own_line;
         if opts.detect
@@ -2671,6 +2670,46 @@ fn own_plausible_line(text: &str) -> bool {
         let (n, marks) = nonascii_marks(line, |c| foreign_mark(c) || c == '\u{FFFD}');
         n >= MIN_EVIDENCE && marks == 0 && plausible(line)
     })
+}
+
+/// Whether half-width katakana written as Japanese in `cs`'s reading of
+/// `bytes` are `cs`'s own: beside a line of its own
+/// (`own_line`, [`own_plausible_line`]), under EUC-JP (`8E xx`, which no
+/// other charset writes by the line), or in a text EUC-JP does not read
+/// as Japanese ([`euc_jp_explains`]).
+fn kana_beside_own(cs: &'static Charset, bytes: &[u8], own_line: bool) -> bool {
+    own_line || cs.encoding() == Some(encoding_rs::EUC_JP) || !euc_jp_explains(bytes)
+}
+
+/// Whether a clean Shift_JIS or EUC-JP reading `text` of `bytes`, not
+/// plausible for its half-width katakana, is Japanese written so: every
+/// such mark a kana written as Japanese ([`halfwidth_written`]), no kanji
+/// of JIS level 2 beside them ([`sjis_level2_kanji`]), and the kana the
+/// charset's own ([`kana_beside_own`]). What a label's reading passes
+/// (above), asked of chardetng's guess for an unlabelled text
+/// (`detect::latin_preference`), which took a Shift_JIS letter with a line
+/// of `ｶﾌﾞｼｷｶﾞｲｼｬ` for windows-1252 (`Ž‘—¿‚ð“Y•t`).
+///
+/// Asked of a guess, which has no label's word behind it, the katakana
+/// must be four or more and none of them against an ASCII letter: Latin
+/// text has its capitals in 0xC0..0xDF (a French `Îles` from a `.jp`
+/// sender is Shift_JIS `ﾎles`, one written kana).
+pub(super) fn japanese_halfwidth(cs: &'static Charset, bytes: &[u8], text: &str) -> bool {
+    let (mut kana, mut prev) = (0usize, ' ');
+    for c in text.chars() {
+        let half = ('\u{FF61}'..='\u{FF9F}').contains(&c);
+        if (half && prev.is_ascii_alphabetic())
+            || (c.is_ascii_alphabetic() && ('\u{FF61}'..='\u{FF9F}').contains(&prev))
+        {
+            return false;
+        }
+        kana += usize::from(half);
+        prev = c;
+    }
+    kana >= MIN_EVIDENCE
+        && halfwidth_written(cs, text)
+        && !sjis_level2_kanji(cs, bytes)
+        && kana_beside_own(cs, bytes, own_plausible_line(text))
 }
 
 /// How many non-ASCII characters `text` has, and how many of them `mark`.

@@ -312,7 +312,10 @@ pub(super) fn latin_preference(
                 && (t_foreign() >= 2 || words_changed(&t, &own, 3) >= 3)
         } else {
             let (own, own_report, _) = decode_with(bytes, g);
-            own_report.is_clean() && words(&own) && plausible(&own) && !wedged_in_latin(&own)
+            own_report.is_clean()
+                && words(&own)
+                && (plausible(&own) || super::decide::japanese_halfwidth(g, bytes, &own))
+                && !wedged_in_latin(&own)
         };
     if stands {
         g
