@@ -3085,16 +3085,61 @@ fn gb_under_kr(bytes: &[u8], text: &str) -> Rows {
 /// evenly (`퀭봤 맒숭`), a few in a hundred of them common; Korean with
 /// Hanja words (`第2條(定義) 이 法에서`) keeps its particles.
 fn korean_syllables(text: &str) -> bool {
-    const COMMON: &str = "이다는의에하고가서을를한기지로사니습리자수대시도어인있일것게정해전보라나주아제부상오요면으들적성우세과원국와며동중만합소장내비여화문무학경계위구회조개되신마연공실관방물치현영안";
     let (mut hangul, mut common) = (0usize, 0usize);
     for c in text
         .chars()
         .filter(|c| ('\u{AC00}'..='\u{D7A3}').contains(c))
     {
         hangul += 1;
-        common += usize::from(COMMON.contains(c));
+        common += usize::from(COMMON_HANGUL.contains(c));
     }
     common * 5 >= hangul
+}
+
+/// The commonest Hangul syllables (particles and endings, `이 다 는 의 에
+/// 하 고`: half of a Korean text's syllables).
+const COMMON_HANGUL: &str = "이다는의에하고가서을를한기지로사니습리자수대시도어인있일것게정해전보라나주아제부상오요면으들적성우세과원국와며동중만합소장내비여화문무학경계위구회조개되신마연공실관방물치현영안";
+
+/// Whether `bytes` is Korean in windows-949 (encoding_rs's EUC-KR) that
+/// writes a syllable beyond KS X 1001's 2,350 (`됬`, `똠`, `햏`: a lead
+/// below 0xA1 or a trail below 0xA1): EUC-KR reads it without error,
+/// every character beyond ASCII a Hangul syllable, and of the syllables of
+/// KS X 1001 two or more, half or more, among the commonest
+/// ([`COMMON_HANGUL`]). chardetng scores such a syllable a fifth of a
+/// common one, and the syllable after it too, so a short Korean text with
+/// one (`됬습니다`, `횽아 새 문자`) was guessed Big5 and read as Hanzi
+/// (`澈懇棲棲`). Big5 read as windows-949 is Hangul too, nearly all of it
+/// uncommon (`烏爾都` is `칀보끽`): of 184,000 Chinese and Japanese
+/// strings and their first two to ten characters (the gettext catalogs,
+/// Big5, GBK, Shift_JIS, EUC-JP) none passes.
+pub(super) fn korean_beyond_ks(bytes: &[u8]) -> bool {
+    let Some(text) = encoding_rs::EUC_KR.decode_without_bom_handling_and_without_replacement(bytes)
+    else {
+        return false;
+    };
+    let (mut beyond, mut ks, mut common) = (0usize, 0usize, 0usize);
+    let mut at = 0usize;
+    for c in text.chars() {
+        if c.is_ascii() {
+            at += 1;
+            continue;
+        }
+        // Every character beyond ASCII is two octets in windows-949.
+        let (Some(&lead), Some(&trail)) = (bytes.get(at), bytes.get(at + 1)) else {
+            return false;
+        };
+        at += 2;
+        if !('\u{AC00}'..='\u{D7A3}').contains(&c) {
+            return false;
+        }
+        if lead < 0xA1 || trail < 0xA1 {
+            beyond += 1;
+        } else {
+            ks += 1;
+            common += usize::from(COMMON_HANGUL.contains(c));
+        }
+    }
+    beyond > 0 && common >= 2 && common * 2 >= ks
 }
 
 /// chardetng's candidate for text under the Cyrillic label `cs`, when it is

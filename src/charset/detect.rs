@@ -171,6 +171,14 @@ pub(super) fn guess(bytes: &[u8], tld: Option<Tld>, allow_utf8: bool) -> &'stati
             chardetng::Utf8Detection::Deny
         },
     );
+    // Korean with a syllable beyond KS X 1001, which chardetng scores low
+    // enough to guess Big5 for a short text (`decide::korean_beyond_ks`).
+    if enc != encoding_rs::EUC_KR
+        && enc != encoding_rs::UTF_8
+        && super::decide::korean_beyond_ks(sample)
+    {
+        return Charset::for_encoding(encoding_rs::EUC_KR);
+    }
     Charset::for_encoding(enc)
 }
 

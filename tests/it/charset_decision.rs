@@ -3234,6 +3234,54 @@ fn regression_unlabelled_japanese_with_half_width_katakana_is_not_windows_1252()
     }
 }
 
+/// Short unlabelled Korean with a syllable beyond KS X 1001's 2,350 (a
+/// common misspelling, `됬` for `됐`; slang, `햏자`, `횽아`; `똠양꿍`), from a
+/// sender outside `.kr`, was guessed Big5 and read as Hanzi (`됬습니다` as
+/// four Big5 characters): chardetng scores such a syllable, and the one
+/// after it, a fifth of a common one. windows-949 (encoding_rs's EUC-KR)
+/// reads them as written. The CJK hunt (2026-11-28, 1,200 short and long
+/// texts, body and raw Subject): 62 read as Big5 before are read as
+/// written, none changed otherwise. Chinese whose windows-949 reading is
+/// Hangul too (Big5 `烏爾都語` is `칀보끽퍈`, uncommon syllables) keeps
+/// chardetng's guess.
+#[test]
+fn regression_short_korean_with_a_syllable_beyond_ks_x_1001_is_not_big5() {
+    for text in [
+        "됬습니다",
+        "됬어요",
+        "횽아 새 문자",
+        "햏자 아카이브에서",
+        "힣힣 볼 수 없는",
+    ] {
+        let body = encode(text, encoding_rs::EUC_KR);
+        assert!(
+            body.chunks(2)
+                .any(|p| p[0] < 0xA1 || p.get(1).is_some_and(|&t| t < 0xA1)),
+            "{text}: a syllable beyond KS X 1001"
+        );
+        for tld in ["com", "net", "kr"] {
+            let opts = DecodeOptions {
+                tld: charset::Tld::from_domain(format!("example.{tld}").as_bytes()),
+                ..body_opts()
+            };
+            let d = charset::decode(&body, None, &opts);
+            assert_eq!(d.used.map(|c| c.name()), Some("EUC-KR"), ".{tld} {text}");
+            assert_eq!(&*d.text, text, ".{tld}");
+        }
+        let msg = message("text/plain", &body);
+        assert_eq!(body_text(&filtered(&msg)), text);
+    }
+    for text in ["烏爾都語 (WinKeys)", "期望子模組 ", "戴爾 USB 多媒體"] {
+        let body = encode(text, encoding_rs::BIG5);
+        let opts = DecodeOptions {
+            tld: charset::Tld::from_domain(b"example.com"),
+            ..body_opts()
+        };
+        let d = charset::decode(&body, None, &opts);
+        assert_ne!(d.used.map(|c| c.name()), Some("EUC-KR"), "{text}");
+    }
+}
+
 /// Half-width katakana as a writer puts them (the hunt's three texts).
 const HALF_WIDTH: [&str; 3] = [
     "ﾊﾟｽﾜｰﾄﾞﾉﾍﾝｺｳｦｵﾈｶﾞｲｼﾏｽ。\n",
