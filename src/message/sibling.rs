@@ -103,7 +103,7 @@ fn hinted<'b>(
     // single-byte reading that is East Asian octets read one at a time.
     let mojibake = if wants_hint(bytes, own, opts) {
         false
-    } else if wants_east_asian_hint(bytes, own, opts) {
+    } else if may_want_east_asian_hint(own, opts) {
         true
     } else {
         return None;
@@ -111,8 +111,31 @@ fn hinted<'b>(
     let family = alternative_of(msg, part)?;
     let mut leaves = Vec::new();
     text_leaves(family, part, &mut leaves);
+    // A clean reading's text is walked for the marks of East Asian octets
+    // once, and only when a sibling is labelled in an East Asian charset:
+    // most clean single-byte parts have none, and the walk costs as much
+    // as the decision (a fifth of an audit of the linux-mips archive).
+    let mut marks: Option<bool> = None;
     let mut tried: Vec<&'static str> = Vec::new();
     for sib in leaves {
+        // A sibling whose Content-Type names another charset is not asked
+        // (one without a charset may declare it in its markup).
+        if mojibake
+            && sib.content_type.charset().is_some_and(|l| {
+                !charset::resolve(Some(l))
+                    .charset
+                    .is_some_and(charset::is_east_asian_multi_octet)
+            })
+        {
+            continue;
+        }
+        if mojibake
+            && !*marks.get_or_insert_with(|| {
+                !crate::codec::is_ascii(bytes) && charset::single_byte_mojibake(&own.text)
+            })
+        {
+            return None;
+        }
         let Some((hint, text)) = hint_of(msg, sib, opts) else {
             continue;
         };
@@ -202,11 +225,13 @@ fn wants_hint(bytes: &[u8], own: &Decoded<'_>, opts: &DecodeOptions) -> bool {
 
 /// Whether the decision's clean reading `own` of `bytes` is one an East
 /// Asian sibling may replace: a single-byte charset's (the label's, often
-/// an HTML part's stale `<meta>`), with the marks of East Asian octets
-/// read one at a time ([`charset::single_byte_mojibake`]), not the part's
-/// own markup declaration over its Content-Type, not binary.
-fn wants_east_asian_hint(bytes: &[u8], own: &Decoded<'_>, opts: &DecodeOptions) -> bool {
-    if own.replacements > 0 || own.binary || crate::codec::is_ascii(bytes) {
+/// an HTML part's stale `<meta>`), not the part's own markup declaration
+/// over its Content-Type, not binary. The text must also show the marks
+/// of East Asian octets read one at a time
+/// ([`charset::single_byte_mojibake`]), asked in [`hinted`] when a
+/// sibling is labelled in an East Asian charset.
+fn may_want_east_asian_hint(own: &Decoded<'_>, opts: &DecodeOptions) -> bool {
+    if own.replacements > 0 || own.binary {
         return false;
     }
     let Some(used) = own.used else {
@@ -221,7 +246,7 @@ fn wants_east_asian_hint(bytes: &[u8], own: &Decoded<'_>, opts: &DecodeOptions) 
     {
         return false;
     }
-    charset::single_byte_mojibake(&own.text)
+    true
 }
 
 /// Whether `hint`, an East Asian charset's reading of a part whose own
