@@ -586,8 +586,7 @@ pub(super) fn labelled<'a>(
         let own_line = implausible_cjk && own_plausible_line(&text);
         let kana_written =
             implausible_cjk && halfwidth_written(cs, &text) && !sjis_level2_kanji(cs, bytes);
-        let kana_own = kana_written
-            && (own_line || cs.encoding() == Some(encoding_rs::EUC_JP) || !euc_jp_explains(bytes));
+        let kana_own = kana_written && kana_beside_own(cs, bytes, own_line);
         let implausible_cjk = implausible_cjk && !kana_own;
         let reply_over_quote = implausible_cjk && own_line;
         if opts.detect
@@ -2673,6 +2672,46 @@ fn own_plausible_line(text: &str) -> bool {
     })
 }
 
+/// Whether half-width katakana written as Japanese in `cs`'s reading of
+/// `bytes` are `cs`'s own: beside a line of its own
+/// (`own_line`, [`own_plausible_line`]), under EUC-JP (`8E xx`, which no
+/// other charset writes by the line), or in a text EUC-JP does not read
+/// as Japanese ([`euc_jp_explains`]).
+fn kana_beside_own(cs: &'static Charset, bytes: &[u8], own_line: bool) -> bool {
+    own_line || cs.encoding() == Some(encoding_rs::EUC_JP) || !euc_jp_explains(bytes)
+}
+
+/// Whether a clean Shift_JIS or EUC-JP reading `text` of `bytes`, not
+/// plausible for its half-width katakana, is Japanese written so: every
+/// such mark a kana written as Japanese ([`halfwidth_written`]), no kanji
+/// of JIS level 2 beside them ([`sjis_level2_kanji`]), and the kana the
+/// charset's own ([`kana_beside_own`]). What a label's reading passes
+/// (above), asked of chardetng's guess for an unlabelled text
+/// (`detect::latin_preference`), which took a Shift_JIS letter with a line
+/// of `ｶﾌﾞｼｷｶﾞｲｼｬ` for windows-1252 (`Ž‘—¿‚ð“Y•t`).
+///
+/// Asked of a guess, which has no label's word behind it, the katakana
+/// must be four or more and none of them against an ASCII letter: Latin
+/// text has its capitals in 0xC0..0xDF (a French `Îles` from a `.jp`
+/// sender is Shift_JIS `ﾎles`, one written kana).
+pub(super) fn japanese_halfwidth(cs: &'static Charset, bytes: &[u8], text: &str) -> bool {
+    let (mut kana, mut prev) = (0usize, ' ');
+    for c in text.chars() {
+        let half = ('\u{FF61}'..='\u{FF9F}').contains(&c);
+        if (half && prev.is_ascii_alphabetic())
+            || (c.is_ascii_alphabetic() && ('\u{FF61}'..='\u{FF9F}').contains(&prev))
+        {
+            return false;
+        }
+        kana += usize::from(half);
+        prev = c;
+    }
+    kana >= MIN_EVIDENCE
+        && halfwidth_written(cs, text)
+        && !sjis_level2_kanji(cs, bytes)
+        && kana_beside_own(cs, bytes, own_plausible_line(text))
+}
+
 /// How many non-ASCII characters `text` has, and how many of them `mark`.
 fn nonascii_marks(text: &str, mark: impl Fn(char) -> bool) -> (usize, usize) {
     text.chars()
@@ -3046,16 +3085,61 @@ fn gb_under_kr(bytes: &[u8], text: &str) -> Rows {
 /// evenly (`퀭봤 맒숭`), a few in a hundred of them common; Korean with
 /// Hanja words (`第2條(定義) 이 法에서`) keeps its particles.
 fn korean_syllables(text: &str) -> bool {
-    const COMMON: &str = "이다는의에하고가서을를한기지로사니습리자수대시도어인있일것게정해전보라나주아제부상오요면으들적성우세과원국와며동중만합소장내비여화문무학경계위구회조개되신마연공실관방물치현영안";
     let (mut hangul, mut common) = (0usize, 0usize);
     for c in text
         .chars()
         .filter(|c| ('\u{AC00}'..='\u{D7A3}').contains(c))
     {
         hangul += 1;
-        common += usize::from(COMMON.contains(c));
+        common += usize::from(COMMON_HANGUL.contains(c));
     }
     common * 5 >= hangul
+}
+
+/// The commonest Hangul syllables (particles and endings, `이 다 는 의 에
+/// 하 고`: half of a Korean text's syllables).
+const COMMON_HANGUL: &str = "이다는의에하고가서을를한기지로사니습리자수대시도어인있일것게정해전보라나주아제부상오요면으들적성우세과원국와며동중만합소장내비여화문무학경계위구회조개되신마연공실관방물치현영안";
+
+/// Whether `bytes` is Korean in windows-949 (encoding_rs's EUC-KR) that
+/// writes a syllable beyond KS X 1001's 2,350 (`됬`, `똠`, `햏`: a lead
+/// below 0xA1 or a trail below 0xA1): EUC-KR reads it without error,
+/// every character beyond ASCII a Hangul syllable, and of the syllables of
+/// KS X 1001 two or more, half or more, among the commonest
+/// ([`COMMON_HANGUL`]). chardetng scores such a syllable a fifth of a
+/// common one, and the syllable after it too, so a short Korean text with
+/// one (`됬습니다`, `횽아 새 문자`) was guessed Big5 and read as Hanzi
+/// (`澈懇棲棲`). Big5 read as windows-949 is Hangul too, nearly all of it
+/// uncommon (`烏爾都` is `칀보끽`): of 184,000 Chinese and Japanese
+/// strings and their first two to ten characters (the gettext catalogs,
+/// Big5, GBK, Shift_JIS, EUC-JP) none passes.
+pub(super) fn korean_beyond_ks(bytes: &[u8]) -> bool {
+    let Some(text) = encoding_rs::EUC_KR.decode_without_bom_handling_and_without_replacement(bytes)
+    else {
+        return false;
+    };
+    let (mut beyond, mut ks, mut common) = (0usize, 0usize, 0usize);
+    let mut at = 0usize;
+    for c in text.chars() {
+        if c.is_ascii() {
+            at += 1;
+            continue;
+        }
+        // Every character beyond ASCII is two octets in windows-949.
+        let (Some(&lead), Some(&trail)) = (bytes.get(at), bytes.get(at + 1)) else {
+            return false;
+        };
+        at += 2;
+        if !('\u{AC00}'..='\u{D7A3}').contains(&c) {
+            return false;
+        }
+        if lead < 0xA1 || trail < 0xA1 {
+            beyond += 1;
+        } else {
+            ks += 1;
+            common += usize::from(COMMON_HANGUL.contains(c));
+        }
+    }
+    beyond > 0 && common >= 2 && common * 2 >= ks
 }
 
 /// chardetng's candidate for text under the Cyrillic label `cs`, when it is

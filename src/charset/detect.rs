@@ -171,6 +171,14 @@ pub(super) fn guess(bytes: &[u8], tld: Option<Tld>, allow_utf8: bool) -> &'stati
             chardetng::Utf8Detection::Deny
         },
     );
+    // Korean with a syllable beyond KS X 1001, which chardetng scores low
+    // enough to guess Big5 for a short text (`decide::korean_beyond_ks`).
+    if enc != encoding_rs::EUC_KR
+        && enc != encoding_rs::UTF_8
+        && super::decide::korean_beyond_ks(sample)
+    {
+        return Charset::for_encoding(encoding_rs::EUC_KR);
+    }
     Charset::for_encoding(enc)
 }
 
@@ -312,7 +320,10 @@ pub(super) fn latin_preference(
                 && (t_foreign() >= 2 || words_changed(&t, &own, 3) >= 3)
         } else {
             let (own, own_report, _) = decode_with(bytes, g);
-            own_report.is_clean() && words(&own) && plausible(&own) && !wedged_in_latin(&own)
+            own_report.is_clean()
+                && words(&own)
+                && (plausible(&own) || super::decide::japanese_halfwidth(g, bytes, &own))
+                && !wedged_in_latin(&own)
         };
     if stands {
         g

@@ -686,3 +686,46 @@ fn dont_know<'a>(bytes: &'a [u8], cs: &'static Charset, opts: &DecodeOptions, d:
         );
     }
 }
+
+/// Whether `cs` is one of the multi-octet East Asian charsets (Shift_JIS,
+/// EUC-JP, EUC-KR and its windows-949 superset, GBK, GB18030, Big5) whose
+/// two-octet characters a single-byte charset reads as two symbols or
+/// letters each: the hints [`crate::message::sibling`] takes over a clean
+/// single-byte reading.
+pub(crate) fn is_east_asian_multi_octet(cs: &'static Charset) -> bool {
+    matches!(
+        cs.decoder_name(),
+        Some("Shift_JIS" | "EUC-JP" | "EUC-KR" | "GBK" | "gb18030" | "Big5")
+    )
+}
+
+/// Whether a clean single-byte reading shows what East Asian octets read
+/// one at a time make: symbols inside words (`ЖРЕ°Бц`, `Г»УР`), capitals
+/// inside words, a word of Cyrillic letters no one language writes
+/// together (`ЗПµеїюѕо`: Ukrainian `ї`, Macedonian `ѕ`), letters of two
+/// writing systems in one word (`µLЄk`). Not a reading that is merely
+/// implausible: French with `«\u{A0}` quotes has more symbols than
+/// letters, and GB2312 reads its octets as Hanzi cleanly, so a sibling
+/// under that lie has the same words.
+pub(crate) fn single_byte_mojibake(text: &str) -> bool {
+    evidence::symbols_in_words(text) > 0
+        || detect::capitals_inside(text)
+        || evidence::cyrillic_misfits(text, 1) > 0
+        || evidence::mixed_script_letters(text) > 0
+}
+
+/// The Han, kana and Hangul characters of `text` when it is plausible
+/// text (0 otherwise).
+pub(crate) fn east_asian_letters(text: &str) -> usize {
+    if !evidence::plausible(text) {
+        return 0;
+    }
+    text.chars()
+        .filter(|&c| {
+            matches!(
+                evidence::script(c),
+                evidence::Script::Han | evidence::Script::Kana | evidence::Script::Hangul
+            )
+        })
+        .count()
+}

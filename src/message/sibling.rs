@@ -30,6 +30,19 @@
 //!   the sibling's text has them than the part's own reading does: the
 //!   sibling's text is the evidence, word for word.
 //!
+//! One clean reading gives way too: a single-byte charset's (an HTML
+//! part's stale `<meta>`, a text/plain under a Latin lie) that shows the
+//! marks of East Asian octets read one at a time (symbols, capitals or
+//! another script's letters inside words, Cyrillic letters no one language
+//! writes together: [`charset::single_byte_mojibake`]), beside a sibling
+//! read cleanly under its own Shift_JIS, EUC-JP, EUC-KR, GBK, GB18030 or
+//! Big5 label, when that charset reads the part cleanly (`ok`) as plausible
+//! East Asian text, none of the part's own words are the sibling's, and at
+//! least half of the new reading's words are, six of their characters or
+//! more ([`same_east_asian_text`]). A lie of the sibling's reads its
+//! octets as the same mojibake, but the part's own reading then has none
+//! of those marks: it is the text.
+//!
 //! The reading is reported: `missing-label` (no label) noted "read as X,
 //! the charset of its sibling part N", or `mislabeled` with that note
 //! (verdict `mislabeled`) under a label.
@@ -86,21 +99,53 @@ fn hinted<'b>(
     own: &Decoded<'b>,
     opts: &DecodeOptions,
 ) -> Option<Decoded<'b>> {
-    if !wants_hint(bytes, own, opts) {
+    // U+FFFD in the part's reading, or (stricter below) a clean
+    // single-byte reading that is East Asian octets read one at a time.
+    let mojibake = if wants_hint(bytes, own, opts) {
+        false
+    } else if may_want_east_asian_hint(own, opts) {
+        true
+    } else {
         return None;
-    }
+    };
     let family = alternative_of(msg, part)?;
     let mut leaves = Vec::new();
     text_leaves(family, part, &mut leaves);
+    // A clean reading's text is walked for the marks of East Asian octets
+    // once, and only when a sibling is labelled in an East Asian charset:
+    // most clean single-byte parts have none, and the walk costs as much
+    // as the decision (a fifth of an audit of the linux-mips archive).
+    let mut marks: Option<bool> = None;
     let mut tried: Vec<&'static str> = Vec::new();
     for sib in leaves {
+        // A sibling whose Content-Type names another charset is not asked
+        // (one without a charset may declare it in its markup).
+        if mojibake
+            && sib.content_type.charset().is_some_and(|l| {
+                !charset::resolve(Some(l))
+                    .charset
+                    .is_some_and(charset::is_east_asian_multi_octet)
+            })
+        {
+            continue;
+        }
+        if mojibake
+            && !*marks.get_or_insert_with(|| {
+                !crate::codec::is_ascii(bytes) && charset::single_byte_mojibake(&own.text)
+            })
+        {
+            return None;
+        }
         let Some((hint, text)) = hint_of(msg, sib, opts) else {
             continue;
         };
         let Some(decoder) = hint.decoder_name() else {
             continue;
         };
-        if tried.contains(&decoder) || own.used.and_then(Charset::decoder_name) == Some(decoder) {
+        if tried.contains(&decoder)
+            || own.used.and_then(Charset::decoder_name) == Some(decoder)
+            || (mojibake && !charset::is_east_asian_multi_octet(hint))
+        {
             continue;
         }
         tried.push(decoder);
@@ -125,7 +170,7 @@ fn hinted<'b>(
         // on) does.
         let theirs: HashSet<&str> = words(&text).collect();
         let (hers, ours) = (found(&h.text, &theirs), found(&own.text, &theirs));
-        if hers <= ours {
+        if hers <= ours || (mojibake && !same_east_asian_text(&h.text, &own.text, &theirs)) {
             continue;
         }
         return Some(read_as(bytes, own, h, hint, sib));
@@ -176,6 +221,51 @@ fn wants_hint(bytes: &[u8], own: &Decoded<'_>, opts: &DecodeOptions) -> bool {
         return false;
     }
     true
+}
+
+/// Whether the decision's clean reading `own` of `bytes` is one an East
+/// Asian sibling may replace: a single-byte charset's (the label's, often
+/// an HTML part's stale `<meta>`), not the part's own markup declaration
+/// over its Content-Type, not binary. The text must also show the marks
+/// of East Asian octets read one at a time
+/// ([`charset::single_byte_mojibake`]), asked in [`hinted`] when a
+/// sibling is labelled in an East Asian charset.
+fn may_want_east_asian_hint(own: &Decoded<'_>, opts: &DecodeOptions) -> bool {
+    if own.replacements > 0 || own.binary {
+        return false;
+    }
+    let Some(used) = own.used else {
+        return false;
+    };
+    if !used.is_single_byte() || used.decoder_name().is_none() {
+        return false;
+    }
+    if opts
+        .declared
+        .is_some_and(|c| c.decoder_name().is_some() && c.decoder_name() == used.decoder_name())
+    {
+        return false;
+    }
+    true
+}
+
+/// Whether `hint`, an East Asian charset's reading of a part whose own
+/// reading `own` was clean, is the sibling's text (`theirs`, its words):
+/// plausible Han, kana or Hangul, none of `own`'s words among the
+/// sibling's, and at least half of the reading's words with a character
+/// beyond ASCII found there, six of their characters or more. A clean
+/// reading stands on less: the sibling's text is the only evidence.
+fn same_east_asian_text(hint: &str, own: &str, theirs: &HashSet<&str>) -> bool {
+    if charset::east_asian_letters(hint) < 6 || found(own, theirs) > 0 {
+        return false;
+    }
+    let mine: HashSet<&str> = words(hint).collect();
+    let shared: Vec<&&str> = mine.iter().filter(|w| theirs.contains(*w)).collect();
+    let chars: usize = shared
+        .iter()
+        .map(|w| w.chars().filter(|c| !c.is_ascii()).count())
+        .sum();
+    shared.len() * 2 >= mine.len() && chars >= 6
 }
 
 /// The nearest multipart/alternative holding `part` through multiparts

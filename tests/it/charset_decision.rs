@@ -3194,6 +3194,94 @@ fn regression_a_line_of_half_width_katakana_is_the_labels_own() {
     }
 }
 
+/// An unlabelled Japanese letter with a line or two of half-width katakana
+/// (a company name, a greeting: `ｶﾌﾞｼｷｶﾞｲｼｬ ﾔﾏﾀﾞ`) was read as windows-1252
+/// (`Ž‘—¿‚ð“Y•t`, a `.jp` sender too): chardetng guessed Shift_JIS (or
+/// EUC-JP), but its reading, the katakana counted as another charset's
+/// marks, was not plausible, and the Latin preference put windows-1252 in
+/// its place. The katakana are written as Japanese, as under a label. The
+/// CJK hunt (2026-11-28, seeds 1-3): 31 of 43 such letters wrong, 0 after.
+#[test]
+fn regression_unlabelled_japanese_with_half_width_katakana_is_not_windows_1252() {
+    let ja = "資料を添付いたしましたので、ご査収ください。\n明日の打ち合わせは十時からです。\n\n";
+    for (enc, name, tlds) in [
+        (
+            encoding_rs::SHIFT_JIS,
+            "Shift_JIS",
+            &["jp", "co.jp", "com", "cn"][..],
+        ),
+        (encoding_rs::EUC_JP, "EUC-JP", &["jp", "co.jp"][..]),
+    ] {
+        for kana in HALF_WIDTH {
+            let text = format!("{ja}{kana}ｺﾝﾆﾁﾊ\n\n-- \n山田太郎\n");
+            let body = encode(&text, enc);
+            for tld in tlds {
+                let opts = DecodeOptions {
+                    tld: charset::Tld::from_domain(format!("example.{tld}").as_bytes()),
+                    ..body_opts()
+                };
+                let d = charset::decode(&body, None, &opts);
+                assert_eq!(d.used.map(|c| c.name()), Some(name), ".{tld} {text}");
+                assert_eq!(&*d.text, text, ".{tld}");
+            }
+            // (A `.com` sender, through the filter: EUC-JP of long
+            // katakana lines is chardetng's Big5 from there, left.)
+            if name == "Shift_JIS" {
+                let msg = message("text/plain", &body);
+                assert_eq!(body_text(&filtered(&msg)), text);
+            }
+        }
+    }
+}
+
+/// Short unlabelled Korean with a syllable beyond KS X 1001's 2,350 (a
+/// common misspelling, `됬` for `됐`; slang, `햏자`, `횽아`; `똠양꿍`), from a
+/// sender outside `.kr`, was guessed Big5 and read as Hanzi (`됬습니다` as
+/// four Big5 characters): chardetng scores such a syllable, and the one
+/// after it, a fifth of a common one. windows-949 (encoding_rs's EUC-KR)
+/// reads them as written. The CJK hunt (2026-11-28, 1,200 short and long
+/// texts, body and raw Subject): 62 read as Big5 before are read as
+/// written, none changed otherwise. Chinese whose windows-949 reading is
+/// Hangul too (Big5 `烏爾都語` is `칀보끽퍈`, uncommon syllables) keeps
+/// chardetng's guess.
+#[test]
+fn regression_short_korean_with_a_syllable_beyond_ks_x_1001_is_not_big5() {
+    for text in [
+        "됬습니다",
+        "됬어요",
+        "횽아 새 문자",
+        "햏자 아카이브에서",
+        "힣힣 볼 수 없는",
+    ] {
+        let body = encode(text, encoding_rs::EUC_KR);
+        assert!(
+            body.chunks(2)
+                .any(|p| p[0] < 0xA1 || p.get(1).is_some_and(|&t| t < 0xA1)),
+            "{text}: a syllable beyond KS X 1001"
+        );
+        for tld in ["com", "net", "kr"] {
+            let opts = DecodeOptions {
+                tld: charset::Tld::from_domain(format!("example.{tld}").as_bytes()),
+                ..body_opts()
+            };
+            let d = charset::decode(&body, None, &opts);
+            assert_eq!(d.used.map(|c| c.name()), Some("EUC-KR"), ".{tld} {text}");
+            assert_eq!(&*d.text, text, ".{tld}");
+        }
+        let msg = message("text/plain", &body);
+        assert_eq!(body_text(&filtered(&msg)), text);
+    }
+    for text in ["烏爾都語 (WinKeys)", "期望子模組 ", "戴爾 USB 多媒體"] {
+        let body = encode(text, encoding_rs::BIG5);
+        let opts = DecodeOptions {
+            tld: charset::Tld::from_domain(b"example.com"),
+            ..body_opts()
+        };
+        let d = charset::decode(&body, None, &opts);
+        assert_ne!(d.used.map(|c| c.name()), Some("EUC-KR"), "{text}");
+    }
+}
+
 /// Half-width katakana as a writer puts them (the hunt's three texts).
 const HALF_WIDTH: [&str; 3] = [
     "ﾊﾟｽﾜｰﾄﾞﾉﾍﾝｺｳｦｵﾈｶﾞｲｼﾏｽ。\n",

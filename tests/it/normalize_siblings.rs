@@ -236,3 +236,154 @@ fn the_sibling_charset_is_no_hint_where_the_part_or_the_sibling_says_otherwise()
     );
     assert_eq!(body(&raw, "2").2, "invalid");
 }
+
+/// A multipart/alternative whose text/plain carries `plain_ct` over
+/// `plain`, and whose text/html has no `charset` parameter, only its
+/// `<meta>` (`meta`), over `page`.
+fn meta_only(plain_ct: &str, plain: &[u8], meta: &str, page: &[u8]) -> Vec<u8> {
+    let head = format!("<html><head><meta charset=\"{meta}\"></head><body><p>");
+    let page = [head.as_bytes(), page, b"</p></body></html>"].concat();
+    two("alternative", plain_ct, plain, "text/html", &page)
+}
+
+/// East Asian texts in their charsets (encoding_rs is the oracle), each
+/// with the single-byte `<meta>` that reads its octets without an error
+/// (checked below) into mojibake the decision took as `ok`.
+const EAST_ASIAN: [(&str, &str, &str); 6] = [
+    (
+        "euc-kr",
+        "텍스트 입력에서 간단한 데이터베이스를 만듭니다.",
+        "windows-1251",
+    ),
+    (
+        "ks_c_5601-1987",
+        "pclmul 하드웨어 지원 사용",
+        "windows-1251",
+    ),
+    (
+        "gb2312",
+        "这个功能目前尚未开放，请稍后再试。",
+        "windows-1251",
+    ),
+    ("big5", "無法載入設定檔，請檢查權限。", "iso-8859-2"),
+    (
+        "shift_jis",
+        "明日の打ち合わせは十時からです。",
+        "windows-1251",
+    ),
+    (
+        "euc-jp",
+        "資料を添付いたしましたので、ご査収ください。",
+        "windows-1251",
+    ),
+];
+
+fn encoded(label: &str, text: &str) -> Vec<u8> {
+    let enc = encoding_rs::Encoding::for_label(label.as_bytes()).expect("a WHATWG label");
+    let (bytes, _, unmappable) = enc.encode(text);
+    assert!(!unmappable, "{label}: {text}");
+    bytes.into_owned()
+}
+
+/// K9 of the CJK hunt (2026-11-28): an HTML part labelled only by a stale
+/// `<meta>` (windows-1251, iso-8859-2) over East Asian octets, beside its
+/// text/plain under the right Content-Type charset, was converted as the
+/// `<meta>`'s mojibake (`ЖРЕ°Бц`, verdict `ok`): a clean reading never
+/// gave way to a sibling. An East Asian sibling's charset now reads it
+/// when its reading is the sibling's text; so too a text/plain under a
+/// Latin lie beside HTML whose `<meta>` is right. The hunt: 151 of 630
+/// such pages wrong before, 9 after; plain parts under the lie 53 of 221,
+/// 1 after.
+#[test]
+fn a_stale_meta_over_east_asian_octets_is_read_in_the_sibling_charset() {
+    for (label, text, meta) in EAST_ASIAN {
+        let octets = encoded(label, text);
+        let (as_meta, _, errors) = encoding_rs::Encoding::for_label(meta.as_bytes())
+            .expect("a label")
+            .decode(&octets);
+        assert!(!errors, "{label}: the <meta> must read it cleanly");
+        let raw = meta_only(
+            &format!("text/plain; charset={label}"),
+            &octets,
+            meta,
+            &octets,
+        );
+        let out = texts(&norm(&raw));
+        assert_eq!(out[0], text, "{label}");
+        assert!(
+            out[1].contains(&format!("<p>{text}</p>")),
+            "{label}: {} (the <meta>'s reading: {as_meta})",
+            out[1]
+        );
+        let (got_label, _, verdict, notes) = body(&raw, "2");
+        assert_eq!(got_label.as_deref(), Some(meta), "{label}");
+        assert_eq!(verdict, "mislabeled", "{label}: {notes:?}");
+        assert!(
+            notes.iter().any(|n| n.contains("sibling part 1")),
+            "{label}: {notes:?}"
+        );
+
+        // The mirror: text/plain under a Latin lie, the HTML's <meta> right.
+        let raw = meta_only("text/plain; charset=iso-8859-1", &octets, label, &octets);
+        let out = texts(&norm(&raw));
+        assert_eq!(out[0], text, "{label}: the plain part under iso-8859-1");
+        let (_, _, verdict, _) = body(&raw, "1");
+        assert_eq!(verdict, "mislabeled", "{label}");
+    }
+}
+
+/// What the East Asian hint must leave alone: a right single-byte reading
+/// beside a sibling whose East Asian label is a lie that reads the same
+/// octets cleanly (French Latin-1 under `gb2312`, whose `«\u{A0}` pairs
+/// and accented letters read as Hanzi: `珷left牷`, `d閘ai`; the first
+/// version of the rule, which took any implausible reading for mojibake,
+/// turned the page into them); a Russian page under its right `<meta>`
+/// beside an East Asian plain part of another text; a clean reading whose
+/// words are not the sibling's.
+#[test]
+fn an_east_asian_sibling_leaves_a_right_single_byte_reading_alone() {
+    // Changed (so the test fails without the rule).
+    let (label, text, meta) = EAST_ASIAN[0];
+    let octets = encoded(label, text);
+    let raw = meta_only(
+        &format!("text/plain; charset={label}"),
+        &octets,
+        meta,
+        &octets,
+    );
+    assert!(texts(&norm(&raw))[1].contains(text));
+
+    let fr = "Direction du double-clic (\u{AB}\u{A0}left\u{A0}\u{BB} (gauche), \u{AB}\u{A0}right\u{A0}\u{BB} (droite)).\ndélai illégal";
+    let latin1 = encoded("iso-8859-1", fr);
+    let (lie, _, errors) = encoding_rs::GBK.decode(&latin1);
+    assert!(!errors, "gb2312 reads the French octets cleanly: {lie}");
+    let raw = meta_only("text/plain; charset=gb2312", &latin1, "iso-8859-1", &latin1);
+    assert!(
+        texts(&norm(&raw))[1].contains(&format!("<p>{fr}</p>")),
+        "{:?}",
+        texts(&norm(&raw))
+    );
+    assert_eq!(body(&raw, "2").2, "ok");
+
+    let ru = "Не удалось открыть файл настроек.";
+    let raw = meta_only(
+        &format!("text/plain; charset={label}"),
+        &octets,
+        "windows-1251",
+        &encoded("windows-1251", ru),
+    );
+    assert!(texts(&norm(&raw))[1].contains(ru));
+    assert_eq!(body(&raw, "2").2, "ok");
+
+    // Korean plain, a Chinese page under a stale <meta>: the hint reads
+    // the page cleanly as EUC-KR (Hangul and Hanja) but not the sibling's
+    // words, and the <meta>'s reading stays.
+    let zh = encoded("gb2312", EAST_ASIAN[2].1);
+    let raw = meta_only(
+        &format!("text/plain; charset={label}"),
+        &octets,
+        "windows-1251",
+        &zh,
+    );
+    assert_eq!(body(&raw, "2").1.as_deref(), Some("windows-1251"));
+}
