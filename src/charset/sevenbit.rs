@@ -50,6 +50,8 @@ pub(crate) fn decode(form: Form, src: &[u8]) -> (String, DecodeReport) {
     };
     let set = form.set();
     let mut double = false;
+    // ISO-2022-KR's SI without an SO: the first's offset, and how many.
+    let mut lost_so: Option<(usize, usize)> = None;
     let mut i = 0;
     while i < src.len() {
         let b = src[i];
@@ -64,6 +66,14 @@ pub(crate) fn decode(form: Form, src: &[u8]) -> (String, DecodeReport) {
                 continue;
             }
             (Form::Iso2022Kr, 0x0F) => {
+                // SI with no SO before it on the line: the SO was lost and
+                // the Korean before this reads as ASCII letters
+                // (`>H3gGO<<?d`). Where it began is not known, so nothing
+                // is replaced (Python's codec reads it so too), but the
+                // part is reported (verdict suspicious), not called clean.
+                if !double {
+                    lost_so.get_or_insert((i, 0)).1 += 1;
+                }
                 double = false;
                 i += 1;
                 continue;
@@ -112,6 +122,19 @@ pub(crate) fn decode(form: Form, src: &[u8]) -> (String, DecodeReport) {
         }
         out.push(char::from(b));
         i += 1;
+    }
+    if let Some((at, n)) = lost_so {
+        match report
+            .errors
+            .iter_mut()
+            .find(|e| e.0 == ErrorKind::InvalidByte)
+        {
+            Some(e) => {
+                e.1 = e.1.min(at);
+                e.2 += n;
+            }
+            None => report.errors.push((ErrorKind::InvalidByte, at, n)),
+        }
     }
     (out, report)
 }

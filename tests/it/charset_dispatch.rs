@@ -671,6 +671,36 @@ fn seven_bit_cjk_errors_and_unmappable() {
         d.first_error().map(|f| (f.kind, f.offset)),
         Some((FindingKind::InvalidByte, 6))
     );
+    // ISO-2022-KR whose SO was lost: the Korean reads as ASCII letters
+    // (Python's codec reads it so too, and nothing says where the run
+    // began, so nothing is replaced), but the SI without an SO is reported
+    // at its offset and the part is not called clean.
+    let text = "\u{C548}\u{B155}\u{D558}\u{C138}\u{C694} hello\n\u{AC10}\u{C0AC}\n";
+    if let Some(bytes) = python_encode("iso2022_kr", text) {
+        let so = bytes.iter().position(|&b| b == 0x0E).unwrap();
+        let si = bytes.iter().position(|&b| b == 0x0F).unwrap();
+        let mut lost = bytes.clone();
+        lost.remove(so);
+        let d = decode(&lost, Some(b"iso-2022-kr"), &opts);
+        let oracle = common::python(
+            "iso2022kr_lost_so",
+            "import sys; sys.stdout.buffer.write(sys.stdin.buffer.read().decode('iso2022_kr').encode())",
+            &lost,
+        )
+        .unwrap();
+        assert_eq!(d.text.as_bytes(), &oracle[..]);
+        assert_eq!(d.replacements, 0);
+        assert_eq!(
+            d.first_error().map(|f| (f.kind, f.offset, f.count)),
+            Some((FindingKind::InvalidByte, si - 1, 1))
+        );
+        assert_eq!(d.verdict, Verdict::Suspicious);
+        // Whole, the same text is clean.
+        assert_eq!(
+            decode(&bytes, Some(b"iso-2022-kr"), &opts).verdict,
+            Verdict::Ok
+        );
+    }
     // Outside KS X 1001 (a windows-949 extension syllable): unmappable.
     let kr = Charset::for_label(b"iso-2022-kr").unwrap();
     assert!(matches!(
