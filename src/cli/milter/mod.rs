@@ -180,7 +180,9 @@ trait Conn: io::Read + Write + Send + Sized + 'static {
     const WANTED: u32;
     /// A second handle for writing while the first one reads.
     fn writer(&self) -> io::Result<Self>;
-    /// Socket options: the read timeout, and for TCP no Nagle delay.
+    /// Socket options: the read and write timeouts (a peer that stops
+    /// reading our replies held its session, its thread and its message
+    /// for ever: only reads timed out), and for TCP no Nagle delay.
     fn prepare(&self, timeout: std::time::Duration);
 }
 
@@ -191,6 +193,7 @@ impl Conn for std::net::TcpStream {
     }
     fn prepare(&self, timeout: std::time::Duration) {
         let _ = self.set_read_timeout(Some(timeout));
+        let _ = self.set_write_timeout(Some(timeout));
         let _ = self.set_nodelay(true);
     }
 }
@@ -202,6 +205,7 @@ impl Conn for std::os::unix::net::UnixStream {
     }
     fn prepare(&self, timeout: std::time::Duration) {
         let _ = self.set_read_timeout(Some(timeout));
+        let _ = self.set_write_timeout(Some(timeout));
     }
 }
 
@@ -378,7 +382,12 @@ fn session(mut r: impl io::Read, mut w: impl Write, shared: &Shared, wanted: u32
                 // The queue id (macro `i`) goes with the message; the
                 // next message's macros bring its own.
                 let done = std::mem::take(&mut msg);
-                if end_of_message(&mut w, done, leadspc, actions, shared).is_err() {
+                let id = queue_id(&done);
+                if let Err(e) = end_of_message(&mut w, done, leadspc, actions, shared) {
+                    note(&format!(
+                        "{id}: cannot send the replies to the end of the message ({e}): \
+                         session closed (the MTA applies its milter_default_action)"
+                    ));
                     return;
                 }
                 None
