@@ -788,8 +788,15 @@ impl<'a> Ctx<'a, '_> {
         // delimiter (no empty line, or a "blank" line holding white space,
         // which folds) ends its header block at that delimiter line.
         // The fields before it are the header (not parsed again: cut short
-        // there, a broken fold before it would no longer be one).
+        // there, a broken fold before it would no longer be one). Only
+        // when the Content-Type that makes it a multipart is among them: a
+        // delimiter line above the Content-Type is no delimiter of its
+        // (cut there, the part was still read as that multipart, from a
+        // field no longer in its header, and normalize wrote its empty
+        // line there: a message read as a multipart went out as text/plain
+        // holding the parts, and a second pass converted that text).
         let mut header = header;
+        let content_type_at = header.fields.iter().position(|f| f.is("content-type"));
         if content_type.media_type == "multipart"
             && let Some(b) = content_type.boundary()
             && !b.is_empty()
@@ -797,6 +804,7 @@ impl<'a> Ctx<'a, '_> {
                 .fields
                 .iter()
                 .position(|f| f.raw.starts_with(b"--") && f.raw[2..].starts_with(b))
+            && content_type_at.is_some_and(|c| c < at)
         {
             let cut = header.fields.get(at).map_or(0, |f| f.offset);
             header.fields.truncate(at);

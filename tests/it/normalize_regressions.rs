@@ -2400,3 +2400,46 @@ fn regression_audit_names_the_windows_writers_charset_normalize_wrote_from() {
         (Some("ISO-8859-2"), "suspicious")
     );
 }
+
+/// The media types of a message's parts, as the parser reads them.
+fn tree(raw: &[u8]) -> Vec<(String, String)> {
+    let m = mailcharset::message::Message::parse(raw);
+    m.parts()
+        .into_iter()
+        .map(|p| (p.id.clone(), p.content_type.mime_type()))
+        .collect()
+}
+
+/// A line like a delimiter above the Content-Type of a multipart (a
+/// stray `--sig` among the header fields) ended the header there (the
+/// recovery for a header that runs into its first delimiter), yet the
+/// part was still read as that multipart, from a field no longer in its
+/// header. normalize wrote the empty line there: what it read as a
+/// multipart went out as text/plain holding the parts (a converted part
+/// inside), and a second pass (a second gateway) converted that text. A
+/// multipart/signed went out untouched the first time and converted the
+/// second. Found by mutating the corpus (a delimiter line inserted).
+/// Now the recovery applies only below the Content-Type that makes the
+/// part a multipart: the stray line stays in the header, as other
+/// nameless lines do, and the output reads as the input did.
+#[test]
+fn regression_delimiter_line_above_the_content_type_keeps_the_tree() {
+    for ct in [&b"multipart/mixed"[..], b"multipart/signed"] {
+        let raw = [
+            &b"From: a@b\n--sig\nContent-Type: "[..],
+            ct,
+            b"; boundary=\"sig\"\n\n--sig\nContent-Type: text/plain; charset=iso-8859-1\n\n\
+              caf\xe9\n--sig\nContent-Type: application/octet-stream\n\nAAAA\n--sig--\n",
+        ]
+        .concat();
+        let name = String::from_utf8_lossy(ct);
+        assert!(tree(&raw).len() > 1, "{name}: read as a multipart");
+        let out = norm(&raw);
+        assert_eq!(
+            tree(&out),
+            tree(&raw),
+            "{name}: {}",
+            String::from_utf8_lossy(&out)
+        );
+    }
+}
