@@ -2443,3 +2443,29 @@ fn regression_delimiter_line_above_the_content_type_keeps_the_tree() {
         );
     }
 }
+
+/// ISO-2022-JP text (7-bit, escape sequences) under a UTF-16, UTF-32 or
+/// UTF-7 label. UTF-16/32 read its octets as US-ASCII and relabelled the
+/// part UTF-8 with its escapes; UTF-7 read the escapes as controls and
+/// wrote them in UTF-8. Either way a reader showed `$B%3%`...` and a
+/// second pass (a second gateway) read the escapes as ISO-2022-JP and
+/// converted again. Now the escapes are ISO-2022-JP under these labels
+/// too, as under US-ASCII, ISO-8859-1 or UTF-8. Found by mutating the
+/// corpus (a label changed).
+#[test]
+fn regression_iso_2022_jp_under_a_unicode_label_is_read_once() {
+    for label in ["utf-16", "utf-16le", "utf-32", "unicode-1-1", "utf-7"] {
+        let raw = [
+            format!("Content-Type: text/plain; charset={label}\n\n").as_bytes(),
+            b"\x1b$B%3%`!&%W%i%s;vL36I\x1b(B\nhttp://example.org/\n",
+        ]
+        .concat();
+        let out = norm(&raw);
+        assert_eq!(
+            body_text(&out),
+            "コム・プラン事務局\nhttp://example.org/\n",
+            "{label}: {}",
+            String::from_utf8_lossy(&out)
+        );
+    }
+}
