@@ -2469,3 +2469,37 @@ fn regression_iso_2022_jp_under_a_unicode_label_is_read_once() {
         );
     }
 }
+
+/// 8-bit octets in a Content-Type's charset label
+/// (`\xF5\xA4\xDA\xD3\xC2\xC4\xA4\xE7\xDDus-ascii`, which the body's decision
+/// reads as US-ASCII) were transcoded as text into an RFC 2231 value
+/// (`charset*=utf-8''%E9%B6%AA...%A5s-ascii`, read as GBK, the `u`
+/// swallowed): a label nothing reads, so a second pass (a second gateway)
+/// relabelled the part. A label is no text: it stays as written, the body
+/// conversion writing the one it converts to, and the other parameters
+/// are rewritten as before. Found by mutating the corpus (octets inserted
+/// into a label).
+#[test]
+fn regression_charset_label_with_8bit_octets_is_not_transcoded() {
+    for raw in [
+        &b"Content-Type: text/plain; charset=\xf5\xa4\xda\xd3\xc2\xc4\xa4\xe7\xddus-ascii\n\nhello\n"[..],
+        b"Content-Type: text/plain; charset=\xf5\xa4\xda\xd3\xc2\xc4\xa4\xe7\xddus-ascii",
+        b"Content-Type: text/plain; charset=\xf5\xa4\xdaus-ascii\n\nhello\n",
+    ] {
+        assert_eq!(norm(raw), raw, "{}", String::from_utf8_lossy(raw));
+    }
+    let raw =
+        b"Content-Type: text/plain; charset=\xf5\xa4\xdaus-ascii; name=\"caf\xe9.txt\"\n\nhello\n";
+    assert_eq!(
+        norm(raw),
+        b"Content-Type: text/plain; charset=\xf5\xa4\xdaus-ascii; name*=utf-8''caf%C3%A9.txt\n\nhello\n"
+    );
+    // A body converted gets the label it was converted to.
+    let out = norm(b"Content-Type: text/plain; charset=ISO-8\x98\xc8859-1\n\ncaf\xe9\n");
+    assert!(
+        out.starts_with(b"Content-Type: text/plain; charset=utf-8\n"),
+        "{}",
+        String::from_utf8_lossy(&out)
+    );
+    assert_eq!(body_text(&out), "caf\u{e9}\n");
+}
