@@ -806,6 +806,14 @@ impl<'a> Ctx<'a, '_> {
                 .position(|f| f.raw.starts_with(b"--") && f.raw[2..].starts_with(b))
             && content_type_at.is_some_and(|c| c < at)
         {
+            // Lines without a name right above the delimiter go with it
+            // (a preamble's): with the empty line written before the
+            // delimiter, a header ending in them ends before them, and
+            // a second pass wrote another empty line there.
+            let mut at = at;
+            while at > 0 && header.fields.get(at - 1).is_some_and(|f| !f.has_name()) {
+                at -= 1;
+            }
             let cut = header.fields.get(at).map_or(0, |f| f.offset);
             header.fields.truncate(at);
             header.header_end = cut;

@@ -2503,3 +2503,35 @@ fn regression_charset_label_with_8bit_octets_is_not_transcoded() {
     );
     assert_eq!(body_text(&out), "caf\u{e9}\n");
 }
+
+/// A multipart header that runs into its first delimiter, whose boundary
+/// holds a colon (Yahoo's `0-403511557-1167387831=:65720`: the delimiter
+/// line reads as a field), with a line without a name right above the
+/// delimiter (`</body></html>`, a broken fold): the header was cut at the
+/// delimiter, that line kept in it, and the empty line written before the
+/// delimiter; read again, the header ended before that line (now the last
+/// of the header, and no field), and a second pass (a second gateway)
+/// wrote another empty line there. The cut is now above such lines, which
+/// become the preamble. Found by mutating the corpus.
+#[test]
+fn regression_nameless_line_above_a_swallowed_delimiter_is_cut_with_it() {
+    for line in [
+        &b"</body></html>"[..],
+        b"X-orig for - Yahoo! Answers ",
+        b"\xfc\x91\xa4",
+    ] {
+        let raw = [
+            &b"Content-Type: multipart/alternative; boundary=\"0-4=:65720\"\n"[..],
+            line,
+            b"\n--0-4=:65720\nContent-Type: text/plain; charset=iso-8859-1\n\ncaf\xe9\n--0-4=:65720--\n",
+        ]
+        .concat();
+        let out = norm(&raw);
+        assert_eq!(tree(&out), tree(&raw), "{}", String::from_utf8_lossy(&out));
+        assert!(
+            out.starts_with(b"Content-Type: multipart/alternative; boundary=\"0-4=:65720\"\n\n"),
+            "{}",
+            String::from_utf8_lossy(&out)
+        );
+    }
+}
