@@ -2535,3 +2535,22 @@ fn regression_nameless_line_above_a_swallowed_delimiter_is_cut_with_it() {
         );
     }
 }
+
+/// A message/rfc822 part whose header ends in a bare CR and whose message
+/// has no header of its own: the two empty lines written at one offset
+/// (the part's, a bare CR after its bare CR; then the message's, an LF)
+/// were one CRLF, one empty line where two were meant, and a second pass
+/// (a second gateway) wrote the other. Found by mutating the corpus (a
+/// bare CR inserted into a field).
+#[test]
+fn regression_two_empty_lines_at_one_offset_stay_two() {
+    let inputs: [&[u8]; 3] = [
+        b"Content-Type: message/rfc822\nX-Url: http://example.\rorg",
+        b"Content-Type: message/rfc822\nX-Url: http://example.\rorg\n",
+        b"Content-Type: message/rfc822; charset=utf-8\nX-list: linux-mip\rs",
+    ];
+    for raw in inputs {
+        let out = norm(raw);
+        assert_eq!(tree(&out), tree(raw), "{}", String::from_utf8_lossy(&out));
+    }
+}
