@@ -549,8 +549,11 @@ pub(super) fn labelled<'a>(
         // as control characters (`=?utf-8?B?...?=` around ISO-2022-JP, a
         // body labelled ISO-8859-1): as under US-ASCII, the text is
         // ISO-2022-JP, and nothing of the label's reading is lost.
+        // UTF-7 too: it has no escapes (RFC 2152: direct characters and
+        // base64 runs), and read so, the escapes went out as controls in
+        // UTF-8 that a second pass read as ISO-2022-JP.
         if ascii
-            && !cs.is_seven_bit()
+            && (!cs.is_seven_bit() || std::ptr::eq(cs, Charset::UTF_7))
             && let Some((at, t, jp)) = iso2022jp_in_ascii(bytes, opts)
         {
             let det = Detected {
@@ -2486,6 +2489,20 @@ pub(super) fn wide<'a>(
             return;
         }
         if let Ok(s) = simdutf8::basic::from_utf8(bytes) {
+            // ISO-2022-JP escapes in the 7-bit octets: ISO-2022-JP, as
+            // under any label that reads them as controls. Read as
+            // US-ASCII, the part was relabelled UTF-8 with its escapes,
+            // and a second pass read those as ISO-2022-JP.
+            if s.is_ascii()
+                && let Some((at, t, jp)) = iso2022jp_in_ascii(bytes, opts)
+            {
+                let det = Detected {
+                    charset: jp,
+                    confidence: 0.9,
+                };
+                read_as(d, out, det, t, escapes_are(at, cs, jp));
+                return;
+            }
             let to = if s.is_ascii() {
                 Charset::US_ASCII
             } else {

@@ -310,8 +310,9 @@ pub struct MilterArgs {
     /// Append each message's report (JSON lines, as normalize --report).
     #[arg(long)]
     pub report: Option<PathBuf>,
-    /// Seconds an SMTP session may stay silent before it is dropped (the
-    /// MTA then applies its milter_default_action).
+    /// Seconds an SMTP session may stay silent, or leave a reply unread,
+    /// before it is dropped (the MTA then applies its
+    /// milter_default_action).
     #[arg(long, default_value_t = 300)]
     pub timeout: u64,
     /// On SIGTERM or SIGINT: stop accepting sessions and wait up to this

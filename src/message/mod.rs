@@ -788,8 +788,15 @@ impl<'a> Ctx<'a, '_> {
         // delimiter (no empty line, or a "blank" line holding white space,
         // which folds) ends its header block at that delimiter line.
         // The fields before it are the header (not parsed again: cut short
-        // there, a broken fold before it would no longer be one).
+        // there, a broken fold before it would no longer be one). Only
+        // when the Content-Type that makes it a multipart is among them: a
+        // delimiter line above the Content-Type is no delimiter of its
+        // (cut there, the part was still read as that multipart, from a
+        // field no longer in its header, and normalize wrote its empty
+        // line there: a message read as a multipart went out as text/plain
+        // holding the parts, and a second pass converted that text).
         let mut header = header;
+        let content_type_at = header.fields.iter().position(|f| f.is("content-type"));
         if content_type.media_type == "multipart"
             && let Some(b) = content_type.boundary()
             && !b.is_empty()
@@ -797,7 +804,16 @@ impl<'a> Ctx<'a, '_> {
                 .fields
                 .iter()
                 .position(|f| f.raw.starts_with(b"--") && f.raw[2..].starts_with(b))
+            && content_type_at.is_some_and(|c| c < at)
         {
+            // Lines without a name right above the delimiter go with it
+            // (a preamble's): with the empty line written before the
+            // delimiter, a header ending in them ends before them, and
+            // a second pass wrote another empty line there.
+            let mut at = at;
+            while at > 0 && header.fields.get(at - 1).is_some_and(|f| !f.has_name()) {
+                at -= 1;
+            }
             let cut = header.fields.get(at).map_or(0, |f| f.offset);
             header.fields.truncate(at);
             header.header_end = cut;

@@ -433,8 +433,15 @@ fn separator(msg: &Message<'_>, part: &Part<'_>, ctx: &mut Ctx<'_>) {
     use crate::mime::LineEnding;
     let at = part.range.start + part.header.header_end;
     if let Some(e) = ctx.edits.iter_mut().find(|e| e.range == (at..at)) {
-        e.bytes
-            .extend_from_slice(line_ending_of(msg, part).as_bytes());
+        // After a bare CR (the empty line of an enclosing header at the
+        // same offset, a message/rfc822 whose message has no header), an
+        // LF would make the two one CRLF: one empty line where two are
+        // meant, and a second pass wrote the other.
+        let le = match line_ending_of(msg, part) {
+            LineEnding::Lf if e.bytes.ends_with(b"\r") => LineEnding::Crlf,
+            le => le,
+        };
+        e.bytes.extend_from_slice(le.as_bytes());
         return;
     }
     let le = match part.header.fields.last().map(|f| f.line_ending) {

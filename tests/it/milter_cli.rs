@@ -579,3 +579,113 @@ fn a_session_cut_mid_message_is_logged() {
         "{log}"
     );
 }
+
+/// A connection the milter cannot start a thread for (the system out of
+/// memory or of threads; here every session thread asks for a stack
+/// larger than the address space, `RUST_MIN_STACK`) is closed, and the
+/// MTA applies its milter_default_action to that session; the milter
+/// goes on taking connections and stops cleanly. `std::thread::spawn`
+/// panicked in the thread taking connections: the milter exited (101) at
+/// the first such connection, every open session with it.
+#[test]
+fn a_session_without_a_thread_is_closed_and_the_milter_goes_on() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("milter.sock");
+    let mut child = Running(
+        milter(&path)
+            .env("RUST_MIN_STACK", (1u64 << 48).to_string())
+            .arg("--drain")
+            .arg("60")
+            .spawn()
+            .expect("spawn"),
+    );
+    let mut first = Some(connect(&path, &mut child.0));
+    let rx = log_lines(&mut child.0);
+    let mut log = String::new();
+    for k in 0..3 {
+        let mut s = match first.take() {
+            Some(s) => s,
+            None => UnixStream::connect(&path).expect("the milter still listens"),
+        };
+        s.set_read_timeout(Some(Duration::from_secs(20)))
+            .expect("timeout");
+        let mut opt = Vec::new();
+        for v in [6u32, 0x1FF, 0x0F_FFFF] {
+            opt.extend_from_slice(&v.to_be_bytes());
+        }
+        let _ = s.write_all(&packet(b'O', &opt));
+        let mut rest = Vec::new();
+        let _ = s.read_to_end(&mut rest);
+        assert!(rest.is_empty(), "session {k} was answered: {rest:?}");
+        assert!(
+            wait_for_line(&rx, "cannot start a thread", &mut log),
+            "session {k}: {log}"
+        );
+        assert!(
+            matches!(child.0.try_wait(), Ok(None)),
+            "session {k}: the milter is gone: {:?}\n{log}",
+            child.0.try_wait()
+        );
+    }
+    assert!(log.contains("milter_default_action"), "{log}");
+    // The refused sessions are not waited for: a stop ends at once.
+    signal(&child.0, libc::SIGTERM);
+    assert_eq!(
+        exit_code_within(&mut child.0, Duration::from_secs(20)),
+        Some(0)
+    );
+    assert!(
+        wait_for_line(&rx, "every session finished", &mut log),
+        "{log}"
+    );
+}
+
+/// A peer that stops reading the replies (a wedged MTA, a client of its
+/// own) is dropped after `--timeout` seconds, as a silent one is, and the
+/// log says which message: only reads timed out, and the session sat in
+/// its write for ever, holding its thread and its message; a stop then
+/// waited out the whole `--drain` and cut it.
+#[test]
+fn a_peer_that_does_not_read_the_replies_is_dropped() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("milter.sock");
+    let mut child = Running(
+        milter(&path)
+            .args(["--timeout", "1", "--drain", "60"])
+            .spawn()
+            .expect("spawn"),
+    );
+    let mut s = connect(&path, &mut child.0);
+    let rx = log_lines(&mut child.0);
+    negotiate(&mut s);
+    s.write_all(&packet(b'D', b"Ei\0QIDWEDGED\0"))
+        .expect("macro");
+    s.write_all(&packet(
+        b'L',
+        b"Content-Type\0 text/plain; charset=iso-8859-1\0",
+    ))
+    .expect("header");
+    // A body whose replacement is far larger than the socket's buffers.
+    let body = b"caf\xe9 au lait, s'il vous pla\xeet\r\n".repeat(60_000);
+    for chunk in body.chunks(65_535) {
+        s.write_all(&packet(b'B', chunk)).expect("body");
+    }
+    s.write_all(&packet(b'E', b"")).expect("end of message");
+    // Never read: the milter's replies fill the socket and stop.
+    let mut log = String::new();
+    assert!(
+        wait_for_line(&rx, "QIDWEDGED: cannot send the replies", &mut log),
+        "{log}"
+    );
+    assert!(log.contains("milter_default_action"), "{log}");
+    signal(&child.0, libc::SIGTERM);
+    assert_eq!(
+        exit_code_within(&mut child.0, Duration::from_secs(20)),
+        Some(0)
+    );
+    assert!(
+        wait_for_line(&rx, "every session finished", &mut log),
+        "{log}"
+    );
+    drop(s);
+}

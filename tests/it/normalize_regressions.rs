@@ -2400,3 +2400,157 @@ fn regression_audit_names_the_windows_writers_charset_normalize_wrote_from() {
         (Some("ISO-8859-2"), "suspicious")
     );
 }
+
+/// The media types of a message's parts, as the parser reads them.
+fn tree(raw: &[u8]) -> Vec<(String, String)> {
+    let m = mailcharset::message::Message::parse(raw);
+    m.parts()
+        .into_iter()
+        .map(|p| (p.id.clone(), p.content_type.mime_type()))
+        .collect()
+}
+
+/// A line like a delimiter above the Content-Type of a multipart (a
+/// stray `--sig` among the header fields) ended the header there (the
+/// recovery for a header that runs into its first delimiter), yet the
+/// part was still read as that multipart, from a field no longer in its
+/// header. normalize wrote the empty line there: what it read as a
+/// multipart went out as text/plain holding the parts (a converted part
+/// inside), and a second pass (a second gateway) converted that text. A
+/// multipart/signed went out untouched the first time and converted the
+/// second. Found by mutating the corpus (a delimiter line inserted).
+/// Now the recovery applies only below the Content-Type that makes the
+/// part a multipart: the stray line stays in the header, as other
+/// nameless lines do, and the output reads as the input did.
+#[test]
+fn regression_delimiter_line_above_the_content_type_keeps_the_tree() {
+    for ct in [&b"multipart/mixed"[..], b"multipart/signed"] {
+        let raw = [
+            &b"From: a@b\n--sig\nContent-Type: "[..],
+            ct,
+            b"; boundary=\"sig\"\n\n--sig\nContent-Type: text/plain; charset=iso-8859-1\n\n\
+              caf\xe9\n--sig\nContent-Type: application/octet-stream\n\nAAAA\n--sig--\n",
+        ]
+        .concat();
+        let name = String::from_utf8_lossy(ct);
+        assert!(tree(&raw).len() > 1, "{name}: read as a multipart");
+        let out = norm(&raw);
+        assert_eq!(
+            tree(&out),
+            tree(&raw),
+            "{name}: {}",
+            String::from_utf8_lossy(&out)
+        );
+    }
+}
+
+/// ISO-2022-JP text (7-bit, escape sequences) under a UTF-16, UTF-32 or
+/// UTF-7 label. UTF-16/32 read its octets as US-ASCII and relabelled the
+/// part UTF-8 with its escapes; UTF-7 read the escapes as controls and
+/// wrote them in UTF-8. Either way a reader showed `$B%3%`...` and a
+/// second pass (a second gateway) read the escapes as ISO-2022-JP and
+/// converted again. Now the escapes are ISO-2022-JP under these labels
+/// too, as under US-ASCII, ISO-8859-1 or UTF-8. Found by mutating the
+/// corpus (a label changed).
+#[test]
+fn regression_iso_2022_jp_under_a_unicode_label_is_read_once() {
+    for label in ["utf-16", "utf-16le", "utf-32", "unicode-1-1", "utf-7"] {
+        let raw = [
+            format!("Content-Type: text/plain; charset={label}\n\n").as_bytes(),
+            b"\x1b$B%3%`!&%W%i%s;vL36I\x1b(B\nhttp://example.org/\n",
+        ]
+        .concat();
+        let out = norm(&raw);
+        assert_eq!(
+            body_text(&out),
+            "コム・プラン事務局\nhttp://example.org/\n",
+            "{label}: {}",
+            String::from_utf8_lossy(&out)
+        );
+    }
+}
+
+/// 8-bit octets in a Content-Type's charset label
+/// (`\xF5\xA4\xDA\xD3\xC2\xC4\xA4\xE7\xDDus-ascii`, which the body's decision
+/// reads as US-ASCII) were transcoded as text into an RFC 2231 value
+/// (`charset*=utf-8''%E9%B6%AA...%A5s-ascii`, read as GBK, the `u`
+/// swallowed): a label nothing reads, so a second pass (a second gateway)
+/// relabelled the part. A label is no text: it stays as written, the body
+/// conversion writing the one it converts to, and the other parameters
+/// are rewritten as before. Found by mutating the corpus (octets inserted
+/// into a label).
+#[test]
+fn regression_charset_label_with_8bit_octets_is_not_transcoded() {
+    for raw in [
+        &b"Content-Type: text/plain; charset=\xf5\xa4\xda\xd3\xc2\xc4\xa4\xe7\xddus-ascii\n\nhello\n"[..],
+        b"Content-Type: text/plain; charset=\xf5\xa4\xda\xd3\xc2\xc4\xa4\xe7\xddus-ascii",
+        b"Content-Type: text/plain; charset=\xf5\xa4\xdaus-ascii\n\nhello\n",
+    ] {
+        assert_eq!(norm(raw), raw, "{}", String::from_utf8_lossy(raw));
+    }
+    let raw =
+        b"Content-Type: text/plain; charset=\xf5\xa4\xdaus-ascii; name=\"caf\xe9.txt\"\n\nhello\n";
+    assert_eq!(
+        norm(raw),
+        b"Content-Type: text/plain; charset=\xf5\xa4\xdaus-ascii; name*=utf-8''caf%C3%A9.txt\n\nhello\n"
+    );
+    // A body converted gets the label it was converted to.
+    let out = norm(b"Content-Type: text/plain; charset=ISO-8\x98\xc8859-1\n\ncaf\xe9\n");
+    assert!(
+        out.starts_with(b"Content-Type: text/plain; charset=utf-8\n"),
+        "{}",
+        String::from_utf8_lossy(&out)
+    );
+    assert_eq!(body_text(&out), "caf\u{e9}\n");
+}
+
+/// A multipart header that runs into its first delimiter, whose boundary
+/// holds a colon (Yahoo's `0-403511557-1167387831=:65720`: the delimiter
+/// line reads as a field), with a line without a name right above the
+/// delimiter (`</body></html>`, a broken fold): the header was cut at the
+/// delimiter, that line kept in it, and the empty line written before the
+/// delimiter; read again, the header ended before that line (now the last
+/// of the header, and no field), and a second pass (a second gateway)
+/// wrote another empty line there. The cut is now above such lines, which
+/// become the preamble. Found by mutating the corpus.
+#[test]
+fn regression_nameless_line_above_a_swallowed_delimiter_is_cut_with_it() {
+    for line in [
+        &b"</body></html>"[..],
+        b"X-orig for - Yahoo! Answers ",
+        b"\xfc\x91\xa4",
+    ] {
+        let raw = [
+            &b"Content-Type: multipart/alternative; boundary=\"0-4=:65720\"\n"[..],
+            line,
+            b"\n--0-4=:65720\nContent-Type: text/plain; charset=iso-8859-1\n\ncaf\xe9\n--0-4=:65720--\n",
+        ]
+        .concat();
+        let out = norm(&raw);
+        assert_eq!(tree(&out), tree(&raw), "{}", String::from_utf8_lossy(&out));
+        assert!(
+            out.starts_with(b"Content-Type: multipart/alternative; boundary=\"0-4=:65720\"\n\n"),
+            "{}",
+            String::from_utf8_lossy(&out)
+        );
+    }
+}
+
+/// A message/rfc822 part whose header ends in a bare CR and whose message
+/// has no header of its own: the two empty lines written at one offset
+/// (the part's, a bare CR after its bare CR; then the message's, an LF)
+/// were one CRLF, one empty line where two were meant, and a second pass
+/// (a second gateway) wrote the other. Found by mutating the corpus (a
+/// bare CR inserted into a field).
+#[test]
+fn regression_two_empty_lines_at_one_offset_stay_two() {
+    let inputs: [&[u8]; 3] = [
+        b"Content-Type: message/rfc822\nX-Url: http://example.\rorg",
+        b"Content-Type: message/rfc822\nX-Url: http://example.\rorg\n",
+        b"Content-Type: message/rfc822; charset=utf-8\nX-list: linux-mip\rs",
+    ];
+    for raw in inputs {
+        let out = norm(raw);
+        assert_eq!(tree(&out), tree(raw), "{}", String::from_utf8_lossy(&out));
+    }
+}

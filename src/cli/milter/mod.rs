@@ -118,7 +118,8 @@ pub fn run(args: &MilterArgs) -> CliResult {
         let reload = Arc::clone(&shared);
         let stopping = stop::on_signal(signals, wake, Arc::clone(&sessions), move || {
             reload.reopen_report()
-        });
+        })
+        .map_err(signal_thread_error)?;
         note(&format!("listening on {}", args.listen));
         accept(listener.incoming(), &stopping, &sessions, &shared, timeout);
         drop(listener);
@@ -130,12 +131,19 @@ pub fn run(args: &MilterArgs) -> CliResult {
             .map_err(|e| CliError::io(&format!("listen {}", args.listen), e))?;
         let ours = stop::OurSocket::new(path);
         let reload = Arc::clone(&shared);
-        let stopping = stop::on_signal(
+        let stopping = match stop::on_signal(
             signals,
             stop::Wake::Unix(path.into()),
             Arc::clone(&sessions),
             move || reload.reopen_report(),
-        );
+        ) {
+            Ok(s) => s,
+            Err(e) => {
+                drop(listener);
+                ours.remove();
+                return Err(signal_thread_error(e));
+            }
+        };
         note(&format!("listening on {}", args.listen));
         accept(listener.incoming(), &stopping, &sessions, &shared, timeout);
         // New sessions are refused from here on (the MTA applies its
@@ -156,13 +164,25 @@ pub fn run(args: &MilterArgs) -> CliResult {
     }
 }
 
+/// The thread that waits for SIGTERM, SIGINT and SIGHUP could not be
+/// started: the milter does not start (exit 70), rather than run without
+/// a way to stop it cleanly.
+fn signal_thread_error(e: io::Error) -> CliError {
+    CliError::new(
+        exit::SOFTWARE,
+        format!("milter: cannot start the thread that waits for signals: {e}"),
+    )
+}
+
 /// A connection from the MTA: a TCP or a Unix stream.
 trait Conn: io::Read + Write + Send + Sized + 'static {
     /// The protocol flags to ask for on this kind of connection.
     const WANTED: u32;
     /// A second handle for writing while the first one reads.
     fn writer(&self) -> io::Result<Self>;
-    /// Socket options: the read timeout, and for TCP no Nagle delay.
+    /// Socket options: the read and write timeouts (a peer that stops
+    /// reading our replies held its session, its thread and its message
+    /// for ever: only reads timed out), and for TCP no Nagle delay.
     fn prepare(&self, timeout: std::time::Duration);
 }
 
@@ -173,6 +193,7 @@ impl Conn for std::net::TcpStream {
     }
     fn prepare(&self, timeout: std::time::Duration) {
         let _ = self.set_read_timeout(Some(timeout));
+        let _ = self.set_write_timeout(Some(timeout));
         let _ = self.set_nodelay(true);
     }
 }
@@ -184,6 +205,7 @@ impl Conn for std::os::unix::net::UnixStream {
     }
     fn prepare(&self, timeout: std::time::Duration) {
         let _ = self.set_read_timeout(Some(timeout));
+        let _ = self.set_write_timeout(Some(timeout));
     }
 }
 
@@ -205,7 +227,13 @@ fn accept<C: Conn>(
         let Ok(w) = stream.writer() else { continue };
         let shared = Arc::clone(shared);
         let open = stop::Sessions::enter(sessions);
-        std::thread::spawn(move || {
+        // A thread the system will not give (out of memory or of threads,
+        // a process limit) closes this connection, and the MTA applies its
+        // milter_default_action to the session; the milter goes on.
+        // `std::thread::spawn` panicked there, in the thread taking the
+        // connections: the milter ended (exit 101), every open session
+        // with it.
+        let spawned = std::thread::Builder::new().spawn(move || {
             let _open = open;
             session(
                 BufReader::new(stream),
@@ -214,6 +242,12 @@ fn accept<C: Conn>(
                 C::WANTED,
             );
         });
+        if let Err(e) = spawned {
+            note(&format!(
+                "cannot start a thread for a new session ({e}): connection closed, \
+                 the MTA applies its milter_default_action"
+            ));
+        }
     }
 }
 
@@ -348,7 +382,12 @@ fn session(mut r: impl io::Read, mut w: impl Write, shared: &Shared, wanted: u32
                 // The queue id (macro `i`) goes with the message; the
                 // next message's macros bring its own.
                 let done = std::mem::take(&mut msg);
-                if end_of_message(&mut w, done, leadspc, actions, shared).is_err() {
+                let id = queue_id(&done);
+                if let Err(e) = end_of_message(&mut w, done, leadspc, actions, shared) {
+                    note(&format!(
+                        "{id}: cannot send the replies to the end of the message ({e}): \
+                         session closed (the MTA applies its milter_default_action)"
+                    ));
                     return;
                 }
                 None

@@ -78,48 +78,53 @@ impl Wake {
 
 /// Starts the thread that waits for the signals; returns the flag it sets
 /// on the first stop signal. On the second it exits the process at once.
-/// SIGHUP calls `reload` (which logs what it did).
+/// SIGHUP calls `reload` (which logs what it did). An error when the
+/// thread cannot be started (it panicked). Its stack has a size of its
+/// own, not the sessions' (`RUST_MIN_STACK`): it only waits and logs.
 pub fn on_signal(
     signals: Signals,
     wake: Wake,
     sessions: Arc<Sessions>,
     reload: impl Fn() + Send + 'static,
-) -> Arc<AtomicBool> {
+) -> std::io::Result<Arc<AtomicBool>> {
     let stopping = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&stopping);
-    std::thread::spawn(move || {
-        loop {
-            let mut sig: libc::c_int = 0;
-            // SAFETY: both pointers are valid for the call; the set holds
-            // signals blocked in every thread, as sigwait requires.
-            if unsafe { libc::sigwait(&signals.0, &mut sig) } != 0 {
-                continue;
-            }
-            if sig == libc::SIGHUP {
-                reload();
-                continue;
-            }
-            let name = if sig == libc::SIGINT {
-                "SIGINT"
-            } else {
-                "SIGTERM"
-            };
-            if flag.swap(true, Ordering::SeqCst) {
-                note(&format!(
-                    "{name} again: stopping now; {} open session(s) cut \
+    std::thread::Builder::new()
+        .name("signals".into())
+        .stack_size(256 << 10)
+        .spawn(move || {
+            loop {
+                let mut sig: libc::c_int = 0;
+                // SAFETY: both pointers are valid for the call; the set holds
+                // signals blocked in every thread, as sigwait requires.
+                if unsafe { libc::sigwait(&signals.0, &mut sig) } != 0 {
+                    continue;
+                }
+                if sig == libc::SIGHUP {
+                    reload();
+                    continue;
+                }
+                let name = if sig == libc::SIGINT {
+                    "SIGINT"
+                } else {
+                    "SIGTERM"
+                };
+                if flag.swap(true, Ordering::SeqCst) {
+                    note(&format!(
+                        "{name} again: stopping now; {} open session(s) cut \
                      (the MTA applies its milter_default_action)",
+                        sessions.open()
+                    ));
+                    std::process::exit(0);
+                }
+                note(&format!(
+                    "{name}: no new sessions; waiting for {} open session(s)",
                     sessions.open()
                 ));
-                std::process::exit(0);
+                wake.wake();
             }
-            note(&format!(
-                "{name}: no new sessions; waiting for {} open session(s)",
-                sessions.open()
-            ));
-            wake.wake();
-        }
-    });
-    stopping
+        })?;
+    Ok(stopping)
 }
 
 /// The sessions in progress.
