@@ -1262,6 +1262,7 @@ pub(super) fn labelled<'a>(
         // ISO-8859-6 the other (`اجتماع` was `اجتهاظ`); when the two cannot
         // be told apart, the guess as before.
         let (det, t) = unnamed_twin_or_guess(bytes, det, t);
+        let single = det.charset.is_single_byte();
         // A UTF-8 letter over a footer or a quote in a legacy charset
         // (`podré … Málaga` over GB2312 was read whole as GBK, `podr茅`):
         // its UTF-8 lines of Latin words, or of three characters or more,
@@ -1296,7 +1297,23 @@ pub(super) fn labelled<'a>(
                         seen.dedup();
                         seen.len()
                     };
-                    (latin_line(own) && inner_letters(own) >= 1 && errors <= (chars / 2).max(2))
+                    // Or, against a single-byte candidate, a line read
+                    // without error whose characters beyond ASCII are
+                    // UTF-8's typography (`Sounds good — see you then.`,
+                    // `D’accord`) and Latin letters: the candidate reads
+                    // `â€”`, and the reply above a Latin quote was that.
+                    let marks = || {
+                        utf8_marks(own) >= 1
+                            && own.chars().all(|c| {
+                                c.is_ascii()
+                                    || (c >= '\u{800}' && typography(c))
+                                    || (matches!(c, '\u{C0}'..='\u{17F}') && c.is_alphabetic())
+                            })
+                    };
+                    (single && errors == 0 && marks())
+                        || (latin_line(own)
+                            && inner_letters(own) >= 1
+                            && errors <= (chars / 2).max(2))
                         || (chars >= 3
                             && errors * 4 <= chars
                             && mixed_script_letters(own) == 0
@@ -2364,6 +2381,9 @@ fn keep_own_lines(
 ) -> bool {
     let mut foreign: Vec<Range<usize>> = Vec::new();
     let (mut owned, mut inner, mut foreign_lines) = (0, 0, 0);
+    // Under UTF-8, its typography on the own lines (`’ “ ” – — … €`, three
+    // octets each) weighs as their letters do.
+    let mut marks = 0;
     // Runs of the other charset's lines (8-bit lines counted).
     let (mut foreign_blocks, mut last_own) = (0usize, None);
     let mut at = 0;
@@ -2392,6 +2412,9 @@ fn keep_own_lines(
         if is_own {
             owned += 1;
             inner += inner_letters(&mine);
+            if utf8.is_some() {
+                marks += utf8_marks(&mine);
+            }
         } else {
             foreign_lines += 1;
             match foreign.last_mut() {
@@ -2409,7 +2432,7 @@ fn keep_own_lines(
     // And their letters inside words: two or more under a Latin label (a
     // lie's one mixed line, `Micrîsoft` for Greek `Microsoft`, is no
     // letter of its own).
-    if owned == 0 || foreign.is_empty() || foreign_blocks != 1 || inner < min_inner {
+    if owned == 0 || foreign.is_empty() || foreign_blocks != 1 || inner + marks < min_inner {
         return false;
     }
     // The candidate was asked about the whole text, the label's lines too
@@ -2446,6 +2469,15 @@ fn keep_own_lines(
     d.text = Cow::Owned(t);
     d.used = Some(cs);
     true
+}
+
+/// UTF-8's typography marks of three octets in `line` (`’ “ ” – — … €`):
+/// a single-byte charset reads each as `â€` and a sign (`â€”`), which no
+/// Latin text writes.
+fn utf8_marks(line: &str) -> usize {
+    line.chars()
+        .filter(|&c| c >= '\u{800}' && typography(c))
+        .count()
 }
 
 /// Decodes the foreign lines with `other`, the rest with the label.

@@ -5587,3 +5587,35 @@ fn regression_a_utf8_footer_below_latin_lines_that_pair_up_by_chance() {
         assert_eq!(d.text, text);
     }
 }
+
+/// A UTF-8 reply whose only characters beyond ASCII are its typography
+/// (`—`, `’`), over a quote in a Latin charset, under its `utf-8` label:
+/// the reply is UTF-8's own text, and the quote the other charset's. The
+/// whole text was read in the quote's charset, the reply's `—` as `â€”`
+/// (an independent hunt, /tmp/hunt33-latin gen.py seeds 1-3: 67, 65 and 77
+/// of some 500 replies over a Latin quote; each reply right now, none
+/// worse).
+#[test]
+fn regression_a_utf8_reply_of_typography_over_a_latin_quote_keeps_utf8() {
+    for (reply, quote, enc) in [
+        (
+            "Sounds good — see you then.\n\nOn Mon, Hans wrote:\n",
+            "> Takk fyrir síðast.\n> Bestu kveðjur\n> ÞETTA ER MJÖG GOTT.\n> Þetta er mjög gott.\n",
+            encoding_rs::WINDOWS_1252,
+        ),
+        (
+            "D’accord pour jeudi.\nD’accord pour jeudi.\n\nLe 3 mars, Jean a écrit :\n",
+            "> Merci pour votre réponse rapide.\n> À bientôt,\n> Le café était froid.\n",
+            encoding_rs::ISO_8859_15,
+        ),
+    ] {
+        let (q, _, unmappable) = enc.encode(quote);
+        assert!(!unmappable);
+        let bytes = [reply.as_bytes(), &q].concat();
+        assert!(std::str::from_utf8(&bytes).is_err());
+        let d = charset::decode(&bytes, Some(b"utf-8"), &body_opts());
+        assert_eq!(d.text, format!("{reply}{quote}"));
+        assert_eq!(d.verdict, Verdict::Suspicious);
+        mixed_finding(&d);
+    }
+}
