@@ -1251,7 +1251,12 @@ pub(super) fn labelled<'a>(
         // TIS-620 pairs up into a letter here and there (`ร¨` is `è`,
         // `เก` and the next consonant a Samaritan or Gurmukhi letter),
         // each between errors.
-        && !(utf8_label && det.charset.is_single_byte() && utf8_letters_real(&ev))
+        // Nor are they when every one is a pairing the candidate's Latin
+        // text makes by chance (`KOM PÅ…` is UTF-8's `KOM PŅ`).
+        && !(utf8_label
+            && det.charset.is_single_byte()
+            && utf8_letters_real(&ev)
+            && !utf8_by_chance(bytes, det.charset))
         // Nor does it put a letter of another script inside Latin words
         // where the label read none (`für` with five stray octets beside
         // it as GBK `f眉r`).

@@ -5619,3 +5619,27 @@ fn regression_a_utf8_reply_of_typography_over_a_latin_quote_keeps_utf8() {
         mixed_finding(&d);
     }
 }
+
+/// Latin text under a `utf-8` lie whose only valid UTF-8 characters are
+/// chance pairings (`PÅ…`, UTF-8's `PŅ`; `NÅ…`) is recovered: those
+/// characters made UTF-8 "letters in words", which refused every
+/// single-byte candidate, and the text stayed U+FFFD for each `ø å ä`
+/// (an independent hunt, /tmp/hunt33-latin gen.py seeds 1-3: 22, 16 and
+/// 18 such lies read as written that were not, none worse).
+#[test]
+fn regression_a_latin_lie_whose_utf8_is_chance_is_recovered() {
+    for text in [
+        "Møtet er flyttet til torsdag.\nHa en fin helg!\nJeg kommer på fredag.\nSvaret er «JA».\nPÅ…\nJeg kommer på fredag.\nTakk for hjelpen!\n",
+        "Tack för hjälpen!\nNÅ…\n\nOn Monday, Hans wrote:\n> Kan du skicka rapporten före fredag?\n> Med vänliga hälsningar\n> Tack för hjälpen!\n> Kan du skicka rapporten före fredag?\n",
+        "KOM PÅ…\nHusk at aflevere rapporten før fredag.\n\n-- \nSøren Ærø\nSØREN ÆRØ\n",
+    ] {
+        let (bytes, pairs) = latin_octets(text, encoding_rs::WINDOWS_1252);
+        assert!(
+            pairs >= 1 && std::str::from_utf8(&bytes).is_err(),
+            "{text:?}"
+        );
+        let d = charset::decode(&bytes, Some(b"utf-8"), &body_opts());
+        assert_eq!(d.text, text);
+        assert_eq!(d.verdict, Verdict::Mislabeled);
+    }
+}
