@@ -1268,6 +1268,7 @@ pub(super) fn labelled<'a>(
         // be told apart, the guess as before.
         let (det, t) = unnamed_twin_or_guess(bytes, det, t);
         let single = det.charset.is_single_byte();
+        let latin = is_latin(det.charset) || mac_latin(det.charset);
         // A UTF-8 letter over a footer or a quote in a legacy charset
         // (`podré … Málaga` over GB2312 was read whole as GBK, `podr茅`):
         // its UTF-8 lines of Latin words, or of three characters or more,
@@ -1308,10 +1309,10 @@ pub(super) fn labelled<'a>(
                     // `D’accord`) and Latin letters: the candidate reads
                     // `â€”`, and the reply above a Latin quote was that.
                     let marks = || {
-                        utf8_marks(own) >= 1
+                        utf8_marks(own, latin) >= 1
                             && own.chars().all(|c| {
                                 c.is_ascii()
-                                    || (c >= '\u{800}' && typography(c))
+                                    || (typography(c) && (latin || c >= '\u{800}'))
                                     || (matches!(c, '\u{C0}'..='\u{17F}') && c.is_alphabetic())
                             })
                     };
@@ -2418,7 +2419,7 @@ fn keep_own_lines(
             owned += 1;
             inner += inner_letters(&mine);
             if utf8.is_some() {
-                marks += utf8_marks(&mine);
+                marks += utf8_marks(&mine, is_latin(other) || mac_latin(other));
             }
         } else {
             foreign_lines += 1;
@@ -2478,10 +2479,12 @@ fn keep_own_lines(
 
 /// UTF-8's typography marks of three octets in `line` (`’ “ ” – — … €`):
 /// a single-byte charset reads each as `â€` and a sign (`â€”`), which no
-/// Latin text writes.
-fn utf8_marks(line: &str) -> usize {
+/// Latin text writes; and, when `latin` (the other charset is a Latin
+/// one, which reads them as `Â` and a sign: `Â¡gracias`), those of two
+/// (`¡ ¿ « » £ © ® ° ·`, no-break space).
+fn utf8_marks(line: &str, latin: bool) -> usize {
     line.chars()
-        .filter(|&c| c >= '\u{800}' && typography(c))
+        .filter(|&c| typography(c) && (latin || c >= '\u{800}'))
         .count()
 }
 

@@ -5643,3 +5643,35 @@ fn regression_a_latin_lie_whose_utf8_is_chance_is_recovered() {
         assert_eq!(d.verdict, Verdict::Mislabeled);
     }
 }
+
+/// A Latin quote below a UTF-8 reply whose capital `Á` or `À` stands
+/// before a Windows sign (`JÁ…` is `C1 85`, an overlong form of `E`), or
+/// whose small `à` does (`voilà…”`), is no UTF-8 writer's overlong form:
+/// it made the label "explain" the text, and the quote stayed U+FFFD. And
+/// a reply whose UTF-8 is a mark of two octets (`¡`) keeps it against a
+/// Latin quote (the whole was read as windows-1252, `Â¡gracias`). An
+/// independent hunt, /tmp/hunt33-latin gen.py seeds 1-3: 10, 16 and 11
+/// texts read as written that were not, none worse.
+#[test]
+fn regression_latin_overlong_shapes_and_two_octet_marks_over_a_latin_quote() {
+    for (reply, quote) in [
+        (
+            "Sounds good — see you then.\n\nOn Mon, Hans wrote:\n",
+            "> O relatório está em anexo.\n> Cumprimentos,\n> JÁ…\n> Não se esqueça do prazo.\n> CUMPRIMENTOS,\n",
+        ),
+        (
+            "Recibido, ¡gracias!\n\nOn Mon, Hans wrote:\n",
+            "> El pedido ya ESTÁ…\n> AQUÍ—lo tienes.\n> Nos vemos el lunes en la oficina.\n> JAMÁS…\n> El año pasado fue difícil.\n",
+        ),
+    ] {
+        let (q, _) = latin_octets(quote, encoding_rs::WINDOWS_1252);
+        let bytes = [reply.as_bytes(), &q].concat();
+        let d = charset::decode(&bytes, Some(b"utf-8"), &body_opts());
+        assert_eq!(d.text, format!("{reply}{quote}"));
+    }
+    // The whole text a lie: read as written.
+    let text = "El pedido ya ESTÁ…\nJAMÁS…\nEl año pasado fue difícil.\nLa reunión es mañana.\n";
+    let (bytes, _) = latin_octets(text, encoding_rs::WINDOWS_1252);
+    let d = charset::decode(&bytes, Some(b"utf-8"), &body_opts());
+    assert_eq!((d.text.as_ref(), d.verdict), (text, Verdict::Mislabeled));
+}
