@@ -19,10 +19,10 @@
 //! |---|---|---|---|
 //! | ASCII | — | `ok` | as is |
 //! | decodes cleanly | — | `ok` (findings: `suspicious`) | the label's |
-//! | valid UTF-8, 3+ multi-octet characters, single-byte or CJK label | UTF-8 writers are the only source of such octets | `mislabeled` | UTF-8 |
+//! | valid UTF-8, 3+ multi-octet characters, single-byte or CJK label, not every one a chance pairing of the label's Latin text ([`utf8_by_chance`]: `PÅ–`, `CZĘŚCI`) | UTF-8 writers are the only source of such octets | `mislabeled` | UTF-8 |
 //! | UTF-8 with damage under a single-byte label: 3+ UTF-8 letters in words, 8 per error | a damaged UTF-8 text | `invalid` (finding `mislabeled`) | UTF-8, U+FFFD at the damage |
 //! | … and lines without a UTF-8 character the label reads as words, not shaped like damaged UTF-8 ([`labels_own_lines`]) | the label's own lines (a Latin-1 letter above a UTF-8 footer) | `invalid`, findings `mislabeled`, `mixed-charset` (the label) | UTF-8, those lines the label's |
-//! | a single-byte or CJK label, lines of the text valid UTF-8: 3+ multi-octet characters in all, each U+00A0..U+02FF, U+2000..U+22FF or of the label's own script ([`utf8_lines`], [`own_script`]); the rest read by the label without error | a UTF-8 footer, signature or quote in a legacy letter | `suspicious`, finding `mixed-charset` | the label's; those lines UTF-8 |
+//! | a single-byte or CJK label, lines of the text valid UTF-8: 3+ multi-octet characters in all, each U+00A0..U+02FF, U+2000..U+22FF or of the label's own script ([`utf8_lines`], [`own_script`]), lines of chance pairings left out; the rest read by the label without error | a UTF-8 footer, signature or quote in a legacy letter | `suspicious`, finding `mixed-charset` | the label's; those lines UTF-8 |
 //! | valid UTF-8, 2 multi-octet characters, letters in words, other label that fails on them (errors, or C1 controls) | the label explains nothing (`회의` under EUC-KR) | `mislabeled` | UTF-8 |
 //! | valid UTF-8, 1–2 multi-octet characters, other label | too little to decide | `suspicious` (finding `mislabeled`, note "kept") | the label's |
 //! | a CJK label read mostly as half-width katakana, private use or C1 | implausible reading | `mislabeled` if a candidate reads plausibly | the candidate's |
@@ -421,7 +421,7 @@ pub(super) fn labelled<'a>(
         && let Some(s) = valid_utf8
     {
         let n = multi_octet_chars(s);
-        if n >= UTF8_OVERRIDE {
+        if n >= UTF8_OVERRIDE && !utf8_by_chance(bytes, cs) {
             mislabel(d, out, bytes, cs, Charset::UTF_8, Cow::Borrowed(s), 0.99);
             keep_escape_lines(bytes, cs, Charset::UTF_8, d, out);
             return;
@@ -1253,7 +1253,12 @@ pub(super) fn labelled<'a>(
         // TIS-620 pairs up into a letter here and there (`ร¨` is `è`,
         // `เก` and the next consonant a Samaritan or Gurmukhi letter),
         // each between errors.
-        && !(utf8_label && det.charset.is_single_byte() && utf8_letters_real(&ev))
+        // Nor are they when every one is a pairing the candidate's Latin
+        // text makes by chance (`KOM PÅ…` is UTF-8's `KOM PŅ`).
+        && !(utf8_label
+            && det.charset.is_single_byte()
+            && utf8_letters_real(&ev)
+            && !utf8_by_chance(bytes, det.charset))
         // Nor does it put a letter of another script inside Latin words
         // where the label read none (`für` with five stray octets beside
         // it as GBK `f眉r`).
@@ -1264,6 +1269,8 @@ pub(super) fn labelled<'a>(
         // ISO-8859-6 the other (`اجتماع` was `اجتهاظ`); when the two cannot
         // be told apart, the guess as before.
         let (det, t) = unnamed_twin_or_guess(bytes, det, t);
+        let single = det.charset.is_single_byte();
+        let latin = is_latin(det.charset) || mac_latin(det.charset);
         // A UTF-8 letter over a footer or a quote in a legacy charset
         // (`podré … Málaga` over GB2312 was read whole as GBK, `podr茅`):
         // its UTF-8 lines of Latin words, or of three characters or more,
@@ -1298,7 +1305,23 @@ pub(super) fn labelled<'a>(
                         seen.dedup();
                         seen.len()
                     };
-                    (latin_line(own) && inner_letters(own) >= 1 && errors <= (chars / 2).max(2))
+                    // Or, against a single-byte candidate, a line read
+                    // without error whose characters beyond ASCII are
+                    // UTF-8's typography (`Sounds good — see you then.`,
+                    // `D’accord`) and Latin letters: the candidate reads
+                    // `â€”`, and the reply above a Latin quote was that.
+                    let marks = || {
+                        utf8_marks(own, latin) >= 1
+                            && own.chars().all(|c| {
+                                c.is_ascii()
+                                    || (typography(c) && (latin || c >= '\u{800}'))
+                                    || (matches!(c, '\u{C0}'..='\u{17F}') && c.is_alphabetic())
+                            })
+                    };
+                    (single && errors == 0 && marks())
+                        || (latin_line(own)
+                            && inner_letters(own) >= 1
+                            && errors <= (chars / 2).max(2))
                         || (chars >= 3
                             && errors * 4 <= chars
                             && mixed_script_letters(own) == 0
@@ -1821,6 +1844,12 @@ fn utf8_lines(bytes: &[u8], cs: &'static Charset) -> Vec<Range<usize>> {
         let Ok(s) = std::str::from_utf8(&bytes[r.clone()]) else {
             continue;
         };
+        // A line of the label's own whose octets pair up by chance
+        // (`PAYÉ…`, `KOM PÅ–`, `CZĘŚCI`): neither UTF-8 nor a reason to
+        // doubt the other lines.
+        if utf8_by_chance(&bytes[r.clone()], cs) {
+            continue;
+        }
         let mut n = 0;
         let mut elsewhere = 0;
         for c in s.chars().filter(|c| !c.is_ascii()) {
@@ -1856,6 +1885,112 @@ fn utf8_lines(bytes: &[u8], cs: &'static Charset) -> Vec<Range<usize>> {
         return Vec::new();
     }
     lines
+}
+
+/// Whether every multi-octet character that UTF-8 reads in `bytes` (a
+/// text or a line under the single-byte label `cs`, valid UTF-8 where it
+/// is read) is one the label's own text makes by chance, a letter ending a
+/// word followed by the signs a writer puts there ([`utf8_chance`]):
+/// `PAYÉ…` (UTF-8 `PAYɅ`), `KOM PÅ–` (`PŖ`), `NESTLÉ™` (`NESTLə`),
+/// `Nå…”` (`N兔`), or an all-caps word whose two capitals pair up into a
+/// character that is no Latin letter (`CZĘŚCI` as `CZʦCI`, `VÝŠKA` as
+/// `VݩKA`). A UTF-8 writer's characters are not all of that shape: its
+/// Latin-1 letters (leads `C2`, `C3`) and typography (`E2`) are never
+/// counted as chance, and its other letters sit inside words (`rÃ©union`,
+/// `PaweÅ‚ski`, `CZÄ˜ÅšÄ†`).
+fn utf8_by_chance(bytes: &[u8], cs: &'static Charset) -> bool {
+    let (chance, all) = utf8_chance_count(bytes, cs);
+    all > 0 && chance == all
+}
+
+/// Of the UTF-8 characters in `bytes` (octets UTF-8 fails on skipped), how
+/// many are chance pairings under the single-byte charset `cs`
+/// ([`utf8_chance`]), and how many there are; `(0, 0)` when `cs` is not
+/// a Latin single-byte charset or does not read every octet.
+fn utf8_chance_count(bytes: &[u8], cs: &'static Charset) -> (usize, usize) {
+    // Latin labels only: under ISO-8859-5 a UTF-8 footer's `½ · ±` reads
+    // as capitals (`ТН ТЗ ТБ`), the shape of a chance pair in caps.
+    if !(is_latin(cs) || mac_latin(cs)) || !cs.is_single_byte() {
+        return (0, 0);
+    }
+    let (t, rep, _) = decode_with(bytes, cs);
+    let label: Vec<char> = t.chars().collect();
+    if !rep.is_clean() || label.len() != bytes.len() {
+        return (0, 0);
+    }
+    let (mut chance, mut all) = (0, 0);
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        let len = match b {
+            0xC2..=0xDF => 2,
+            0xE0..=0xEF => 3,
+            0xF0..=0xF4 => 4,
+            _ => 1,
+        };
+        let u = (len > 1)
+            .then(|| bytes.get(i..i + len))
+            .flatten()
+            .and_then(|seq| std::str::from_utf8(seq).ok())
+            .and_then(|s| s.chars().next());
+        let Some(u) = u else {
+            i += 1;
+            continue;
+        };
+        all += 1;
+        if utf8_chance(&label, i, len, b, u) {
+            chance += 1;
+        }
+        i += len;
+    }
+    (chance, all)
+}
+
+/// Whether the UTF-8 character `u` of `len` octets from `at` (lead octet
+/// `lead`) is a chance pairing in the label's reading `label` (one
+/// character per octet): two octets from `C4` up, the label reading a
+/// capital (or `ß`) after a capital or alone, then a sign ending the word
+/// (`PAYÉ…`, `Ø…`), or a capital in an all-caps word going on where UTF-8
+/// reads no Latin letter (`CZĘŚCI`), or a quote or apostrophe before a
+/// letter where UTF-8 reads no Latin letter (Mac OS Roman `l’école`);
+/// three or four octets (not `E2`, the lead of UTF-8's typography), a
+/// letter ending a word after a letter, then signs (`Nå…”`).
+fn utf8_chance(label: &[char], at: usize, len: usize, lead: u8, u: char) -> bool {
+    if lead == 0xE2 {
+        return false;
+    }
+    let (Some(&l), Some(conts)) = (label.get(at), label.get(at + 1..at + len)) else {
+        return false;
+    };
+    let prev = at.checked_sub(1).and_then(|k| label.get(k)).copied();
+    let next = label.get(at + len).copied();
+    let word_end = next.is_none_or(|c| !c.is_alphabetic());
+    if len == 2 {
+        // Mac OS Roman's quotes and apostrophe (`D2..D5`) before a
+        // letter, UTF-8's Cyrillic and Armenian: `l’école` as `lՎcole`.
+        if matches!(l, '\u{2018}'..='\u{201D}') {
+            return conts.first().is_some_and(|c| c.is_alphabetic())
+                && !matches!(u, '\u{C0}'..='\u{24F}');
+        }
+        let after_capital = prev.is_some_and(char::is_uppercase);
+        let alone = prev.is_none_or(|p| !p.is_alphanumeric());
+        if !(l.is_uppercase() || l == 'ß') || !(after_capital || alone) {
+            return false;
+        }
+        let Some(&c) = conts.first() else {
+            return false;
+        };
+        if !c.is_alphabetic() {
+            // Not `C2`/`C3`: a UTF-8 writer's `«OK»` is `Â«OKÂ»`.
+            return lead >= 0xC4 && word_end;
+        }
+        return c.is_uppercase()
+            && next.is_none_or(|n| !n.is_lowercase())
+            && !matches!(u, '\u{C0}'..='\u{24F}');
+    }
+    prev.is_some_and(char::is_alphabetic)
+        && l.is_alphabetic()
+        && conts.iter().all(|c| !c.is_alphabetic())
+        && word_end
 }
 
 /// Whether a line valid as UTF-8 (`s`) is the label's own text all the
@@ -2254,6 +2389,9 @@ fn keep_own_lines(
 ) -> bool {
     let mut foreign: Vec<Range<usize>> = Vec::new();
     let (mut owned, mut inner, mut foreign_lines) = (0, 0, 0);
+    // Under UTF-8, its typography on the own lines (`’ “ ” – — … €`, three
+    // octets each) weighs as their letters do.
+    let mut marks = 0;
     // Runs of the other charset's lines (8-bit lines counted).
     let (mut foreign_blocks, mut last_own) = (0usize, None);
     let mut at = 0;
@@ -2282,6 +2420,9 @@ fn keep_own_lines(
         if is_own {
             owned += 1;
             inner += inner_letters(&mine);
+            if utf8.is_some() {
+                marks += utf8_marks(&mine, is_latin(other) || mac_latin(other));
+            }
         } else {
             foreign_lines += 1;
             match foreign.last_mut() {
@@ -2299,7 +2440,7 @@ fn keep_own_lines(
     // And their letters inside words: two or more under a Latin label (a
     // lie's one mixed line, `Micrîsoft` for Greek `Microsoft`, is no
     // letter of its own).
-    if owned == 0 || foreign.is_empty() || foreign_blocks != 1 || inner < min_inner {
+    if owned == 0 || foreign.is_empty() || foreign_blocks != 1 || inner + marks < min_inner {
         return false;
     }
     // The candidate was asked about the whole text, the label's lines too
@@ -2336,6 +2477,17 @@ fn keep_own_lines(
     d.text = Cow::Owned(t);
     d.used = Some(cs);
     true
+}
+
+/// UTF-8's typography marks of three octets in `line` (`’ “ ” – — … €`):
+/// a single-byte charset reads each as `â€` and a sign (`â€”`), which no
+/// Latin text writes; and, when `latin` (the other charset is a Latin
+/// one, which reads them as `Â` and a sign: `Â¡gracias`), those of two
+/// (`¡ ¿ « » £ © ® ° ·`, no-break space).
+fn utf8_marks(line: &str, latin: bool) -> usize {
+    line.chars()
+        .filter(|&c| typography(c) && (latin || c >= '\u{800}'))
+        .count()
 }
 
 /// Decodes the foreign lines with `other`, the rest with the label.
@@ -3715,7 +3867,10 @@ pub(super) fn unlabelled<'a>(
     let ev = evidence(bytes, Charset::UTF_8);
     let damaged_utf8 = (ev.in_words >= 4 && ev.errors * 4 <= ev.in_words)
         || (ev.errors <= ev.clean && {
-            let good = utf8_standing(&String::from_utf8_lossy(bytes));
+            // Less the pairs a Latin text makes by chance (`PÅ…` is
+            // UTF-8's `PŅ`), read as windows-1252 reads them.
+            let good = utf8_standing(&String::from_utf8_lossy(bytes))
+                .saturating_sub(utf8_chance_count(bytes, Charset::WINDOWS_1252).0);
             ev.errors <= good
                 && (good >= 2 || ev.in_words >= 1)
                 && !utf8_lines_apart(bytes)

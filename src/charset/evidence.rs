@@ -211,13 +211,38 @@ pub(super) fn evidence(bytes: &[u8], cs: &'static Charset) -> Evidence {
 /// F8..FD octet is not one.
 pub(super) fn utf8_writer_forms(bytes: &[u8]) -> usize {
     crate::codec::utf8::complete_sequences(bytes)
-        .filter(|&(_, len, v)| {
-            v < crate::codec::utf8::shortest_min(len)
+        .filter(|&(at, len, v)| {
+            (v < crate::codec::utf8::shortest_min(len) && !latin_overlong(bytes, at, len))
                 || (len == 3 && (0xD800..0xE000).contains(&v))
                 || (len == 4 && v > 0x10_FFFF)
                 || len > 4
         })
         .count()
+}
+
+/// Whether the overlong form of `len` octets at `at` is what Latin text
+/// makes by chance: a capital `À` or `Á` (C0, C1) after a capital or
+/// alone, or a small `à` (E0) after a letter, then Windows signs that end
+/// the word (`JÁ…`, `ESTÁ”`, `voilà…”`), as windows-1252 reads them. A
+/// UTF-8 writer's overlong forms stand elsewhere (Java's NUL `C0 80`
+/// inside a string, `C0 AE` in a path).
+fn latin_overlong(bytes: &[u8], at: usize, len: usize) -> bool {
+    let read = |k: usize| {
+        bytes.get(k).map(|&b| {
+            let octet = [b];
+            let (c, _) = encoding_rs::WINDOWS_1252.decode_without_bom_handling(&octet);
+            c.chars().next().unwrap_or('\u{FFFD}')
+        })
+    };
+    let prev = at.checked_sub(1).and_then(read);
+    let signs = (at + 1..at + len).all(|k| read(k).is_some_and(|c| !c.is_alphabetic()));
+    let word_end = read(at + len).is_none_or(|c| !c.is_alphabetic());
+    let after = match len {
+        2 => bytes.get(at..at + 2) != Some(b"\xC0\x80") && prev.is_none_or(|p| !p.is_lowercase()),
+        3 => prev.is_some_and(char::is_alphabetic),
+        _ => false,
+    };
+    signs && word_end && after
 }
 
 /// A quick look before [`evidence`]: at least three valid multi-octet
@@ -1373,6 +1398,10 @@ mod tests {
     #[test]
     fn writer_forms_must_be_complete() {
         assert_eq!(utf8_writer_forms(b"\xc0\x80"), 1);
+        // Latin text's `JÁ…`, `voilà…”`: no writer's forms.
+        assert_eq!(utf8_writer_forms(b"J\xc1\x85\n"), 0);
+        assert_eq!(utf8_writer_forms(b"voil\xe0\x85\x94 "), 0);
+        assert_eq!(utf8_writer_forms(b"a\xc1\x85b"), 1);
         assert_eq!(utf8_writer_forms(b"\xc0 "), 0);
         assert_eq!(utf8_writer_forms(b"\xed\xa0\x80"), 1);
         assert_eq!(utf8_writer_forms(b"\xed\xa0"), 0);
