@@ -1595,6 +1595,26 @@ fn windows_writer<'a>(
     if letters < 2 {
         return None;
     }
+    // Under ISO-8859-2, -4 or -13 the twin differs above 0x9F too: a
+    // letter of the label's inside a word that the twin reads as a sign
+    // (ISO-8859-2 `Šťastný`, windows-1250 `©»astný`) is the label's text,
+    // whatever the C1 octets are (two damaged octets beside it were read
+    // as a windows-1250 writer's, and every `Š ť ą ś` of the text
+    // changed). A windows-1250 writer's letters there are ISO-8859-2's
+    // letters too (`ł ż Ş`); its signs (`»`, `©`) do not stand inside words.
+    if !better {
+        let own: Vec<char> = enc.decode_without_bom_handling(bytes).0.chars().collect();
+        let inside = |i: usize| {
+            is_letter(i.checked_sub(1).and_then(|k| bytes.get(k))) && is_letter(bytes.get(i + 1))
+        };
+        if own.len() == bytes.len()
+            && bytes.iter().enumerate().any(|(i, &b)| {
+                b >= 0xA0 && own[i].is_alphabetic() && !chars[i].is_alphabetic() && inside(i)
+            })
+        {
+            return None;
+        }
+    }
     match compare_fit(&t, mixed) {
         _ if t == mixed => return None,
         // One alphabet's letters, no capital after a small letter: Mac OS

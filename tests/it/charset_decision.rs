@@ -4833,6 +4833,26 @@ fn regression_a_windows_writer_under_the_iso_label_is_read_as_windows() {
         assert_eq!(&*d.text, text, "{label}");
         assert_eq!(d.verdict, Verdict::Ok, "{label}: {:?}", d.findings);
     }
+    // ISO-8859-2 text with two damaged octets in 0x80..0x9F beside its
+    // letters (the property test `latin_text_under_its_latin_label_never_flips`
+    // found it, one run in eighty): windows-1250 reads them as letters, but
+    // reads the text's own `Š ť` (0xA9 0xBB) inside words as `© »`. The
+    // label's reading stands; only the damaged octets are in question.
+    let text = "Šťastný Dvořák ü Ísland Noël Größe Šťastný\n";
+    let mut bytes = encode(text, encoding_rs::ISO_8859_2);
+    bytes.insert(0, 0x9C);
+    bytes.insert(2, 0x8C);
+    let d = charset::decode(&bytes, Some(b"iso-8859-2"), &body_opts());
+    assert_eq!(
+        d.used,
+        charset::Charset::for_label(b"iso-8859-2"),
+        "{:?}",
+        d.findings
+    );
+    let own = encoding_rs::ISO_8859_2
+        .decode_without_bom_handling(&bytes[4..])
+        .0;
+    assert!(d.text.ends_with(&*own), "{:?}", d.text);
 }
 
 /// ISO-2022-JP-2's escapes under the ISO-2022-JP label (JIS X 0212's `ESC
