@@ -1581,6 +1581,22 @@ fn windows_writer<'a>(
         return None;
     }
     let is_letter = |b: Option<&u8>| b.is_some_and(|&b| b.is_ascii_alphabetic() || b >= 0xA0);
+    // And in a word the twin reads in a writer's case (small letters, a
+    // capital and small ones, or capitals): a writer's `š ť Ž` are, while
+    // damaged octets read as letters mostly are not (`kŚň`, `ŚŠReykjavík`,
+    // two of them beside ISO-8859-2 letters were read as a windows-1250
+    // writer's and the text's `ź` became `ľ`).
+    let in_written_case = |i: usize| {
+        let alpha = |k: &usize| chars.get(*k).is_some_and(|c| c.is_alphabetic());
+        let start = (0..i).rev().take_while(alpha).last().unwrap_or(i);
+        let end = (i..chars.len())
+            .take_while(alpha)
+            .last()
+            .map_or(i, |k| k + 1);
+        let word = chars.get(start..end).unwrap_or_default();
+        let rest_lower = word.iter().skip(1).all(|c| !c.is_uppercase());
+        rest_lower || word.iter().all(|c| !c.is_lowercase())
+    };
     let letters = bytes
         .iter()
         .zip(&chars)
@@ -1590,6 +1606,7 @@ fn windows_writer<'a>(
                 && c.is_alphabetic()
                 && (is_letter(i.checked_sub(1).and_then(|k| bytes.get(k)))
                     || is_letter(bytes.get(i + 1)))
+                && in_written_case(i)
         })
         .count();
     if letters < 2 {

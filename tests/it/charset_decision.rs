@@ -4853,6 +4853,37 @@ fn regression_a_windows_writer_under_the_iso_label_is_read_as_windows() {
         .decode_without_bom_handling(&bytes[4..])
         .0;
     assert!(d.text.ends_with(&*own), "{:?}", d.text);
+    // Damaged octets that windows-1250 reads as capitals where no writer
+    // puts one (`kŚň`, `ŚŠReykjavík`) are no windows-1250 writer's
+    // letters, though windows-1250 reads every other octet as a letter
+    // too (`Łódź` as `Łódľ`): the same property test, the same rate.
+    for (text, damage) in [
+        (
+            "Reykjavík tal? kůň čtvrť Łódź\n",
+            [(0usize, 0x8Cu8, false), (17, 0x8C, true)],
+        ),
+        (
+            "Reykjavík őrült §4 §4 ég Łódź őrült\n",
+            [(0, 0x8C, false), (1, 0x8A, false)],
+        ),
+    ] {
+        let mut bytes = encode(text, encoding_rs::ISO_8859_2);
+        for (at, b, replace) in damage {
+            if replace {
+                bytes[at] = b;
+            } else {
+                bytes.insert(at, b);
+            }
+        }
+        let d = charset::decode(&bytes, Some(b"iso-8859-2"), &body_opts());
+        assert_eq!(
+            d.used,
+            charset::Charset::for_label(b"iso-8859-2"),
+            "{text}: {:?}",
+            d.findings
+        );
+        assert!(d.text.contains("Łódź"), "{:?}", d.text);
+    }
 }
 
 /// ISO-2022-JP-2's escapes under the ISO-2022-JP label (JIS X 0212's `ESC
