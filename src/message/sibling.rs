@@ -91,6 +91,10 @@ pub(crate) fn reread<'b>(
     }
 }
 
+/// The most text leaves an alternative may have for its parts to be asked
+/// about each other.
+const MAX_SIBLINGS: usize = 32;
+
 /// The part read in a sibling's charset, when the rule holds.
 fn hinted<'b>(
     msg: &Message<'_>,
@@ -111,6 +115,12 @@ fn hinted<'b>(
     let family = alternative_of(msg, part)?;
     let mut leaves = Vec::new();
     text_leaves(family, part, &mut leaves);
+    // An alternative is a few renderings of one text; past a few dozen it
+    // is no such thing, and asking each part about every other is
+    // quadratic (10,000 one-line parts in 590 KB took 4.8 s to filter).
+    if leaves.len() > MAX_SIBLINGS {
+        return None;
+    }
     // A clean reading's text is walked for the marks of East Asian octets
     // once, and only when a sibling is labelled in an East Asian charset:
     // most clean single-byte parts have none, and the walk costs as much
@@ -326,7 +336,11 @@ fn text_leaves<'m, 'a>(node: &'m Part<'a>, part: &Part<'a>, out: &mut Vec<&'m Pa
         }
         PartKind::Message(_) => {}
         PartKind::Multipart(m) => {
+            // No further than the rule asks ([`MAX_SIBLINGS`]).
             for child in &m.parts {
+                if out.len() > MAX_SIBLINGS {
+                    return;
+                }
                 text_leaves(child, part, out);
             }
         }

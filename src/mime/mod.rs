@@ -351,9 +351,15 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    /// The per-field test `may_need_decoding` stands in for.
+    /// The per-field test `may_need_decoding` stands in for (ESC too: raw
+    /// ISO-2022-JP, which the scan has looked for since 2026-11-27 while
+    /// this model did not; the property test failed only when it drew an
+    /// ESC, about one run in many).
     fn field_by_field(bytes: &[u8]) -> bool {
-        !bytes.is_ascii() || memchr::memchr(b'*', bytes).is_some() || has_encoded_word_start(bytes)
+        !bytes.is_ascii()
+            || memchr::memchr(b'*', bytes).is_some()
+            || memchr::memchr(0x1B, bytes).is_some()
+            || has_encoded_word_start(bytes)
     }
 
     #[test]
@@ -362,7 +368,7 @@ mod tests {
             let plain = vec![b'a'; len];
             assert!(!may_need_decoding(&plain), "{len}");
             for at in 0..len {
-                for (what, width) in [(&b"\xE9"[..], 1), (b"*", 1), (b"=?", 2)] {
+                for (what, width) in [(&b"\xE9"[..], 1), (b"*", 1), (b"\x1B", 1), (b"=?", 2)] {
                     if at + width > len {
                         continue;
                     }
