@@ -395,16 +395,7 @@ fn parameters(
     let mut location = None;
     // The parameters whose value is written again.
     let mut changed: Vec<&Parameter> = Vec::new();
-    let content_type = f.is("content-type");
     for p in &params {
-        // A charset label is no text: its octets stay as written (the body
-        // conversion writes the label it converts to). Transcoded, 8-bit
-        // junk in a label (`charset=\xF5\xA4\xDAus-ascii`, read as
-        // US-ASCII) became a label nothing reads, the `u` swallowed, and
-        // a second pass relabelled the part.
-        if content_type && p.name.eq_ignore_ascii_case("charset") {
-            continue;
-        }
         // Each parameter assessed on its own (whether it is to be written
         // again), then into the field's.
         let mut one = Assess::default();
