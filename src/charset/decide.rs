@@ -567,13 +567,8 @@ pub(super) fn labelled<'a>(
         // UTF-8 that a second pass read as ISO-2022-JP.
         if ascii
             && (!cs.is_seven_bit() || std::ptr::eq(cs, Charset::UTF_7))
-            && let Some((at, t, jp)) = iso2022jp_in_ascii(bytes, opts)
+            && read_iso2022jp(bytes, cs, opts, d, out)
         {
-            let det = Detected {
-                charset: jp,
-                confidence: 0.9,
-            };
-            read_as(d, out, det, t, escapes_are(at, cs, jp));
             return;
         }
         // A CJK label read as half-width katakana, private use or C1
@@ -2636,6 +2631,27 @@ fn read_in<'a>(
 }
 
 /// The finding of ISO-2022-JP escapes in 7-bit text under `cs`.
+/// Reads 7-bit `bytes` under the label `cs` as ISO-2022-JP (or -JP-2)
+/// when its escapes are there ([`iso2022jp_in_ascii`]), `mislabeled`;
+/// whether it did.
+fn read_iso2022jp<'a>(
+    bytes: &'a [u8],
+    cs: &'static Charset,
+    opts: &DecodeOptions,
+    d: &mut Decoded<'a>,
+    out: &mut Outcome,
+) -> bool {
+    let Some((at, t, jp)) = iso2022jp_in_ascii(bytes, opts) else {
+        return false;
+    };
+    let det = Detected {
+        charset: jp,
+        confidence: 0.9,
+    };
+    read_as(d, out, det, t, escapes_are(at, cs, jp));
+    true
+}
+
 pub(super) fn escapes_are(at: usize, cs: &'static Charset, jp: &'static Charset) -> Finding {
     Finding::new(FindingKind::Mislabeled, at, 1).with_note(format!(
         "labelled {}, the escape sequences are {}",
@@ -2726,14 +2742,7 @@ pub(super) fn wide<'a>(
             // under any label that reads them as controls. Read as
             // US-ASCII, the part was relabelled UTF-8 with its escapes,
             // and a second pass read those as ISO-2022-JP.
-            if s.is_ascii()
-                && let Some((at, t, jp)) = iso2022jp_in_ascii(bytes, opts)
-            {
-                let det = Detected {
-                    charset: jp,
-                    confidence: 0.9,
-                };
-                read_as(d, out, det, t, escapes_are(at, cs, jp));
+            if s.is_ascii() && read_iso2022jp(bytes, cs, opts, d, out) {
                 return;
             }
             let to = if s.is_ascii() {
