@@ -4227,4 +4227,122 @@ mod tests {
         assert!(mostly_letters("abcdefgh\u{FFFD}\u{FFFD}"));
         assert!(!mostly_letters("abcdefg\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}"));
     }
+
+    /// [`korean_beyond_ks`] on windows-949 octets (encoding_rs's encoder
+    /// the oracle): a syllable beyond KS X 1001 by its lead (`됬`, `89 E7`)
+    /// or by its trail (`햏`, `C1 64`), ASCII before it, and the thresholds:
+    /// two common syllables or more, half or more of those of KS X 1001.
+    #[test]
+    fn korean_beyond_ks_counts_as_documented() {
+        let kr = |s: &str| {
+            let (b, _, unmappable) = encoding_rs::EUC_KR.encode(s);
+            assert!(!unmappable, "{s}");
+            b.into_owned()
+        };
+        assert_eq!(kr("됬햏가"), b"\x89\xE7\xC1\x64\xB0\xA1");
+        // Beyond by the lead, by the trail; after ASCII.
+        assert!(korean_beyond_ks(&kr("됬습니다")));
+        assert!(korean_beyond_ks(&kr("햏습니다")));
+        assert!(korean_beyond_ks(&kr("ok 됬습니다")));
+        // KS X 1001 alone (`가` is `B0 A1`, its trail the first of the
+        // rows), after ASCII too: nothing beyond.
+        assert!(!korean_beyond_ks(&kr("가다는")));
+        assert!(!korean_beyond_ks(&kr("a가다는")));
+        // Common syllables: two or more.
+        assert!(!korean_beyond_ks(&kr("됬다")));
+        assert!(korean_beyond_ks(&kr("됬다는")));
+        // Half or more of KS X 1001's are common (`굶 꿇 닭 곬` are not).
+        assert!(korean_beyond_ks(&kr("됬습니다굶꿇닭")));
+        assert!(!korean_beyond_ks(&kr("됬습니다굶꿇닭곬")));
+        // Every character beyond ASCII a Hangul syllable; all decoded.
+        assert!(!korean_beyond_ks(&kr("됬습니다 韓國")));
+        assert!(!korean_beyond_ks(
+            &[kr("됬습니다").as_slice(), b"\x89"].concat()
+        ));
+    }
+
+    /// [`utf8_chance_count`] and [`utf8_by_chance`] on Latin text written
+    /// in its own charset (encoding_rs's encoder the oracle; each case
+    /// valid UTF-8 where counted), one shape of [`utf8_chance`] each, and
+    /// the shapes beside it that are a UTF-8 writer's or no pairing.
+    #[test]
+    fn utf8_chance_counts_each_documented_shape() {
+        let cs = |l: &str| Charset::for_label(l.as_bytes()).expect("a known label");
+        let latin = |text: &str, l: &str| {
+            let (b, _, unmappable) = cs(l).encoding().expect("encoding_rs's").encode(text);
+            assert!(!unmappable, "{text}");
+            b.into_owned()
+        };
+        let count = |text: &str, l: &str| utf8_chance_count(&latin(text, l), cs(l), false);
+        let w = "windows-1252";
+        // Two octets: a capital after a capital (`PAYÉ…` is `C9 85`,
+        // UTF-8's `Ʌ`), or alone, or `ß` alone, then a sign ending the word.
+        assert_eq!(count("PAYÉ…", w), (1, 1));
+        assert_eq!(count(" É…", w), (1, 1));
+        assert_eq!(count(" ß…", w), (1, 1));
+        assert_eq!(count("PAYÉ…s", w), (0, 1));
+        assert_eq!(count("aÉ…", w), (0, 1));
+        assert_eq!(count("1É…", w), (0, 1));
+        // No capital: `×` (`D7 85`, UTF-8's Hebrew point).
+        assert_eq!(count(" ×…", w), (0, 1));
+        // A UTF-8 writer's `«OK»` (`C2 AB`, `C2 BB`; `Â«OKÂ»`).
+        assert_eq!(utf8_chance_count("«OK»".as_bytes(), cs(w), false), (0, 2));
+        // Two capitals of an all-caps word where UTF-8 reads no Latin
+        // letter (ISO-8859-2 `CZĘŚCI`, `CA A6`, UTF-8's `ʦ`); not before a
+        // small letter, nor a small letter second, nor a Latin letter
+        // (`ÄŠ`, `C4 8A`, is UTF-8's `Ċ`).
+        let l2 = "iso-8859-2";
+        assert_eq!(count("CZĘŚCI", l2), (1, 1));
+        assert_eq!(count("CZĘŚci", l2), (0, 1));
+        assert_eq!(count("CZĘśCI", l2), (0, 1));
+        assert_eq!(count("XÄŠY", w), (0, 1));
+        // Mac OS Roman's apostrophe before a letter (`D5 8E`, UTF-8's `Վ`),
+        // not before a sign (`D5 A5`).
+        assert_eq!(count("l’école", "macintosh"), (1, 1));
+        assert_eq!(count("l’• ", "macintosh"), (0, 1));
+        // Three and four octets: a letter after a letter, then signs
+        // ending the word (`Nå…”`, `E5 85 94`, UTF-8's `兔`); not after a
+        // space, not before a letter, not with a letter among the signs,
+        // not `E2` (a UTF-8 writer's `—` is `â€”`).
+        assert_eq!(count("Nå…”", w), (1, 1));
+        assert_eq!(count("Nð‘€€", w), (1, 1));
+        assert_eq!(count(" å…”", w), (0, 1));
+        assert_eq!(count("Nå…”s", w), (0, 1));
+        assert_eq!(count("Nåšš", w), (0, 1));
+        assert_eq!(utf8_chance_count("N—".as_bytes(), cs(w), false), (0, 1));
+        // Several in a text, octets UTF-8 fails on skipped (`å` alone).
+        assert_eq!(count("KOM PÅ… og så PAYÉ… Nå…”", w), (3, 3));
+        // Not a Latin charset, or an octet the label does not read:
+        // nothing counted.
+        assert_eq!(count("ТЕСТ", "iso-8859-5"), (0, 0));
+        // (ISO-8859-3 has no character at 0xA5.)
+        let l3 = cs("iso-8859-3");
+        assert_eq!(utf8_chance_count(b" \xC9\xA0", l3, false), (1, 1));
+        assert_eq!(utf8_chance_count(b" \xC9\xA0\xA5", l3, false), (0, 0));
+        // A sign that ends no word (`°`, `‚`): no chance (Romanian
+        // `FACTURĂ` is windows-1252's `FACTURÄ‚`).
+        assert_eq!(utf8_chance_count(b" \xC9\xB0", l3, false), (0, 1));
+        assert_eq!(count("FACTURĂ", "iso-8859-16"), (0, 0));
+        assert_eq!(
+            utf8_chance_count("FACTURĂ".as_bytes(), cs(w), false),
+            (0, 1)
+        );
+        // By chance: every one of them, and one at least.
+        assert!(utf8_by_chance(&latin("PAYÉ… Nå…”", w), cs(w)));
+        assert!(!utf8_by_chance(b"PAY", cs(w)));
+        let mixed = [latin("PAYÉ… ", w).as_slice(), "«".as_bytes()].concat();
+        assert_eq!(utf8_chance_count(&mixed, cs(w), false), (1, 2));
+        assert!(!utf8_by_chance(&mixed, cs(w)));
+    }
+
+    /// [`utf8_marks`]: UTF-8's typography of three octets always, that of
+    /// two (`«`, no-break space) only against a Latin charset.
+    #[test]
+    fn utf8_marks_counts_two_octet_marks_for_latin_only() {
+        let line = "— ’ « x";
+        assert_eq!(utf8_marks(line, true), 3);
+        assert_eq!(utf8_marks(line, false), 2);
+        assert_eq!(utf8_marks("abc é", true), 0);
+        assert_eq!(utf8_marks("\u{A0}", false), 0);
+    }
 }

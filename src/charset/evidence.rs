@@ -1402,6 +1402,17 @@ mod tests {
         assert_eq!(utf8_writer_forms(b"J\xc1\x85\n"), 0);
         assert_eq!(utf8_writer_forms(b"voil\xe0\x85\x94 "), 0);
         assert_eq!(utf8_writer_forms(b"a\xc1\x85b"), 1);
+        // `Á…` alone or after a capital is Latin text's; after a small
+        // letter, or with a letter (`Š`, 0x8A) for a sign, a writer's.
+        assert_eq!(utf8_writer_forms(b"\xc1\x85"), 0);
+        assert_eq!(utf8_writer_forms(b"a\xc1\x85 "), 1);
+        assert_eq!(utf8_writer_forms(b"A\xc1\x8a "), 1);
+        // `à…”` after a letter only, its signs both signs; no four-octet
+        // form is Latin text's.
+        assert_eq!(utf8_writer_forms(b" \xe0\x85\x94 "), 1);
+        assert_eq!(utf8_writer_forms(b"voil\xe0\x85\x8a "), 1);
+        assert_eq!(utf8_writer_forms(b"voil\xe0\x85\x94a"), 1);
+        assert_eq!(utf8_writer_forms(b"a\xf0\x85\x85\x85 "), 1);
         assert_eq!(utf8_writer_forms(b"\xc0 "), 0);
         assert_eq!(utf8_writer_forms(b"\xed\xa0\x80"), 1);
         assert_eq!(utf8_writer_forms(b"\xed\xa0"), 0);

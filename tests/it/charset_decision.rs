@@ -4905,6 +4905,13 @@ fn regression_a_windows_writer_under_the_iso_label_is_read_as_windows() {
         );
         assert!(d.text.contains("Łódź"), "{:?}", d.text);
     }
+    // A windows-1250 writer's signs at a word's edge are no letter inside
+    // a word: `«` and `»` (0xAB 0xBB, ISO-8859-2's `Ť ť`) around a quoted
+    // word, `©` (0xA9, `Š`) before a name. The text is still the writer's.
+    let text = "Ďakujem za list «Ahoj», ťažko sa mi hľadajú slová.\n©Šimon\n";
+    let bytes = encode(text, encoding_rs::WINDOWS_1250);
+    let d = charset::decode(&bytes, Some(b"iso-8859-2"), &body_opts());
+    assert_eq!(&*d.text, text, "{:?}", d.findings);
 }
 
 /// ISO-2022-JP-2's escapes under the ISO-2022-JP label (JIS X 0212's `ESC
