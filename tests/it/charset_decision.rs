@@ -2522,6 +2522,18 @@ proptest! {
         // French quote's `Ao\xFBt … \xE9crit` under KOI8-R as windows-1252,
         // in linux-mips, takes them): no case for this property.
         prop_assume!(text.chars().any(|c| c.is_alphabetic() && !c.is_ascii()));
+        // Two damaged octets of 0x80..0x9F under ISO-8859-2, -4 or -13,
+        // in natural words, that the Windows twin reads letter for letter
+        // are what a Windows writer's letters look like there: the
+        // documented Windows-writer rule reads such a text as windows-1250
+        // (-1257), and the two cannot be told apart (about one run in a
+        // hundred drew one). Where the twin would make a letter a sign
+        // inside a word or a capital where no writer puts one, the label
+        // stands: `regression_a_windows_writer_under_the_iso_label_is_read_as_windows`.
+        prop_assume!(
+            !matches!(enc_name, "iso-8859-2" | "iso-8859-4" | "iso-8859-13")
+                || damage.iter().filter(|d| (0x80..0xA0).contains(&d.2)).count() < 2
+        );
         let mut bytes = encode(&text, enc);
         let damaged = !damage.is_empty();
         for (at, replace, v) in damage {
