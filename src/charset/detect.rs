@@ -379,6 +379,16 @@ pub(super) fn vietnamese_tones(text: &str) -> usize {
                 tones += 1;
                 continue;
             }
+            // One vowel twice in a row is no Vietnamese syllable's (but
+            // `oo`, `xoong`): Turkish `IŞIK` in windows-1258 is `I`, a
+            // tilde and `IK`.
+            if vowel(c)
+                && vowel(prev)
+                && c.to_lowercase().eq(prev.to_lowercase())
+                && !c.eq_ignore_ascii_case(&'o')
+            {
+                return 0;
+            }
             runs += usize::from(vowel(c) && !vowel(prev));
             prev = c;
         }
