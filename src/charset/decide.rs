@@ -1628,7 +1628,9 @@ fn windows_writer<'a>(
     // changed). A windows-1250 writer's letters there are ISO-8859-2's
     // letters too (`ł ż Ş`); its signs (`»`, `©`) do not stand inside words.
     if !better {
-        let own: Vec<char> = enc.decode_without_bom_handling(bytes).0.chars().collect();
+        // The label's letters: `mixed` is its reading, a character an
+        // octet, only the octets 0x80..0x9F read otherwise.
+        let own: Vec<char> = mixed.chars().collect();
         let inside = |i: usize| {
             is_letter(i.checked_sub(1).and_then(|k| bytes.get(k))) && is_letter(bytes.get(i + 1))
         };

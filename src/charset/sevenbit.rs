@@ -124,17 +124,7 @@ pub(crate) fn decode(form: Form, src: &[u8]) -> (String, DecodeReport) {
         i += 1;
     }
     if let Some((at, n)) = lost_so {
-        match report
-            .errors
-            .iter_mut()
-            .find(|e| e.0 == ErrorKind::InvalidByte)
-        {
-            Some(e) => {
-                e.1 = e.1.min(at);
-                e.2 += n;
-            }
-            None => report.errors.push((ErrorKind::InvalidByte, at, n)),
-        }
+        report.record_many(ErrorKind::InvalidByte, at, n);
     }
     (out, report)
 }

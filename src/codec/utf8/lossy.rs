@@ -23,10 +23,16 @@ impl DecodeReport {
         self.errors.is_empty()
     }
     pub(crate) fn record(&mut self, kind: ErrorKind, offset: usize) {
+        self.record_many(kind, offset, 1);
+    }
+    /// `n` errors of `kind`, the first at `offset`, in whatever order they
+    /// are met (the kind's offset stays its first).
+    pub(crate) fn record_many(&mut self, kind: ErrorKind, offset: usize, n: usize) {
         if let Some(e) = self.errors.iter_mut().find(|e| e.0 == kind) {
-            e.2 += 1;
+            e.1 = e.1.min(offset);
+            e.2 += n;
         } else {
-            self.errors.push((kind, offset, 1));
+            self.errors.push((kind, offset, n));
         }
     }
 }
