@@ -320,6 +320,12 @@ pub struct MilterArgs {
     /// signal exits at once).
     #[arg(long, default_value_t = 30)]
     pub drain: u64,
+    /// Sessions handled at once; a connection beyond waits in the
+    /// listening socket's queue until one ends (each session may hold a
+    /// message of up to --max-message-size). 100 is Postfix's default
+    /// process limit, so a default Postfix never waits.
+    #[arg(long = "max-sessions", value_parser = clap::value_parser!(u32).range(1..), default_value_t = 100)]
+    pub max_sessions: u32,
 }
 
 /// `--on-failure`.

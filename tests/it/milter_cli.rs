@@ -689,3 +689,102 @@ fn a_peer_that_does_not_read_the_replies_is_dropped() {
     );
     drop(s);
 }
+
+/// `--max-sessions`: a connection beyond the limit is not answered until
+/// a session ends (it waits in the socket's queue; the MTA's own timeouts
+/// decide how long), then it is served as any other. Without a limit every
+/// session held a thread and up to `--max-message-size` of message, however
+/// many connections came.
+#[test]
+fn a_connection_over_max_sessions_waits_for_a_session_to_end() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("milter.sock");
+    let mut child = Running(
+        milter(&path)
+            .args(["--max-sessions", "1", "--drain", "60"])
+            .spawn()
+            .expect("spawn"),
+    );
+    let mut first = connect(&path, &mut child.0);
+    let rx = log_lines(&mut child.0);
+    negotiate(&mut first);
+    let mut second = UnixStream::connect(&path).expect("queued by the kernel");
+    let mut opt = Vec::new();
+    for v in [6u32, 0x1FF, 0x0F_FFFF] {
+        opt.extend_from_slice(&v.to_be_bytes());
+    }
+    second.write_all(&packet(b'O', &opt)).expect("optneg");
+    let mut log = String::new();
+    assert!(
+        wait_for_line(&rx, "1 session(s) open (--max-sessions)", &mut log),
+        "{log}"
+    );
+    second
+        .set_read_timeout(Some(Duration::from_millis(500)))
+        .expect("timeout");
+    let mut byte = [0u8; 1];
+    assert!(
+        second.read(&mut byte).is_err(),
+        "the second session was answered while the first was open"
+    );
+    one_message(&mut first, "QIDFIRST");
+    first.write_all(&packet(b'Q', b"")).expect("quit");
+    drop(first);
+    second
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .expect("timeout");
+    let (cmd, _) = read_packet(&mut second);
+    assert_eq!(cmd, b'O', "served once the first session ended");
+    one_message(&mut second, "QIDSECOND");
+    assert!(wait_for_line(&rx, "QIDSECOND", &mut log), "{log}");
+}
+
+/// A stop signal while a connection waits at `--max-sessions`: the waiting
+/// connection is never served (the MTA applies its milter_default_action),
+/// the open session still finishes, and the milter exits 0.
+#[test]
+fn a_stop_signal_ends_the_wait_at_max_sessions() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("milter.sock");
+    let mut child = Running(
+        milter(&path)
+            .args(["--max-sessions", "1", "--drain", "60"])
+            .spawn()
+            .expect("spawn"),
+    );
+    let mut first = connect(&path, &mut child.0);
+    let rx = log_lines(&mut child.0);
+    negotiate(&mut first);
+    let mut second = UnixStream::connect(&path).expect("queued by the kernel");
+    let mut log = String::new();
+    assert!(
+        wait_for_line(&rx, "1 session(s) open (--max-sessions)", &mut log),
+        "{log}"
+    );
+    signal(&child.0, libc::SIGTERM);
+    assert!(
+        wait_for_line(&rx, "SIGTERM: no new sessions; waiting for 1", &mut log),
+        "{log}"
+    );
+    second
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .expect("timeout");
+    let mut rest = Vec::new();
+    let _ = second.read_to_end(&mut rest);
+    assert!(
+        rest.is_empty(),
+        "the waiting connection was served: {rest:?}"
+    );
+    one_message(&mut first, "QIDLAST");
+    first.write_all(&packet(b'Q', b"")).expect("quit");
+    drop(first);
+    assert_eq!(
+        exit_code_within(&mut child.0, Duration::from_secs(30)),
+        Some(0),
+        "{log}"
+    );
+    assert!(
+        wait_for_line(&rx, "every session finished", &mut log),
+        "{log}"
+    );
+}

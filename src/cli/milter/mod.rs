@@ -40,6 +40,8 @@ struct Shared {
     opts: Options,
     max: u64,
     on_failure: OnFailureArg,
+    /// Sessions handled at once (`--max-sessions`).
+    max_sessions: usize,
     report: Option<Mutex<BufWriter<std::fs::File>>>,
     /// Where `report` is open, reopened on SIGHUP.
     report_path: Option<PathBuf>,
@@ -96,6 +98,7 @@ pub fn run(args: &MilterArgs) -> CliResult {
         opts,
         max: args.max_message_size,
         on_failure: args.on_failure,
+        max_sessions: usize::try_from(args.max_sessions).unwrap_or(usize::MAX),
         report,
         report_path: args.report.clone(),
     });
@@ -218,7 +221,13 @@ fn accept<C: Conn>(
     shared: &Arc<Shared>,
     timeout: std::time::Duration,
 ) {
-    for stream in incoming {
+    let mut incoming = incoming;
+    // A connection beyond `max_sessions` is not taken from the listening
+    // socket's queue until a session ends: the memory held stays under
+    // `max_sessions` messages of `--max-message-size`, and the MTA's own
+    // timeouts decide how long it waits (then its milter_default_action).
+    while sessions.wait_below(shared.max_sessions, stopping) {
+        let Some(stream) = incoming.next() else { break };
         if stopping.load(Ordering::SeqCst) {
             break;
         }
@@ -896,6 +905,7 @@ mod tests {
             opts: Options::default(),
             max,
             on_failure: OnFailureArg::Accept,
+            max_sessions: 100,
             report: None,
             report_path: None,
         }

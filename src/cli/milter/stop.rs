@@ -121,6 +121,7 @@ pub fn on_signal(
                     "{name}: no new sessions; waiting for {} open session(s)",
                     sessions.open()
                 ));
+                sessions.interrupt();
                 wake.wake();
             }
         })?;
@@ -153,6 +154,37 @@ impl Sessions {
 
     fn open(&self) -> usize {
         *self.open.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Waits while `max` sessions are open; false when `stopping` is set
+    /// meanwhile (a stop signal calls [`Sessions::interrupt`]). Said once
+    /// in the log each time the limit is reached.
+    pub fn wait_below(&self, max: usize, stopping: &AtomicBool) -> bool {
+        let mut n = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        if *n >= max && !stopping.load(Ordering::SeqCst) {
+            note(&format!(
+                "{max} session(s) open (--max-sessions): new connections wait \
+                 until one ends"
+            ));
+        }
+        while *n >= max {
+            if stopping.load(Ordering::SeqCst) {
+                return false;
+            }
+            // The timeout only bounds a wake-up lost to a stop signal
+            // sent between the flag and the wait.
+            n = match self.ended.wait_timeout(n, Duration::from_secs(1)) {
+                Ok((n, _)) => n,
+                Err(e) => e.into_inner().0,
+            };
+        }
+        !stopping.load(Ordering::SeqCst)
+    }
+
+    /// Wakes [`Sessions::wait_below`] to see the stop.
+    fn interrupt(&self) {
+        let _n = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        self.ended.notify_all();
     }
 
     /// Waits until every session has ended or `limit` has passed, and says
