@@ -91,8 +91,8 @@ pub(crate) fn reread<'b>(
     }
 }
 
-/// The most text leaves an alternative may have for its parts to be asked
-/// about each other.
+/// The most text leaves an alternative may have besides the part itself
+/// for its parts to be asked about each other.
 const MAX_SIBLINGS: usize = 32;
 
 /// The part read in a sibling's charset, when the rule holds.
