@@ -179,6 +179,11 @@ pub(super) fn guess(bytes: &[u8], tld: Option<Tld>, allow_utf8: bool) -> &'stati
     {
         return Charset::for_encoding(encoding_rs::EUC_KR);
     }
+    // Short Japanese in Shift_JIS, which chardetng may score below a
+    // single-byte reading (`decide::shift_jis_kana`).
+    if enc.is_single_byte() && super::decide::shift_jis_kana(sample) {
+        return Charset::for_encoding(encoding_rs::SHIFT_JIS);
+    }
     Charset::for_encoding(enc)
 }
 
