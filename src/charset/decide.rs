@@ -719,6 +719,31 @@ pub(super) fn labelled<'a>(
             );
             return;
         }
+        // A short text of East Asian octets under a Latin label, read
+        // cleanly into Latin mojibake (`ÀÌ ÆÄÀÏÀ» ¿­ ¼ö`): Japanese with
+        // kana or common Korean syllables in its own charset
+        // ([`east_asian_lie`]), which no Latin text is.
+        if !ascii
+            && opts.detect
+            && latin_label(cs)
+            && !mac_latin(cs)
+            && let Some(enc) = east_asian_lie(bytes)
+            && let (t, r, used) = decode_with(bytes, Charset::for_encoding(enc))
+            && r.is_clean()
+        {
+            let note = format!(
+                "read as {}, Latin mojibake; {} reads it as {} text",
+                cs.name,
+                used.name,
+                if enc == encoding_rs::EUC_KR {
+                    "Korean"
+                } else {
+                    "Japanese"
+                }
+            );
+            read_in(d, out, bytes, (used, t), note);
+            return;
+        }
         // A Latin label whose reading is words of non-ASCII characters
         // from end to end (`Ïðèâåò`, `ÇÑ±¹¾î`): text in another script,
         // which reads as such.
@@ -3374,10 +3399,15 @@ const COMMON_HANGUL: &str = "이다는의에하고가서을를한기지로사니
 /// strings and their first two to ten characters (the gettext catalogs,
 /// Big5, GBK, Shift_JIS, EUC-JP) none passes.
 pub(super) fn korean_beyond_ks(bytes: &[u8]) -> bool {
-    let Some(text) = encoding_rs::EUC_KR.decode_without_bom_handling_and_without_replacement(bytes)
-    else {
-        return false;
-    };
+    hangul_counts(bytes)
+        .is_some_and(|(beyond, ks, common)| beyond > 0 && common >= 2 && common * 2 >= ks)
+}
+
+/// When windows-949 reads `bytes` without error, every character beyond
+/// ASCII a Hangul syllable: how many are beyond KS X 1001, how many in it,
+/// and how many of those among the commonest ([`COMMON_HANGUL`]).
+fn hangul_counts(bytes: &[u8]) -> Option<(usize, usize, usize)> {
+    let text = encoding_rs::EUC_KR.decode_without_bom_handling_and_without_replacement(bytes)?;
     let (mut beyond, mut ks, mut common) = (0usize, 0usize, 0usize);
     let mut at = 0usize;
     for c in text.chars() {
@@ -3387,11 +3417,11 @@ pub(super) fn korean_beyond_ks(bytes: &[u8]) -> bool {
         }
         // Every character beyond ASCII is two octets in windows-949.
         let (Some(&lead), Some(&trail)) = (bytes.get(at), bytes.get(at + 1)) else {
-            return false;
+            return None;
         };
         at += 2;
         if !('\u{AC00}'..='\u{D7A3}').contains(&c) {
-            return false;
+            return None;
         }
         if lead < 0xA1 || trail < 0xA1 {
             beyond += 1;
@@ -3400,31 +3430,48 @@ pub(super) fn korean_beyond_ks(bytes: &[u8]) -> bool {
             common += usize::from(COMMON_HANGUL.contains(c));
         }
     }
-    beyond > 0 && common >= 2 && common * 2 >= ks
+    Some((beyond, ks, common))
 }
 
 /// Whether `bytes` is Japanese in Shift_JIS (windows-31j) that chardetng
-/// may take for a single-byte charset: Shift_JIS reads it without error,
-/// every character beyond ASCII is Japanese (kana, CJK ideographs and
-/// punctuation, full-width and half-width forms), two or more are
-/// hiragana, a third or more. chardetng guessed windows-1252 for a short
-/// sentence from outside `.jp` (`加算量は無限大にはできません` as
-/// `‰ÁŽZ—Ê‚Í–³ŒÀ‘å‚É‚Í‚Å‚«‚Ü‚¹‚ñ`): 55 of 2,960 one-sentence texts.
-/// A hiragana is 0x82 then 0x9F..0xF1, which single-byte text writes as
-/// `‚` (or a C1 control, or a box corner) before a letter: of four
-/// million strings and their first 12, 20 and 40 octets (the gettext
-/// catalogs of 37 languages in their Latin, Cyrillic, Greek, Hebrew,
-/// Arabic, Thai and Vietnamese charsets, and Chinese, Korean, EUC-JP and
-/// ISO-2022-JP) none passes.
+/// may take for a single-byte charset ([`japanese_kana`]): Shift_JIS reads
+/// it without error, every character beyond ASCII is Japanese (kana, CJK
+/// ideographs and punctuation, full-width and half-width forms), a third
+/// or more kana, two or more of them of two 8-bit octets, and two
+/// characters stand side by side. chardetng guessed windows-1252 for a short sentence from
+/// outside `.jp` (`加算量は無限大にはできません` as
+/// `‰ÁŽZ—Ê‚Í–³ŒÀ‘å‚É‚Í‚Å‚«‚Ü‚¹‚ñ`): 55 of 2,960 one-sentence texts. A
+/// hiragana is 0x82 then 0x9F..0xF1, a katakana 0x83 then 0x80..0x96,
+/// which ISO and Windows charsets write as `‚` or `ƒ` (or C1 controls)
+/// before a letter: of 38 million strings and their first 8, 12, 20 and
+/// 40 octets (the gettext catalogs of 45 languages, as written and in
+/// capitals, in their ISO and Windows charsets, the Mac OS and DOS ones,
+/// and Chinese, Korean, EUC-JP and ISO-2022-JP) 102 pass, all capitals in
+/// x-mac-cyrillic (`ГИТЕГА`).
 pub(super) fn shift_jis_kana(bytes: &[u8]) -> bool {
-    let Some(text) =
-        encoding_rs::SHIFT_JIS.decode_without_bom_handling_and_without_replacement(bytes)
-    else {
+    japanese_kana(encoding_rs::SHIFT_JIS, bytes)
+}
+
+/// Whether `enc` (Shift_JIS or EUC-JP) reads `bytes` without error as
+/// Japanese, kana a third or more of the characters beyond ASCII, two or
+/// more of those side by side somewhere ([`shift_jis_kana`]), and two or
+/// more kana whose octets are all 8-bit. In Shift_JIS a katakana
+/// 0x83 0x40..0x7E has an ASCII trail, which does not count there: katakana
+/// 0x83 0x40..0x7E is `É` and an ASCII letter to Mac OS Roman and DOS code
+/// pages (`RÉPERTOIRES`, `PRÉCÉDENT`: 13,519 of the French catalog strings
+/// in capitals passed without that), and one pair alone between ASCII is
+/// `ÇÃ` to Mac OS Roman (`INFORMAÇÃO` is `INFORMAのO`).
+fn japanese_kana(enc: &'static encoding_rs::Encoding, bytes: &[u8]) -> bool {
+    let Some(text) = enc.decode_without_bom_handling_and_without_replacement(bytes) else {
         return false;
     };
-    let (mut nonascii, mut hiragana) = (0usize, 0usize);
+    let sjis = enc == encoding_rs::SHIFT_JIS;
+    let (mut nonascii, mut kana, mut eight_bit_kana) = (0usize, 0usize, 0usize);
+    let (mut run, mut longest, mut at) = (0usize, 0usize, 0usize);
     for c in text.chars() {
         if c.is_ascii() {
+            at += 1;
+            run = 0;
             continue;
         }
         if !matches!(c, '\u{3000}'..='\u{30FF}' | '\u{4E00}'..='\u{9FFF}' | '\u{FF01}'..='\u{FF9F}')
@@ -3432,9 +3479,51 @@ pub(super) fn shift_jis_kana(bytes: &[u8]) -> bool {
             return false;
         }
         nonascii += 1;
-        hiragana += usize::from(('\u{3041}'..='\u{309F}').contains(&c));
+        run += 1;
+        longest = longest.max(run);
+        let is_kana = ('\u{3041}'..='\u{30FA}').contains(&c);
+        kana += usize::from(is_kana);
+        if sjis {
+            // One octet for a half-width form, two for the rest.
+            let width = if ('\u{FF61}'..='\u{FF9F}').contains(&c) {
+                1
+            } else {
+                2
+            };
+            let trail = bytes.get(at + 1).copied().unwrap_or(0);
+            eight_bit_kana += usize::from(is_kana && width == 2 && trail >= 0x80);
+            at += width;
+        } else {
+            eight_bit_kana += usize::from(is_kana);
+        }
     }
-    hiragana >= 2 && hiragana * 3 >= nonascii
+    longest >= 2 && eight_bit_kana >= 2 && kana * 3 >= nonascii
+}
+
+/// The East Asian charset a Latin label's clean reading of a short text
+/// is a lie over: Shift_JIS or EUC-JP read as Japanese with kana
+/// ([`japanese_kana`]), or windows-949 read as Hangul syllables, half or
+/// more of them (two or more) among the commonest ([`hangul_counts`]).
+/// A sentence of CJK under `iso-8859-1` is words of non-ASCII characters
+/// from end to end, but too short for that rule (`ÀÌ ÆÄÀÏÀ» ¿­ ¼ö ¾ø½À´Ï´Ù`,
+/// 28 characters): one-sentence texts under `iso-8859-1` and
+/// `windows-1252`, 2026-11-28, were read as such in half or more of the
+/// cases. Of five million strings and their first 8, 12, 20 and 40 octets
+/// in the ISO and Windows Latin charsets (the gettext catalogs), none
+/// passes either test; text in other scripts may (Big5 and Thai as EUC-JP,
+/// GBK as Korean): under a Latin label they were mojibake either way. Not
+/// asked under a Mac OS label: Mac OS Roman's `É Ç` are 0x83 and 0x82,
+/// Shift_JIS's kana leads.
+fn east_asian_lie(bytes: &[u8]) -> Option<&'static encoding_rs::Encoding> {
+    if japanese_kana(encoding_rs::SHIFT_JIS, bytes) {
+        Some(encoding_rs::SHIFT_JIS)
+    } else if japanese_kana(encoding_rs::EUC_JP, bytes) {
+        Some(encoding_rs::EUC_JP)
+    } else if hangul_counts(bytes).is_some_and(|(_, ks, common)| common >= 2 && common * 2 >= ks) {
+        Some(encoding_rs::EUC_KR)
+    } else {
+        None
+    }
 }
 
 /// chardetng's candidate for text under the Cyrillic label `cs`, when it is
@@ -4265,9 +4354,9 @@ mod tests {
     }
 
     /// [`shift_jis_kana`] on Shift_JIS octets (encoding_rs's encoder the
-    /// oracle): two hiragana or more, a third of the characters beyond
-    /// ASCII or more, every one of them Japanese, and no octet Shift_JIS
-    /// cannot read.
+    /// oracle): two kana or more, a third of the characters beyond ASCII or
+    /// more, every one of them Japanese, and no octet Shift_JIS cannot
+    /// read.
     #[test]
     fn shift_jis_kana_counts_as_documented() {
         let sj = |s: &str| {
@@ -4280,8 +4369,19 @@ mod tests {
         assert!(shift_jis_kana(&sj("ok: ID は 3 です")));
         // Katakana, full-width forms and punctuation are Japanese too.
         assert!(shift_jis_kana(&sj("ファイルはＡ。です")));
-        // One hiragana is not enough.
+        // One kana is not enough; katakana count as hiragana do, when
+        // both their octets are 8-bit (`リ ル` are 0x83 0x8A and 0x8B; `シ
+        // ア` are 0x83 and an ASCII letter).
         assert!(!shift_jis_kana(&sj("加算は無理")));
+        assert!(shift_jis_kana(&sj("VJシリアル")));
+        assert!(!shift_jis_kana(&sj("シアル")));
+        assert!(!shift_jis_kana(&sj("加算ー無理・")));
+        // Two side by side somewhere: Mac OS Roman's `INFORMAÇÃO` twice is
+        // `INFORMAのO` twice, its `PRÉCÉDENT` `PRイィENT` (ASCII trails).
+        assert!(!shift_jis_kana(b"INFORMA\x82\xCCO INFORMA\x82\xCCO"));
+        assert!(!shift_jis_kana(b"PR\x83C\x83DENT PR\x83C\x83DENT"));
+        assert!(shift_jis_kana(&sj("は ok はは")));
+        assert!(!shift_jis_kana(&sj("は ok は")));
         // Two of six: a third; two of seven: less.
         assert!(shift_jis_kana(&sj("加算無理はは")));
         assert!(!shift_jis_kana(&sj("加算無理国はは")));
@@ -4293,6 +4393,37 @@ mod tests {
             &[sj("加算は無理です"), vec![0xA0]].concat()
         ));
         assert!(!shift_jis_kana(b"plain ascii"));
+    }
+
+    /// [`east_asian_lie`]: Shift_JIS, then EUC-JP, then Korean; and the
+    /// Korean test's thresholds (two common syllables or more, half or
+    /// more of those of KS X 1001).
+    #[test]
+    fn east_asian_lie_names_the_charset_its_test_passes() {
+        let enc = |e: &'static encoding_rs::Encoding, s: &str| e.encode(s).0.into_owned();
+        let sj = enc(encoding_rs::SHIFT_JIS, "ファイルを開けません");
+        let ej = enc(encoding_rs::EUC_JP, "ファイルを開けません");
+        let kr = |s: &str| enc(encoding_rs::EUC_KR, s);
+        assert_eq!(east_asian_lie(&sj), Some(encoding_rs::SHIFT_JIS));
+        assert_eq!(east_asian_lie(&ej), Some(encoding_rs::EUC_JP));
+        assert_eq!(
+            east_asian_lie(&kr("파일을 열 수 없습니다")),
+            Some(encoding_rs::EUC_KR)
+        );
+        // Two common of four (`이 다`), one of two, none.
+        assert_eq!(east_asian_lie(&kr("이다 펀쳐")), Some(encoding_rs::EUC_KR));
+        assert_eq!(east_asian_lie(&kr("이 펀")), None);
+        assert_eq!(east_asian_lie(&kr("펀쳐 퀭봤")), None);
+        // Two common of five: fewer than half.
+        assert_eq!(east_asian_lie(&kr("이다 펀쳐퀭")), None);
+        // Latin text in windows-1252 and ISO-8859-1.
+        for s in ["Grüße aus Köln", "ÀÉÎÕÜ àéîõü", "Þjóðólfur", "OPÇÃO"] {
+            assert_eq!(
+                east_asian_lie(&enc(encoding_rs::WINDOWS_1252, s)),
+                None,
+                "{s}"
+            );
+        }
     }
 
     /// [`korean_beyond_ks`] on windows-949 octets (encoding_rs's encoder
