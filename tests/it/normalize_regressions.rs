@@ -1415,6 +1415,79 @@ fn regression_attached_text_files_are_kept_as_they_are() {
     assert_eq!(n.report.count(Converted), 3);
 }
 
+/// A text file that is UTF-8 as it stands, under a label that says
+/// otherwise or none, had its label corrected by writing it again as a
+/// text: its line ends became the message's and its transfer coding the
+/// writer's, so a CSV with LF lines in base64 came out of a CRLF message
+/// with CRLF ones, and a CRLF script in an LF mailbox with LF ones (an
+/// independent hunt: 91 of 300 such files changed). Only the label is
+/// corrected now; the body and its coding stay as they came.
+#[test]
+fn regression_a_utf8_file_keeps_its_octets_when_its_label_is_corrected() {
+    use base64::Engine as _;
+    let b64 = |b: &[u8]| base64::engine::general_purpose::STANDARD.encode(b);
+    let csv = "Name;Stadt\nM\u{fc}ller;K\u{f6}ln\n".as_bytes();
+    let script = "#!/bin/sh\r\necho \"Termin\u{e9}\"\r\n".as_bytes();
+    for (eol, file, ct) in [
+        ("\r\n", csv, "text/csv; name=\"export.csv\""),
+        (
+            "\n",
+            script,
+            "text/x-sh; charset=us-ascii; name=\"backup.sh\"",
+        ),
+    ] {
+        let encoded = b64(file);
+        let raw = format!(
+            "From: a@example.org\nMIME-Version: 1.0\n\
+             Content-Type: multipart/mixed; boundary=B\n\n--B\n\
+             Content-Type: text/plain; charset=us-ascii\n\nSee the file.\n--B\n\
+             Content-Type: {ct}\nContent-Transfer-Encoding: Base64\n\
+             Content-Disposition: attachment\n\n{encoded}\n--B--\n"
+        )
+        .replace('\n', eol);
+        let n = normalize::normalize(raw.as_bytes(), &Options::default()).unwrap();
+        let out = n.bytes.to_vec();
+        let m = mailcharset::message::Message::parse(&out);
+        let part = &m.parts()[2];
+        assert_eq!(&*part.decoded_body(&m).0, file, "{ct}");
+        assert!(
+            out.windows(encoded.len()).any(|w| w == encoded.as_bytes()),
+            "{ct}"
+        );
+        assert_eq!(part.content_type.param("charset").unwrap().value, "utf-8");
+        let cte = part.header.get("content-transfer-encoding").unwrap();
+        assert_eq!(cte.value, b" Base64", "{ct}");
+        let entry = n.report.parts.iter().find(|p| p.part == "2").unwrap();
+        assert_eq!(entry.action, normalize::Action::Converted);
+        // A second pass leaves it.
+        assert!(matches!(
+            normalize::normalize(&out, &Options::default())
+                .unwrap()
+                .bytes,
+            Cow::Borrowed(_)
+        ));
+    }
+    // A UTF-8 patch under `us-ascii` and `7bit` (linux-mips 2007/1e2bedcf):
+    // the body stays, its coding is named `8bit`, as its octets are.
+    let patch = "--- a/AUTHORS\n+++ b/AUTHORS\n@@ -1 +1 @@\n-Kyosti\n+Ky\u{f6}sti\n".as_bytes();
+    let raw = [
+        b"From: a@example.org\nMIME-Version: 1.0\n\
+          Content-Type: text/x-patch; charset=us-ascii\n\
+          Content-Transfer-Encoding: 7bit\n\n"
+            .as_slice(),
+        patch,
+    ]
+    .concat();
+    let out = norm(&raw);
+    assert!(out.ends_with(patch));
+    let m = mailcharset::message::Message::parse(&out);
+    assert_eq!(m.root.content_type.param("charset").unwrap().value, "utf-8");
+    assert_eq!(
+        m.root.transfer_encoding,
+        mailcharset::mime::TransferEncoding::EightBit
+    );
+}
+
 /// A message of one text part, 8bit, with `ct` as its Content-Type.
 fn one_part(ct: &str, body: &[u8]) -> Vec<u8> {
     [
