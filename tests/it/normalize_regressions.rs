@@ -1324,8 +1324,8 @@ fn regression_a_clear_signed_text_is_not_converted() {
 /// subscribers); under a DMARC `p=reject` policy that is a rejected
 /// message. With `keep_dkim_signed` the message is written as it came and
 /// the report lists what would have been done as `kept`; a signature only
-/// on an attached message does not count, and without the option the
-/// message is normalized as before.
+/// on an attached message keeps that message as it came, not the one
+/// around it, and without the option the message is normalized as before.
 #[test]
 fn keep_dkim_signed_leaves_a_signed_message_as_it_came() {
     let dkim = b"DKIM-Signature: v=1; a=rsa-sha256; c=relaxed/relaxed; d=example.org;\n\
@@ -1350,7 +1350,10 @@ fn keep_dkim_signed_leaves_a_signed_message_as_it_came() {
     assert_eq!(n.report.parts[0].action, normalize::Action::Converted);
     let n = normalize::normalize(rest, &keep).unwrap();
     assert!(n.report.changed && !n.report.dkim_signed);
-    // A signature on a forwarded message inside is not this message's.
+    // A signature on a forwarded message inside is not this message's: the
+    // message is normalized, and the forwarded one (whose recipient, an
+    // abuse desk, a DMARC report's reader, verifies its signature) is left
+    // as it came; its text was converted, the signature broken.
     let outer = [
         &b"From: c@example.net\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=b\n\n\
         --b\nContent-Type: text/plain; charset=iso-8859-1\n\nSieh unten, J\xfcrgen.\n\
@@ -1361,6 +1364,20 @@ fn keep_dkim_signed_leaves_a_signed_message_as_it_came() {
     .concat();
     let n = normalize::normalize(&outer, &keep).unwrap();
     assert!(n.report.changed && !n.report.dkim_signed);
+    assert!(n.bytes.windows(signed.len()).any(|w| w == signed));
+    assert!(!n.bytes.windows(6).any(|w| w == b"J\xfcrgen"));
+    let actions: Vec<_> = n
+        .report
+        .parts
+        .iter()
+        .filter(|p| p.location == "body")
+        .map(|p| (p.part.as_str(), p.action))
+        .collect();
+    use normalize::Action::{Converted, Kept};
+    assert_eq!(actions, [("1", Converted), ("2.1", Kept)]);
+    // Without the option it is normalized too.
+    let n = normalize::normalize(&outer, &Options::default()).unwrap();
+    assert!(!n.bytes.windows(signed.len()).any(|w| w == signed));
 }
 
 /// A text file the sender attached is its octets: a Latin-1 patch shown
