@@ -96,7 +96,7 @@ pub(super) fn text_part(
         ctx.report.parts.push(entry);
         return Ok(());
     }
-    // UTF-8 as it stands: converting it keeps its octets.
+    // UTF-8 as it stands: no character of it needs converting.
     let octets_kept = used.is_some_and(Charset::is_utf8)
         && d.replacements == 0
         && matches!(d.text, Cow::Borrowed(_));
