@@ -96,10 +96,22 @@ pub(super) fn text_part(
         ctx.report.parts.push(entry);
         return Ok(());
     }
-    // UTF-8 as it stands: converting it keeps its octets.
+    // UTF-8 as it stands: no character of it needs converting.
     let octets_kept = used.is_some_and(Charset::is_utf8)
         && d.replacements == 0
         && matches!(d.text, Cow::Borrowed(_));
+    // A file the sender attached (a patch, a CSV, a log), or a patch sent
+    // as text, inline: its octets are the file, read by the program it is
+    // saved for (`git am` and `patch` apply a patch's octets as they stand;
+    // git's mailinfo re-codes the commit message, not the diff), not by
+    // the label. Unless asked for (`Options::convert_attachments`). A part
+    // typed as a patch, or a text/plain body whose diff lines hold what
+    // the conversion would change; 8-bit prose above an ASCII diff is
+    // converted, the diff reading the same.
+    let file = !ctx.opts.convert_attachments
+        && (part.is_file()
+            || patch::is_patch_type(&ct.subtype)
+            || (ct.subtype == "plain" && patch::diff_lines_change(&decoded)));
     // Kept as it is, whatever the decision read:
     let keep =
         // RTF: a reader takes its 8-bit octets in the code page the
@@ -110,23 +122,9 @@ pub(super) fn text_part(
         // under its label: re-encoding would bake one reader's guess at
         // the damage into the message.
         || (transfer_damaged && (d.replacements > 0 || d.verdict == Verdict::Mislabeled))
-        // A file the sender attached (a patch, a CSV, a log): its octets
-        // are the file, read by the program it is saved for, not by the
-        // label. Unless asked for (`Options::convert_attachments`), or
-        // unless it is UTF-8 as it stands (under a label that said
-        // otherwise, or none), whose octets the conversion keeps: only
-        // its label is corrected.
-        || (!ctx.opts.convert_attachments && !octets_kept && part.is_file())
-        // A patch sent as text, inline: `git am` and `patch` apply its
-        // octets as they stand, not as its label reads them (git's
-        // mailinfo re-codes the commit message, not the diff). A part
-        // typed as one, or a text/plain body whose diff lines hold what
-        // the conversion would change; 8-bit prose above an ASCII diff is
-        // converted, the diff reading the same.
-        || (!ctx.opts.convert_attachments
-            && !octets_kept
-            && (patch::is_patch_type(&ct.subtype)
-                || (ct.subtype == "plain" && patch::diff_lines_change(&decoded))))
+        // A file or a patch, unless it is UTF-8 as it stands (under a label
+        // that said otherwise, or none): its label is corrected below.
+        || (file && !octets_kept)
         // An OpenPGP clear-signed text (RFC 4880 7): the signature covers
         // the characters as written, so written as UTF-8 it reads "BAD
         // signature" in the recipient's client, which looks like
@@ -171,32 +169,36 @@ pub(super) fn text_part(
             ..entry
         });
     }
+    // A file or a patch that is UTF-8 as it stands: only its label is
+    // corrected, the body and its transfer coding stay as they came.
+    // Written again as a text, its line ends became the message's (a CSV
+    // or a script with LF lines in base64 came out with CRLF ones, a CRLF
+    // one in an LF mailbox with LF ones) and its coding the writer's
+    // choice. A `7bit` (or no) Content-Transfer-Encoding over its 8-bit
+    // octets is made `8bit` (`binary` when its lines are not 8bit's), as
+    // the coding a writer chooses made it honest before. Not when its own
+    // declaration (a `<meta>`, an XML `encoding`) must be made to say
+    // UTF-8: that changes its text anyway.
+    if file && octets_kept && matches!(declaration_as_utf8(&ct.subtype, &d.text), Cow::Borrowed(_))
+    {
+        let body = part.raw_body(msg);
+        let cte = (part.transfer_encoding == crate::mime::TransferEncoding::SevenBit
+            && !transfer::is_7bit_clean(body))
+        .then(|| {
+            if is_8bit_clean(body) {
+                Cte::EightBit
+            } else {
+                Cte::Binary
+            }
+        });
+        header_fields(part, ctx, cte, line_ending_of(msg, part), rewritten);
+        return Ok(());
+    }
     let le = line_ending_of(msg, part);
     let eol = eol_of(le);
     // The document's own declaration must say what it now is: a saved
     // attachment is read by it (doc/normalize.md).
-    let rewritten_decl = if ct.subtype == "html" {
-        // XHTML sent as text/html opens with an XML declaration too, which
-        // an XML reader of the saved page follows: both must say UTF-8
-        // (the declaration kept `encoding="windows-1251"` over UTF-8 text
-        // beside a `<meta>` that said utf-8).
-        match html::rewrite_meta_charset(&d.text) {
-            Cow::Owned(t) => match declared::rewrite_xml_encoding(&t) {
-                Cow::Owned(x) => Cow::Owned(x),
-                Cow::Borrowed(_) => Cow::Owned(t),
-            },
-            Cow::Borrowed(_) => declared::rewrite_xml_encoding(&d.text),
-        }
-    } else if crate::mime::is_xml(&ct.subtype) {
-        declared::rewrite_xml_encoding(&d.text)
-    } else if ct.subtype == "css" {
-        declared::rewrite_css_charset(&d.text)
-    } else if crate::mime::is_directory(&ct.subtype) {
-        declared::rewrite_vcard_charset(&d.text)
-    } else {
-        Cow::Borrowed("")
-    };
-    let text: Cow<'_, str> = match rewritten_decl {
+    let text: Cow<'_, str> = match declaration_as_utf8(&ct.subtype, &d.text) {
         Cow::Owned(s) => Cow::Owned(s),
         Cow::Borrowed(_) => d.text,
     };
@@ -235,8 +237,36 @@ pub(super) fn text_part(
         range: part.body.clone(),
         bytes: body,
     });
-    header_fields(part, ctx, cte, le, rewritten);
+    header_fields(part, ctx, Some(cte), le, rewritten);
     Ok(())
+}
+
+/// `text` (of a text/`subtype` part) with the declaration a reader of the
+/// saved document follows made to say UTF-8 (doc/normalize.md): an HTML
+/// `<meta>`, an XML `encoding`, a CSS `@charset`, a vCard's `CHARSET=`.
+/// Borrowed when there is none to change.
+fn declaration_as_utf8<'t>(subtype: &str, text: &'t str) -> Cow<'t, str> {
+    if subtype == "html" {
+        // XHTML sent as text/html opens with an XML declaration too, which
+        // an XML reader of the saved page follows: both must say UTF-8
+        // (the declaration kept `encoding="windows-1251"` over UTF-8 text
+        // beside a `<meta>` that said utf-8).
+        match html::rewrite_meta_charset(text) {
+            Cow::Owned(t) => match declared::rewrite_xml_encoding(&t) {
+                Cow::Owned(x) => Cow::Owned(x),
+                Cow::Borrowed(_) => Cow::Owned(t),
+            },
+            Cow::Borrowed(_) => declared::rewrite_xml_encoding(text),
+        }
+    } else if crate::mime::is_xml(subtype) {
+        declared::rewrite_xml_encoding(text)
+    } else if subtype == "css" {
+        declared::rewrite_css_charset(text)
+    } else if crate::mime::is_directory(subtype) {
+        declared::rewrite_vcard_charset(text)
+    } else {
+        Cow::Borrowed(text)
+    }
 }
 
 /// The boundaries of the multiparts `part` lies in, the nearest last,
@@ -289,11 +319,12 @@ fn clear_signed(body: &[u8]) -> bool {
 }
 
 /// Rewrites (or inserts) Content-Type with `charset=utf-8` and
-/// Content-Transfer-Encoding.
+/// Content-Transfer-Encoding (`None`: the body keeps its coding, and the
+/// field stays as it is).
 fn header_fields(
     part: &Part<'_>,
     ctx: &mut Ctx<'_>,
-    cte: Cte,
+    cte: Option<Cte>,
     le: LineEnding,
     rewritten: &mut Vec<usize>,
 ) {
@@ -340,8 +371,9 @@ fn header_fields(
             insert.extend_from_slice(le.as_bytes());
         }
     }
-    match part.header.get("content-transfer-encoding") {
-        Some(f) => {
+    match (cte, part.header.get("content-transfer-encoding")) {
+        (None, _) => {}
+        (Some(cte), Some(f)) => {
             let mut bytes = format!("{}: {}", f.name_str(), cte.as_str()).into_bytes();
             bytes.extend_from_slice(f.line_ending.as_bytes());
             rewritten.push(f.offset);
@@ -350,13 +382,13 @@ fn header_fields(
                 bytes,
             });
         }
-        None if cte != Cte::SevenBit => {
+        (Some(cte), None) if cte != Cte::SevenBit => {
             insert.extend_from_slice(
                 format!("Content-Transfer-Encoding: {}", cte.as_str()).as_bytes(),
             );
             insert.extend_from_slice(le.as_bytes());
         }
-        None => {}
+        (Some(_), None) => {}
     }
     // A top-level message that was not MIME becomes one: Content-Type and
     // Content-Transfer-Encoding mean nothing without MIME-Version (RFC 2045 4).

@@ -103,7 +103,9 @@ pub struct Options {
     /// forwarding relay, a mailing list's subscribers), and a failed DKIM
     /// under a DMARC `p=reject` policy is a rejected message. The report
     /// still lists what would have been done, as `kept` (doc/gateway.md,
-    /// "Signatures").
+    /// "Signatures"). Likewise an attached message (message/rfc822) with
+    /// a `DKIM-Signature` of its own, in a message that has none: it is
+    /// left as it came, the rest of the message normalized.
     pub keep_dkim_signed: bool,
     /// Convert text files attached to a message ([`Part::is_file`]), and
     /// patches sent as text (text/x-patch, text/x-diff, or a text/plain
@@ -357,6 +359,9 @@ pub fn normalize<'a>(raw: &'a [u8], opts: &Options) -> Result<Normalized<'a>, No
             ..NormalizeReport::default()
         },
     };
+    // Attached messages with a DKIM signature of their own, left as they
+    // came under `keep_dkim_signed` (their ranges in the message).
+    let mut sealed: Vec<std::ops::Range<usize>> = Vec::new();
     for part in msg.parts() {
         // (Every part, protected or not: an attached message's hint is
         // read at its message/rfc822 part.)
@@ -364,7 +369,27 @@ pub fn normalize<'a>(raw: &'a [u8], opts: &Options) -> Result<Normalized<'a>, No
         if part.protected {
             continue;
         }
+        let inside = sealed
+            .iter()
+            .any(|r| r.start <= part.range.start && part.range.end <= r.end);
+        let (edits, entries) = (ctx.edits.len(), ctx.report.parts.len());
         normalize_part(&msg, part, &mut ctx)?;
+        if inside {
+            // Reported as it would have been done, written as it came.
+            ctx.edits.truncate(edits);
+            for p in &mut ctx.report.parts[entries..] {
+                if matches!(p.action, Action::Converted | Action::Replaced) {
+                    p.action = Action::Kept;
+                }
+            }
+        } else if opts.keep_dkim_signed
+            && let crate::message::PartKind::Message(inner) = &part.kind
+            && inner.header.get("dkim-signature").is_some()
+        {
+            // A forwarded original, the message of an abuse or DMARC
+            // failure report: its recipient verifies its signature.
+            sealed.push(inner.range.clone());
+        }
     }
     let dkim_signed = opts.keep_dkim_signed && msg.root.header.get("dkim-signature").is_some();
     msg.recycle();

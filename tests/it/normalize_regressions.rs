@@ -1324,8 +1324,8 @@ fn regression_a_clear_signed_text_is_not_converted() {
 /// subscribers); under a DMARC `p=reject` policy that is a rejected
 /// message. With `keep_dkim_signed` the message is written as it came and
 /// the report lists what would have been done as `kept`; a signature only
-/// on an attached message does not count, and without the option the
-/// message is normalized as before.
+/// on an attached message keeps that message as it came, not the one
+/// around it, and without the option the message is normalized as before.
 #[test]
 fn keep_dkim_signed_leaves_a_signed_message_as_it_came() {
     let dkim = b"DKIM-Signature: v=1; a=rsa-sha256; c=relaxed/relaxed; d=example.org;\n\
@@ -1350,7 +1350,10 @@ fn keep_dkim_signed_leaves_a_signed_message_as_it_came() {
     assert_eq!(n.report.parts[0].action, normalize::Action::Converted);
     let n = normalize::normalize(rest, &keep).unwrap();
     assert!(n.report.changed && !n.report.dkim_signed);
-    // A signature on a forwarded message inside is not this message's.
+    // A signature on a forwarded message inside is not this message's: the
+    // message is normalized, and the forwarded one (whose recipient, an
+    // abuse desk, a DMARC report's reader, verifies its signature) is left
+    // as it came; its text was converted, the signature broken.
     let outer = [
         &b"From: c@example.net\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=b\n\n\
         --b\nContent-Type: text/plain; charset=iso-8859-1\n\nSieh unten, J\xfcrgen.\n\
@@ -1361,6 +1364,20 @@ fn keep_dkim_signed_leaves_a_signed_message_as_it_came() {
     .concat();
     let n = normalize::normalize(&outer, &keep).unwrap();
     assert!(n.report.changed && !n.report.dkim_signed);
+    assert!(n.bytes.windows(signed.len()).any(|w| w == signed));
+    assert!(!n.bytes.windows(6).any(|w| w == b"J\xfcrgen"));
+    let actions: Vec<_> = n
+        .report
+        .parts
+        .iter()
+        .filter(|p| p.location == "body")
+        .map(|p| (p.part.as_str(), p.action))
+        .collect();
+    use normalize::Action::{Converted, Kept};
+    assert_eq!(actions, [("1", Converted), ("2.1", Kept)]);
+    // Without the option it is normalized too.
+    let n = normalize::normalize(&outer, &Options::default()).unwrap();
+    assert!(!n.bytes.windows(signed.len()).any(|w| w == signed));
 }
 
 /// A text file the sender attached is its octets: a Latin-1 patch shown
@@ -1413,6 +1430,79 @@ fn regression_attached_text_files_are_kept_as_they_are() {
     let n = normalize::normalize(&raw, &files_too()).unwrap();
     assert_eq!(n.report.count(Kept), 0);
     assert_eq!(n.report.count(Converted), 3);
+}
+
+/// A text file that is UTF-8 as it stands, under a label that says
+/// otherwise or none, had its label corrected by writing it again as a
+/// text: its line ends became the message's and its transfer coding the
+/// writer's, so a CSV with LF lines in base64 came out of a CRLF message
+/// with CRLF ones, and a CRLF script in an LF mailbox with LF ones (an
+/// independent hunt: 132 of 500 such files changed). Only the label is
+/// corrected now; the body and its coding stay as they came.
+#[test]
+fn regression_a_utf8_file_keeps_its_octets_when_its_label_is_corrected() {
+    use base64::Engine as _;
+    let b64 = |b: &[u8]| base64::engine::general_purpose::STANDARD.encode(b);
+    let csv = "Name;Stadt\nM\u{fc}ller;K\u{f6}ln\n".as_bytes();
+    let script = "#!/bin/sh\r\necho \"Termin\u{e9}\"\r\n".as_bytes();
+    for (eol, file, ct) in [
+        ("\r\n", csv, "text/csv; name=\"export.csv\""),
+        (
+            "\n",
+            script,
+            "text/x-sh; charset=us-ascii; name=\"backup.sh\"",
+        ),
+    ] {
+        let encoded = b64(file);
+        let raw = format!(
+            "From: a@example.org\nMIME-Version: 1.0\n\
+             Content-Type: multipart/mixed; boundary=B\n\n--B\n\
+             Content-Type: text/plain; charset=us-ascii\n\nSee the file.\n--B\n\
+             Content-Type: {ct}\nContent-Transfer-Encoding: Base64\n\
+             Content-Disposition: attachment\n\n{encoded}\n--B--\n"
+        )
+        .replace('\n', eol);
+        let n = normalize::normalize(raw.as_bytes(), &Options::default()).unwrap();
+        let out = n.bytes.to_vec();
+        let m = mailcharset::message::Message::parse(&out);
+        let part = &m.parts()[2];
+        assert_eq!(&*part.decoded_body(&m).0, file, "{ct}");
+        assert!(
+            out.windows(encoded.len()).any(|w| w == encoded.as_bytes()),
+            "{ct}"
+        );
+        assert_eq!(part.content_type.param("charset").unwrap().value, "utf-8");
+        let cte = part.header.get("content-transfer-encoding").unwrap();
+        assert_eq!(cte.value, b" Base64", "{ct}");
+        let entry = n.report.parts.iter().find(|p| p.part == "2").unwrap();
+        assert_eq!(entry.action, normalize::Action::Converted);
+        // A second pass leaves it.
+        assert!(matches!(
+            normalize::normalize(&out, &Options::default())
+                .unwrap()
+                .bytes,
+            Cow::Borrowed(_)
+        ));
+    }
+    // A UTF-8 patch under `us-ascii` and `7bit` (linux-mips 2007/1e2bedcf):
+    // the body stays, its coding is named `8bit`, as its octets are.
+    let patch = "--- a/AUTHORS\n+++ b/AUTHORS\n@@ -1 +1 @@\n-Kyosti\n+Ky\u{f6}sti\n".as_bytes();
+    let raw = [
+        b"From: a@example.org\nMIME-Version: 1.0\n\
+          Content-Type: text/x-patch; charset=us-ascii\n\
+          Content-Transfer-Encoding: 7bit\n\n"
+            .as_slice(),
+        patch,
+    ]
+    .concat();
+    let out = norm(&raw);
+    assert!(out.ends_with(patch));
+    let m = mailcharset::message::Message::parse(&out);
+    assert_eq!(m.root.content_type.param("charset").unwrap().value, "utf-8");
+    assert_eq!(
+        m.root.transfer_encoding,
+        mailcharset::mime::TransferEncoding::EightBit
+    );
 }
 
 /// A message of one text part, 8bit, with `ct` as its Content-Type.
