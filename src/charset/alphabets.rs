@@ -14,7 +14,9 @@
 //! its alphabet and those its ordinary text uses (loanwords, ordinal
 //! indicators `ª º`), as the languages' orthographies have them (the
 //! exemplar characters of the Unicode CLDR, written out by hand). It holds
-//! the languages whose text the Latin legacy charsets carry.
+//! the languages whose text the Latin legacy charsets carry. A few letters
+//! some languages write only before certain others ([`PLACES`]: Portuguese
+//! `õ` before `e`) are held by those languages only there.
 
 use super::evidence::{Alphabetic, find_nonascii};
 
@@ -66,11 +68,32 @@ const _: () = assert!(
     "holders() keeps one bit per alphabet"
 );
 
+/// Letters some languages write only before certain others: Portuguese
+/// `õ` only before `e` (`ações`, `põe`), `ã` only before `o e s i` or at a
+/// word's end (`não`, `mãe`, `irmãs`, `cãibra`, `manhã`), and the ordinal
+/// indicators `ª º` of Portuguese, Spanish, Galician, Catalan and Italian
+/// after a number or `n` (`1º`, `nº`, `nºs`), before no letter but `s`.
+/// Elsewhere they are another language's letters read in the wrong
+/// charset, which these alphabets do not hold there: Hungarian `ő` as
+/// windows-1252 `õ` (`kezelõ`, `elõtér`), Romanian `ă ș` as `ã º`
+/// (`rãdãcinã`, `fiºier`, `ºi`). Estonian writes `õ` anywhere (`või`).
+/// The gettext catalogs of these languages write them so but for a typo
+/// or two (`naõ`, `nºlin`). Each row: the letter, the languages, the
+/// letters it may come before, and whether it may end a word.
+const PLACES: &[(char, &[&str], &str, bool)] = &[
+    ('õ', &["pt"], "e", false),
+    ('ã', &["pt"], "oesi", true),
+    ('ª', &["ca", "es", "gl", "it", "pt"], "s", true),
+    ('º', &["ca", "es", "gl", "it", "pt"], "s", true),
+];
+
 /// The letters beyond ASCII of a text, case folded: each different letter
 /// and how often it occurs (a text has a few dozen different ones at
 /// most), and their number.
 pub(super) struct Letters {
-    counts: Vec<(char, usize)>,
+    /// Each letter with the alphabets that hold it where it stands
+    /// ([`holders_at`]), and how often it stands so.
+    counts: Vec<(char, u64, usize)>,
     total: usize,
 }
 
@@ -90,12 +113,22 @@ impl Letters {
                 .char_indices()
                 .find(|&(_, c)| c.is_ascii())
                 .map_or(rest.len(), |(k, _)| k);
-            for c in rest[..end].chars().filter(|c| c.alphabetic()) {
+            // Each character with the one after it (the ASCII character
+            // that ends the run, after the run's last).
+            let after = rest[end..].chars().next();
+            let run = rest[..end].chars();
+            let next = rest[..end].chars().skip(1).map(Some).chain([after]);
+            for (c, next) in run.zip(next).filter(|(c, _)| c.alphabetic()) {
                 let c = fold(c);
+                let mask = holders_at(c, next);
                 letters.total += 1;
-                match letters.counts.iter_mut().find(|(d, _)| *d == c) {
-                    Some(e) => e.1 += 1,
-                    None => letters.counts.push((c, 1)),
+                match letters
+                    .counts
+                    .iter_mut()
+                    .find(|(d, m, _)| *d == c && *m == mask)
+                {
+                    Some(e) => e.2 += 1,
+                    None => letters.counts.push((c, mask, 1)),
                 }
             }
             at = i + end;
@@ -105,27 +138,88 @@ impl Letters {
 
     /// The alphabet holding most of the letters, and how many it holds
     /// (of several, the last in [`ALPHABETS`]).
-    pub(super) fn best(&self) -> (&'static str, usize) {
+    pub(super) fn best(&self) -> (Alphabet, usize) {
         let mut held = [0usize; ALPHABETS.len()];
-        for &(c, n) in &self.counts {
+        for &(_, mut mask, n) in &self.counts {
+            while mask != 0 {
+                held[mask.trailing_zeros() as usize] += n;
+                mask &= mask - 1;
+            }
+        }
+        held.into_iter()
+            .enumerate()
+            .map(|(i, held)| (Alphabet(i), held))
+            .max_by_key(|&(_, held)| held)
+            .unwrap_or((Alphabet(0), 0))
+    }
+
+    /// The alphabet holding most of the letters wherever they stand
+    /// (without [`PLACES`]; of several, the last in [`ALPHABETS`]).
+    pub(super) fn best_anywhere(&self) -> Alphabet {
+        let mut held = [0usize; ALPHABETS.len()];
+        for &(c, _, n) in &self.counts {
             let mut mask = holders(c);
             while mask != 0 {
                 held[mask.trailing_zeros() as usize] += n;
                 mask &= mask - 1;
             }
         }
-        ALPHABETS
-            .iter()
-            .zip(held)
-            .map(|((_, abc), held)| (*abc, held))
+        held.into_iter()
+            .enumerate()
             .max_by_key(|&(_, held)| held)
-            .unwrap_or(("", 0))
+            .map_or(Alphabet(0), |(i, _)| Alphabet(i))
     }
 
     /// How many letters there are.
     pub(super) fn total(&self) -> usize {
         self.total
     }
+}
+
+/// One language's alphabet of [`ALPHABETS`] (its index).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Alphabet(usize);
+
+impl Alphabet {
+    /// Whether the alphabet holds the letter `c` before `next` (the
+    /// character after it, `None` at the text's end): [`holders_at`].
+    pub(super) fn holds_at(self, c: char, next: Option<char>) -> bool {
+        holders_at(fold(c), next) & (1 << self.0) != 0
+    }
+
+    /// Whether the alphabet holds the letter `c` somewhere.
+    #[cfg(test)]
+    fn holds(self, c: char) -> bool {
+        holders(fold(c)) & (1 << self.0) != 0
+    }
+}
+
+/// Which alphabets hold the (folded) letter `c` before `next`: those of
+/// [`holders`] but the languages that write it only elsewhere
+/// ([`PLACES`]).
+fn holders_at(c: char, next: Option<char>) -> u64 {
+    let mask = holders(c);
+    if c.is_ascii() || mask == 0 {
+        return mask;
+    }
+    let mut out = mask;
+    for &(letter, langs, before, at_end) in PLACES {
+        if letter != c {
+            continue;
+        }
+        let fine = match next.filter(|n| n.alphabetic()) {
+            None => at_end,
+            Some(n) => before.contains(fold(n)),
+        };
+        if !fine {
+            for (i, (lang, _)) in ALPHABETS.iter().enumerate() {
+                if langs.contains(lang) {
+                    out &= !(1 << i);
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Which alphabets hold the (folded) letter `c`: bit `i` for
@@ -161,13 +255,8 @@ pub(super) fn alphabet_fit(text: &str) -> (usize, usize) {
 /// The alphabet of the language that holds most of the letters beyond
 /// ASCII of `text` (`ý þ ð` of Turkish read as windows-1252: Icelandic's).
 #[cfg(test)]
-fn best_alphabet(text: &str) -> &'static str {
+fn best_alphabet(text: &str) -> Alphabet {
     Letters::of(text).best().0
-}
-
-/// Whether `alphabet` (from [`Letters::best`]) holds the letter `c`.
-pub(super) fn holds(alphabet: &str, c: char) -> bool {
-    alphabet.contains(fold(c))
 }
 
 /// Lower case for one character (Turkish `İ` stays itself: its lower case
@@ -224,10 +313,43 @@ mod tests {
         // Turkish read as windows-1252 is mostly Icelandic letters, but
         // for `ç`.
         let abc = best_alphabet("çalýþtýrýlacak");
-        assert!(holds(abc, 'þ') && holds(abc, 'Ý') && !holds(abc, 'ç'));
+        assert!(abc.holds('þ') && abc.holds('Ý') && !abc.holds('ç'));
         let abc = best_alphabet("Köszönöm, elérhető");
-        assert!(holds(abc, 'ő') && holds(abc, 'Ő') && !holds(abc, 'õ'));
-        assert!(holds(best_alphabet("İSTANBUL"), 'İ'));
+        assert!(abc.holds('ő') && abc.holds('Ő') && !abc.holds('õ'));
+        assert!(best_alphabet("İSTANBUL").holds('İ'));
+    }
+
+    #[test]
+    fn a_letter_out_of_its_place_is_no_letter_of_that_language() {
+        // Portuguese writes `õ` before `e`, `ã` before `o e s i` or at a
+        // word's end, and `º` after a number, before no letter but `s`.
+        for pt in [
+            "operações põem",
+            "não mãe irmãs manhã cãibra",
+            "nº 5, 1º, nºs",
+            "AÇÕES NÃO",
+        ] {
+            let (held, total) = alphabet_fit(pt);
+            assert_eq!(held, total, "{pt}");
+        }
+        // Hungarian `ő` and Romanian `ă ș` read as windows-1252.
+        for odd in [
+            "által kezelõ",
+            "elõtér",
+            "rãdãcinã",
+            "fiºier",
+            "ºi",
+            "CONSTRÂNGERE ºi",
+        ] {
+            let (held, total) = alphabet_fit(odd);
+            assert!(held < total, "{odd}: {held}/{total}");
+        }
+        // Estonian writes `õ` anywhere.
+        assert_eq!(alphabet_fit("või õhtu sõnum"), (3, 3));
+        // Each place is judged where the letter stands: `õ` before `e`
+        // here, before `r` there.
+        let (held, total) = alphabet_fit("ações põe ellenõrizze");
+        assert_eq!((held, total), (3, 4));
     }
 
     #[test]

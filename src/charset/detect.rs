@@ -3,7 +3,7 @@
 //! bodies are checked for before any decoding (binary content, BOM-less
 //! UTF-16/32).
 
-use super::alphabets::{Letters, compare_fit, holds};
+use super::alphabets::{Alphabet, Letters, compare_fit};
 use super::dispatch::{c1_twin, decode_with, has_c1};
 use super::evidence::{Alphabetic, find_nonascii, typography, word_symbol};
 use super::evidence::{plausible, wedged_in_latin, words};
@@ -322,7 +322,7 @@ pub(super) fn latin_preference(
             }
             own_fits
                 && compare_fit(&own, &t) == Some(std::cmp::Ordering::Greater)
-                && (t_foreign() >= 2 || words_changed(&t, &own, 3) >= 3)
+                && (t_foreign() >= 2 || words_changed(&t, &own, 3) >= 3 || mends_one_word(&t, &own))
         } else {
             let (own, own_report, _) = decode_with(bytes, g);
             own_report.is_clean()
@@ -335,6 +335,7 @@ pub(super) fn latin_preference(
     } else {
         latin_alternative(sample, &t, t_foreign, tld)
             .or_else(|| mac_typography(sample, &t))
+            .or_else(|| nearly_fitting_alternative(sample, &t, t_foreign))
             .unwrap_or(Charset::WINDOWS_1252)
     }
 }
@@ -479,6 +480,26 @@ fn changed_words(a: &str, b: &str, enough: usize) -> Vec<(String, bool, bool)> {
     changed
 }
 
+/// Whether the guess's reading `own` changes one word only of
+/// windows-1252's reading `t`, that reading's one word outside its best
+/// alphabet ([`misfits`]), written in lower case somewhere (no name) with
+/// three letters or more: a Hungarian text whose only `ő` is in
+/// `következő`, windows-1252 `következõ` (`õ` is no Hungarian letter and
+/// Portuguese writes it only before `e`), guessed ISO-8859-2 by chardetng.
+/// A foreign name (`Åsa` in an Irish text, ISO-8859-2 `Ĺsa`) is written
+/// capitalised, and a one-letter word (French `à`, windows-1250 `ŕ`) is
+/// no evidence.
+fn mends_one_word(t: &str, own: &str) -> bool {
+    let changed = changed_words(t, own, 2);
+    let [(word, capital, kept)] = changed.as_slice() else {
+        return false;
+    };
+    !capital
+        && *kept
+        && word.chars().filter(|c| c.alphabetic()).count() >= 3
+        && foreign_to(t, Letters::of(t).best().0, 2) == [word.as_str()]
+}
+
 /// The Latin charsets that [`latin_alternative`] tries, in this order:
 /// Turkish, Central European, Baltic, and Mac OS Roman (whose small
 /// accented letters windows-1252 reads as `š Ÿ Š Ž` and symbols).
@@ -515,16 +536,7 @@ fn latin_alternative(
     t_foreign: impl FnOnce() -> usize,
     tld: Option<Tld>,
 ) -> Option<&'static Charset> {
-    // Octets beyond ASCII mostly in pairs or runs are no Latin text (CJK,
-    // UTF-8 read as Latin): every single-byte reading keeps the runs.
-    let (mut high, mut paired) = (0usize, 0usize);
-    for w in bytes.windows(2) {
-        if !w[0].is_ascii() {
-            high += 1;
-            paired += usize::from(!w[1].is_ascii());
-        }
-    }
-    if high == 0 || paired * 2 > high {
+    if !single_octets(bytes) {
         return None;
     }
     let one_foreign = match t_foreign() {
@@ -532,9 +544,66 @@ fn latin_alternative(
         1 => true,
         _ => false,
     };
-    best_latin_reading(bytes, t, LATIN_ALTERNATIVES.into_iter(), |enc, own, _| {
-        !one_foreign || (home(tld).contains(&enc) && words_changed(t, own, 2) >= 2)
-    })
+    best_latin_reading(
+        bytes,
+        t,
+        LATIN_ALTERNATIVES.into_iter(),
+        0,
+        |enc, own, _| !one_foreign || (home(tld).contains(&enc) && words_changed(t, own, 2) >= 2),
+    )
+}
+
+/// Whether the octets beyond ASCII of `bytes` stand mostly alone, as a
+/// Latin text's accented letters do: octets mostly in pairs or runs are
+/// no Latin text (CJK, UTF-8 read as Latin), and every single-byte
+/// reading keeps the runs.
+fn single_octets(bytes: &[u8]) -> bool {
+    let (mut high, mut paired) = (0usize, 0usize);
+    for w in bytes.windows(2) {
+        if !w[0].is_ascii() {
+            high += 1;
+            paired += usize::from(!w[1].is_ascii());
+        }
+    }
+    high > 0 && paired * 2 <= high
+}
+
+/// For each word outside its alphabet that [`nearly_fitting_alternative`]
+/// lets a reading keep, windows-1252's reading must have this many.
+const NEAR_FIT_RATIO: usize = 8;
+
+/// The Turkish, Central European, Baltic or Mac charset of a text whose
+/// windows-1252 reading `t` has many words no one language writes (eight
+/// different ones or more, [`misfits`]; `t_foreign` counts up to two)
+/// when that charset's reading has a few, one for each eight of
+/// windows-1252's, and fits a language's alphabet better
+/// ([`compare_fit`]); asked when no charset fits every word
+/// ([`latin_alternative`]). A long text quotes a name or a loanword
+/// of another language: Crimean Tatar `uslûp`, `Åland` or `arbëreshë`
+/// among a hundred words such as `Uzunlýðý ... sýzýqlarý` (windows-1252)
+/// kept the whole text windows-1252, where windows-1254 read all of them
+/// but those. The other conditions are [`best_latin_reading`]'s.
+fn nearly_fitting_alternative(
+    bytes: &[u8],
+    t: &str,
+    t_foreign: impl FnOnce() -> usize,
+) -> Option<&'static Charset> {
+    // Most text stops at its second foreign word (`t_foreign`, the
+    // caller's count of [`misfits`] up to two, counted once).
+    if !single_octets(bytes) || t_foreign() < 2 {
+        return None;
+    }
+    let allowed = misfits(t, 8 * NEAR_FIT_RATIO).0 / NEAR_FIT_RATIO;
+    if allowed == 0 {
+        return None;
+    }
+    best_latin_reading(
+        bytes,
+        t,
+        LATIN_ALTERNATIVES.into_iter(),
+        allowed,
+        |_, own, _| compare_fit(own, t) == Some(std::cmp::Ordering::Greater),
+    )
 }
 
 /// How many capitals beyond ASCII `text` has inside words: after a
@@ -566,17 +635,18 @@ fn capitals_inside_words(text: &str) -> usize {
 
 /// Of the charsets `encs`, the one whose reading of `bytes` (a character
 /// an octet) differs from `t`, decodes every octet, holds no C1 control,
-/// fits one alphabet in every word ([`misfits`]), has no more capitals
-/// inside words than `t` ([`capitals_inside_words`]), turns none of `t`'s
-/// letters into a symbol ([`letter_to_symbol`]: a reading that fits
-/// because its symbols are no letters to judge, Romanian `úžší` as
-/// macintosh `˙∏®Ì`, mends nothing) and passes `accept` (given the
+/// fits one alphabet in every word but `foreign` of them ([`misfits`]),
+/// has no more capitals inside words than `t` ([`capitals_inside_words`]),
+/// turns none of `t`'s letters into a symbol ([`letter_to_symbol`]: a
+/// reading that fits because its symbols are no letters to judge,
+/// Romanian `úžší` as macintosh `˙∏®Ì`, mends nothing) and passes `accept` (given the
 /// charset, its reading and its letters); of several, the one reading the
 /// most letters, the first of equals.
 fn best_latin_reading(
     bytes: &[u8],
     t: &str,
     encs: impl Iterator<Item = &'static encoding_rs::Encoding>,
+    foreign: usize,
     mut accept: impl FnMut(&'static encoding_rs::Encoding, &str, &Letters) -> bool,
 ) -> Option<&'static Charset> {
     let mut best: Option<(&'static Charset, usize)> = None;
@@ -593,7 +663,7 @@ fn best_latin_reading(
         let n = letters.total();
         if n > 0
             && best.is_none_or(|(_, most)| n > most)
-            && foreign_to(&own, letters.best().0, 1).is_empty()
+            && foreign_to(&own, letters.best().0, foreign + 1).len() <= foreign
             && capitals_inside_words(&own) <= *capitals.get_or_init(|| capitals_inside_words(t))
             && !letter_to_symbol(t, &own)
             && accept(enc, &own, &letters)
@@ -654,7 +724,21 @@ pub(super) fn alphabet_lie(
     if fits && (label.encoding().and_then(c1_twin).is_none() || !has_c1(sample)) {
         return None;
     }
-    let foreign = foreign_to(l, abc.0, 64);
+    let mut foreign = foreign_to(l, abc.0, 64);
+    // Letters out of their place ([`alphabets::PLACES`]) can make another
+    // alphabet the best one, which holds more of the text's other letters:
+    // Hungarian `hőmérséklet ... tűz ... győződjön` under ISO-8859-1 is
+    // Dutch but for `õ` (`tûz` is Dutch), where Portuguese, best when `õ`
+    // counts wherever it stands, leaves `tûz` and `közel` foreign. The
+    // words foreign to either alphabet are the label's doubtful ones.
+    let anywhere = letters.best_anywhere();
+    if anywhere != abc.0 {
+        for word in foreign_to(l, anywhere, 64) {
+            if foreign.len() < 64 && !foreign.contains(&word) {
+                foreign.push(word);
+            }
+        }
+    }
     if foreign.len() < 3 {
         return None;
     }
@@ -668,7 +752,7 @@ pub(super) fn alphabet_lie(
     let encs = std::iter::once(encoding_rs::WINDOWS_1252)
         .chain(LATIN_ALTERNATIVES)
         .filter(|&enc| label.encoding() != Some(enc));
-    let cs = best_latin_reading(sample, l, encs, |_, own, letters| {
+    let accept = |_: &'static encoding_rs::Encoding, own: &str, letters: &Letters| {
         // Where the label's letters all fit (its doubtful words are C1
         // controls inside them), fitting as well is enough.
         match compare_fit(own, l) {
@@ -681,6 +765,17 @@ pub(super) fn alphabet_lie(
         // the label's foreign words as it changes of the words the label
         // reads as one language's.
         let changed = changed_words(l, own, usize::MAX);
+        // It reads no word the label reads as one language's with fewer
+        // letters: Mac OS Roman reads Romanian ISO-8859-2 under
+        // ISO-8859-15 (`buclã recursivã`, Portuguese-like, and `încercare`)
+        // as `bucl„ recursiv„ ... Óncercare`, every word one language's
+        // for want of letters to judge.
+        if changed
+            .iter()
+            .any(|(w, _, kept)| !kept && !foreign.contains(w))
+        {
+            return false;
+        }
         let theirs = foreign_to(l, letters.best().0, usize::MAX);
         // A word it reads with fewer letters is no word mended (`ź` as
         // `¼` in a list of letters from many languages, `čtvrť` as
@@ -694,6 +789,16 @@ pub(super) fn alphabet_lie(
             .filter(|(w, _, _)| foreign.contains(w))
             .count();
         mended >= 3 && (label_foreign >= changed.len() - label_foreign || scattered)
+    };
+    // A long text with a loanword or a name of another language (Turkish
+    // `mémo`, Crimean Tatar `uslûp` among a hundred words such as
+    // `Çýktý dosyasý`): a reading may keep one word outside its alphabet
+    // for each eight of the label's ([`NEAR_FIT_RATIO`]).
+    let cs = best_latin_reading(sample, l, encs.clone(), 0, accept).or_else(|| {
+        let allowed = foreign.len() / NEAR_FIT_RATIO;
+        (allowed > 0)
+            .then(|| best_latin_reading(sample, l, encs, allowed, accept))
+            .flatten()
     })?;
     Some((cs, foreign.len()))
 }
@@ -880,7 +985,7 @@ fn letter_to_symbol(t: &str, own: &str) -> bool {
 
 /// The words of `text` (lower case, each once, up to `enough`) with a
 /// letter outside the alphabet `abc` or a symbol inside ([`misfits`]).
-fn foreign_to(text: &str, abc: &str, enough: usize) -> Vec<String> {
+fn foreign_to(text: &str, abc: Alphabet, enough: usize) -> Vec<String> {
     let symbol = inner_symbol;
     // Only words with a character beyond ASCII are looked at: from each
     // such character, back over the ASCII letters before it and on over
@@ -906,9 +1011,11 @@ fn foreign_to(text: &str, abc: &str, enough: usize) -> Vec<String> {
             continue;
         }
         let word = text[start..end].trim_matches(symbol);
+        let next = word.chars().skip(1).map(Some).chain([None]);
         let odd = word
             .chars()
-            .any(|c| !c.is_ascii() && (!c.alphabetic() || !holds(abc, c)));
+            .zip(next)
+            .any(|(c, next)| !c.is_ascii() && (!c.alphabetic() || !abc.holds_at(c, next)));
         if odd {
             let word = word.to_lowercase();
             if !foreign.contains(&word) {
