@@ -64,8 +64,8 @@ const ALPHABETS: &[(&str, &str)] = &[
 ];
 
 const _: () = assert!(
-    ALPHABETS.len() <= 64,
-    "holders() keeps one bit per alphabet"
+    ALPHABETS.len() < 64,
+    "holders() keeps one bit per alphabet, and bit 63 free for ANYWHERE"
 );
 
 /// Letters some languages write only before certain others: Portuguese
@@ -113,14 +113,22 @@ impl Letters {
                 .char_indices()
                 .find(|&(_, c)| c.is_ascii())
                 .map_or(rest.len(), |(k, _)| k);
-            // Each character with the one after it (the ASCII character
-            // that ends the run, after the run's last).
+            // The ASCII character that ends the run comes after its last.
             let after = rest[end..].chars().next();
-            let run = rest[..end].chars();
-            let next = rest[..end].chars().skip(1).map(Some).chain([after]);
-            for (c, next) in run.zip(next).filter(|(c, _)| c.alphabetic()) {
+            let mut run = rest[..end].chars();
+            while let Some(c) = run.next() {
+                if !c.alphabetic() {
+                    continue;
+                }
                 let c = fold(c);
-                let mask = holders_at(c, next);
+                // Most letters are held wherever they stand: their
+                // alphabets are looked up once per letter, in `best`
+                // ([`ANYWHERE`]); only the letters of [`PLACES`] per place.
+                let mask = if PLACES.iter().any(|p| p.0 == c) {
+                    holders_at(c, run.clone().next().or(after))
+                } else {
+                    ANYWHERE
+                };
                 letters.total += 1;
                 match letters
                     .counts
@@ -140,7 +148,8 @@ impl Letters {
     /// (of several, the last in [`ALPHABETS`]).
     pub(super) fn best(&self) -> (Alphabet, usize) {
         let mut held = [0usize; ALPHABETS.len()];
-        for &(_, mut mask, n) in &self.counts {
+        for &(c, mask, n) in &self.counts {
+            let mut mask = if mask == ANYWHERE { holders(c) } else { mask };
             while mask != 0 {
                 held[mask.trailing_zeros() as usize] += n;
                 mask &= mask - 1;
@@ -193,6 +202,10 @@ impl Alphabet {
         holders(fold(c)) & (1 << self.0) != 0
     }
 }
+
+/// In [`Letters`], a letter held by the alphabets of [`holders`] wherever
+/// it stands (no alphabet has bit 63).
+const ANYWHERE: u64 = u64::MAX;
 
 /// Which alphabets hold the (folded) letter `c` before `next`: those of
 /// [`holders`] but the languages that write it only elsewhere

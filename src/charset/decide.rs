@@ -3500,6 +3500,35 @@ fn japanese_kana(enc: &'static encoding_rs::Encoding, bytes: &[u8]) -> bool {
     longest >= 2 && eight_bit_kana >= 2 && kana * 3 >= nonascii
 }
 
+/// Whether `bytes` holds two or more pairs of octets that are a kana in
+/// Shift_JIS (0x82 0x9F..0xF1, 0x83 0x80..0x96) or EUC-JP (0xA4 or 0xA5,
+/// then 0xA1..0xF6), or a Hangul syllable of KS X 1001 (0xB0..0xC8, then
+/// 0xA1 or above): what [`east_asian_lie`]'s tests need at the least.
+fn east_asian_pairs(bytes: &[u8]) -> bool {
+    let mut pairs = 0;
+    let mut at = 0;
+    while let Some(k) = super::evidence::find_nonascii(&bytes[at..]) {
+        let i = at + k;
+        let (Some(&b), Some(&n)) = (bytes.get(i), bytes.get(i + 1)) else {
+            return false;
+        };
+        let pair = (b == 0x82 && (0x9F..=0xF1).contains(&n))
+            || (b == 0x83 && (0x80..=0x96).contains(&n))
+            || ((b == 0xA4 || b == 0xA5) && (0xA1..=0xF6).contains(&n))
+            || ((0xB0..=0xC8).contains(&b) && n >= 0xA1);
+        if pair {
+            pairs += 1;
+            if pairs >= 2 {
+                return true;
+            }
+            at = i + 2;
+        } else {
+            at = i + 1;
+        }
+    }
+    false
+}
+
 /// The East Asian charset a Latin label's clean reading of a short text
 /// is a lie over: Shift_JIS or EUC-JP read as Japanese with kana
 /// ([`japanese_kana`]), or windows-949 read as Hangul syllables, half or
@@ -3515,6 +3544,13 @@ fn japanese_kana(enc: &'static encoding_rs::Encoding, bytes: &[u8]) -> bool {
 /// asked under a Mac OS label: Mac OS Roman's `É Ç` are 0x83 and 0x82,
 /// Shift_JIS's kana leads.
 fn east_asian_lie(bytes: &[u8]) -> Option<&'static encoding_rs::Encoding> {
+    // Asked of every clean Latin reading with 8-bit octets: the texts
+    // without two pairs of octets any of the tests needs (a Shift_JIS or
+    // EUC-JP kana, a Hangul syllable of KS X 1001) are let go after a
+    // walk of their 8-bit octets, before three decodes.
+    if !east_asian_pairs(bytes) {
+        return None;
+    }
     if japanese_kana(encoding_rs::SHIFT_JIS, bytes) {
         Some(encoding_rs::SHIFT_JIS)
     } else if japanese_kana(encoding_rs::EUC_JP, bytes) {
