@@ -794,17 +794,23 @@ impl<'a> Ctx<'a, '_> {
         // (cut there, the part was still read as that multipart, from a
         // field no longer in its header, and normalize wrote its empty
         // line there: a message read as a multipart went out as text/plain
-        // holding the parts, and a second pass converted that text).
+        // holding the parts, and a second pass converted that text). The
+        // first delimiter line below the Content-Type, then: with one above
+        // it as well (a writer that repeats the delimiter around fields),
+        // the search stopped at that one and the header ran on, the first
+        // part's fields with it, its text left in the preamble (kept as
+        // written, not converted, not audited).
         let mut header = header;
-        let content_type_at = header.fields.iter().position(|f| f.is("content-type"));
         if content_type.media_type == "multipart"
             && let Some(b) = content_type.boundary()
             && !b.is_empty()
+            && let Some(c) = header.fields.iter().position(|f| f.is("content-type"))
             && let Some(at) = header
                 .fields
                 .iter()
+                .skip(c + 1)
                 .position(|f| f.raw.starts_with(b"--") && f.raw[2..].starts_with(b))
-            && content_type_at.is_some_and(|c| c < at)
+                .map(|i| c + 1 + i)
         {
             // Lines without a name right above the delimiter go with it
             // (a preamble's): with the empty line written before the
