@@ -809,7 +809,10 @@ impl<'a> Ctx<'a, '_> {
                 .fields
                 .iter()
                 .skip(c + 1)
-                .position(|f| f.raw.starts_with(b"--") && f.raw[2..].starts_with(b))
+                .position(|f| {
+                    f.raw.starts_with(b"--")
+                        && f.raw[2..].starts_with(crate::mime::boundary_core(b))
+                })
                 .map(|i| c + 1 + i)
         {
             // Lines without a name right above the delimiter go with it
@@ -992,10 +995,19 @@ struct Delimiter {
 /// close-delimiter := delimiter "--"
 /// ; followed by transport-padding (LWSP) and CRLF
 /// ```
+///
+/// White space at the end of a boundary parameter (`boundary="b "`, not
+/// allowed by the grammar) is optional in the delimiter lines: writers
+/// carry it into them (`--b --` closes) or not (`--b`, which Python's
+/// `email` reads as a delimiter too: it strips the parameter). Required,
+/// a multipart whose lines lacked it had no delimiter and was kept as one
+/// leaf, its text parts neither converted nor audited.
 fn find_delimiters(raw: &[u8], body: Range<usize>, boundary: &[u8]) -> Vec<Delimiter> {
-    let mut needle = Vec::with_capacity(boundary.len() + 2);
+    let core = crate::mime::boundary_core(boundary);
+    let tail = &boundary[core.len()..];
+    let mut needle = Vec::with_capacity(core.len() + 2);
     needle.extend_from_slice(b"--");
-    needle.extend_from_slice(boundary);
+    needle.extend_from_slice(core);
     let finder = memchr::memmem::Finder::new(&needle);
     let hay = &raw[body.clone()];
     let mut out = Vec::new();
@@ -1006,6 +1018,9 @@ fn find_delimiters(raw: &[u8], body: Range<usize>, boundary: &[u8]) -> Vec<Delim
             continue;
         }
         let mut j = at + needle.len();
+        if !tail.is_empty() && hay.get(j..).is_some_and(|r| r.starts_with(tail)) {
+            j += tail.len();
+        }
         let close = hay.get(j..j + 2) == Some(b"--");
         if close {
             j += 2;

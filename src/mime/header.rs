@@ -478,6 +478,76 @@ fn resumes(ends: &mut LineEnds<'_>, input: &[u8], next: usize) -> Option<usize> 
     }
 }
 
+/// Whether `line` (without its line end) is a delimiter line of a
+/// multipart with boundary `core` ([`super::boundary_core`]): `--`, the
+/// boundary, and nothing but white space (not the close delimiter).
+fn is_delimiter_line(line: &[u8], core: &[u8]) -> bool {
+    line.strip_prefix(b"--")
+        .and_then(|l| l.strip_prefix(core))
+        .is_some_and(|rest| rest.iter().all(|&b| lexer::is_wsp(b)))
+}
+
+/// Where a header section goes on after `stray` (a line that is not a
+/// field, `next` being the line after it), when `stray` is a delimiter
+/// line of a multipart whose Content-Type follows: the offset of the next
+/// line that is a delimiter of that boundary, when the lines up to it are
+/// fields (with their continuations), the Content-Type among them. None
+/// otherwise, and when a Content-Type came before (`had_content_type`:
+/// the first one counts).
+///
+/// ```abnf
+/// repeated = delimiter 1*field delimiter ; a Content-Type multipart among the fields
+/// ```
+///
+/// A writer that repeats the delimiter around fields, the first part's
+/// header with no field or its text right after the second: [`resumes`]
+/// fails at the second (a line that is not a field, before the empty line
+/// or a text line), and the body started at the first, the multipart's
+/// Content-Type in it: the message was one text/plain part (as Python's
+/// `email` reads it; without the line above, it reads the multipart).
+fn repeated_delimiter(
+    ends: &mut LineEnds<'_>,
+    input: &[u8],
+    stray: &[u8],
+    next: usize,
+    had_content_type: bool,
+) -> Option<usize> {
+    if had_content_type || !stray.starts_with(b"--") {
+        return None;
+    }
+    let mut at = next;
+    let mut boundary: Option<super::ContentType> = None;
+    loop {
+        if matches!(input.get(at..)?, [] | [b'\r' | b'\n', ..]) {
+            return None;
+        }
+        let (content_end, _, after, _) = ends.field(at);
+        let content = input.get(at..content_end).unwrap_or_default();
+        match field_head_at(content) {
+            Some((name, value, _)) => {
+                let name = trim_end_wsp(content.get(..name).unwrap_or_default());
+                if boundary.is_none() && name.eq_ignore_ascii_case(b"content-type") {
+                    let ct = super::ContentType::parse(content.get(value..).unwrap_or_default());
+                    let core = ct.boundary().map(super::boundary_core).unwrap_or_default();
+                    if ct.media_type != "multipart"
+                        || core.is_empty()
+                        || !is_delimiter_line(stray, core)
+                    {
+                        return None;
+                    }
+                    boundary = Some(ct);
+                }
+            }
+            None => {
+                let ct = boundary?;
+                let core = ct.boundary().map(super::boundary_core).unwrap_or_default();
+                return is_delimiter_line(content, core).then_some(at);
+            }
+        }
+        at = after;
+    }
+}
+
 /// The note of the `malformed` finding of a header section that ends
 /// without its empty line, before a line that is not a field.
 pub const NO_SEPARATOR: &str =
@@ -501,8 +571,11 @@ pub const NO_SEPARATOR: &str =
 /// its empty line or the end of the input, is kept as a
 /// nameless [`Field`] with a `malformed` finding (taken for the body, it
 /// would take the fields after it, a Content-Type or Message-ID, with
-/// it). A continuation line before any field, a `From ` line, and a field
-/// after a byte order mark at the start, are kept so too. A header
+/// it). So is a delimiter line of a multipart above its Content-Type
+/// when a delimiter line of it follows the fields below
+/// ([`repeated_delimiter`]: the section ends there). A continuation line
+/// before any field, a `From ` line, and a field after a byte order mark
+/// at the start, are kept so too. A header
 /// section that runs to the end of the input (no empty line) has
 /// `separator == None` and `body_offset == input.len()`.
 pub fn parse_header_block(input: &[u8]) -> HeaderBlock<'_> {
@@ -610,7 +683,16 @@ pub(crate) fn parse_header_block_sized(input: &[u8], fields: usize) -> HeaderBlo
                 .is_some_and(|c| field_head(c).is_ok());
         named |= bom_field;
         if head.is_none() && !bom_field && !header_line_anyway(content) && offset >= resumed_until {
-            match named.then(|| resumes(&mut ends, input, next)).flatten() {
+            let resumed = named.then(|| resumes(&mut ends, input, next)).flatten();
+            // (a delimiter line before a Content-Type multipart, as rare
+            // as its `--` is cheap to test)
+            let resumed = resumed.or_else(|| {
+                let had_ct = fields.iter().any(|f| f.is("content-type"));
+                named
+                    .then(|| repeated_delimiter(&mut ends, input, content, next, had_ct))
+                    .flatten()
+            });
+            match resumed {
                 Some(empty_line) => resumed_until = empty_line,
                 None => {
                     // The body starts here, without the empty line.

@@ -75,6 +75,7 @@ pub use html::{
     DECLARATION_LIMIT as HTML_DECLARATION_LIMIT, HtmlCharset,
     declaration_window as html_declaration_window, html_charset,
 };
+pub(crate) use params::boundary_core;
 pub use params::{ContentDisposition, ContentType, ParamEncoding, Parameter, TransferEncoding};
 pub(crate) use vcard::{
     charset_params as vcard_charset_params, is_directory, same_reading, vcard_charset,

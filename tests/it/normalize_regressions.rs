@@ -2512,7 +2512,13 @@ fn regression_nameless_line_above_a_swallowed_delimiter_is_cut_with_it() {
 /// multipart's preamble, kept as written (8-bit Latin-1 left so), with no
 /// audit record. The header now ends at the first delimiter line below
 /// the Content-Type: the first part is a part, converted and audited, as
-/// Python's `email` reads the message without the line above.
+/// Python's `email` reads the message without the line above. A first
+/// part with no field (its empty line or its text right after the
+/// delimiter) made the line above the Content-Type start the body (a line
+/// that is not a field, not followed by fields to the empty line): the
+/// message was one text/plain part, the multipart's Content-Type in its
+/// text, converted as one text; it now ends the header at the second
+/// delimiter line (`mime::parse_header_block`).
 #[test]
 fn regression_delimiter_lines_around_the_content_type_keep_the_first_part() {
     const PY_TYPES: &str = "import sys, email\n\
@@ -2528,74 +2534,154 @@ fn regression_delimiter_lines_around_the_content_type_keep_the_first_part() {
         // after a line of white space (which folds), or after a field.
         for gap in [&b""[..], b" \n", b"X-Mailer: x\n"] {
             let above = [&b"From: a@b\nSubject: x\n"[..], &delim].concat();
-            let below = [
-                gap,
-                &delim,
-                b"Content-Type: text/plain; charset=iso-8859-1\n\ncaf\xe9 cr\xe8me\n",
-                &delim,
-                b"Content-Type: application/octet-stream\n\nAAAA\n--",
-                bnd,
-                b"--\n",
-            ]
-            .concat();
-            let top = [&above[..], &ct, &below].concat();
-            let attached = [
-                &b"From: a@b\nContent-Type: multipart/mixed; boundary=o\n\n--o\n\
-                   Content-Type: message/rfc822\n\n"[..],
-                &top,
-                b"--o--\n",
-            ]
-            .concat();
-            // What Python is given: the line above the Content-Type taken out.
-            let repaired = [&b"From: a@b\nSubject: x\n"[..], &ct, &below].concat();
-            for (raw, repaired) in [
-                (common::to_crlf(&top), common::to_crlf(&repaired)),
-                (top, repaired),
-                (attached, Vec::new()),
+            // The first part: its fields and empty line, its empty line
+            // only, or its text right after the delimiter.
+            for first in [
+                &b"Content-Type: text/plain; charset=iso-8859-1\n\n"[..],
+                b"\n",
+                b"",
             ] {
-                let name = String::from_utf8_lossy(&raw).into_owned();
-                let msg = mailcharset::message::Message::parse(&raw);
-                let text: Vec<_> = msg.parts().into_iter().filter(|p| p.is_text()).collect();
-                assert_eq!(text.len(), 1, "{name}: one text part");
-                let body = text[0].raw_body(&msg);
-                assert_eq!(
-                    body.strip_suffix(b"\r").unwrap_or(body),
-                    b"caf\xe9 cr\xe8me",
-                    "{name}"
-                );
-                let id = text[0].id.clone();
-                let out = norm(&raw);
-                assert_eq!(tree(&out), tree(&raw), "{name}");
-                let (converted, _) = text_part(&out);
-                assert_eq!(
-                    String::from_utf8_lossy(&converted).trim_end(),
-                    "caf\u{e9} cr\u{e8}me",
-                    "{name}"
-                );
-                assert!(
-                    audit(&raw)
-                        .iter()
-                        .any(|r| r.location == "body" && r.part == id),
-                    "{name}: audited"
-                );
-                if repaired.is_empty() || bnd.contains(&b':') {
-                    continue;
-                }
-                if let Some(py) = common::python(
-                    "regression_delimiter_lines_around_the_content_type_keep_the_first_part",
-                    PY_TYPES,
-                    &repaired,
-                ) {
-                    let ours: Vec<String> = tree(&raw).into_iter().map(|(_, t)| t).collect();
+                let below = [
+                    gap,
+                    &delim,
+                    first,
+                    b"caf\xe9 cr\xe8me, na\xefve fa\xe7ade, \xe0 bient\xf4t\n",
+                    &delim,
+                    b"Content-Type: application/octet-stream\n\nAAAA\n--",
+                    bnd,
+                    b"--\n",
+                ]
+                .concat();
+                let top = [&above[..], &ct, &below].concat();
+                let attached = [
+                    &b"From: a@b\nContent-Type: multipart/mixed; boundary=o\n\n--o\n\
+                   Content-Type: message/rfc822\n\n"[..],
+                    &top,
+                    b"--o--\n",
+                ]
+                .concat();
+                // What Python is given: the line above the Content-Type taken out.
+                let repaired = [&b"From: a@b\nSubject: x\n"[..], &ct, &below].concat();
+                for (raw, repaired) in [
+                    (common::to_crlf(&top), common::to_crlf(&repaired)),
+                    (top, repaired),
+                    (attached, Vec::new()),
+                ] {
+                    let name = String::from_utf8_lossy(&raw).into_owned();
+                    let msg = mailcharset::message::Message::parse(&raw);
+                    let text: Vec<_> = msg.parts().into_iter().filter(|p| p.is_text()).collect();
+                    assert_eq!(text.len(), 1, "{name}: one text part");
+                    let body = text[0].raw_body(&msg);
                     assert_eq!(
-                        String::from_utf8_lossy(&py).trim(),
-                        ours.join(" "),
+                        body.strip_suffix(b"\r").unwrap_or(body),
+                        b"caf\xe9 cr\xe8me, na\xefve fa\xe7ade, \xe0 bient\xf4t",
                         "{name}"
                     );
+                    let id = text[0].id.clone();
+                    let out = norm(&raw);
+                    assert_eq!(tree(&out), tree(&raw), "{name}");
+                    let (converted, _) = text_part(&out);
+                    assert_eq!(
+                        String::from_utf8_lossy(&converted).trim_end(),
+                        "caf\u{e9} cr\u{e8}me, na\u{ef}ve fa\u{e7}ade, \u{e0} bient\u{f4}t",
+                        "{name}"
+                    );
+                    assert!(
+                        audit(&raw)
+                            .iter()
+                            .any(|r| r.location == "body" && r.part == id),
+                        "{name}: audited"
+                    );
+                    if repaired.is_empty() || bnd.contains(&b':') {
+                        continue;
+                    }
+                    if let Some(py) = common::python(
+                        "regression_delimiter_lines_around_the_content_type_keep_the_first_part",
+                        PY_TYPES,
+                        &repaired,
+                    ) {
+                        let ours: Vec<String> = tree(&raw).into_iter().map(|(_, t)| t).collect();
+                        assert_eq!(
+                            String::from_utf8_lossy(&py).trim(),
+                            ours.join(" "),
+                            "{name}"
+                        );
+                    }
                 }
             }
         }
     }
+}
+
+/// A boundary parameter with white space at its end (`boundary="b "`,
+/// which RFC 2046 5.1.1 does not allow) over delimiter lines without it
+/// (`--b`): no line was a delimiter, the multipart was kept as one leaf,
+/// its text parts neither converted nor audited. Python's `email` strips
+/// the parameter and finds the parts; so does the parser now, and the
+/// white space stays optional in the lines (`--b --` still closes).
+/// Found by `tools/hunt_structure.py` (`boundary-param-space`).
+#[test]
+fn regression_boundary_parameter_with_white_space_at_its_end_splits() {
+    const PY_TYPES: &str = "import sys, email\n\
+        m = email.message_from_bytes(sys.stdin.buffer.read())\n\
+        print(' '.join(p.get_content_type() for p in m.walk()))\n";
+    for (param, line, close) in [
+        ("b ", "--b", "--b--"),
+        ("b\t", "--b", "--b--"),
+        ("b  ", "--b ", "--b--"),
+        ("b ", "--b ", "--b --"),
+    ] {
+        let raw = [
+            format!("From: a@b\nContent-Type: multipart/mixed; boundary=\"{param}\"\n\n{line}\n")
+                .as_bytes(),
+            b"Content-Type: text/plain; charset=iso-8859-1\n\ncaf\xe9 cr\xe8me\n",
+            format!("{line}\nContent-Type: application/octet-stream\n\nAAAA\n{close}\n").as_bytes(),
+        ]
+        .concat();
+        let name = format!("{param:?} {line:?} {close:?}");
+        let types: Vec<String> = tree(&raw).into_iter().map(|(_, t)| t).collect();
+        assert_eq!(
+            types,
+            ["multipart/mixed", "text/plain", "application/octet-stream"],
+            "{name}"
+        );
+        let out = norm(&raw);
+        assert_eq!(tree(&out), tree(&raw), "{name}");
+        let (converted, _) = text_part(&out);
+        assert_eq!(
+            String::from_utf8_lossy(&converted).trim_end(),
+            "caf\u{e9} cr\u{e8}me",
+            "{name}"
+        );
+        assert!(
+            audit(&raw)
+                .iter()
+                .any(|r| r.location == "body" && r.part == "1"),
+            "{name}: audited"
+        );
+        // (Python misses `--b --`: doc/message-tree.md)
+        if close == "--b--"
+            && let Some(py) = common::python(
+                "regression_boundary_parameter_with_white_space_at_its_end_splits",
+                PY_TYPES,
+                &raw,
+            )
+        {
+            assert_eq!(
+                String::from_utf8_lossy(&py).trim(),
+                types.join(" "),
+                "{name}"
+            );
+        }
+    }
+    // A converted text with a line `--b` is written so that no line is a
+    // delimiter (base64), as under `boundary="b"`.
+    let raw = b"Content-Type: multipart/mixed; boundary=\"b \"\n\n--b\n\
+        Content-Type: text/plain; charset=iso-8859-1\nContent-Transfer-Encoding: quoted-printable\n\n\
+        caf=E9\n=2D-b\nend\n--b--\n";
+    let out = norm(raw);
+    assert_eq!(tree(&out), tree(raw), "{}", String::from_utf8_lossy(&out));
+    assert_eq!(text_part(&out).0, "caf\u{e9}\n--b\nend".as_bytes());
 }
 
 /// A message/rfc822 part whose header ends in a bare CR and whose message
