@@ -1116,6 +1116,46 @@ mod tests {
         }
     }
 
+    /// A delimiter line above a multipart's Content-Type, with one of its
+    /// boundary below the fields (`repeated_delimiter`): kept in the
+    /// header, which ends at the second. Not without that Content-Type,
+    /// nor when another boundary's, nor after a first Content-Type, nor
+    /// with a line that is not a field between.
+    #[test]
+    fn delimiter_above_a_multipart_content_type_with_one_below() {
+        fn body_at(m: &[u8]) -> &[u8] {
+            &m[parse_header_block(m).body_offset..]
+        }
+        let ct = "Content-Type: multipart/mixed; boundary=\"b \"\n";
+        for (head, first) in [
+            (format!("A: 1\n--b\n{ct}--b\n"), "--b\n"),
+            (format!("A: 1\n--b \n{ct}X: 2\n--b\t\n"), "--b\t\n"),
+        ] {
+            for rest in ["\nx\n--b--\n", "x\n--b--\n"] {
+                let m = format!("{head}{rest}");
+                let h = parse_header_block(m.as_bytes());
+                assert_eq!(
+                    body_at(m.as_bytes()),
+                    format!("{first}{rest}").as_bytes(),
+                    "{m}"
+                );
+                assert!(h.fields.iter().any(|f| f.is("content-type")));
+                assert_eq!(h.fields[1].name, b"");
+            }
+        }
+        for m in [
+            &b"A: 1\n--b\nSubject: x\n--b\n\nx"[..],
+            b"A: 1\n--c\nContent-Type: multipart/mixed; boundary=b\n--b\n\nx",
+            b"A: 1\n--b\nContent-Type: text/plain; boundary=b\n--b\n\nx",
+            b"Content-Type: text/plain\n--b\nContent-Type: multipart/mixed; boundary=b\n--b\n\nx",
+            b"A: 1\n--b\nContent-Type: multipart/mixed; boundary=b\ntext\n--b\n\nx",
+            b"A: 1\n--b--\nContent-Type: multipart/mixed; boundary=b\n--b\n\nx",
+        ] {
+            let at = m.windows(3).position(|w| w == b"\n--").map_or(0, |i| i + 1);
+            assert_eq!(body_at(m), &m[at..], "{}", String::from_utf8_lossy(m));
+        }
+    }
+
     #[test]
     fn no_blank_line_and_no_final_line_end() {
         let h = parse_header_block(b"Subject: hi");
