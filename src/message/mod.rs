@@ -772,11 +772,15 @@ impl<'a> Ctx<'a, '_> {
         // Unless nothing says it is one: no field in the part's header and
         // a body that does not start with a field (a note written into the
         // digest) stays text, converted and audited as before, instead of
-        // being taken for a message whose header is that text.
+        // being taken for a message whose header is that text. Lines that
+        // start with white space before the first field (a line of white
+        // space, an indented first field) are header lines of the message
+        // (continuations, as Python's `email` reads them): taken for a
+        // note, the whole message was converted as one text.
         let content_type = if in_digest
             && header.get("content-type").is_none()
             && (header.fields.iter().any(|f| !f.name.is_empty())
-                || crate::mime::starts_with_field(
+                || crate::mime::starts_with_field_after_continuations(
                     bytes.get(header.body_offset..).unwrap_or_default(),
                 )) {
             ContentType::digest_default()

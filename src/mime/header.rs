@@ -413,8 +413,34 @@ fn colon_after(content: &[u8], name: usize) -> Option<(usize, usize)> {
 
 /// Whether `bytes` start with a header field's name and colon
 /// ([`field_head`]): what a message's first line is.
-pub(crate) fn starts_with_field(bytes: &[u8]) -> bool {
+fn starts_with_field(bytes: &[u8]) -> bool {
     field_head(bytes).is_ok()
+}
+
+/// Whether `bytes` start with a field after lines that start with white
+/// space (continuation lines before any field, lines of white space):
+/// whether a header section is there, its first field the first line not
+/// so indented (a digest part's message, `message::Message::parse`).
+///
+/// ```abnf
+/// headed = *(WSP *VCHAR-or-WSP line-end) field
+/// ```
+pub(crate) fn starts_with_field_after_continuations(bytes: &[u8]) -> bool {
+    let mut rest = bytes;
+    while rest.first().is_some_and(|&b| lexer::is_wsp(b)) {
+        match memchr::memchr2(b'\n', b'\r', rest) {
+            Some(i) => {
+                let skip = if rest.get(i..i + 2) == Some(b"\r\n") {
+                    i + 2
+                } else {
+                    i + 1
+                };
+                rest = &rest[skip..];
+            }
+            None => return false,
+        }
+    }
+    starts_with_field(rest)
 }
 
 /// Whether a line that is not a field (`content`, at the start of a line)
@@ -458,7 +484,17 @@ fn envelope_like(content: &[u8]) -> bool {
 /// file) is resumed too: a line taken for the body there would take the
 /// fields after it, and a text whose second line looks like a field and
 /// whose last line is one is kept as the header it was read as before.
-fn resumes(ends: &mut LineEnds<'_>, input: &[u8], next: usize) -> Option<usize> {
+///
+/// A stray line that is a multipart's delimiter line above its
+/// Content-Type, with a delimiter line of it below ([`repeated_delimiter`]),
+/// resumes the section to that second line (`had_content_type`: a
+/// Content-Type came before `next`).
+fn resumes(
+    ends: &mut LineEnds<'_>,
+    input: &[u8],
+    next: usize,
+    mut had_content_type: bool,
+) -> Option<usize> {
     let mut at = next;
     // The line after a stray line must be a field.
     let mut need_field = true;
@@ -469,10 +505,20 @@ fn resumes(ends: &mut LineEnds<'_>, input: &[u8], next: usize) -> Option<usize> 
         }
         let (content_end, _, after, _) = ends.field(at);
         let content = input.get(at..content_end).unwrap_or_default();
-        let field = field_head(content).is_ok() || envelope_like(content);
+        let head = field_head_at(content);
+        let field = head.is_some() || envelope_like(content);
         if !field && need_field {
             return None;
         }
+        if !field
+            && let Some(second) = repeated_delimiter(ends, input, content, after, had_content_type)
+        {
+            return Some(second);
+        }
+        had_content_type |= head.is_some_and(|(name, _, _)| {
+            trim_end_wsp(content.get(..name).unwrap_or_default())
+                .eq_ignore_ascii_case(b"content-type")
+        });
         need_field = !field;
         at = after;
     }
@@ -683,13 +729,15 @@ pub(crate) fn parse_header_block_sized(input: &[u8], fields: usize) -> HeaderBlo
                 .is_some_and(|c| field_head(c).is_ok());
         named |= bom_field;
         if head.is_none() && !bom_field && !header_line_anyway(content) && offset >= resumed_until {
-            let resumed = named.then(|| resumes(&mut ends, input, next)).flatten();
+            let had_ct = || fields.iter().any(|f| f.is("content-type"));
+            let resumed = named
+                .then(|| resumes(&mut ends, input, next, had_ct()))
+                .flatten();
             // (a delimiter line before a Content-Type multipart, as rare
             // as its `--` is cheap to test)
             let resumed = resumed.or_else(|| {
-                let had_ct = fields.iter().any(|f| f.is("content-type"));
                 named
-                    .then(|| repeated_delimiter(&mut ends, input, content, next, had_ct))
+                    .then(|| repeated_delimiter(&mut ends, input, content, next, had_ct()))
                     .flatten()
             });
             match resumed {
@@ -1130,6 +1178,8 @@ mod tests {
         for (head, first) in [
             (format!("A: 1\n--b\n{ct}--b\n"), "--b\n"),
             (format!("A: 1\n--b \n{ct}X: 2\n--b\t\n"), "--b\t\n"),
+            // a broken fold above (`resumes`)
+            (format!("A: 1\nwrapped\nB: 2\n--b\n{ct}--b\n"), "--b\n"),
         ] {
             for rest in ["\nx\n--b--\n", "x\n--b--\n"] {
                 let m = format!("{head}{rest}");
@@ -1141,6 +1191,7 @@ mod tests {
                 );
                 assert!(h.fields.iter().any(|f| f.is("content-type")));
                 assert_eq!(h.fields[1].name, b"");
+                assert!(h.fields.iter().all(|f| !f.raw.starts_with(b"x")));
             }
         }
         for m in [

@@ -1055,6 +1055,64 @@ fn regression_digest_part_that_is_only_text_stays_text() {
     }
 }
 
+/// A digest part whose message starts with a line of white space or an
+/// indented first field (a continuation line before any field; Python's
+/// `email` reads the fields after it as the message's header) was taken
+/// for a note (the digest rule above: its body did not start with a
+/// field): the whole message, its header and its labelled text, was
+/// converted as one unlabelled text/plain part, and an attached message
+/// became a text to every reader of the output. It is a message now, its
+/// text converted under its own label. Found by mutating the structure
+/// hunter's messages (a line indented, a line of white space inserted).
+#[test]
+fn regression_digest_message_after_a_continuation_line_stays_a_message() {
+    const PY_TYPES: &str = "import sys, email\n\
+        m = email.message_from_bytes(sys.stdin.buffer.read())\n\
+        print(' '.join(p.get_content_type() for p in m.walk()))\n";
+    for first in [&b" \n"[..], b"\t\n", b" X-Indented: 1\n", b" \r\n"] {
+        let raw = [
+            &b"Content-Type: multipart/digest; boundary=d\n\n--d\n\n"[..],
+            first,
+            b"From: j@example.org\nSubject: one\n\
+              Content-Type: text/plain; charset=windows-1251\n\n\
+              \xcf\xf0\xe8\xe2\xe5\xf2, \xea\xe0\xea \xe4\xe5\xeb\xe0?\n--d--\n",
+        ]
+        .concat();
+        let name = String::from_utf8_lossy(first).into_owned();
+        let msg = mailcharset::message::Message::parse(&raw);
+        let types = part_types(&msg);
+        assert_eq!(
+            types,
+            [
+                ("", "multipart/digest"),
+                ("1", "message/rfc822"),
+                ("1.1", "text/plain"),
+            ]
+            .map(|(a, b)| (a.to_string(), b.to_string())),
+            "{name:?}"
+        );
+        let out = norm(&raw);
+        let (text, _) = text_part(&out);
+        assert_eq!(
+            String::from_utf8_lossy(&text).trim_end(),
+            "\u{41f}\u{440}\u{438}\u{432}\u{435}\u{442}, \u{43a}\u{430}\u{43a} \u{434}\u{435}\u{43b}\u{430}?",
+            "{name:?}"
+        );
+        if let Some(py) = common::python(
+            "regression_digest_message_after_a_continuation_line_stays_a_message",
+            PY_TYPES,
+            &raw,
+        ) {
+            let ours: Vec<&str> = types.iter().map(|(_, t)| t.as_str()).collect();
+            assert_eq!(
+                String::from_utf8_lossy(&py).trim(),
+                ours.join(" "),
+                "{name:?}"
+            );
+        }
+    }
+}
+
 /// A text/xml attachment converted to UTF-8 kept its XML declaration
 /// (`encoding="ISO-8859-1"`), and an XML parser reads a saved file by its
 /// declaration: every non-ASCII character of the document became mojibake
@@ -2518,7 +2576,8 @@ fn regression_nameless_line_above_a_swallowed_delimiter_is_cut_with_it() {
 /// that is not a field, not followed by fields to the empty line): the
 /// message was one text/plain part, the multipart's Content-Type in its
 /// text, converted as one text; it now ends the header at the second
-/// delimiter line (`mime::parse_header_block`).
+/// delimiter line (`mime::parse_header_block`), a broken fold above it
+/// or not.
 #[test]
 fn regression_delimiter_lines_around_the_content_type_keep_the_first_part() {
     const PY_TYPES: &str = "import sys, email\n\
@@ -2560,12 +2619,16 @@ fn regression_delimiter_lines_around_the_content_type_keep_the_first_part() {
                     b"--o--\n",
                 ]
                 .concat();
+                // A Subject wrapped without white space above (a broken
+                // fold, doc/message-tree.md).
+                let folded = [&b"Subject: x\nwrapped\nDate: y\n"[..], &delim, &ct, &below].concat();
                 // What Python is given: the line above the Content-Type taken out.
                 let repaired = [&b"From: a@b\nSubject: x\n"[..], &ct, &below].concat();
                 for (raw, repaired) in [
                     (common::to_crlf(&top), common::to_crlf(&repaired)),
                     (top, repaired),
                     (attached, Vec::new()),
+                    (folded, Vec::new()),
                 ] {
                     let name = String::from_utf8_lossy(&raw).into_owned();
                     let msg = mailcharset::message::Message::parse(&raw);
