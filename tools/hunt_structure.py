@@ -53,7 +53,8 @@ over 998 octets, a References line or a parameter before the boundary
 (`message-global`); CR-only line ends (`cr-only`), CRLF for the header or
 for some lines only (`mixed-eol`), a message without its final line end
 (`no-final-eol`); binary data under text/csv, text/x-log or text/html
-(with `as-text`).
+(with `as-text`); an attached message (in a digest or not) whose first
+line is white space or an indented field (`message-continuation-first`).
 
 Every leaf the generator writes carries its truth under a tag
 (`X-Hunt-Leaf: N` in its header; a part without a header has none and is
@@ -972,6 +973,12 @@ class Gen:
         else:
             mh, body, view = self.leaf(f'{pid}.1')
         inner = self.join_entity(h, mh, body)
+        if rng.random() < 0.04:
+            # a line of white space (or an indented field) before the
+            # message's first field: a continuation before any field, the
+            # fields after it the header (as Python reads it)
+            inner = rng.choice([b' \n', b'\t\n', b'  \n', b' X-Indented: 1\n']) + inner
+            self.note('message-continuation-first')
         outer = [] if implicit else [b'Content-Type: message/rfc822']
         if not implicit and rng.random() < 0.15:
             # RFC 6532 3.7: an attached message whose header may hold UTF-8
@@ -1452,7 +1459,10 @@ def run_case(binp, case):
     # base64 text of an encoded message/rfc822, kept as it is.)
     def nosep_defects(m):
         return sum(isinstance(d, email.errors.MissingHeaderBodySeparatorDefect) for p in m.walk() for d in p.defects)
-    written = sum(1 for l in g.leaves if getattr(l, 'nosep', False) and not getattr(l, 'signed', False))
+    # (with a boundary reused, which parts are parts is Python's reading:
+    # one written may be in an epilogue)
+    written = 0 if 'boundary-reused' in g.damage else \
+        sum(1 for l in g.leaves if getattr(l, 'nosep', False) and not getattr(l, 'signed', False))
     if written and nosep_defects(mo) > nosep_defects(mi) - written:
         fails.append(('output-missing-separator', f'{nosep_defects(mi)} -> {nosep_defects(mo)} headers without '
                       f'their empty line, {written} written by normalize'))
