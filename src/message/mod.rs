@@ -772,11 +772,15 @@ impl<'a> Ctx<'a, '_> {
         // Unless nothing says it is one: no field in the part's header and
         // a body that does not start with a field (a note written into the
         // digest) stays text, converted and audited as before, instead of
-        // being taken for a message whose header is that text.
+        // being taken for a message whose header is that text. Lines that
+        // start with white space before the first field (a line of white
+        // space, an indented first field) are header lines of the message
+        // (continuations, as Python's `email` reads them): taken for a
+        // note, the whole message was converted as one text.
         let content_type = if in_digest
             && header.get("content-type").is_none()
             && (header.fields.iter().any(|f| !f.name.is_empty())
-                || crate::mime::starts_with_field(
+                || crate::mime::starts_with_field_after_continuations(
                     bytes.get(header.body_offset..).unwrap_or_default(),
                 )) {
             ContentType::digest_default()
@@ -794,17 +798,26 @@ impl<'a> Ctx<'a, '_> {
         // (cut there, the part was still read as that multipart, from a
         // field no longer in its header, and normalize wrote its empty
         // line there: a message read as a multipart went out as text/plain
-        // holding the parts, and a second pass converted that text).
+        // holding the parts, and a second pass converted that text). The
+        // first delimiter line below the Content-Type, then: with one above
+        // it as well (a writer that repeats the delimiter around fields),
+        // the search stopped at that one and the header ran on, the first
+        // part's fields with it, its text left in the preamble (kept as
+        // written, not converted, not audited).
         let mut header = header;
-        let content_type_at = header.fields.iter().position(|f| f.is("content-type"));
         if content_type.media_type == "multipart"
             && let Some(b) = content_type.boundary()
             && !b.is_empty()
+            && let Some(c) = header.fields.iter().position(|f| f.is("content-type"))
             && let Some(at) = header
                 .fields
                 .iter()
-                .position(|f| f.raw.starts_with(b"--") && f.raw[2..].starts_with(b))
-            && content_type_at.is_some_and(|c| c < at)
+                .skip(c + 1)
+                .position(|f| {
+                    f.raw.starts_with(b"--")
+                        && f.raw[2..].starts_with(crate::mime::boundary_core(b))
+                })
+                .map(|i| c + 1 + i)
         {
             // Lines without a name right above the delimiter go with it
             // (a preamble's): with the empty line written before the
@@ -986,10 +999,19 @@ struct Delimiter {
 /// close-delimiter := delimiter "--"
 /// ; followed by transport-padding (LWSP) and CRLF
 /// ```
+///
+/// White space at the end of a boundary parameter (`boundary="b "`, not
+/// allowed by the grammar) is optional in the delimiter lines: writers
+/// carry it into them (`--b --` closes) or not (`--b`, which Python's
+/// `email` reads as a delimiter too: it strips the parameter). Required,
+/// a multipart whose lines lacked it had no delimiter and was kept as one
+/// leaf, its text parts neither converted nor audited.
 fn find_delimiters(raw: &[u8], body: Range<usize>, boundary: &[u8]) -> Vec<Delimiter> {
-    let mut needle = Vec::with_capacity(boundary.len() + 2);
+    let core = crate::mime::boundary_core(boundary);
+    let tail = &boundary[core.len()..];
+    let mut needle = Vec::with_capacity(core.len() + 2);
     needle.extend_from_slice(b"--");
-    needle.extend_from_slice(boundary);
+    needle.extend_from_slice(core);
     let finder = memchr::memmem::Finder::new(&needle);
     let hay = &raw[body.clone()];
     let mut out = Vec::new();
@@ -1000,6 +1022,9 @@ fn find_delimiters(raw: &[u8], body: Range<usize>, boundary: &[u8]) -> Vec<Delim
             continue;
         }
         let mut j = at + needle.len();
+        if !tail.is_empty() && hay.get(j..).is_some_and(|r| r.starts_with(tail)) {
+            j += tail.len();
+        }
         let close = hay.get(j..j + 2) == Some(b"--");
         if close {
             j += 2;

@@ -413,8 +413,34 @@ fn colon_after(content: &[u8], name: usize) -> Option<(usize, usize)> {
 
 /// Whether `bytes` start with a header field's name and colon
 /// ([`field_head`]): what a message's first line is.
-pub(crate) fn starts_with_field(bytes: &[u8]) -> bool {
+fn starts_with_field(bytes: &[u8]) -> bool {
     field_head(bytes).is_ok()
+}
+
+/// Whether `bytes` start with a field after lines that start with white
+/// space (continuation lines before any field, lines of white space):
+/// whether a header section is there, its first field the first line not
+/// so indented (a digest part's message, `message::Message::parse`).
+///
+/// ```abnf
+/// headed = *(WSP *VCHAR-or-WSP line-end) field
+/// ```
+pub(crate) fn starts_with_field_after_continuations(bytes: &[u8]) -> bool {
+    let mut rest = bytes;
+    while rest.first().is_some_and(|&b| lexer::is_wsp(b)) {
+        match memchr::memchr2(b'\n', b'\r', rest) {
+            Some(i) => {
+                let skip = if rest.get(i..i + 2) == Some(b"\r\n") {
+                    i + 2
+                } else {
+                    i + 1
+                };
+                rest = &rest[skip..];
+            }
+            None => return false,
+        }
+    }
+    starts_with_field(rest)
 }
 
 /// Whether a line that is not a field (`content`, at the start of a line)
@@ -458,7 +484,17 @@ fn envelope_like(content: &[u8]) -> bool {
 /// file) is resumed too: a line taken for the body there would take the
 /// fields after it, and a text whose second line looks like a field and
 /// whose last line is one is kept as the header it was read as before.
-fn resumes(ends: &mut LineEnds<'_>, input: &[u8], next: usize) -> Option<usize> {
+///
+/// A stray line that is a multipart's delimiter line above its
+/// Content-Type, with a delimiter line of it below ([`repeated_delimiter`]),
+/// resumes the section to that second line (`had_content_type`: a
+/// Content-Type came before `next`).
+fn resumes(
+    ends: &mut LineEnds<'_>,
+    input: &[u8],
+    next: usize,
+    mut had_content_type: bool,
+) -> Option<usize> {
     let mut at = next;
     // The line after a stray line must be a field.
     let mut need_field = true;
@@ -469,11 +505,91 @@ fn resumes(ends: &mut LineEnds<'_>, input: &[u8], next: usize) -> Option<usize> 
         }
         let (content_end, _, after, _) = ends.field(at);
         let content = input.get(at..content_end).unwrap_or_default();
-        let field = field_head(content).is_ok() || envelope_like(content);
+        let head = field_head_at(content);
+        let field = head.is_some() || envelope_like(content);
         if !field && need_field {
             return None;
         }
+        if !field
+            && let Some(second) = repeated_delimiter(ends, input, content, after, had_content_type)
+        {
+            return Some(second);
+        }
+        had_content_type |= head.is_some_and(|(name, _, _)| {
+            trim_end_wsp(content.get(..name).unwrap_or_default())
+                .eq_ignore_ascii_case(b"content-type")
+        });
         need_field = !field;
+        at = after;
+    }
+}
+
+/// Whether `line` (without its line end) is a delimiter line of a
+/// multipart with boundary `core` ([`super::boundary_core`]): `--`, the
+/// boundary, and nothing but white space (not the close delimiter).
+fn is_delimiter_line(line: &[u8], core: &[u8]) -> bool {
+    line.strip_prefix(b"--")
+        .and_then(|l| l.strip_prefix(core))
+        .is_some_and(|rest| rest.iter().all(|&b| lexer::is_wsp(b)))
+}
+
+/// Where a header section goes on after `stray` (a line that is not a
+/// field, `next` being the line after it), when `stray` is a delimiter
+/// line of a multipart whose Content-Type follows: the offset of the next
+/// line that is a delimiter of that boundary, when the lines up to it are
+/// fields (with their continuations), the Content-Type among them. None
+/// otherwise, and when a Content-Type came before (`had_content_type`:
+/// the first one counts).
+///
+/// ```abnf
+/// repeated = delimiter 1*field delimiter ; a Content-Type multipart among the fields
+/// ```
+///
+/// A writer that repeats the delimiter around fields, the first part's
+/// header with no field or its text right after the second: [`resumes`]
+/// fails at the second (a line that is not a field, before the empty line
+/// or a text line), and the body started at the first, the multipart's
+/// Content-Type in it: the message was one text/plain part (as Python's
+/// `email` reads it; without the line above, it reads the multipart).
+fn repeated_delimiter(
+    ends: &mut LineEnds<'_>,
+    input: &[u8],
+    stray: &[u8],
+    next: usize,
+    had_content_type: bool,
+) -> Option<usize> {
+    if had_content_type || !stray.starts_with(b"--") {
+        return None;
+    }
+    let mut at = next;
+    let mut boundary: Option<super::ContentType> = None;
+    loop {
+        if matches!(input.get(at..)?, [] | [b'\r' | b'\n', ..]) {
+            return None;
+        }
+        let (content_end, _, after, _) = ends.field(at);
+        let content = input.get(at..content_end).unwrap_or_default();
+        match field_head_at(content) {
+            Some((name, value, _)) => {
+                let name = trim_end_wsp(content.get(..name).unwrap_or_default());
+                if boundary.is_none() && name.eq_ignore_ascii_case(b"content-type") {
+                    let ct = super::ContentType::parse(content.get(value..).unwrap_or_default());
+                    let core = ct.boundary().map(super::boundary_core).unwrap_or_default();
+                    if ct.media_type != "multipart"
+                        || core.is_empty()
+                        || !is_delimiter_line(stray, core)
+                    {
+                        return None;
+                    }
+                    boundary = Some(ct);
+                }
+            }
+            None => {
+                let ct = boundary?;
+                let core = ct.boundary().map(super::boundary_core).unwrap_or_default();
+                return is_delimiter_line(content, core).then_some(at);
+            }
+        }
         at = after;
     }
 }
@@ -501,8 +617,11 @@ pub const NO_SEPARATOR: &str =
 /// its empty line or the end of the input, is kept as a
 /// nameless [`Field`] with a `malformed` finding (taken for the body, it
 /// would take the fields after it, a Content-Type or Message-ID, with
-/// it). A continuation line before any field, a `From ` line, and a field
-/// after a byte order mark at the start, are kept so too. A header
+/// it). So is a delimiter line of a multipart above its Content-Type
+/// when a delimiter line of it follows the fields below
+/// ([`repeated_delimiter`]: the section ends there). A continuation line
+/// before any field, a `From ` line, and a field after a byte order mark
+/// at the start, are kept so too. A header
 /// section that runs to the end of the input (no empty line) has
 /// `separator == None` and `body_offset == input.len()`.
 pub fn parse_header_block(input: &[u8]) -> HeaderBlock<'_> {
@@ -610,7 +729,18 @@ pub(crate) fn parse_header_block_sized(input: &[u8], fields: usize) -> HeaderBlo
                 .is_some_and(|c| field_head(c).is_ok());
         named |= bom_field;
         if head.is_none() && !bom_field && !header_line_anyway(content) && offset >= resumed_until {
-            match named.then(|| resumes(&mut ends, input, next)).flatten() {
+            let had_ct = || fields.iter().any(|f| f.is("content-type"));
+            let resumed = named
+                .then(|| resumes(&mut ends, input, next, had_ct()))
+                .flatten();
+            // (a delimiter line before a Content-Type multipart, as rare
+            // as its `--` is cheap to test)
+            let resumed = resumed.or_else(|| {
+                named
+                    .then(|| repeated_delimiter(&mut ends, input, content, next, had_ct()))
+                    .flatten()
+            });
+            match resumed {
                 Some(empty_line) => resumed_until = empty_line,
                 None => {
                     // The body starts here, without the empty line.
@@ -1031,6 +1161,49 @@ mod tests {
             b" continuation first\nA: 1\n\nx",
         ] {
             assert_eq!(body_at(m), header(b"x"), "{}", String::from_utf8_lossy(m));
+        }
+    }
+
+    /// A delimiter line above a multipart's Content-Type, with one of its
+    /// boundary below the fields (`repeated_delimiter`): kept in the
+    /// header, which ends at the second. Not without that Content-Type,
+    /// nor when another boundary's, nor after a first Content-Type, nor
+    /// with a line that is not a field between.
+    #[test]
+    fn delimiter_above_a_multipart_content_type_with_one_below() {
+        fn body_at(m: &[u8]) -> &[u8] {
+            &m[parse_header_block(m).body_offset..]
+        }
+        let ct = "Content-Type: multipart/mixed; boundary=\"b \"\n";
+        for (head, first) in [
+            (format!("A: 1\n--b\n{ct}--b\n"), "--b\n"),
+            (format!("A: 1\n--b \n{ct}X: 2\n--b\t\n"), "--b\t\n"),
+            // a broken fold above (`resumes`)
+            (format!("A: 1\nwrapped\nB: 2\n--b\n{ct}--b\n"), "--b\n"),
+        ] {
+            for rest in ["\nx\n--b--\n", "x\n--b--\n"] {
+                let m = format!("{head}{rest}");
+                let h = parse_header_block(m.as_bytes());
+                assert_eq!(
+                    body_at(m.as_bytes()),
+                    format!("{first}{rest}").as_bytes(),
+                    "{m}"
+                );
+                assert!(h.fields.iter().any(|f| f.is("content-type")));
+                assert_eq!(h.fields[1].name, b"");
+                assert!(h.fields.iter().all(|f| !f.raw.starts_with(b"x")));
+            }
+        }
+        for m in [
+            &b"A: 1\n--b\nSubject: x\n--b\n\nx"[..],
+            b"A: 1\n--c\nContent-Type: multipart/mixed; boundary=b\n--b\n\nx",
+            b"A: 1\n--b\nContent-Type: text/plain; boundary=b\n--b\n\nx",
+            b"Content-Type: text/plain\n--b\nContent-Type: multipart/mixed; boundary=b\n--b\n\nx",
+            b"A: 1\n--b\nContent-Type: multipart/mixed; boundary=b\ntext\n--b\n\nx",
+            b"A: 1\n--b--\nContent-Type: multipart/mixed; boundary=b\n--b\n\nx",
+        ] {
+            let at = m.windows(3).position(|w| w == b"\n--").map_or(0, |i| i + 1);
+            assert_eq!(body_at(m), &m[at..], "{}", String::from_utf8_lossy(m));
         }
     }
 

@@ -70,11 +70,14 @@ pub use encoded_word::{
     decode_unstructured, decode_unstructured_with,
 };
 pub use header::{Field, HeaderBlock, LineEnding, MAX_LINE, NO_SEPARATOR, parse_header_block};
-pub(crate) use header::{parse_header_block_sized, recycle_fields, starts_with_field};
+pub(crate) use header::{
+    parse_header_block_sized, recycle_fields, starts_with_field_after_continuations,
+};
 pub use html::{
     DECLARATION_LIMIT as HTML_DECLARATION_LIMIT, HtmlCharset,
     declaration_window as html_declaration_window, html_charset,
 };
+pub(crate) use params::boundary_core;
 pub use params::{ContentDisposition, ContentType, ParamEncoding, Parameter, TransferEncoding};
 pub(crate) use vcard::{
     charset_params as vcard_charset_params, is_directory, same_reading, vcard_charset,

@@ -282,7 +282,8 @@ fn enclosing_boundaries<'m>(msg: &'m Message<'_>, part: &Part<'_>) -> Vec<&'m [u
                 PartKind::Leaf => break,
                 PartKind::Message(inner) => inner,
                 PartKind::Multipart(m) => {
-                    out.push(m.boundary.as_slice());
+                    // (what its delimiter lines start with)
+                    out.push(crate::mime::boundary_core(&m.boundary));
                     // The parts of a multipart lie apart, delimiter lines
                     // between them.
                     match m.parts.iter().find(|c| {

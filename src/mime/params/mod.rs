@@ -181,7 +181,8 @@ impl ContentType {
         self.param("charset").map(|p| lexer::trim_fws(&p.raw))
     }
 
-    /// The boundary octets, exactly as the delimiter lines carry them.
+    /// The boundary octets, as the parameter writes them (the delimiter
+    /// lines carry them, white space at the end optional: `boundary_core`).
     pub fn boundary(&self) -> Option<&[u8]> {
         self.param("boundary").map(|p| p.raw.as_slice())
     }
@@ -189,6 +190,17 @@ impl ContentType {
     /// The `name` parameter as text.
     pub fn name(&self) -> Option<&str> {
         self.param("name").map(|p| p.value.as_str())
+    }
+}
+
+/// A boundary without the white space at its end, which RFC 2046 5.1.1
+/// does not allow there (`bcharsnospace`): what a delimiter line starts
+/// with, whether its writer carried that white space into the delimiter
+/// lines or not. A boundary of white space only is kept whole.
+pub(crate) fn boundary_core(boundary: &[u8]) -> &[u8] {
+    match boundary.iter().rposition(|&b| b != b' ' && b != b'\t') {
+        Some(i) => &boundary[..=i],
+        None => boundary,
     }
 }
 
