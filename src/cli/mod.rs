@@ -152,7 +152,7 @@ pub struct NormalizeArgs {
     /// lines with more are read so by default).
     #[arg(long = "repair-mixed")]
     pub repair_mixed: bool,
-    /// Leave a message with a DKIM signature exactly as it came (a rewritten
+    /// Leave a message with a DKIM (or ARC) signature exactly as it came (a rewritten
     /// body or field would make the signature fail for later verifiers);
     /// the report lists what would have been done as kept.
     #[arg(long = "keep-dkim-signed")]
@@ -246,7 +246,7 @@ pub struct FilterArgs {
     /// lines with more are read so by default).
     #[arg(long = "repair-mixed")]
     pub repair_mixed: bool,
-    /// Leave a message with a DKIM signature exactly as it came (a rewritten
+    /// Leave a message with a DKIM (or ARC) signature exactly as it came (a rewritten
     /// body or field would make the signature fail for later verifiers);
     /// the report lists what would have been done as kept.
     #[arg(long = "keep-dkim-signed")]
@@ -285,7 +285,7 @@ pub struct MilterArgs {
     /// also when they could be damage (by default only clear cases).
     #[arg(long = "repair-mixed")]
     pub repair_mixed: bool,
-    /// Leave a message with a DKIM signature exactly as it came (a rewritten
+    /// Leave a message with a DKIM (or ARC) signature exactly as it came (a rewritten
     /// body or field would make the signature fail for later verifiers);
     /// the report lists what would have been done as kept.
     #[arg(long = "keep-dkim-signed")]

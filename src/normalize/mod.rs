@@ -98,7 +98,8 @@ pub struct Options {
     /// when they could be damage (see [`DecodeOptions::repair_mixed`]).
     pub repair_mixed: bool,
     /// Leave a message that carries a DKIM signature (a top-level
-    /// `DKIM-Signature` field) exactly as it came: any rewritten body or
+    /// `DKIM-Signature` field, or an ARC set's `ARC-Message-Signature`)
+    /// exactly as it came: any rewritten body or
     /// signed field makes the signature fail for every later verifier (a
     /// forwarding relay, a mailing list's subscribers), and a failed DKIM
     /// under a DMARC `p=reject` policy is a rejected message. The report
@@ -384,14 +385,14 @@ pub fn normalize<'a>(raw: &'a [u8], opts: &Options) -> Result<Normalized<'a>, No
             }
         } else if opts.keep_dkim_signed
             && let crate::message::PartKind::Message(inner) = &part.kind
-            && inner.header.get("dkim-signature").is_some()
+            && signed(&inner.header)
         {
             // A forwarded original, the message of an abuse or DMARC
             // failure report: its recipient verifies its signature.
             sealed.push(inner.range.clone());
         }
     }
-    let dkim_signed = opts.keep_dkim_signed && msg.root.header.get("dkim-signature").is_some();
+    let dkim_signed = opts.keep_dkim_signed && signed(&msg.root.header);
     msg.recycle();
     if dkim_signed {
         // Reported as it would have been done, written as it came.
@@ -412,6 +413,16 @@ pub fn normalize<'a>(raw: &'a [u8], opts: &Options) -> Result<Normalized<'a>, No
         bytes,
         report: ctx.report,
     })
+}
+
+/// Whether a message's header carries a signature over its body and fields
+/// that a rewrite breaks (`Options::keep_dkim_signed`): a `DKIM-Signature`,
+/// or an `ARC-Message-Signature` (RFC 8617: the DKIM-like signature a
+/// forwarder or a mailing list adds with its seal, which the next hop
+/// checks; a message with only an ARC set, its DKIM signature dropped by a
+/// list that rewrote it, had its ARC chain broken).
+fn signed(header: &crate::mime::HeaderBlock<'_>) -> bool {
+    header.get("dkim-signature").is_some() || header.get("arc-message-signature").is_some()
 }
 
 fn normalize_part(

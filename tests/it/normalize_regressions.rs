@@ -1436,6 +1436,21 @@ fn keep_dkim_signed_leaves_a_signed_message_as_it_came() {
     // Without the option it is normalized too.
     let n = normalize::normalize(&outer, &Options::default()).unwrap();
     assert!(!n.bytes.windows(signed.len()).any(|w| w == signed));
+    // An ARC set (RFC 8617) without a DKIM-Signature (a list that rewrote
+    // the message dropped it and sealed its own): the ARC-Message-Signature
+    // covers body and fields as DKIM's does, and the next hop checks it.
+    let arc = b"ARC-Seal: i=1; a=rsa-sha256; cv=none; d=lists.example.org; s=arc;\n\
+        \tb=dGVzdA==\n\
+        ARC-Message-Signature: i=1; a=rsa-sha256; c=relaxed/relaxed;\n\
+        \td=lists.example.org; s=arc; h=from:to:subject;\n\
+        \tbh=47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hXuFU=; b=dGVzdA==\n\
+        ARC-Authentication-Results: i=1; lists.example.org; dkim=pass\n";
+    let sealed = [&arc[..], rest].concat();
+    let n = normalize::normalize(&sealed, &keep).unwrap();
+    assert_eq!(&n.bytes[..], &sealed[..]);
+    assert!(n.report.dkim_signed && !n.report.changed);
+    let n = normalize::normalize(&sealed, &Options::default()).unwrap();
+    assert!(n.report.changed);
 }
 
 /// A text file the sender attached is its octets: a Latin-1 patch shown
