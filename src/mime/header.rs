@@ -619,7 +619,7 @@ pub const NO_SEPARATOR: &str =
 /// would take the fields after it, a Content-Type or Message-ID, with
 /// it). So is a delimiter line of a multipart above its Content-Type
 /// when a delimiter line of it follows the fields below
-/// ([`repeated_delimiter`]: the section ends there). A continuation line
+/// (the section ends at that one). A continuation line
 /// before any field, a `From ` line, and a field after a byte order mark
 /// at the start, are kept so too. A header
 /// section that runs to the end of the input (no empty line) has
