@@ -4431,6 +4431,33 @@ mod tests {
         assert!(!shift_jis_kana(b"plain ascii"));
     }
 
+    /// [`east_asian_pairs`]: two pairs of any of the three kinds, ASCII
+    /// between them or not; one is not enough, nor a lead octet at the end,
+    /// nor Latin text.
+    #[test]
+    fn east_asian_pairs_needs_two_pairs_a_test_needs() {
+        let enc = |e: &'static encoding_rs::Encoding, s: &str| e.encode(s).0.into_owned();
+        assert!(east_asian_pairs(&enc(encoding_rs::SHIFT_JIS, "はは")));
+        assert!(east_asian_pairs(&enc(encoding_rs::SHIFT_JIS, "リ and ル")));
+        assert!(east_asian_pairs(&enc(encoding_rs::EUC_JP, "a あ b ア")));
+        assert!(east_asian_pairs(&enc(encoding_rs::EUC_KR, "이다")));
+        // A Shift_JIS hiragana and a Hangul syllable count together.
+        assert!(east_asian_pairs(&[0x82, 0xCD, b' ', 0xC0, 0xCC]));
+        assert!(!east_asian_pairs(&enc(encoding_rs::SHIFT_JIS, "は")));
+        // `シ` (0x83 0x56) has an ASCII trail; kanji are no pair.
+        assert!(!east_asian_pairs(&enc(encoding_rs::SHIFT_JIS, "シ加算")));
+        assert!(!east_asian_pairs(&[0x82, 0xCD, 0x82]));
+        assert!(!east_asian_pairs(b""));
+        for s in ["Grüße aus Köln", "informação", "Þjóðólfur"] {
+            assert!(!east_asian_pairs(&enc(encoding_rs::WINDOWS_1252, s)), "{s}");
+        }
+        // Latin capitals may pass the walk (`ÀÉ`, `ÇÃ` are KS X 1001
+        // Hangul octets); the tests after it turn them down.
+        let caps = enc(encoding_rs::WINDOWS_1252, "ÀÉÎÕÜ ÇÃO");
+        assert!(east_asian_pairs(&caps));
+        assert_eq!(east_asian_lie(&caps), None);
+    }
+
     /// [`east_asian_lie`]: Shift_JIS, then EUC-JP, then Korean; and the
     /// Korean test's thresholds (two common syllables or more, half or
     /// more of those of KS X 1001).
