@@ -17,6 +17,7 @@
 
 mod alphabets;
 mod arabic_pairs;
+mod common_hanzi;
 mod decide;
 mod detect;
 mod dispatch;

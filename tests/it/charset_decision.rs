@@ -3390,6 +3390,71 @@ fn regression_short_japanese_and_korean_under_a_latin_label_are_read_as_written(
     }
 }
 
+/// A short Chinese text under a Latin label that reads it cleanly was
+/// converted as Latin mojibake (`ÎÞ·¨´ò¿ªÎÄ¼þ` for `无法打开文件` in GBK,
+/// `µLªk¶}±ÒÀÉ®×` for `無法開啟檔案` in Big5), in bodies and in encoded-word
+/// Subjects. One or two sentences of the Chinese gettext catalogs under
+/// `iso-8859-1`, `windows-1252` and `iso-8859-2`, 2026-11-28, 600 GBK and
+/// 600 Big5 texts, each as a body and as a Subject: GBK 415 wrong → 7,
+/// Big5 522 → 68. Latin text keeps its label, capitals and the words
+/// whose accented letters make one ideograph (`SLÓÐIN` is GBK `SL有IN`) too.
+#[test]
+fn regression_short_chinese_under_a_latin_label_is_read_as_written() {
+    use base64::Engine;
+    let cases = [
+        ("无法打开文件", encoding_rs::GBK),
+        ("请输入密码。", encoding_rs::GBK),
+        ("無法開啟檔案", encoding_rs::BIG5),
+        ("設定檔案已損壞", encoding_rs::BIG5),
+    ];
+    for (text, enc) in cases {
+        let octets = encode(text, enc);
+        for label in ["iso-8859-1", "windows-1252", "iso-8859-15", "iso-8859-2"] {
+            let msg = message(&format!("text/plain; charset={label}"), &octets);
+            assert_eq!(body_text(&filtered(&msg)), text, "{label}");
+            let b64 = base64::engine::general_purpose::STANDARD.encode(&octets);
+            let msg = format!(
+                "From: a@example.com\nSubject: =?{label}?B?{b64}?=\nMessage-ID: <s@example.com>\n\nbody\n"
+            );
+            let out = filtered(msg.as_bytes());
+            let m = mailcharset::message::Message::parse(&out);
+            let subject = m.parts()[0].header.get("subject").expect("Subject");
+            assert_eq!(
+                mailcharset::mime::decode_unstructured(subject.value).text,
+                text,
+                "Subject under {label}"
+            );
+        }
+    }
+    for (text, enc, label) in [
+        (
+            "SLÓÐIN '%S' ER EKKI FULL SLÓÐ",
+            encoding_rs::WINDOWS_1252,
+            "iso-8859-1",
+        ),
+        ("OPÇÃO É ÚNICA", encoding_rs::WINDOWS_1252, "windows-1252"),
+        (
+            "LIITTÄÄ JA YHDISTÄÄ MÄÄRITELLYT",
+            encoding_rs::WINDOWS_1252,
+            "iso-8859-1",
+        ),
+        (
+            "bajt s oktalnom vrijednošću",
+            encoding_rs::ISO_8859_2,
+            "iso-8859-2",
+        ),
+        (
+            "ZĪMĒŠANAS PLANŠETES KARTĒŠANA",
+            encoding_rs::ISO_8859_4,
+            "iso-8859-4",
+        ),
+    ] {
+        let octets = encode(text, enc);
+        let msg = message(&format!("text/plain; charset={label}"), &octets);
+        assert_eq!(body_text(&filtered(&msg)), text, "{label}");
+    }
+}
+
 /// Half-width katakana as a writer puts them (the hunt's three texts).
 const HALF_WIDTH: [&str; 3] = [
     "ﾊﾟｽﾜｰﾄﾞﾉﾍﾝｺｳｦｵﾈｶﾞｲｼﾏｽ。\n",

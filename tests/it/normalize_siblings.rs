@@ -318,8 +318,11 @@ fn a_stale_meta_over_east_asian_octets_is_read_in_the_sibling_charset() {
         let (got_label, _, verdict, notes) = body(&raw, "2");
         assert_eq!(got_label.as_deref(), Some(meta), "{label}");
         assert_eq!(verdict, "mislabeled", "{label}: {notes:?}");
+        // Under a Latin `<meta>`, short Chinese is read by its own test
+        // before the sibling is asked (`decide::east_asian_lie`).
         assert!(
-            notes.iter().any(|n| n.contains("sibling part 1")),
+            notes.iter().any(|n| n.contains("sibling part 1")
+                || (meta == "iso-8859-2" && n.contains("reads it as Chinese text"))),
             "{label}: {notes:?}"
         );
 
