@@ -72,19 +72,23 @@ const _: () = assert!(
 /// `õ` only before `e` (`ações`, `põe`), `ã` only before `o e s i` or at a
 /// word's end (`não`, `mãe`, `irmãs`, `cãibra`, `manhã`), and the ordinal
 /// indicators `ª º` of Portuguese, Spanish, Galician, Catalan and Italian
-/// after a number or `n` (`1º`, `nº`, `nºs`), before no letter but `s`.
+/// after `n` or an abbreviation (`nº`, `nºs`, `Mª`), before no letter but
+/// `s`, and after a number before any (`1º`, `1ºA`, `2ºBach`, `1ªEd`, and
+/// degrees typed with the ordinal key, `25ºC`).
 /// Elsewhere they are another language's letters read in the wrong
 /// charset, which these alphabets do not hold there: Hungarian `ő` as
 /// windows-1252 `õ` (`kezelõ`, `elõtér`), Romanian `ă ș` as `ã º`
-/// (`rãdãcinã`, `fiºier`, `ºi`). Estonian writes `õ` anywhere (`või`).
+/// (`rãdãcinã`, `fiºier`, `ºi`; never after a digit). Estonian writes `õ`
+/// anywhere (`või`).
 /// The gettext catalogs of these languages write them so but for a typo
 /// or two (`naõ`, `nºlin`). Each row: the letter, the languages, the
-/// letters it may come before, and whether it may end a word.
-const PLACES: &[(char, &[&str], &str, bool)] = &[
-    ('õ', &["pt"], "e", false),
-    ('ã', &["pt"], "oesi", true),
-    ('ª', &["ca", "es", "gl", "it", "pt"], "s", true),
-    ('º', &["ca", "es", "gl", "it", "pt"], "s", true),
+/// letters it may come before, whether it may end a word, and whether it
+/// may come before anything after a digit.
+const PLACES: &[(char, &[&str], &str, bool, bool)] = &[
+    ('õ', &["pt"], "e", false, false),
+    ('ã', &["pt"], "oesi", true, false),
+    ('ª', &["ca", "es", "gl", "it", "pt"], "s", true, true),
+    ('º', &["ca", "es", "gl", "it", "pt"], "s", true, true),
 ];
 
 /// The letters beyond ASCII of a text, case folded: each different letter
@@ -113,10 +117,13 @@ impl Letters {
                 .char_indices()
                 .find(|&(_, c)| c.is_ascii())
                 .map_or(rest.len(), |(k, _)| k);
-            // The ASCII character that ends the run comes after its last.
+            // The ASCII character that ends the run comes after its last,
+            // the one before it before its first.
             let after = rest[end..].chars().next();
+            let mut prev = text[..i].chars().next_back();
             let mut run = rest[..end].chars();
             while let Some(c) = run.next() {
+                let before = prev.replace(c);
                 if !c.alphabetic() {
                     continue;
                 }
@@ -125,7 +132,7 @@ impl Letters {
                 // alphabets are looked up once per letter, in `best`
                 // ([`ANYWHERE`]); only the letters of [`PLACES`] per place.
                 let mask = if PLACES.iter().any(|p| p.0 == c) {
-                    holders_at(c, run.clone().next().or(after))
+                    holders_at(c, before, run.clone().next().or(after))
                 } else {
                     ANYWHERE
                 };
@@ -190,10 +197,11 @@ impl Letters {
 pub(super) struct Alphabet(usize);
 
 impl Alphabet {
-    /// Whether the alphabet holds the letter `c` before `next` (the
-    /// character after it, `None` at the text's end): [`holders_at`].
-    pub(super) fn holds_at(self, c: char, next: Option<char>) -> bool {
-        holders_at(fold(c), next) & (1 << self.0) != 0
+    /// Whether the alphabet holds the letter `c` after `prev` and before
+    /// `next` (the characters around it, `None` at the text's start or
+    /// end): [`holders_at`].
+    pub(super) fn holds_at(self, c: char, prev: Option<char>, next: Option<char>) -> bool {
+        holders_at(fold(c), prev, next) & (1 << self.0) != 0
     }
 
     /// Whether the alphabet holds the letter `c` somewhere.
@@ -207,23 +215,24 @@ impl Alphabet {
 /// it stands (no alphabet has bit 63).
 const ANYWHERE: u64 = u64::MAX;
 
-/// Which alphabets hold the (folded) letter `c` before `next`: those of
-/// [`holders`] but the languages that write it only elsewhere
-/// ([`PLACES`]).
-fn holders_at(c: char, next: Option<char>) -> u64 {
+/// Which alphabets hold the (folded) letter `c` after `prev` and before
+/// `next`: those of [`holders`] but the languages that write it only
+/// elsewhere ([`PLACES`]).
+fn holders_at(c: char, prev: Option<char>, next: Option<char>) -> u64 {
     let mask = holders(c);
     if c.is_ascii() || mask == 0 {
         return mask;
     }
     let mut out = mask;
-    for &(letter, langs, before, at_end) in PLACES {
+    for &(letter, langs, before, at_end, after_digit) in PLACES {
         if letter != c {
             continue;
         }
-        let fine = match next.filter(|n| n.alphabetic()) {
-            None => at_end,
-            Some(n) => before.contains(fold(n)),
-        };
+        let fine = (after_digit && prev.is_some_and(|p| p.is_ascii_digit()))
+            || match next.filter(|n| n.alphabetic()) {
+                None => at_end,
+                Some(n) => before.contains(fold(n)),
+            };
         if !fine {
             for (i, (lang, _)) in ALPHABETS.iter().enumerate() {
                 if langs.contains(lang) {
@@ -335,12 +344,14 @@ mod tests {
     #[test]
     fn a_letter_out_of_its_place_is_no_letter_of_that_language() {
         // Portuguese writes `õ` before `e`, `ã` before `o e s i` or at a
-        // word's end, and `º` after a number, before no letter but `s`.
+        // word's end, and `º` before no letter but `s`, or after a number.
         for pt in [
             "operações põem",
             "não mãe irmãs manhã cãibra",
             "nº 5, 1º, nºs",
             "AÇÕES NÃO",
+            // after a number, before any letter: groups, floors, degrees
+            "1ºA 2ºBach 1ºDto 1ªEd 25ºC",
         ] {
             let (held, total) = alphabet_fit(pt);
             assert_eq!(held, total, "{pt}");
@@ -353,6 +364,7 @@ mod tests {
             "fiºier",
             "ºi",
             "CONSTRÂNGERE ºi",
+            "a ºi b",
         ] {
             let (held, total) = alphabet_fit(odd);
             assert!(held < total, "{odd}: {held}/{total}");

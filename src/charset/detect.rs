@@ -1011,11 +1011,14 @@ fn foreign_to(text: &str, abc: Alphabet, enough: usize) -> Vec<String> {
             continue;
         }
         let word = text[start..end].trim_matches(symbol);
+        // (the character before the word: a digit before `1ºA`'s `º`)
+        let at_word = end - text[start..end].trim_start_matches(symbol).len();
+        let prev =
+            std::iter::once(text[..at_word].chars().next_back()).chain(word.chars().map(Some));
         let next = word.chars().skip(1).map(Some).chain([None]);
-        let odd = word
-            .chars()
-            .zip(next)
-            .any(|(c, next)| !c.is_ascii() && (!c.alphabetic() || !abc.holds_at(c, next)));
+        let odd = word.chars().zip(prev).zip(next).any(|((c, prev), next)| {
+            !c.is_ascii() && (!c.alphabetic() || !abc.holds_at(c, prev, next))
+        });
         if odd {
             let word = word.to_lowercase();
             if !foreign.contains(&word) {
