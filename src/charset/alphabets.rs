@@ -73,23 +73,58 @@ const _: () = assert!(
 /// word's end (`não`, `mãe`, `irmãs`, `cãibra`, `manhã`), and the ordinal
 /// indicators `ª º` of Portuguese, Spanish, Galician, Catalan and Italian
 /// after `n` or an abbreviation (`nº`, `nºs`, `Mª`), before no letter but
-/// `s`, and after a number before any (`1º`, `1ºA`, `2ºBach`, `1ªEd`, and
-/// degrees typed with the ordinal key, `25ºC`).
+/// `s`, and after a number (or its period, `1.º`) before any (`1ºA`,
+/// `2.ºB`, `2ºBach`, `1ªEd`); `º` also before a capital, as degrees typed
+/// with the ordinal key (`25ºC`, `25 ºC`).
 /// Elsewhere they are another language's letters read in the wrong
 /// charset, which these alphabets do not hold there: Hungarian `ő` as
 /// windows-1252 `õ` (`kezelõ`, `elõtér`), Romanian `ă ș` as `ã º`
-/// (`rãdãcinã`, `fiºier`, `ºi`; never after a digit). Estonian writes `õ`
+/// (`rãdãcinã`, `fiºier`, `ºi`: a small `ş`, never after a digit nor
+/// before a capital; Romanian capitals' `Ş` is `ª`). Estonian writes `õ`
 /// anywhere (`või`).
 /// The gettext catalogs of these languages write them so but for a typo
-/// or two (`naõ`, `nºlin`). Each row: the letter, the languages, the
-/// letters it may come before, whether it may end a word, and whether it
-/// may come before anything after a digit.
-const PLACES: &[(char, &[&str], &str, bool, bool)] = &[
-    ('õ', &["pt"], "e", false, false),
-    ('ã', &["pt"], "oesi", true, false),
-    ('ª', &["ca", "es", "gl", "it", "pt"], "s", true, true),
-    ('º', &["ca", "es", "gl", "it", "pt"], "s", true, true),
+/// or two (`naõ`, `nºlin`).
+const PLACES: &[Place] = &[
+    Place::new('õ', &["pt"], "e", false, false, false),
+    Place::new('ã', &["pt"], "oesi", true, false, false),
+    Place::new('ª', &["ca", "es", "gl", "it", "pt"], "s", true, true, false),
+    Place::new('º', &["ca", "es", "gl", "it", "pt"], "s", true, true, true),
 ];
+
+/// A row of [`PLACES`].
+struct Place {
+    letter: char,
+    /// The languages that write it only in its places.
+    langs: &'static [&'static str],
+    /// The letters it may come before.
+    before: &'static str,
+    /// Whether it may end a word.
+    at_end: bool,
+    /// Whether it may come before anything after a number (or its period).
+    after_number: bool,
+    /// Whether it may come before a capital.
+    before_capital: bool,
+}
+
+impl Place {
+    const fn new(
+        letter: char,
+        langs: &'static [&'static str],
+        before: &'static str,
+        at_end: bool,
+        after_number: bool,
+        before_capital: bool,
+    ) -> Place {
+        Place {
+            letter,
+            langs,
+            before,
+            at_end,
+            after_number,
+            before_capital,
+        }
+    }
+}
 
 /// The letters beyond ASCII of a text, case folded: each different letter
 /// and how often it occurs (a text has a few dozen different ones at
@@ -131,7 +166,7 @@ impl Letters {
                 // Most letters are held wherever they stand: their
                 // alphabets are looked up once per letter, in `best`
                 // ([`ANYWHERE`]); only the letters of [`PLACES`] per place.
-                let mask = if PLACES.iter().any(|p| p.0 == c) {
+                let mask = if PLACES.iter().any(|p| p.letter == c) {
                     holders_at(c, before, run.clone().next().or(after))
                 } else {
                     ANYWHERE
@@ -224,18 +259,20 @@ fn holders_at(c: char, prev: Option<char>, next: Option<char>) -> u64 {
         return mask;
     }
     let mut out = mask;
-    for &(letter, langs, before, at_end, after_digit) in PLACES {
-        if letter != c {
+    for place in PLACES {
+        if place.letter != c {
             continue;
         }
-        let fine = (after_digit && prev.is_some_and(|p| p.is_ascii_digit()))
+        let fine = (place.after_number && prev.is_some_and(|p| p.is_ascii_digit() || p == '.'))
             || match next.filter(|n| n.alphabetic()) {
-                None => at_end,
-                Some(n) => before.contains(fold(n)),
+                None => place.at_end,
+                Some(n) => {
+                    place.before.contains(fold(n)) || (place.before_capital && n.is_uppercase())
+                }
             };
         if !fine {
             for (i, (lang, _)) in ALPHABETS.iter().enumerate() {
-                if langs.contains(lang) {
+                if place.langs.contains(lang) {
                     out &= !(1 << i);
                 }
             }
@@ -352,6 +389,7 @@ mod tests {
             "AÇÕES NÃO",
             // after a number, before any letter: groups, floors, degrees
             "1ºA 2ºBach 1ºDto 1ªEd 25ºC",
+            "1.ºA 2.ªEd 25 ºC",
         ] {
             let (held, total) = alphabet_fit(pt);
             assert_eq!(held, total, "{pt}");
@@ -365,6 +403,8 @@ mod tests {
             "ºi",
             "CONSTRÂNGERE ºi",
             "a ºi b",
+            "ªI",
+            "ªtefan",
         ] {
             let (held, total) = alphabet_fit(odd);
             assert!(held < total, "{odd}: {held}/{total}");
