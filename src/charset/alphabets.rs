@@ -240,8 +240,7 @@ impl Alphabet {
     }
 
     /// Whether the alphabet holds the letter `c` somewhere.
-    #[cfg(test)]
-    fn holds(self, c: char) -> bool {
+    pub(super) fn holds(self, c: char) -> bool {
         holders(fold(c)) & (1 << self.0) != 0
     }
 }
