@@ -72,20 +72,59 @@ const _: () = assert!(
 /// `õ` only before `e` (`ações`, `põe`), `ã` only before `o e s i` or at a
 /// word's end (`não`, `mãe`, `irmãs`, `cãibra`, `manhã`), and the ordinal
 /// indicators `ª º` of Portuguese, Spanish, Galician, Catalan and Italian
-/// after a number or `n` (`1º`, `nº`, `nºs`), before no letter but `s`.
+/// after `n` or an abbreviation (`nº`, `nºs`, `Mª`), before no letter but
+/// `s`, and after a number (or its period, `1.º`) before any (`1ºA`,
+/// `2.ºB`, `2ºBach`, `1ªEd`); `º` also before a capital, as degrees typed
+/// with the ordinal key (`25ºC`, `25 ºC`).
 /// Elsewhere they are another language's letters read in the wrong
 /// charset, which these alphabets do not hold there: Hungarian `ő` as
 /// windows-1252 `õ` (`kezelõ`, `elõtér`), Romanian `ă ș` as `ã º`
-/// (`rãdãcinã`, `fiºier`, `ºi`). Estonian writes `õ` anywhere (`või`).
+/// (`rãdãcinã`, `fiºier`, `ºi`: a small `ş`, never after a digit nor
+/// before a capital; Romanian capitals' `Ş` is `ª`). Estonian writes `õ`
+/// anywhere (`või`).
 /// The gettext catalogs of these languages write them so but for a typo
-/// or two (`naõ`, `nºlin`). Each row: the letter, the languages, the
-/// letters it may come before, and whether it may end a word.
-const PLACES: &[(char, &[&str], &str, bool)] = &[
-    ('õ', &["pt"], "e", false),
-    ('ã', &["pt"], "oesi", true),
-    ('ª', &["ca", "es", "gl", "it", "pt"], "s", true),
-    ('º', &["ca", "es", "gl", "it", "pt"], "s", true),
+/// or two (`naõ`, `nºlin`).
+const PLACES: &[Place] = &[
+    Place::new('õ', &["pt"], "e", false, false, false),
+    Place::new('ã', &["pt"], "oesi", true, false, false),
+    Place::new('ª', &["ca", "es", "gl", "it", "pt"], "s", true, true, false),
+    Place::new('º', &["ca", "es", "gl", "it", "pt"], "s", true, true, true),
 ];
+
+/// A row of [`PLACES`].
+struct Place {
+    letter: char,
+    /// The languages that write it only in its places.
+    langs: &'static [&'static str],
+    /// The letters it may come before.
+    before: &'static str,
+    /// Whether it may end a word.
+    at_end: bool,
+    /// Whether it may come before anything after a number (or its period).
+    after_number: bool,
+    /// Whether it may come before a capital.
+    before_capital: bool,
+}
+
+impl Place {
+    const fn new(
+        letter: char,
+        langs: &'static [&'static str],
+        before: &'static str,
+        at_end: bool,
+        after_number: bool,
+        before_capital: bool,
+    ) -> Place {
+        Place {
+            letter,
+            langs,
+            before,
+            at_end,
+            after_number,
+            before_capital,
+        }
+    }
+}
 
 /// The letters beyond ASCII of a text, case folded: each different letter
 /// and how often it occurs (a text has a few dozen different ones at
@@ -113,10 +152,13 @@ impl Letters {
                 .char_indices()
                 .find(|&(_, c)| c.is_ascii())
                 .map_or(rest.len(), |(k, _)| k);
-            // The ASCII character that ends the run comes after its last.
+            // The ASCII character that ends the run comes after its last,
+            // the one before it before its first.
             let after = rest[end..].chars().next();
+            let mut prev = text[..i].chars().next_back();
             let mut run = rest[..end].chars();
             while let Some(c) = run.next() {
+                let before = prev.replace(c);
                 if !c.alphabetic() {
                     continue;
                 }
@@ -124,8 +166,8 @@ impl Letters {
                 // Most letters are held wherever they stand: their
                 // alphabets are looked up once per letter, in `best`
                 // ([`ANYWHERE`]); only the letters of [`PLACES`] per place.
-                let mask = if PLACES.iter().any(|p| p.0 == c) {
-                    holders_at(c, run.clone().next().or(after))
+                let mask = if PLACES.iter().any(|p| p.letter == c) {
+                    holders_at(c, before, run.clone().next().or(after))
                 } else {
                     ANYWHERE
                 };
@@ -190,15 +232,15 @@ impl Letters {
 pub(super) struct Alphabet(usize);
 
 impl Alphabet {
-    /// Whether the alphabet holds the letter `c` before `next` (the
-    /// character after it, `None` at the text's end): [`holders_at`].
-    pub(super) fn holds_at(self, c: char, next: Option<char>) -> bool {
-        holders_at(fold(c), next) & (1 << self.0) != 0
+    /// Whether the alphabet holds the letter `c` after `prev` and before
+    /// `next` (the characters around it, `None` at the text's start or
+    /// end): [`holders_at`].
+    pub(super) fn holds_at(self, c: char, prev: Option<char>, next: Option<char>) -> bool {
+        holders_at(fold(c), prev, next) & (1 << self.0) != 0
     }
 
     /// Whether the alphabet holds the letter `c` somewhere.
-    #[cfg(test)]
-    fn holds(self, c: char) -> bool {
+    pub(super) fn holds(self, c: char) -> bool {
         holders(fold(c)) & (1 << self.0) != 0
     }
 }
@@ -207,26 +249,29 @@ impl Alphabet {
 /// it stands (no alphabet has bit 63).
 const ANYWHERE: u64 = u64::MAX;
 
-/// Which alphabets hold the (folded) letter `c` before `next`: those of
-/// [`holders`] but the languages that write it only elsewhere
-/// ([`PLACES`]).
-fn holders_at(c: char, next: Option<char>) -> u64 {
+/// Which alphabets hold the (folded) letter `c` after `prev` and before
+/// `next`: those of [`holders`] but the languages that write it only
+/// elsewhere ([`PLACES`]).
+fn holders_at(c: char, prev: Option<char>, next: Option<char>) -> u64 {
     let mask = holders(c);
     if c.is_ascii() || mask == 0 {
         return mask;
     }
     let mut out = mask;
-    for &(letter, langs, before, at_end) in PLACES {
-        if letter != c {
+    for place in PLACES {
+        if place.letter != c {
             continue;
         }
-        let fine = match next.filter(|n| n.alphabetic()) {
-            None => at_end,
-            Some(n) => before.contains(fold(n)),
-        };
+        let fine = (place.after_number && prev.is_some_and(|p| p.is_ascii_digit() || p == '.'))
+            || match next.filter(|n| n.alphabetic()) {
+                None => place.at_end,
+                Some(n) => {
+                    place.before.contains(fold(n)) || (place.before_capital && n.is_uppercase())
+                }
+            };
         if !fine {
             for (i, (lang, _)) in ALPHABETS.iter().enumerate() {
-                if langs.contains(lang) {
+                if place.langs.contains(lang) {
                     out &= !(1 << i);
                 }
             }
@@ -335,12 +380,15 @@ mod tests {
     #[test]
     fn a_letter_out_of_its_place_is_no_letter_of_that_language() {
         // Portuguese writes `õ` before `e`, `ã` before `o e s i` or at a
-        // word's end, and `º` after a number, before no letter but `s`.
+        // word's end, and `º` before no letter but `s`, or after a number.
         for pt in [
             "operações põem",
             "não mãe irmãs manhã cãibra",
             "nº 5, 1º, nºs",
             "AÇÕES NÃO",
+            // after a number, before any letter: groups, floors, degrees
+            "1ºA 2ºBach 1ºDto 1ªEd 25ºC",
+            "1.ºA 2.ªEd 25 ºC",
         ] {
             let (held, total) = alphabet_fit(pt);
             assert_eq!(held, total, "{pt}");
@@ -353,6 +401,9 @@ mod tests {
             "fiºier",
             "ºi",
             "CONSTRÂNGERE ºi",
+            "a ºi b",
+            "ªI",
+            "ªtefan",
         ] {
             let (held, total) = alphabet_fit(odd);
             assert!(held < total, "{odd}: {held}/{total}");

@@ -3404,21 +3404,26 @@ const COMMON_HANGUL: &str = "이다는의에하고가서을를한기지로사니
 /// Big5, GBK, Shift_JIS, EUC-JP) none passes.
 pub(super) fn korean_beyond_ks(bytes: &[u8]) -> bool {
     hangul_counts(bytes)
-        .is_some_and(|(beyond, ks, common)| beyond > 0 && common >= 2 && common * 2 >= ks)
+        .is_some_and(|(beyond, ks, common, _)| beyond > 0 && common >= 2 && common * 2 >= ks)
 }
 
 /// When windows-949 reads `bytes` without error, every character beyond
 /// ASCII a Hangul syllable: how many are beyond KS X 1001, how many in it,
-/// and how many of those among the commonest ([`COMMON_HANGUL`]).
-fn hangul_counts(bytes: &[u8]) -> Option<(usize, usize, usize)> {
+/// how many of those among the commonest ([`COMMON_HANGUL`]), and whether
+/// two syllables stand side by side somewhere.
+fn hangul_counts(bytes: &[u8]) -> Option<(usize, usize, usize, bool)> {
     let text = encoding_rs::EUC_KR.decode_without_bom_handling_and_without_replacement(bytes)?;
     let (mut beyond, mut ks, mut common) = (0usize, 0usize, 0usize);
+    let (mut side, mut last_hangul) = (false, false);
     let mut at = 0usize;
     for c in text.chars() {
         if c.is_ascii() {
             at += 1;
+            last_hangul = false;
             continue;
         }
+        side |= last_hangul;
+        last_hangul = true;
         // Every character beyond ASCII is two octets in windows-949.
         let (Some(&lead), Some(&trail)) = (bytes.get(at), bytes.get(at + 1)) else {
             return None;
@@ -3434,7 +3439,7 @@ fn hangul_counts(bytes: &[u8]) -> Option<(usize, usize, usize)> {
             common += usize::from(COMMON_HANGUL.contains(c));
         }
     }
-    Some((beyond, ks, common))
+    Some((beyond, ks, common, side))
 }
 
 /// Whether `bytes` is Japanese in Shift_JIS (windows-31j) that chardetng
@@ -3647,12 +3652,15 @@ fn chinese_common(bytes: &[u8], big5: bool) -> Option<(usize, usize)> {
 /// The East Asian charset a Latin label's clean reading of a short text
 /// is a lie over: Shift_JIS or EUC-JP read as Japanese with kana
 /// ([`japanese_kana`]), or windows-949 read as Hangul syllables, half or
-/// more of them (two or more) among the commonest ([`hangul_counts`]), or
-/// GBK or Big5 read as Chinese with two of the commonest ideographs side
-/// by side ([`chinese_common`]; not when windows-949 reads it as Hangul
-/// syllables with one or more of the commonest: Korean of names and
-/// terms, 861 of the 1,143 Korean catalog strings that fail the Korean
-/// test and pass a Chinese one). A sentence of CJK under `iso-8859-1` is words of non-ASCII characters
+/// more of them (two or more) among the commonest, two side by side
+/// somewhere ([`hangul_counts`]: Portuguese capitals `AÇÕES E OPÇÕES`
+/// are `A합ES E OP합ES` to windows-949, each syllable alone between Latin
+/// letters, where Korean words have two syllables or more), or GBK or
+/// Big5 read as Chinese with two of the commonest ideographs side by side
+/// ([`chinese_common`]; not when windows-949 reads it as Hangul syllables
+/// with one or more of the commonest: Korean of names and terms, 861 of
+/// the 1,143 Korean catalog strings that fail the Korean test and pass a
+/// Chinese one). A sentence of CJK under `iso-8859-1` is words of non-ASCII characters
 /// from end to end, but too short for that rule (`ÀÌ ÆÄÀÏÀ» ¿­ ¼ö ¾ø½À´Ï´Ù`,
 /// 28 characters): one-sentence texts under `iso-8859-1` and
 /// `windows-1252`, 2026-11-28, were read as such in half or more of the
@@ -3676,12 +3684,12 @@ fn east_asian_lie(bytes: &[u8]) -> Option<&'static encoding_rs::Encoding> {
         Some(encoding_rs::SHIFT_JIS)
     } else if japanese_kana(encoding_rs::EUC_JP, bytes) {
         Some(encoding_rs::EUC_JP)
-    } else if let Some((_, ks, common)) = hangul_counts(bytes)
+    } else if let Some((_, ks, common, side)) = hangul_counts(bytes)
         && common >= 1
     {
         // Korean with too few common syllables to say so (names, terms)
         // is no Chinese either: the label stays.
-        (common >= 2 && common * 2 >= ks).then_some(encoding_rs::EUC_KR)
+        (side && common >= 2 && common * 2 >= ks).then_some(encoding_rs::EUC_KR)
     } else {
         // Both pass (a short text of 8-bit octets only, both kinds'
         // commonest): the one whose ideographs are more of them the
@@ -4616,6 +4624,12 @@ mod tests {
         assert_eq!(east_asian_lie(&kr("펀쳐 퀭봤")), Some(encoding_rs::GBK));
         // Two common of five: fewer than half.
         assert_eq!(east_asian_lie(&kr("이다 펀쳐퀭")), None);
+        // No two side by side: Portuguese capitals (`ÇÕ` is `합`).
+        assert_eq!(east_asian_lie(&kr("이 다")), None);
+        assert_eq!(
+            east_asian_lie(&enc(encoding_rs::WINDOWS_1252, "AÇÕES E OPÇÕES")),
+            None
+        );
         // Latin text in windows-1252 and ISO-8859-1.
         for s in ["Grüße aus Köln", "ÀÉÎÕÜ àéîõü", "Þjóðólfur", "OPÇÃO"] {
             assert_eq!(

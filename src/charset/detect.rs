@@ -731,9 +731,13 @@ pub(super) fn alphabet_lie(
     // Dutch but for `õ` (`tûz` is Dutch), where Portuguese, best when `õ`
     // counts wherever it stands, leaves `tûz` and `közel` foreign. The
     // words foreign to either alphabet are the label's doubtful ones.
+    // (Foreign to that one wherever its letters stand: an Estonian text's
+    // `õ`, `kõik`, held by Estonian anywhere and by Portuguese counted so,
+    // is no doubtful word because Portuguese writes it only before `e`; a
+    // damaged Estonian text was read as Mac OS Roman, `kıik`.)
     let anywhere = letters.best_anywhere();
     if anywhere != abc.0 {
-        for word in foreign_to(l, anywhere, 64) {
+        for word in foreign_to_anywhere(l, anywhere, 64) {
             if foreign.len() < 64 && !foreign.contains(&word) {
                 foreign.push(word);
             }
@@ -986,6 +990,17 @@ fn letter_to_symbol(t: &str, own: &str) -> bool {
 /// The words of `text` (lower case, each once, up to `enough`) with a
 /// letter outside the alphabet `abc` or a symbol inside ([`misfits`]).
 fn foreign_to(text: &str, abc: Alphabet, enough: usize) -> Vec<String> {
+    foreign_words(text, abc, enough, true)
+}
+
+/// [`foreign_to`] with the letters of [`alphabets::PLACES`] held wherever
+/// they stand ([`Letters::best_anywhere`]'s alphabet).
+fn foreign_to_anywhere(text: &str, abc: Alphabet, enough: usize) -> Vec<String> {
+    foreign_words(text, abc, enough, false)
+}
+
+/// [`foreign_to`], the places of letters judged or not (`places`).
+fn foreign_words(text: &str, abc: Alphabet, enough: usize, places: bool) -> Vec<String> {
     let symbol = inner_symbol;
     // Only words with a character beyond ASCII are looked at: from each
     // such character, back over the ASCII letters before it and on over
@@ -1011,11 +1026,20 @@ fn foreign_to(text: &str, abc: Alphabet, enough: usize) -> Vec<String> {
             continue;
         }
         let word = text[start..end].trim_matches(symbol);
+        // (the character before the word: a digit before `1ºA`'s `º`)
+        let at_word = end - text[start..end].trim_start_matches(symbol).len();
+        let prev =
+            std::iter::once(text[..at_word].chars().next_back()).chain(word.chars().map(Some));
         let next = word.chars().skip(1).map(Some).chain([None]);
-        let odd = word
-            .chars()
-            .zip(next)
-            .any(|(c, next)| !c.is_ascii() && (!c.alphabetic() || !abc.holds_at(c, next)));
+        let odd = word.chars().zip(prev).zip(next).any(|((c, prev), next)| {
+            !c.is_ascii()
+                && (!c.alphabetic()
+                    || !if places {
+                        abc.holds_at(c, prev, next)
+                    } else {
+                        abc.holds(c)
+                    })
+        });
         if odd {
             let word = word.to_lowercase();
             if !foreign.contains(&word) {
