@@ -322,9 +322,10 @@ pub struct MilterArgs {
     pub drain: u64,
     /// Sessions handled at once; a connection beyond waits in the
     /// listening socket's queue until one ends (each session may hold a
-    /// message of up to --max-message-size). 100 is Postfix's default
-    /// process limit, so a default Postfix never waits.
-    #[arg(long = "max-sessions", value_parser = clap::value_parser!(u32).range(1..), default_value_t = 100)]
+    /// message of up to --max-message-size). 400 is Postfix's default
+    /// process limit (100) for each of smtpd on port 25, submission, smtps
+    /// and cleanup (non_smtpd_milters), so a default Postfix never waits.
+    #[arg(long = "max-sessions", value_parser = clap::value_parser!(u32).range(1..), default_value_t = 400)]
     pub max_sessions: u32,
 }
 

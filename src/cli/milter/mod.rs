@@ -905,7 +905,7 @@ mod tests {
             opts: Options::default(),
             max,
             on_failure: OnFailureArg::Accept,
-            max_sessions: 100,
+            max_sessions: 400,
             report: None,
             report_path: None,
         }
