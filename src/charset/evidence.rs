@@ -269,7 +269,7 @@ pub(super) fn utf8_majority(bytes: &[u8]) -> bool {
 /// The offset of the first octet above 0x7F: whole blocks of ASCII are
 /// passed over with one branch-free test each (a body's ASCII is most of
 /// it), the octet is then looked for in its block.
-pub(super) fn find_nonascii(bytes: &[u8]) -> Option<usize> {
+pub(crate) fn find_nonascii(bytes: &[u8]) -> Option<usize> {
     // In 8-bit text the next one is often a few octets on (the callers
     // walk from one to the next): the first eight are tested as one word
     // before the call into the AVX2 loop, which costs more than they do.

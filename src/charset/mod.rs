@@ -23,6 +23,7 @@ mod detect;
 mod dispatch;
 mod encode;
 mod evidence;
+pub(crate) use evidence::find_nonascii;
 mod johab;
 #[rustfmt::skip]
 mod johab_tables;

@@ -30,9 +30,12 @@ fn changes(b: u8) -> bool {
 pub(super) fn diff_lines_change(body: &[u8]) -> bool {
     // Most texts hold no diff at all (every diff has a `--- ` line).
     let diff = body.starts_with(b"--- ") || memchr::memmem::find(body, b"\n--- ").is_some();
-    if !diff || !body.iter().copied().any(changes) {
-        return false;
-    }
+    diff && marked_line_may_be_a_diff_line(body) && marked_diff_line(body)
+}
+
+/// The walk of [`diff_lines_change`]: whether a diff line of `body` (a file
+/// header, a hunk's line) holds an octet the conversion changes.
+fn marked_diff_line(body: &[u8]) -> bool {
     let lines: Vec<&[u8]> = body
         .split(|&b| b == b'\n')
         .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
@@ -113,6 +116,41 @@ pub(super) fn diff_lines_change(body: &[u8]) -> bool {
     false
 }
 
+/// Whether a line of `body` that holds an octet the conversion changes
+/// ([`changes`]) starts as a diff line can: ` `, `+`, `-` (a hunk's
+/// lines, a file header `--- `/`+++ `), `!` and `*` (a context diff's),
+/// `\` (`\ No newline at end of file`).
+/// Nothing else can be marked in a diff: a patch whose 8-bit octets are
+/// only in its prose (an author's name in `Signed-off-by:`, the commit
+/// message) is let go without splitting it into lines and walking its
+/// hunks, which a large patch took most of the time of.
+fn marked_line_may_be_a_diff_line(body: &[u8]) -> bool {
+    let mut at = 0;
+    while let Some(k) = first_change(&body[at..]) {
+        let p = at + k;
+        let start = memchr::memrchr(b'\n', &body[..p]).map_or(0, |n| n + 1);
+        if matches!(
+            body.get(start),
+            Some(b' ' | b'+' | b'-' | b'!' | b'*' | b'\\')
+        ) {
+            return true;
+        }
+        match memchr::memchr(b'\n', &body[p..]) {
+            Some(n) => at = p + n + 1,
+            None => return false,
+        }
+    }
+    false
+}
+
+/// Where the first octet of `hay` the conversion changes ([`changes`]) is:
+/// an 8-bit octet or ESC, SO, SI, each found a block at a time.
+fn first_change(hay: &[u8]) -> Option<usize> {
+    let high = crate::charset::find_nonascii(hay);
+    let limit = high.unwrap_or(hay.len());
+    memchr::memchr3(0x1b, 0x0e, 0x0f, &hay[..limit]).or(high)
+}
+
 /// The old and new line counts of a unified hunk header
 /// `@@ -a[,b] +c[,d] @@` (a count left out is 1).
 fn hunk_header(line: &[u8]) -> Option<(usize, usize)> {
@@ -151,6 +189,65 @@ fn context_range(line: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The look at the lines with 8-bit octets before the walk lets go
+    /// only of bodies the walk lets go of: for any mix of prose, unified
+    /// and context diff lines, each with or without an 8-bit octet, when
+    /// no line that holds one starts as a diff line can, the walk finds
+    /// no marked diff line.
+    #[test]
+    fn the_look_before_the_walk_lets_go_only_of_what_the_walk_would() {
+        use proptest::prelude::*;
+        let line = prop::sample::select(vec![
+            "--- a/f.c",
+            "+++ b/f.c",
+            "@@ -1,2 +1,2 @@",
+            "@@ -1 +1 @@",
+            " ctx",
+            "+add",
+            "-del",
+            "*** a/f.c",
+            "***************",
+            "*** 1,2 ****",
+            "--- 1,2 ----",
+            "  c",
+            "! x",
+            "+ y",
+            "- z",
+            "\\ No newline at end of file",
+            "Signed-off-by: J",
+            "prose",
+            "> quoted",
+            "",
+        ]);
+        let lines = prop::collection::vec((line, any::<bool>()), 0..24);
+        proptest!(|(lines in lines)| {
+            let mut body = Vec::new();
+            for (l, eight_bit) in &lines {
+                body.extend_from_slice(l.as_bytes());
+                if *eight_bit {
+                    body.extend_from_slice("ü".as_bytes());
+                }
+                body.push(b'\n');
+            }
+            if !marked_line_may_be_a_diff_line(&body) {
+                prop_assert!(!marked_diff_line(&body), "{:?}", String::from_utf8_lossy(&body));
+            }
+        });
+        // The first octet that changes: 8-bit, or ESC, SO, SI, whichever
+        // comes first.
+        assert_eq!(first_change(b"ab\x1bc\xff"), Some(2));
+        assert_eq!(first_change(b"ab\xffc\x0e"), Some(2));
+        assert_eq!(first_change(b"abc\x0f"), Some(3));
+        assert_eq!(first_change(&[b'a'; 40]), None);
+        // And it does let go of a patch whose 8-bit text is its prose.
+        let prose = "From: J\u{fc}rgen\n\nFix it.\nSigned-off-by: J\u{fc}rgen\n---\n\
+                     --- a/f.c\n+++ b/f.c\n@@ -1 +1 @@\n-a\n+b\n";
+        assert!(!marked_line_may_be_a_diff_line(prose.as_bytes()));
+        assert!(marked_line_may_be_a_diff_line(
+            "--- a\n+++ b\n@@ -1 +1 @@\n-a\n+\u{fc}\n".as_bytes()
+        ));
+    }
 
     #[test]
     fn hunk_headers() {
