@@ -3335,6 +3335,37 @@ fn regression_short_unlabelled_shift_jis_is_not_windows_1252() {
         let d = charset::decode(&body, None, &opts);
         assert_ne!(d.used.map(|c| c.name()), Some("Shift_JIS"), "{text}");
     }
+    // The controls above hold octets Shift_JIS cannot read. These it reads
+    // cleanly, as kana: Mac OS Roman capitals (octets windows-1252 reads
+    // too) (`ÇÃ` is 0x82 0xCC, `の`;
+    // `ÉC` is 0x83 0x43, a katakana with an ASCII trail), each kana alone
+    // between Latin letters; without a kana beside another character, or
+    // with ASCII trails only, they are no Japanese.
+    for body in [
+        &b"INFORMA\x82\xCCO INFORMA\x82\xCCO SOLU\x82\xCCO"[..],
+        &b"PR\x83C\x83DENT R\x83P\x83TITION"[..],
+    ] {
+        assert!(
+            encoding_rs::SHIFT_JIS
+                .decode_without_bom_handling_and_without_replacement(body)
+                .is_some()
+        );
+        let opts = DecodeOptions {
+            tld: charset::Tld::from_domain(b"example.com"),
+            ..body_opts()
+        };
+        // Unlabelled, and under windows-1252, which reads them cleanly
+        // (`‚Ì`, `ƒC`): the label's rule for East Asian lies asks there.
+        for label in [None, Some(&b"windows-1252"[..])] {
+            let d = charset::decode(body, label, &opts);
+            assert_ne!(
+                d.used.map(|c| c.name()),
+                Some("Shift_JIS"),
+                "{label:?} {}",
+                String::from_utf8_lossy(body)
+            );
+        }
+    }
 }
 
 /// A short Japanese or Korean text under a Latin label (`iso-8859-1`,
