@@ -3368,6 +3368,29 @@ fn regression_short_unlabelled_shift_jis_is_not_windows_1252() {
     }
 }
 
+/// `octets` (the text `text` in an East Asian charset) under each of
+/// `labels`, as a body and as a base64 encoded-word Subject, come out of
+/// `filter` as `text`.
+fn read_as_written_under(text: &str, octets: &[u8], labels: &[&str]) {
+    use base64::Engine;
+    for label in labels {
+        let msg = message(&format!("text/plain; charset={label}"), octets);
+        assert_eq!(body_text(&filtered(&msg)), text, "{label}");
+        let b64 = base64::engine::general_purpose::STANDARD.encode(octets);
+        let msg = format!(
+            "From: a@example.com\nSubject: =?{label}?B?{b64}?=\nMessage-ID: <s@example.com>\n\nbody\n"
+        );
+        let out = filtered(msg.as_bytes());
+        let m = mailcharset::message::Message::parse(&out);
+        let subject = m.parts()[0].header.get("subject").expect("Subject");
+        assert_eq!(
+            mailcharset::mime::decode_unstructured(subject.value).text,
+            text,
+            "Subject under {label}"
+        );
+    }
+}
+
 /// A short Japanese or Korean text under a Latin label (`iso-8859-1`,
 /// `windows-1252`, `iso-8859-15`) that reads it cleanly was converted as
 /// Latin mojibake (`ÆÄÀÏÀ» ¿­ ¼ö ¾ø½À´Ï´Ù`, `¥Õ¥¡¥¤¥ë¤ò³«¤±¤Þ¤»¤ó`), in bodies
@@ -3379,7 +3402,6 @@ fn regression_short_unlabelled_shift_jis_is_not_windows_1252() {
 /// wrote:`, under ISO-8859-15, was `±èÇÑŒº`. Latin text keeps its label.
 #[test]
 fn regression_short_japanese_and_korean_under_a_latin_label_are_read_as_written() {
-    use base64::Engine;
     let cases = [
         ("ファイルを開けません", encoding_rs::SHIFT_JIS),
         ("ファイルを開けません", encoding_rs::EUC_JP),
@@ -3392,22 +3414,11 @@ fn regression_short_japanese_and_korean_under_a_latin_label_are_read_as_written(
     ];
     for (text, enc) in cases {
         let octets = encode(text, enc);
-        for label in ["iso-8859-1", "windows-1252", "iso-8859-15"] {
-            let msg = message(&format!("text/plain; charset={label}"), &octets);
-            assert_eq!(body_text(&filtered(&msg)), text, "{label}");
-            let b64 = base64::engine::general_purpose::STANDARD.encode(&octets);
-            let msg = format!(
-                "From: a@example.com\nSubject: =?{label}?B?{b64}?=\nMessage-ID: <s@example.com>\n\nbody\n"
-            );
-            let out = filtered(msg.as_bytes());
-            let m = mailcharset::message::Message::parse(&out);
-            let subject = m.parts()[0].header.get("subject").expect("Subject");
-            assert_eq!(
-                mailcharset::mime::decode_unstructured(subject.value).text,
-                text,
-                "Subject under {label}"
-            );
-        }
+        read_as_written_under(
+            text,
+            &octets,
+            &["iso-8859-1", "windows-1252", "iso-8859-15"],
+        );
     }
     for text in [
         "Grüße aus Köln",
@@ -3431,7 +3442,6 @@ fn regression_short_japanese_and_korean_under_a_latin_label_are_read_as_written(
 /// whose accented letters make one ideograph (`SLÓÐIN` is GBK `SL有IN`) too.
 #[test]
 fn regression_short_chinese_under_a_latin_label_is_read_as_written() {
-    use base64::Engine;
     let cases = [
         ("无法打开文件", encoding_rs::GBK),
         ("请输入密码。", encoding_rs::GBK),
@@ -3440,22 +3450,11 @@ fn regression_short_chinese_under_a_latin_label_is_read_as_written() {
     ];
     for (text, enc) in cases {
         let octets = encode(text, enc);
-        for label in ["iso-8859-1", "windows-1252", "iso-8859-15", "iso-8859-2"] {
-            let msg = message(&format!("text/plain; charset={label}"), &octets);
-            assert_eq!(body_text(&filtered(&msg)), text, "{label}");
-            let b64 = base64::engine::general_purpose::STANDARD.encode(&octets);
-            let msg = format!(
-                "From: a@example.com\nSubject: =?{label}?B?{b64}?=\nMessage-ID: <s@example.com>\n\nbody\n"
-            );
-            let out = filtered(msg.as_bytes());
-            let m = mailcharset::message::Message::parse(&out);
-            let subject = m.parts()[0].header.get("subject").expect("Subject");
-            assert_eq!(
-                mailcharset::mime::decode_unstructured(subject.value).text,
-                text,
-                "Subject under {label}"
-            );
-        }
+        read_as_written_under(
+            text,
+            &octets,
+            &["iso-8859-1", "windows-1252", "iso-8859-15", "iso-8859-2"],
+        );
     }
     for (text, enc, label) in [
         (
