@@ -28,9 +28,9 @@ use mailcharset::audit::{
 use mailcharset::charset::Unicode11Policy;
 use mailcharset::mailbox::{
     self, AtomicFile, Bar, InputKind, MailboxError, MessageReader, Origin, Progress, RawMessage,
-    WriteMode, pipeline,
+    WriteMode, gzip, pipeline,
 };
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
 /// What one message of the reader turned into: the audited messages (none
@@ -45,6 +45,9 @@ struct Audited {
     notes: Vec<String>,
     /// The file was passed over (it does not start like a message).
     skipped: Option<PathBuf>,
+    /// The file is gzip-compressed and could not be read whole (its notes
+    /// say why): the run ends with 74.
+    damaged: bool,
 }
 
 enum Output {
@@ -107,12 +110,18 @@ pub fn run(args: &AuditArgs) -> CliResult {
     let mut readers = Vec::new();
     for path in &inputs {
         let kind = mailbox::detect(path).map_err(mailbox_error)?;
-        let reader = if kind == InputKind::Stdin {
-            open_stream(path, args.max_message_size)?
-        } else {
-            MessageReader::open(path, kind).map_err(mailbox_error)?
-        };
-        readers.push((path.clone(), reader));
+        // A gzip-compressed file (it reads as one message that does not
+        // start like one) is read decompressed, as a stream is.
+        let (reader, damage) =
+            if kind == InputKind::Stdin || (kind == InputKind::Eml && starts_gzip(path)) {
+                open_stream(path, args.max_message_size)?
+            } else {
+                (
+                    MessageReader::open(path, kind).map_err(mailbox_error)?,
+                    None,
+                )
+            };
+        readers.push((path.clone(), reader, damage));
     }
     // A report file is written to a temporary and renamed into place when
     // complete: a full disk or a failed run leaves the old report (or none),
@@ -132,7 +141,7 @@ pub fn run(args: &AuditArgs) -> CliResult {
     let progress = Progress::from_flags(args.progress.quiet, args.progress.progress);
     let mut reached = false;
     let mut skip_code = exit::OK;
-    for (path, reader) in readers {
+    for (path, reader, damage) in readers {
         let kind = reader.kind();
         let skipped = reader.skipped();
         let popts = pipeline::Options {
@@ -147,6 +156,7 @@ pub fn run(args: &AuditArgs) -> CliResult {
         let unreadable = super::Unreadable::default();
         let reader = super::skip_unreadable(reader, kind, &unreadable);
         let mut not_messages = Vec::new();
+        let mut damaged = false;
         // The input's name, formatted once: every message of an mbox has it.
         let input_name = path.display().to_string();
         let work = |m: &RawMessage| {
@@ -165,6 +175,7 @@ pub fn run(args: &AuditArgs) -> CliResult {
             for n in &a.notes {
                 eprintln!("mailcharset: {}", mailcharset::audit::escape_controls(n));
             }
+            damaged |= a.damaged;
             if let Some(p) = &a.skipped {
                 not_messages.push(mailbox::Skipped {
                     path: p.clone(),
@@ -197,6 +208,18 @@ pub fn run(args: &AuditArgs) -> CliResult {
         } else {
             path.display().to_string()
         };
+        // Damaged gzip data ended the input early: the messages before the
+        // damage were audited; the rest could not be read.
+        if damaged {
+            skip_code = super::worse(skip_code, exit::IO);
+        }
+        if let Some(note) = damage.and_then(|d| d.lock().ok().and_then(|n| n.clone())) {
+            eprintln!(
+                "mailcharset: {}: {note}; the rest was not audited",
+                mailcharset::audit::escape_controls(&name)
+            );
+            skip_code = super::worse(skip_code, exit::IO);
+        }
         let mut skipped = skipped.list();
         skipped.extend(not_messages);
         skip_code = super::worse(
@@ -271,17 +294,40 @@ impl Write for Sink {
     }
 }
 
-/// A stream (standard input, a pipe): one message larger than `max` is
-/// read no further than `max` and one octet (enough to audit its header
-/// and say it was larger); an mbox stream is read whole, a message at a
-/// time.
-fn open_stream(path: &Path, max: u64) -> Result<MessageReader, CliError> {
+/// Whether the file at `path` starts like gzip data (an unreadable one is
+/// left to the reader, which names the error).
+fn starts_gzip(path: &Path) -> bool {
+    let mut head = [0u8; 3];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok_and(|()| mailbox::gzip::is_gzip(&head))
+}
+
+/// A stream (standard input, a pipe, a gzip-compressed file): one message
+/// larger than `max` is read no further than `max` and one octet (enough to
+/// audit its header and say it was larger); an mbox stream is read whole, a
+/// message at a time. A stream that starts like gzip data is read
+/// decompressed; the slot that comes back holds the damage met, if any, once
+/// it has been read.
+fn open_stream(
+    path: &Path,
+    max: u64,
+) -> Result<(MessageReader, Option<gzip::DamageSlot>), CliError> {
     let (name, stream): (PathBuf, Box<dyn io::Read + Send>) = if path.as_os_str() == "-" {
         ("standard input".into(), Box::new(io::stdin()))
     } else {
         let f =
             std::fs::File::open(path).map_err(|e| CliError::io(&path.display().to_string(), e))?;
         (path.to_path_buf(), Box::new(f))
+    };
+    let (head, more) =
+        read_capped(stream, 3).map_err(|e| CliError::io(&name.display().to_string(), e))?;
+    let (stream, damage): (Box<dyn io::Read + Send>, _) = if mailbox::gzip::is_gzip(&head) {
+        let gz = gzip::GzStream::new(Box::new(io::Read::chain(io::Cursor::new(head), more)));
+        let slot = gz.damage();
+        (Box::new(gz), Some(slot))
+    } else {
+        (Box::new(io::Read::chain(io::Cursor::new(head), more)), None)
     };
     let replay = match super::sniff_stream(stream, max)
         .map_err(|e| CliError::io(&name.display().to_string(), e))?
@@ -293,7 +339,19 @@ fn open_stream(path: &Path, max: u64) -> Result<MessageReader, CliError> {
         ),
         Ok(r) => r,
     };
-    MessageReader::from_reader_as(replay.0, name, replay.1).map_err(mailbox_error)
+    let reader = MessageReader::from_reader_as(replay.0, name, replay.1).map_err(mailbox_error)?;
+    Ok((reader, damage))
+}
+
+/// The first `n` octets of `stream` (fewer only at its end; a pipe may
+/// give them a few at a time), and the stream after them.
+fn read_capped(
+    mut stream: Box<dyn io::Read + Send>,
+    n: u64,
+) -> io::Result<(Vec<u8>, Box<dyn io::Read + Send>)> {
+    let mut head = Vec::new();
+    io::Read::read_to_end(&mut io::Read::take(stream.by_ref(), n), &mut head)?;
+    Ok((head, stream))
 }
 
 fn mailbox_error(e: MailboxError) -> CliError {
@@ -319,8 +377,48 @@ fn audit_raw(
         messages: Vec::new(),
         notes: Vec::new(),
         skipped: None,
+        damaged: false,
     };
     let (name, index) = super::message_name(input, input_name, kind, m);
+    // A gzip-compressed file of a folder or Maildir (a list archive's
+    // `2005-January.txt.gz`, Dovecot's compressed Maildir files) is read
+    // decompressed, as the same file named on its own is: its messages
+    // carry the file's name.
+    if !matches!(m.origin, Origin::Mbox { .. }) && gzip::is_gzip(&m.bytes) {
+        let inflated = gzip::inflate(&m.bytes, FOLDER_GZIP_CAP);
+        if let Some(short) = &inflated.short {
+            out.notes.push(format!(
+                "{name}: {short}; the rest was not audited{}",
+                if inflated.bytes.len() as u64 >= FOLDER_GZIP_CAP {
+                    " (name the file on its own to read it whole)"
+                } else {
+                    ""
+                }
+            ));
+            out.damaged = true;
+        }
+        // Compressed twice (or a gzip quine, which decompresses to
+        // itself): passed over, as any file that does not start like a
+        // message is.
+        if gzip::is_gzip(&inflated.bytes) {
+            out.skipped = Some(PathBuf::from(name.as_ref()));
+            return out;
+        }
+        let plain = RawMessage {
+            bytes: inflated.bytes,
+            index: m.index,
+            offset: m.offset,
+            input_len: m.input_len,
+            origin: m.origin.clone(),
+            times: m.times,
+        };
+        let inner = audit_raw(input, input_name, kind, &plain, opts, format, max);
+        out.messages = inner.messages;
+        out.notes.extend(inner.notes);
+        out.skipped = inner.skipped;
+        out.damaged |= inner.damaged;
+        return out;
+    }
     // A file of a folder that is clearly an mbox (a later envelope line
     // after an empty line), as `normalize` reads it: its messages, numbered
     // within it, each under the size limit on its own.
@@ -369,6 +467,12 @@ fn audit_raw(
     out.push(audit_message(&m.bytes, &ctx, opts));
     out
 }
+
+/// How much of a gzip-compressed file of a folder is decompressed (it is
+/// held in memory, as the folder's other files are): a file larger than
+/// this decompressed (or a gzip bomb) is read to here, with a note. Named
+/// on its own it is read as a stream, whole.
+const FOLDER_GZIP_CAP: u64 = 2 << 30;
 
 /// A message larger than `--max-message-size`: its header block is audited
 /// (the labels a message uses are mostly there), its parts are not

@@ -46,6 +46,11 @@ const OVERSIZE_NOTE: &str = "larger than --max-message-size: passed through unch
 /// What the report says of a file of a folder or Maildir that does not
 /// start like a message.
 const NOT_A_MESSAGE_NOTE: &str = "does not start like a message: kept as it is";
+/// The note for a gzip-compressed file, which `audit` reads decompressed
+/// but `normalize` does not write compressed (doc/mailbox.md, "Compressed
+/// inputs").
+const GZIP_NOTE: &str = "gzip-compressed: kept as it is (audit reads it; to normalize its \
+                         messages, decompress it first)";
 
 /// The report line of a message passed through unchanged, not normalized.
 fn oversize_line(input: &str, index: usize) -> String {
@@ -547,6 +552,7 @@ fn one_input(
         }
     };
     let oversize = std::sync::atomic::AtomicUsize::new(0);
+    let compressed = std::sync::atomic::AtomicUsize::new(0);
     let work = |m: &RawMessage| -> Outcome {
         // A file of a folder that is clearly an mbox (a later envelope line
         // after an empty line) is normalized message by message (the size limit
@@ -625,8 +631,13 @@ fn one_input(
         if !matches!(m.origin, mailbox::Origin::Mbox { .. })
             && !super::audit::looks_like_message(&m.bytes)
         {
+            let gz = mailbox::gzip::is_gzip(&m.bytes);
+            if gz {
+                compressed.fetch_add(1, Ordering::Relaxed);
+            }
             if want_report && let Ok(mut l) = lines.lock() {
-                l.push((m.index, note_line(&name, index, NOT_A_MESSAGE_NOTE)));
+                let note = if gz { GZIP_NOTE } else { NOT_A_MESSAGE_NOTE };
+                l.push((m.index, note_line(&name, index, note)));
             }
             return Outcome::unchanged();
         }
@@ -787,6 +798,16 @@ fn one_input(
             "mailcharset: {name}: {oversize} message(s) larger than --max-message-size ({}) \
              passed through unchanged",
             args.max_message_size
+        );
+    }
+    // Said on the terminal, not only in the report: a folder of list
+    // archives (`*.txt.gz`) would otherwise come out "kept as they were"
+    // with no sign that none of their messages was read.
+    let compressed = compressed.into_inner();
+    if compressed > 0 {
+        eprintln!(
+            "mailcharset: {name}: {compressed} gzip-compressed file(s) kept as they were, their \
+             messages not normalized (audit reads them; decompress them to normalize them)"
         );
     }
     if let Some((index, offset, e)) = failed {

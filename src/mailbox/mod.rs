@@ -1,5 +1,6 @@
 //! Archives: mbox (mboxo, mboxrd, Content-Length, CRLF), Maildir, folders of
-//! `.eml` files and standard input — streaming readers, crash-safe writers and
+//! `.eml` files and standard input (also gzip-compressed, for `audit`:
+//! [`gzip`]) — streaming readers, crash-safe writers and
 //! an order-preserving parallel pipeline.
 //!
 //! Reading yields [`RawMessage`]s one at a time in bounded memory: the message
@@ -24,6 +25,7 @@
 
 mod atomic;
 mod dir;
+pub mod gzip;
 mod lock;
 mod mbox;
 pub mod pipeline;

@@ -25,6 +25,7 @@ mod charset_utf7;
 mod codec_cli;
 mod codec_legacy;
 mod codec_utf8;
+mod compressed_inputs;
 mod filter_robustness;
 mod mailbox_maildir;
 mod mailbox_mbox;
