@@ -46,11 +46,10 @@ const OVERSIZE_NOTE: &str = "larger than --max-message-size: passed through unch
 /// What the report says of a file of a folder or Maildir that does not
 /// start like a message.
 const NOT_A_MESSAGE_NOTE: &str = "does not start like a message: kept as it is";
-/// The note for a gzip-compressed file, which `audit` reads decompressed
-/// but `normalize` does not write compressed (doc/mailbox.md, "Compressed
-/// inputs").
-const GZIP_NOTE: &str = "gzip-compressed: kept as it is (audit reads it; to normalize its \
-                         messages, decompress it first)";
+/// How much of a gzip-compressed file is decompressed (in memory, with its
+/// normalized copy and that copy compressed again): a larger file, or a
+/// gzip bomb, is kept as it is, with a note.
+const GZIP_CAP: u64 = 2 << 30;
 
 /// The report line of a message passed through unchanged, not normalized.
 fn oversize_line(input: &str, index: usize) -> String {
@@ -553,72 +552,79 @@ fn one_input(
     };
     let oversize = std::sync::atomic::AtomicUsize::new(0);
     let compressed = std::sync::atomic::AtomicUsize::new(0);
-    let work = |m: &RawMessage| -> Outcome {
-        // A file of a folder that is clearly an mbox (a later envelope line
-        // after an empty line) is normalized message by message (the size limit
-        // applies to each) and written back as an mbox; its report lines name the file and the message's
-        // place in it, as audit's records do.
-        if let Some(flavor) = super::folder_mbox(input, kind, m) {
-            let file = match &m.origin {
-                mailbox::Origin::File { relative } => input.join(relative),
-                _ => input.to_path_buf(),
-            };
-            let file_name = file.display().to_string();
-            let mut findings = 0;
-            let mut error = None;
-            let mut file_lines = Vec::new();
-            let rewritten = mailbox::rewrite_mbox_bytes(&m.bytes, flavor, &file, |inner| {
-                if error.is_some() {
-                    return None;
+    // An mbox held whole (a file of a folder that is clearly an mbox, or
+    // the mbox a gzip file holds): normalized message by message (the size
+    // limit applies to each) and written back as an mbox; its report lines
+    // name the file and the message's place in it, as audit's records do.
+    let rewrite_mbox = |m: &RawMessage, bytes: &[u8], flavor: mailbox::MboxFlavor| -> Outcome {
+        // Named as audit names it: a folder's file by its own path, a
+        // file named on its own (or piped in) by the input's name.
+        let file = match (&m.origin, kind) {
+            (mailbox::Origin::File { relative }, InputKind::Folder) => input.join(relative),
+            _ => PathBuf::from(&name),
+        };
+        let file_name = file.display().to_string();
+        let mut findings = 0;
+        let mut error = None;
+        let mut file_lines = Vec::new();
+        let rewritten = mailbox::rewrite_mbox_bytes(bytes, flavor, &file, |inner| {
+            if error.is_some() {
+                return None;
+            }
+            if inner.bytes.len() as u64 > args.max_message_size {
+                oversize.fetch_add(1, Ordering::Relaxed);
+                if want_report {
+                    file_lines.push(oversize_line(&file_name, inner.index));
                 }
-                if inner.bytes.len() as u64 > args.max_message_size {
-                    oversize.fetch_add(1, Ordering::Relaxed);
+                return None;
+            }
+            match normalize::normalize(&inner.bytes, opts) {
+                Ok(n) => {
+                    findings += n.report.findings();
                     if want_report {
-                        file_lines.push(oversize_line(&file_name, inner.index));
+                        file_lines.push(
+                            serde_json::to_string(&ReportLine {
+                                input: &file_name,
+                                index: inner.index,
+                                report: &n.report,
+                                note: None,
+                            })
+                            .unwrap_or_default(),
+                        );
                     }
-                    return None;
-                }
-                match normalize::normalize(&inner.bytes, opts) {
-                    Ok(n) => {
-                        findings += n.report.findings();
-                        if want_report {
-                            file_lines.push(
-                                serde_json::to_string(&ReportLine {
-                                    input: &file_name,
-                                    index: inner.index,
-                                    report: &n.report,
-                                    note: None,
-                                })
-                                .unwrap_or_default(),
-                            );
-                        }
-                        match n.bytes {
-                            std::borrow::Cow::Owned(b) => Some(b),
-                            std::borrow::Cow::Borrowed(_) => None,
-                        }
-                    }
-                    Err(e) => {
-                        error.get_or_insert(e);
-                        None
+                    match n.bytes {
+                        std::borrow::Cow::Owned(b) => Some(b),
+                        std::borrow::Cow::Borrowed(_) => None,
                     }
                 }
-            });
-            if let Some(e) = error {
-                fail(m, e);
-                return Outcome::stop();
+                Err(e) => {
+                    error.get_or_insert(e);
+                    None
+                }
             }
-            if want_report && let Ok(mut l) = lines.lock() {
-                l.extend(file_lines.into_iter().map(|line| (m.index, line)));
-            }
-            return match rewritten {
-                Ok(Some(b)) => Outcome::changed(b),
-                // Unchanged, or unreadable as an mbox after all: kept as it is.
-                Ok(None) | Err(_) => Outcome::unchanged(),
-            }
-            .with_findings(findings);
+        });
+        if let Some(e) = error {
+            fail(m, e);
+            return Outcome::stop();
+        }
+        if want_report && let Ok(mut l) = lines.lock() {
+            l.extend(file_lines.into_iter().map(|line| (m.index, line)));
+        }
+        match rewritten {
+            Ok(Some(b)) => Outcome::changed(b),
+            // Unchanged, or unreadable as an mbox after all: kept as it is.
+            Ok(None) | Err(_) => Outcome::unchanged(),
+        }
+        .with_findings(findings)
+    };
+    let plain_work = |m: &RawMessage| -> Outcome {
+        // A file of a folder that is clearly an mbox (a later envelope line
+        // after an empty line): message by message.
+        if let Some(flavor) = super::folder_mbox(input, kind, m) {
+            return rewrite_mbox(m, &m.bytes, flavor);
         }
         // A file that does not start like a message (a photo, a PDF, notes
-        // kept beside the mail, a gzip'd mbox, an Emacs RMAIL file), in a
+        // kept beside the mail, an xz'd mbox, an Emacs RMAIL file), in a
         // folder or Maildir or named on its own or piped in, is not mail: it
         // goes out byte for byte, as audit passes over it. (Read as a
         // message it had header fields inserted and its text re-encoded;
@@ -631,13 +637,8 @@ fn one_input(
         if !matches!(m.origin, mailbox::Origin::Mbox { .. })
             && !super::audit::looks_like_message(&m.bytes)
         {
-            let gz = mailbox::gzip::is_gzip(&m.bytes);
-            if gz {
-                compressed.fetch_add(1, Ordering::Relaxed);
-            }
             if want_report && let Ok(mut l) = lines.lock() {
-                let note = if gz { GZIP_NOTE } else { NOT_A_MESSAGE_NOTE };
-                l.push((m.index, note_line(&name, index, note)));
+                l.push((m.index, note_line(&name, index, NOT_A_MESSAGE_NOTE)));
             }
             return Outcome::unchanged();
         }
@@ -679,6 +680,67 @@ fn one_input(
                 fail(m, e);
                 Outcome::stop()
             }
+        }
+    };
+    // A gzip-compressed file (a list archive's `2005-January.txt.gz`) named
+    // on its own, piped in or in a folder is read decompressed, its
+    // messages normalized as those of the file it holds, and written back
+    // compressed under its own name when one changed (doc/mailbox.md,
+    // "Compressed inputs"). One that cannot be read whole (damaged, cut,
+    // over the cap, compressed twice) is kept byte for byte, with a note.
+    // A Maildir's compressed message file (Dovecot's zlib plugin) too: its
+    // `S=` and `W=` tags stay those of the message decompressed.
+    let work = |m: &RawMessage| -> Outcome {
+        if matches!(m.origin, mailbox::Origin::Mbox { .. }) || !mailbox::gzip::is_gzip(&m.bytes) {
+            return plain_work(m);
+        }
+        let (file_name, index) = super::message_name(input, &name, kind, m);
+        let keep = |why: &str| {
+            compressed.fetch_add(1, Ordering::Relaxed);
+            if want_report && let Ok(mut l) = lines.lock() {
+                l.push((
+                    m.index,
+                    note_line(&file_name, index, &format!("{why}: kept as it is")),
+                ));
+            }
+            Outcome::unchanged()
+        };
+        let inflated = mailbox::gzip::inflate(&m.bytes, GZIP_CAP);
+        if let Some(short) = &inflated.short {
+            return keep(short);
+        }
+        if mailbox::gzip::is_gzip(&inflated.bytes) {
+            return keep("gzip-compressed twice");
+        }
+        let plain = RawMessage {
+            bytes: inflated.bytes,
+            index: m.index,
+            offset: m.offset,
+            input_len: m.input_len,
+            origin: m.origin.clone(),
+            times: m.times,
+        };
+        let flavor = if kind == InputKind::Folder {
+            super::folder_mbox(input, kind, &plain)
+        } else {
+            mailbox::sniff_folder_file(&plain.bytes)
+        };
+        let outcome = match flavor {
+            Some(flavor) => rewrite_mbox(&plain, &plain.bytes, flavor),
+            None => plain_work(&plain),
+        };
+        match outcome.output {
+            Some(b) if b != plain.bytes => match mailbox::gzip::deflate_like(&m.bytes, &b) {
+                Ok(gz) => Outcome {
+                    output: Some(gz),
+                    ..outcome
+                },
+                Err(e) => keep(&format!("could not be compressed again ({e})")),
+            },
+            _ => Outcome {
+                output: None,
+                ..outcome
+            },
         }
     };
     let (stats, writer) =
@@ -800,14 +862,15 @@ fn one_input(
             args.max_message_size
         );
     }
-    // Said on the terminal, not only in the report: a folder of list
-    // archives (`*.txt.gz`) would otherwise come out "kept as they were"
-    // with no sign that none of their messages was read.
+    // Said on the terminal, not only in the report: such a file would
+    // otherwise count as kept as it was, with no sign that its messages
+    // were not read.
     let compressed = compressed.into_inner();
     if compressed > 0 {
         eprintln!(
             "mailcharset: {name}: {compressed} gzip-compressed file(s) kept as they were, their \
-             messages not normalized (audit reads them; decompress them to normalize them)"
+             messages not normalized (damaged, too large or compressed twice: the report says \
+             which)"
         );
     }
     if let Some((index, offset, e)) = failed {

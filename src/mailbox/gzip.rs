@@ -1,9 +1,11 @@
-//! gzip-compressed inputs (RFC 1952), as `audit` reads them: list archives
-//! (Mailman's `2005-January.txt.gz`), rotated spools, Dovecot's compressed
-//! Maildir files. Every member is read, as `gzip -d` reads concatenated
-//! files. Damaged compressed data ends the input where it is damaged: what
-//! was decompressed before is read, and the damage is reported with the
-//! decompressed length reached (doc/mailbox.md, "Compressed inputs").
+//! gzip-compressed inputs (RFC 1952), as `audit` and `normalize` read
+//! them: list archives (Mailman's `2005-January.txt.gz`), rotated spools,
+//! Dovecot's compressed Maildir files. Every member is read, as `gzip -d`
+//! reads concatenated files. Damaged compressed data ends the input where
+//! it is damaged: what was decompressed before is read, and the damage is
+//! reported with the decompressed length reached. `normalize` writes a file
+//! whose messages it changed compressed again ([`deflate_like`])
+//! (doc/mailbox.md, "Compressed inputs").
 
 use std::io::{self, BufReader, Read};
 use std::sync::{Arc, Mutex};
@@ -34,13 +36,41 @@ pub fn inflate(data: &[u8], cap: u64) -> Inflated {
         Ok(()) if bytes.len() as u64 > cap => {
             bytes.truncate(usize::try_from(cap).unwrap_or(usize::MAX));
             Some(format!(
-                "larger than {cap} octets decompressed: read to there"
+                "gzip-compressed data larger than {cap} octets decompressed"
             ))
         }
         Ok(()) => None,
         Err(e) => Some(damage_note(bytes.len() as u64, &e)),
     };
     Inflated { bytes, short }
+}
+
+/// Compresses `bytes` again, as `normalize` writes a gzip file whose
+/// messages it changed: one member, at gzip's default level, with the first
+/// member's header fields of `original` (file name, comment, extra field,
+/// modification time, system), so `gunzip -N` restores the same name.
+pub fn deflate_like(original: &[u8], bytes: &[u8]) -> io::Result<Vec<u8>> {
+    use flate2::{Compression, GzBuilder};
+    use std::io::Write;
+    let decoder = flate2::bufread::GzDecoder::new(original);
+    let mut builder = GzBuilder::new();
+    if let Some(h) = decoder.header() {
+        builder = builder
+            .mtime(h.mtime())
+            .operating_system(h.operating_system());
+        if let Some(name) = h.filename() {
+            builder = builder.filename(name);
+        }
+        if let Some(comment) = h.comment() {
+            builder = builder.comment(comment);
+        }
+        if let Some(extra) = h.extra() {
+            builder = builder.extra(extra);
+        }
+    }
+    let mut enc = builder.write(Vec::with_capacity(bytes.len() / 3), Compression::default());
+    enc.write_all(bytes)?;
+    enc.finish()
 }
 
 /// `read_to_end` that keeps what was read before an error (std's keeps it
@@ -63,7 +93,7 @@ fn damage_note(reached: u64, e: &io::Error) -> String {
     } else {
         format!("gzip-compressed data damaged ({e})")
     };
-    format!("{what} after {reached} decompressed octets: read to there")
+    format!("{what} after {reached} decompressed octets")
 }
 
 /// Where a streamed input's damage is kept until the end of its run
@@ -179,6 +209,24 @@ mod tests {
         let got = inflate(&data, 1 << 20);
         assert_eq!(got.bytes.len(), 1 << 20);
         assert!(got.short.unwrap().contains("larger than"));
+    }
+
+    #[test]
+    fn compressed_again_with_the_same_header() {
+        let mut e = flate2::GzBuilder::new()
+            .filename("2005-January.txt")
+            .comment("list archive")
+            .mtime(1_104_537_600)
+            .write(Vec::new(), Compression::best());
+        e.write_all(b"old text\n").unwrap();
+        let original = e.finish().unwrap();
+        let again = deflate_like(&original, b"new text\n").unwrap();
+        assert_eq!(inflate(&again, 1 << 20).bytes, b"new text\n");
+        let d = flate2::read::GzDecoder::new(&again[..]);
+        let h = d.header().expect("a header");
+        assert_eq!(h.filename(), Some(&b"2005-January.txt"[..]));
+        assert_eq!(h.comment(), Some(&b"list archive"[..]));
+        assert_eq!(h.mtime(), 1_104_537_600);
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! Archives: mbox (mboxo, mboxrd, Content-Length, CRLF), Maildir, folders of
-//! `.eml` files and standard input (also gzip-compressed, for `audit`:
+//! `.eml` files and standard input (also gzip-compressed:
 //! [`gzip`]) — streaming readers, crash-safe writers and
 //! an order-preserving parallel pipeline.
 //!

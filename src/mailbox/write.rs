@@ -821,7 +821,26 @@ fn write_content_length_body(
 /// and quotas from. Everything else is kept byte for byte: the unique part,
 /// other `,X=` fields, the `:2,FLAGS` info. None when the name has neither
 /// tag or they are right already.
+///
+/// A message file compressed by Dovecot's zlib plugin holds its size
+/// decompressed in its tags (Dovecot's documentation: "All mails must have
+/// ,S=<size> in their filename where <size> contains the original
+/// uncompressed mail size, otherwise there will be problems with quota
+/// calculation as well as other potential random failures"): a gzip file's
+/// tags are those of what it holds; a file in another compression Dovecot
+/// reads (bzip2, xz, lz4, zstd), or gzip that cannot be read whole, keeps
+/// its name. (Such a file's tags were set to its compressed size.)
 pub(super) fn resized_name(name: &std::ffi::OsStr, bytes: &[u8]) -> Option<std::ffi::OsString> {
+    if super::gzip::is_gzip(bytes) {
+        let inflated = super::gzip::inflate(bytes, 2 << 30);
+        if inflated.short.is_some() {
+            return None;
+        }
+        return resized_name(name, &inflated.bytes);
+    }
+    if compressed_otherwise(bytes) {
+        return None;
+    }
     let b = name.as_encoded_bytes();
     // The info after `:`, or after `;` where a Maildir is kept on a file
     // system without colons (Dovecot's `maildir_info_separator`).
@@ -863,6 +882,17 @@ pub(super) fn resized_name(name: &std::ffi::OsStr, bytes: &[u8]) -> Option<std::
     os_string(out)
 }
 
+/// Whether `bytes` start like a compression other than gzip that Dovecot
+/// reads in a Maildir: bzip2 (`BZh` and a block size digit), xz, zstd, LZ4
+/// (a frame, or Dovecot's own `Dovecot-LZ4` header).
+fn compressed_otherwise(bytes: &[u8]) -> bool {
+    matches!(bytes, [b'B', b'Z', b'h', b'1'..=b'9', ..])
+        || bytes.starts_with(&[0xFD, b'7', b'z', b'X', b'Z', 0x00])
+        || bytes.starts_with(&[0x28, 0xB5, 0x2F, 0xFD])
+        || bytes.starts_with(&[0x04, 0x22, 0x4D, 0x18])
+        || bytes.starts_with(b"Dovecot-LZ4")
+}
+
 #[cfg(unix)]
 fn os_string(bytes: Vec<u8>) -> Option<std::ffi::OsString> {
     use std::os::unix::ffi::OsStringExt;
@@ -878,6 +908,34 @@ fn os_string(bytes: Vec<u8>) -> Option<std::ffi::OsString> {
 mod tests {
     use super::resized_name;
     use std::ffi::OsStr;
+
+    #[test]
+    fn a_compressed_message_file_has_the_tags_of_what_it_holds() {
+        use std::io::Write;
+        let body = b"Subject: x\n\nab\r\ncd\n";
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        e.write_all(body).unwrap();
+        let gz = e.finish().unwrap();
+        let n =
+            |s: &str, b: &[u8]| resized_name(OsStr::new(s), b).map(|o| o.into_string().unwrap());
+        // Dovecot's zlib plugin: S= and W= of the message decompressed.
+        assert_eq!(n("1.host,S=19,W=22:2,S", &gz), None, "right already");
+        assert_eq!(
+            n(&format!("1.host,S={},W=1:2,S", gz.len()), &gz).as_deref(),
+            Some("1.host,S=19,W=22:2,S")
+        );
+        // Cut gzip data, and the other compressions Dovecot reads: kept.
+        assert_eq!(n("1.host,S=1:2,S", &gz[..gz.len() - 4]), None);
+        for head in [
+            &b"BZh91AY&SY"[..],
+            b"\xFD7zXZ\0\0",
+            b"\x28\xB5\x2F\xFD\x20",
+            b"\x04\x22\x4D\x18\x64",
+            b"Dovecot-LZ4\x0d\x2a",
+        ] {
+            assert_eq!(n("1.host,S=1:2,S", head), None, "{head:?}");
+        }
+    }
 
     #[test]
     fn size_tags_follow_the_content_and_nothing_else_changes() {
