@@ -109,18 +109,40 @@ pub fn run(args: &AuditArgs) -> CliResult {
     // any output is written.
     let mut readers = Vec::new();
     for path in &inputs {
-        let kind = mailbox::detect(path).map_err(mailbox_error)?;
+        // `--input-format`, as normalize reads it (it was not looked at:
+        // an mbox that starts with a message without its envelope line was
+        // one message here and many there).
+        super::forced_on_gzip("audit", path, args.input_format)?;
+        let kind = super::input_kind(path, args.input_format).map_err(mailbox_error)?;
         // A gzip-compressed file (it reads as one message that does not
         // start like one) is read decompressed, as a stream is.
-        let (reader, damage) =
-            if kind == InputKind::Stdin || (kind == InputKind::Eml && starts_gzip(path)) {
-                open_stream(path, args.max_message_size)?
-            } else {
-                (
-                    MessageReader::open(path, kind).map_err(mailbox_error)?,
-                    None,
-                )
-            };
+        let (reader, damage) = if kind == InputKind::Stdin
+            || (kind == InputKind::Eml
+                && args.input_format == super::InputFormatArg::Auto
+                && starts_gzip(path))
+        {
+            open_stream(path, args.max_message_size)?
+        } else if path.as_os_str() == "-" {
+            // Standard input read as the format given.
+            if matches!(kind, InputKind::Maildir | InputKind::Folder) {
+                return Err(CliError::new(
+                    exit::USAGE,
+                    "audit: standard input is one message or an mbox, not a Maildir or folder",
+                ));
+            }
+            let reader = MessageReader::from_reader_as(
+                Box::new(io::stdin()),
+                PathBuf::from("standard input"),
+                kind,
+            )
+            .map_err(mailbox_error)?;
+            (reader, None)
+        } else {
+            (
+                MessageReader::open(path, kind).map_err(mailbox_error)?,
+                None,
+            )
+        };
         readers.push((path.clone(), reader, damage));
     }
     // A report file is written to a temporary and renamed into place when

@@ -550,6 +550,37 @@ impl CliError {
 
 pub type CliResult = Result<u8, CliError>;
 
+/// `--input-format` other than `auto` given for a gzip-compressed file: a
+/// usage error. The format would be that of the compressed octets (an
+/// mbox or message that is binary: written back with a line end put
+/// before it, in place too), not of what they hold, which is read
+/// decompressed and told apart when the format is left to detection
+/// (doc/mailbox.md, "Compressed inputs").
+pub fn forced_on_gzip(
+    command: &str,
+    path: &std::path::Path,
+    format: InputFormatArg,
+) -> Result<(), CliError> {
+    if format == InputFormatArg::Auto || path.as_os_str() == "-" {
+        return Ok(());
+    }
+    let mut head = [0u8; 3];
+    let gz = std::fs::File::open(path)
+        .and_then(|mut f| io::Read::read_exact(&mut f, &mut head))
+        .is_ok_and(|()| mailcharset::mailbox::gzip::is_gzip(&head));
+    if gz {
+        return Err(CliError::new(
+            exit::USAGE,
+            format!(
+                "{command}: {}: gzip-compressed; leave --input-format out (it is read \
+                 decompressed, its format detected), or decompress it first",
+                path.display()
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Resolves `--input-format` for `path`: the override, or detection.
 pub fn input_kind(
     path: &std::path::Path,

@@ -461,6 +461,7 @@ fn one_input(
     } else {
         (None, None)
     };
+    super::forced_on_gzip("normalize", input, args.input_format)?;
     let kind = super::input_kind(input, args.input_format).map_err(|e| mailbox_err(&e))?;
     let reader = match open_bounded(input, kind, args.max_message_size)? {
         // In place, a folder's mbox files are read under their dotlock: an

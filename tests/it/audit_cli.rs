@@ -183,3 +183,77 @@ fn stdin_is_read_when_no_input_is_given() {
     assert_eq!(v["label"], "koi8-r");
     assert_eq!(v["verdict"], "ok");
 }
+
+#[test]
+fn audit_reads_the_input_format_given_as_normalize_does() {
+    // An mbox whose first message lacks its envelope line is one message
+    // when detected (doc/mailbox.md); `--input-format mboxo` reads it as
+    // the mbox it is. audit did not look at the option: one message where
+    // normalize read four.
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("glued.mbox");
+    let mut data =
+        b"Subject: first\nContent-Type: text/plain; charset=iso-8859-1\n\ncaf\xe9\n\n".to_vec();
+    for i in 0..3 {
+        data.extend_from_slice(
+            format!(
+                "From a@b.example Mon Jan  1 00:00:0{i} 2001\nSubject: m{i}\n\
+                 Content-Type: text/plain; charset=koi8-r\n\n"
+            )
+            .as_bytes(),
+        );
+        data.extend_from_slice(b"\xf0\xd2\xc9\xd7\xc5\xd4\n\n");
+    }
+    std::fs::write(&p, &data).unwrap();
+    let path = p.to_str().unwrap();
+    let count = |o: &Output| {
+        let recs: std::collections::BTreeSet<u64> = stdout(o)
+            .lines()
+            .map(|l| {
+                serde_json::from_str::<serde_json::Value>(l).unwrap()["index"]
+                    .as_u64()
+                    .unwrap()
+            })
+            .collect();
+        recs.len()
+    };
+    let detected = audit(&["--format", "jsonl", path]);
+    assert!(detected.status.success(), "{detected:?}");
+    assert_eq!(count(&detected), 1);
+    let report = dir.path().join("r.jsonl");
+    let n = Command::new(env!("CARGO_BIN_EXE_mailcharset"))
+        .args(["normalize", "-q", "--input-format", "mboxo", path, "-o"])
+        .arg(dir.path().join("out.mbox"))
+        .arg("--report")
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert!(n.status.success(), "{n:?}");
+    let normalized = std::fs::read_to_string(&report).unwrap().lines().count();
+    assert_eq!(normalized, 4);
+    let forced = audit(&["--format", "jsonl", "--input-format", "mboxo", path]);
+    assert!(forced.status.success(), "{forced:?}");
+    assert_eq!(count(&forced), normalized);
+    // Standard input with the format given, too.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mailcharset"))
+        .args([
+            "audit",
+            "-q",
+            "--format",
+            "jsonl",
+            "--input-format",
+            "mboxo",
+            "-",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(&data).unwrap();
+    }
+    let piped = child.wait_with_output().unwrap();
+    assert!(piped.status.success(), "{piped:?}");
+    assert_eq!(count(&piped), normalized);
+}

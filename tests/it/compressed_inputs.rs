@@ -408,3 +408,36 @@ fn a_compressed_maildir_message_is_normalized_and_keeps_its_uncompressed_size_ta
     assert!(o.status.success(), "{o:?}");
     assert_eq!(common::entry_names(&d.join("md/cur")), want);
 }
+
+#[test]
+fn a_format_forced_on_a_gzip_file_is_a_usage_error_and_the_file_is_untouched() {
+    // The format would be the compressed octets': normalize put a line end
+    // before them (in place too), audit read them as one binary message.
+    let test = "a_format_forced_on_a_gzip_file_is_a_usage_error_and_the_file_is_untouched";
+    let Some(gz) = gzip(test, &fixture_mbox()) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("list.mbox.gz"), &gz).unwrap();
+    for format in ["mboxo", "mboxrd", "content-length", "eml"] {
+        let o = normalize(
+            &["--input-format", format, "--in-place", "list.mbox.gz"],
+            None,
+            d,
+        );
+        assert_eq!(o.status.code(), Some(64), "normalize {format}: {o:?}");
+        assert!(
+            String::from_utf8_lossy(&o.stderr)
+                .contains("gzip-compressed; leave --input-format out")
+        );
+        assert_eq!(
+            std::fs::read(d.join("list.mbox.gz")).unwrap(),
+            gz,
+            "{format}"
+        );
+        let o = audit(&["--input-format", format, "list.mbox.gz"], None, d);
+        assert_eq!(o.status.code(), Some(64), "audit {format}: {o:?}");
+        assert!(o.stdout.is_empty());
+    }
+}
