@@ -130,12 +130,19 @@ pub fn run(args: &AuditArgs) -> CliResult {
                     "audit: standard input is one message or an mbox, not a Maildir or folder",
                 ));
             }
-            let reader = MessageReader::from_reader_as(
-                Box::new(io::stdin()),
-                PathBuf::from("standard input"),
-                kind,
-            )
-            .map_err(mailbox_error)?;
+            // One message is read no further than the size limit and one
+            // octet, as a stream's is (enough to audit its header and say
+            // it was larger); an mbox a message at a time.
+            let stream: Box<dyn io::Read + Send> = if kind == InputKind::Eml {
+                let (head, _) = super::read_capped(&mut io::stdin(), args.max_message_size)
+                    .map_err(|e| CliError::io("standard input", e))?;
+                Box::new(io::Cursor::new(head))
+            } else {
+                Box::new(io::stdin())
+            };
+            let reader =
+                MessageReader::from_reader_as(stream, PathBuf::from("standard input"), kind)
+                    .map_err(mailbox_error)?;
             (reader, None)
         } else {
             (
