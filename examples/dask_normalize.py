@@ -105,6 +105,22 @@ def process_shard(out: str, number: int, kind: str, paths: List[str], options: D
         else:
             sources = [(paths[0], os.path.basename(os.path.normpath(paths[0])))]
         for path, rel in sources:
+            # A file that does not start like a message (notes, a photo, a
+            # gzip-compressed archive) is not mail: kept byte for byte and
+            # not audited, as the CLI does (normalize would read it as a
+            # message and rewrite it).
+            if kind == "files":
+                with open(path, "rb") as f:
+                    head = f.read(65536)
+                if not mailcharset.looks_like_message(head):
+                    messages += 1
+                    target = norm_dir / rel
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    with open(path, "rb") as f:
+                        data = f.read()
+                    size += len(data)
+                    target.write_bytes(data)
+                    continue
             msgs = list(mailcharset.read_path(path))
             for m in msgs:
                 messages += 1

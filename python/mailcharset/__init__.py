@@ -39,6 +39,7 @@ __all__ = [
     "read_maildir",
     "read_path",
     "audit_jsonl",
+    "looks_like_message",
 ]
 
 __version__ = "0.1.0"
@@ -263,3 +264,12 @@ def read_path(path: Union[str, "os.PathLike[str]"]) -> Iterator[Message]:
     """Stream the messages of any input the CLI reads (mbox, Maildir, a
     folder of files, one .eml), its kind detected as the CLI does."""
     return _open(_native.read_any, path)
+
+
+def looks_like_message(raw: bytes) -> bool:
+    """Whether a file starts like a message: its first line a header field
+    or an mbox ``From `` line (after a UTF-8 BOM and blank lines). The CLI
+    keeps a file that does not (notes, a photo, a compressed file) byte for
+    byte and does not audit it; ``normalize`` reads whatever it is given as
+    a message, so ask this first of files that may not be mail."""
+    return _native.looks_like_message(bytes(raw))

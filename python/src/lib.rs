@@ -298,6 +298,14 @@ fn read_any(py: Python<'_>, path: PathBuf) -> PyResult<Reader> {
     open(py, path, "any")
 }
 
+/// looks_like_message(raw) -> bool: whether a file starts like a message
+/// (a header field or a `From ` line first), as the command line asks of a
+/// file before it reads it as one.
+#[pyfunction]
+fn looks_like_message(raw: &[u8]) -> bool {
+    mailbox::looks_like_message(raw)
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("NativeError", m.py().get_type::<NativeError>())?;
@@ -309,5 +317,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read_mbox, m)?)?;
     m.add_function(wrap_pyfunction!(read_maildir, m)?)?;
     m.add_function(wrap_pyfunction!(read_any, m)?)?;
+    m.add_function(wrap_pyfunction!(looks_like_message, m)?)?;
     Ok(())
 }

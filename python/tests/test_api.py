@@ -359,3 +359,25 @@ def test_keep_dkim_signed_keeps_the_signature_valid():
     assert kept.bytes == signed and not kept.changed and kept.dkim_signed
     assert dkim.verify(kept.bytes, dnsfunc=dns)
     assert {(p.location, p.action) for p in kept.parts} >= {("body", "kept"), ("header:Subject", "kept")}
+
+
+@needs_cli
+def test_looks_like_message_is_the_clis_rule(tmp_path):
+    # The CLI passes over what the rule says is not mail, and only that.
+    samples = {
+        "msg.eml": b"Subject: x\n\nbody\n",
+        "envelope.eml": b"\n\nFrom a@b Mon Jan  1 00:00:00 2001\nSubject: x\n\nb\n",
+        "bom.eml": b"\xef\xbb\xbfSubject: x\n\nb\n",
+        "notes.txt": b"remember the milk\n",
+        "table.tsv": b"file\tlocation\tlabel\n",
+        "photo.png": b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR",
+        "empty.eml": b"",
+        "8bit-name.eml": b"X-Caf\xc3\xa9: oui\nFrom: a@b.c\n\nx",
+        "8bit-first.eml": b"\xc3\x9cber: x\n",
+    }
+    for name, data in samples.items():
+        p = tmp_path / name
+        p.write_bytes(data)
+        r = subprocess.run([CLI, "audit", "--format", "jsonl", str(p)], capture_output=True, timeout=60)
+        skipped = b"does not start like a message" in r.stderr
+        assert mailcharset.looks_like_message(data) == (not skipped), name

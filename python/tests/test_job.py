@@ -41,7 +41,15 @@ def test_shard_retry_is_byte_identical_and_replaces_a_stale_attempt(tmp_path):
         hits = [b for n, b in first.items() if n.startswith("normalized/") and n.endswith("/" + f.name)]
         assert hits == [mailcharset.normalize(f.read_bytes()).bytes], f
     records = [json.loads(l) for n, b in first.items() if n.startswith("audit/") for l in b.splitlines()]
-    # Every file of the folder (EXPECT.tsv too: the job does not judge) and each mbox message.
+    # A file that is not mail (EXPECT.tsv) is kept byte for byte and not
+    # audited, as the CLI does (it was read as a message: header fields
+    # inserted, its text re-encoded).
+    expect = src / "EXPECT.tsv"
+    assert not mailcharset.looks_like_message(expect.read_bytes())
+    kept = [b for n, b in first.items() if n.startswith("normalized/") and n.endswith("/EXPECT.tsv")]
+    assert kept == [expect.read_bytes()]
+    assert not any(r["input"].endswith("EXPECT.tsv") for r in records)
+    # Every file of the folder (EXPECT.tsv too, kept as it is) and each mbox message.
     mbox = list(mailcharset.read_mbox(ROOT / "fixtures" / "mailbox" / "mboxrd.mbox"))
     assert sum(r["messages"] for r in results) == len([f for f in src.iterdir() if f.is_file()]) + len(mbox)
     summary = dask_normalize.write_summary(str(out), results)

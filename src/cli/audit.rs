@@ -481,7 +481,7 @@ fn audit_raw(
     // message, there or named on its own or piped in (as `normalize`
     // keeps it byte for byte), is listed with the skipped files after the
     // run; a message of an mbox is one whatever its first line.
-    if !matches!(m.origin, Origin::Mbox { .. }) && !looks_like_message(&m.bytes) {
+    if !matches!(m.origin, Origin::Mbox { .. }) && !mailbox::looks_like_message(&m.bytes) {
         out.skipped = Some(PathBuf::from(name.as_ref()));
         return out;
     }
@@ -540,51 +540,4 @@ fn audit_oversize(
         records.push(r);
     }
     records
-}
-
-/// A file starts like a message when its first line is a header field
-/// (`name:` with a printable name, RFC 5322 2.2) or an mbox `From ` line
-/// (after a UTF-8 BOM and blank lines, if any: doc/mailbox.md).
-pub(crate) fn looks_like_message(bytes: &[u8]) -> bool {
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let blank = bytes
-        .iter()
-        .take_while(|&&b| b == b'\n' || b == b'\r')
-        .count();
-    if bytes[blank..].starts_with(b"From ") {
-        return true;
-    }
-    let line_end = memchr::memchr(b'\n', bytes).unwrap_or(bytes.len());
-    let line = &bytes[..line_end];
-    match memchr::memchr(b':', line) {
-        Some(colon) if colon > 0 => {
-            // As the header parser takes a name: printable ASCII, and 8-bit
-            // octets after the first (`X-Café:`, flagged there).
-            let name = line[..colon].trim_ascii_end();
-            name.first().is_some_and(|b| (33..=126).contains(b))
-                && name.iter().all(|&b| (33..=126).contains(&b) || b >= 0x80)
-        }
-        _ => false,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::looks_like_message;
-
-    #[test]
-    fn message_sniffing() {
-        assert!(looks_like_message(b"Subject: x\n\nbody"));
-        assert!(looks_like_message(b"From a@b Mon Jan  1 00:00:00 2001\n"));
-        assert!(looks_like_message(
-            b"\n\r\nFrom a@b Mon Jan  1 00:00:00 2001\n"
-        ));
-        assert!(looks_like_message(b"Received : x\n"));
-        assert!(!looks_like_message(b"# GENERATED\tx\n"));
-        assert!(!looks_like_message(b"file\tlocation\tlabel\n"));
-        assert!(!looks_like_message(b""));
-        // A name with an 8-bit octet after its first, as the parser reads it.
-        assert!(looks_like_message(b"X-Caf\xc3\xa9: oui\nFrom: a@b.c\n\nx"));
-        assert!(!looks_like_message(b"\xc3\x9cber: x\n"));
-    }
 }

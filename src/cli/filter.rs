@@ -36,12 +36,12 @@ pub fn options(unicode11: Unicode11Arg, headers: HeadersArg) -> Options {
 /// Input that does not start like a message (its first line is not a
 /// header field nor an envelope `From ` line: empty input, binary junk, a
 /// text file) goes out byte for byte, as `normalize` keeps it
-/// ([`looks_like_message`](super::audit::looks_like_message), the one rule
+/// ([`looks_like_message`](mailcharset::mailbox::looks_like_message), the one rule
 /// both use). Read as a message it would be a body without a header, and
 /// the header/body separator normalization writes was put in front of it:
 /// an empty line, CRLF when the input had no line end at all.
 pub fn filter_bytes<'a>(raw: &'a [u8], opts: &Options) -> (Cow<'a, [u8]>, String) {
-    if !super::audit::looks_like_message(raw) {
+    if !mailcharset::mailbox::looks_like_message(raw) {
         return (
             Cow::Borrowed(raw),
             "unchanged: does not start like a message (no header field on its first line)"

@@ -636,7 +636,7 @@ fn one_input(
         // mbox by the input and its place in it.
         let (name, index) = super::message_name(input, &name, kind, m);
         if !matches!(m.origin, mailbox::Origin::Mbox { .. })
-            && !super::audit::looks_like_message(&m.bytes)
+            && !mailcharset::mailbox::looks_like_message(&m.bytes)
         {
             if want_report && let Ok(mut l) = lines.lock() {
                 l.push((m.index, note_line(&name, index, NOT_A_MESSAGE_NOTE)));

@@ -708,6 +708,36 @@ pub fn sniff_folder_file(bytes: &[u8]) -> Option<MboxFlavor> {
     }
 }
 
+/// A file starts like a message when its first line is a header field
+/// (`name:` with a printable name, RFC 5322 2.2) or an mbox `From ` line
+/// (after a UTF-8 BOM and blank lines, if any: doc/mailbox.md). A file of
+/// a folder or Maildir, or an input, that does not (notes, a photo, a
+/// compressed file) is not mail: the command line keeps it byte for byte
+/// and does not audit it, and so should any caller that reads files
+/// (`normalize::normalize` reads whatever it is given as a message).
+pub fn looks_like_message(bytes: &[u8]) -> bool {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let blank = bytes
+        .iter()
+        .take_while(|&&b| b == b'\n' || b == b'\r')
+        .count();
+    if bytes[blank..].starts_with(b"From ") {
+        return true;
+    }
+    let line_end = memchr::memchr(b'\n', bytes).unwrap_or(bytes.len());
+    let line = &bytes[..line_end];
+    match memchr::memchr(b':', line) {
+        Some(colon) if colon > 0 => {
+            // As the header parser takes a name: printable ASCII, and 8-bit
+            // octets after the first (`X-Café:`, flagged there).
+            let name = line[..colon].trim_ascii_end();
+            name.first().is_some_and(|b| (33..=126).contains(b))
+                && name.iter().all(|&b| (33..=126).contains(&b) || b >= 0x80)
+        }
+        _ => false,
+    }
+}
+
 /// A reader of any input kind: an iterator of messages in input order.
 pub struct MessageReader {
     inner: Inner,
@@ -959,5 +989,26 @@ impl io::Write for SharedBuf {
     }
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod looks_like_message_tests {
+    use super::looks_like_message;
+
+    #[test]
+    fn message_sniffing() {
+        assert!(looks_like_message(b"Subject: x\n\nbody"));
+        assert!(looks_like_message(b"From a@b Mon Jan  1 00:00:00 2001\n"));
+        assert!(looks_like_message(
+            b"\n\r\nFrom a@b Mon Jan  1 00:00:00 2001\n"
+        ));
+        assert!(looks_like_message(b"Received : x\n"));
+        assert!(!looks_like_message(b"# GENERATED\tx\n"));
+        assert!(!looks_like_message(b"file\tlocation\tlabel\n"));
+        assert!(!looks_like_message(b""));
+        // A name with an 8-bit octet after its first, as the parser reads it.
+        assert!(looks_like_message(b"X-Caf\xc3\xa9: oui\nFrom: a@b.c\n\nx"));
+        assert!(!looks_like_message(b"\xc3\x9cber: x\n"));
     }
 }

@@ -758,7 +758,7 @@ fn end_of_message(
     // What `filter` and `normalize` keep byte for byte, the milter leaves
     // as the MTA has it: a message without header fields (its first line
     // is the empty one), or whose first field's name is no header name.
-    if !super::audit::looks_like_message(&old.raw) {
+    if !mailcharset::mailbox::looks_like_message(&old.raw) {
         return pass_unchanged(
             w,
             &id,
