@@ -3182,6 +3182,67 @@ fn regression_half_width_katakana_under_their_japanese_label_are_not_gbk() {
     assert_eq!(&*d.text, names);
 }
 
+/// EUC-JP of first-level kanji and kana whose octets Shift_JIS reads
+/// without error as half-width katakana a writer could have put there
+/// (voiced marks in place, no kanji of level 2): under a Shift_JIS label
+/// the text is EUC-JP's, which reads it as common Japanese. Strings of
+/// the Japanese gettext catalogs (binutils, coreutils, wget), EUC-JP by
+/// encoding_rs's encoder.
+#[test]
+fn euc_jp_that_shift_jis_reads_as_written_half_width_katakana_is_euc_jp() {
+    for text in [
+        "%s:%d: 不正な JSON 構文",
+        "(不明な型)",
+        "%s 失敗: 終了コード %d",
+        "%d 個の接続",
+        "%s: 循環名前参照です",
+    ] {
+        let body = encode(text, encoding_rs::EUC_JP);
+        let sjis = encoding_rs::SHIFT_JIS
+            .decode_without_bom_handling_and_without_replacement(&body)
+            .expect("Shift_JIS reads every octet");
+        assert!(
+            sjis.chars()
+                .all(|c| c.is_ascii() || ('\u{FF61}'..='\u{FF9F}').contains(&c)),
+            "{sjis}"
+        );
+        let d = charset::decode(&body, Some(b"shift_jis"), &body_opts());
+        assert_eq!(
+            d.used.map(|c| c.name()),
+            Some("EUC-JP"),
+            "{text}: {:?}",
+            d.findings
+        );
+        assert_eq!(&*d.text, text);
+        assert_eq!(d.verdict, Verdict::Mislabeled, "{text}");
+    }
+}
+
+/// Half-width katakana under their own Shift_JIS label whose octets
+/// EUC-JP also decodes, as rare kanji (EUC-JP does not read them as
+/// Japanese): they stay Shift_JIS, also where chardetng says EUC-JP.
+/// Strings of the Japanese gettext catalogs (xkeyboard-config, glib)
+/// with their katakana in half-width forms (Python's NFKC the mapping),
+/// Shift_JIS by encoding_rs's encoder.
+#[test]
+fn half_width_katakana_that_euc_jp_decodes_as_rare_kanji_keep_shift_jis() {
+    for text in [
+        "ｲﾝﾀｰﾈｯﾄｷｰﾎﾞｰﾄﾞ",
+        "Compaq ｲﾝﾀｰﾈｯﾄｷｰﾎﾞｰﾄﾞ (13 ｷｰ)",
+        "ｻｰﾊﾞｰｱﾄﾞﾚｽ",
+        "ｸﾞﾚｰﾄﾌﾞﾘﾃﾝ",
+    ] {
+        let body = encode(text, encoding_rs::SHIFT_JIS);
+        assert!(
+            encoding_rs::EUC_JP
+                .decode_without_bom_handling_and_without_replacement(&body)
+                .is_some(),
+            "{text}"
+        );
+        assert_japanese_label_kept(text, encoding_rs::SHIFT_JIS, "shift_jis", "Shift_JIS");
+    }
+}
+
 /// A line of half-width katakana below full-width Japanese, under its own
 /// Shift_JIS or EUC-JP label, was named another charset's octets
 /// (`mixed-charset`, verdict `invalid`; the hunt: 20 of 100), its text
