@@ -3302,6 +3302,42 @@ fn regression_unlabelled_japanese_with_half_width_katakana_is_not_windows_1252()
     }
 }
 
+/// What [`regression_unlabelled_japanese_with_half_width_katakana_is_not_windows_1252`]
+/// asks of chardetng's Japanese guess (`japanese_halfwidth`), from a `.jp`
+/// sender: four half-width katakana or more, written as Japanese, none
+/// against an ASCII letter, no kanji of level 2. Latin text (gettext
+/// strings, windows-1252 by encoding_rs's encoder) has its capitals in
+/// 0xC0..0xDF, Shift_JIS's half-width katakana, and stays windows-1252;
+/// Japanese with ASCII words beside its katakana (file types of the
+/// Japanese catalogs, katakana in half-width forms) stays Shift_JIS.
+#[test]
+fn half_width_katakana_of_a_japanese_guess_are_checked_where_they_stand() {
+    let opts = DecodeOptions {
+        tld: charset::Tld::from_domain(b"example.jp"),
+        ..body_opts()
+    };
+    for text in [
+        "Udløbsdato for konto (ÅÅÅÅ-MM-DD)",
+        "Utlöpsdatum för kontot (ÅÅÅÅ-MM-DD)",
+        "NÃO É UM EXECUTÁVEL DINÂMICO",
+        "PÄIVITYSPÄIVÄMÄÄRÄT:",
+        "ABCDE ABCDE ÀÈÌÒÙ €",
+    ] {
+        let body = encode(text, encoding_rs::WINDOWS_1252);
+        let d = charset::decode(&body, None, &opts);
+        assert_eq!(d.used.map(|c| c.name()), Some("windows-1252"), "{text}");
+        assert_eq!(&*d.text, text);
+    }
+    for kana in ["AbiWord ﾄﾞｷｭﾒﾝﾄ", "Android ﾊﾟｯｹｰｼﾞ", "7-zip ｱｰｶｲﾌﾞ"]
+    {
+        let text = format!("{kana}\n山田です。\n");
+        let body = encode(&text, encoding_rs::SHIFT_JIS);
+        let d = charset::decode(&body, None, &opts);
+        assert_eq!(d.used.map(|c| c.name()), Some("Shift_JIS"), "{text}");
+        assert_eq!(&*d.text, text);
+    }
+}
+
 /// Short unlabelled Korean with a syllable beyond KS X 1001's 2,350 (a
 /// common misspelling, `됬` for `됐`; slang, `햏자`, `횽아`; `똠양꿍`), from a
 /// sender outside `.kr`, was guessed Big5 and read as Hanzi (`됬습니다` as
