@@ -4590,6 +4590,16 @@ mod tests {
         assert!(!east_asian_pairs(&enc(encoding_rs::SHIFT_JIS, "シ加算")));
         assert!(!east_asian_pairs(&[0x82, 0xCD, 0x82]));
         assert!(!east_asian_pairs(b""));
+        // The ideographs may start at the octet a pair stepped over: `云`
+        // (D4 C6) is no pair, its trail and `南`'s lead (C6 C4) are
+        // Hangul's octets, and `南省` (C4 CF CA A1) two of the commonest
+        // (the Chinese catalogs' `云南省`; Big5's `皇室阿拉姆文`).
+        let gb = enc(encoding_rs::GBK, "云南省");
+        assert!(east_asian_pairs(&gb));
+        assert_eq!(east_asian_lie(&gb), Some(encoding_rs::GBK));
+        let b5 = enc(encoding_rs::BIG5, "皇室阿拉姆文");
+        assert!(east_asian_pairs(&b5[..8]));
+        assert_eq!(east_asian_lie(&b5[..8]), Some(encoding_rs::BIG5));
         for s in ["Grüße aus Köln", "informação", "Þjóðólfur"] {
             assert!(!east_asian_pairs(&enc(encoding_rs::WINDOWS_1252, s)), "{s}");
         }
