@@ -4687,6 +4687,23 @@ mod tests {
         for s in ["無法開啟檔案", "無法檔案"] {
             assert!(east_asian_pairs(&b5(s)), "{s}");
         }
+        // Every 8-bit octet begins a GB2312 character: `ÅÅÅÅ` (C5 C5 C5
+        // C5) is two of the commonest ideographs, but the `ö ø Æ` of the
+        // Swedish and Danish catalogs' date formats are leads with an
+        // ASCII trail; and EUC-JP's kana (rows 0xA4, 0xA5: `順序付け`) are
+        // none of GB2312's Hanzi.
+        for s in [
+            "Utlöpsdatum för kontot (ÅÅÅÅ-MM-DD)",
+            "UDLØBSDATO FOR KONTO (ÅÅÅÅ-MM-DD)",
+            "SIDSTE ÆNDRING AF ADGANGSKODE (ÅÅÅÅ-MM-DD)",
+        ] {
+            let b = enc(encoding_rs::WINDOWS_1252, s);
+            assert_eq!(chinese_common(&b, false), None, "{s}");
+            assert_eq!(east_asian_lie(&b), None, "{s}");
+        }
+        let ej = enc(encoding_rs::EUC_JP, "順序付け");
+        assert_eq!(chinese_common(&ej, false), None);
+        assert_eq!(east_asian_lie(&ej), None);
         // Korean with one common syllable of two (`방` of `방법`) is no
         // Chinese, though GB2312 reads two common ideographs there.
         let kr = enc(encoding_rs::EUC_KR, "방법");
