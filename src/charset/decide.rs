@@ -4672,6 +4672,11 @@ mod tests {
         // Two common of five (`鼋鼍鳘` are rare): fewer than half; two of four.
         assert_eq!(chinese_common(&gb("文件鼋鼍鳘"), false), None);
         assert_eq!(chinese_common(&gb("文件鼋鼍"), false), Some((2, 4)));
+        // Exactly half, three of six (the catalogs' `使用烟草产品`,
+        // `太平洋島嶼託管地`'s first six).
+        assert_eq!(chinese_common(&gb("使用烟草产品"), false), Some((3, 6)));
+        assert_eq!(east_asian_lie(&gb("使用烟草产品")), Some(encoding_rs::GBK));
+        assert_eq!(chinese_common(&b5("太平洋島嶼託"), true), Some((3, 6)));
         // Big5 `無 法` have trails 0x4C, 0x6B (ASCII `L`, `k`): common,
         // but not side by side as two 8-bit octets.
         assert_eq!(b5("無法"), b"\xB5\x4C\xAA\x6B");
