@@ -4682,6 +4682,18 @@ mod tests {
         assert_eq!(b5("無法"), b"\xB5\x4C\xAA\x6B");
         assert_eq!(chinese_common(&b5("無法"), true), None);
         assert_eq!(chinese_common(&b5("無法檔案"), true), Some((4, 4)));
+        // Octets both tests pass: the kind whose ideographs are more of
+        // them its commonest (Big5 `測試執行`, all four common in Big5, two of
+        // three as GB2312); GBK when as many (GB2312 `埃崩`, all common either
+        // way).
+        let b = b5("測試執行");
+        assert_eq!(chinese_common(&b, true), Some((4, 4)));
+        assert_eq!(chinese_common(&b, false), Some((2, 3)));
+        assert_eq!(east_asian_lie(&b), Some(encoding_rs::BIG5));
+        let g = gb("埃崩");
+        assert_eq!(chinese_common(&g, false), Some((2, 2)));
+        assert_eq!(chinese_common(&g, true), Some((2, 2)));
+        assert_eq!(east_asian_lie(&g), Some(encoding_rs::GBK));
         // An octet beyond the charset's cells: not Chinese.
         let mut bad = gb("文件");
         bad.push(0xFF);
