@@ -4684,8 +4684,8 @@ mod tests {
         assert_eq!(chinese_common(&b5("無法檔案"), true), Some((4, 4)));
         // Octets both tests pass: the kind whose ideographs are more of
         // them its commonest (Big5 `測試執行`, all four common in Big5, two of
-        // three as GB2312); GBK when as many (GB2312 `埃崩`, all common either
-        // way).
+        // three as GB2312); GBK when as many (GB2312 `埃崩`, both common either
+        // way; `列表盒`, two of three either way).
         let b = b5("測試執行");
         assert_eq!(chinese_common(&b, true), Some((4, 4)));
         assert_eq!(chinese_common(&b, false), Some((2, 3)));
@@ -4693,6 +4693,10 @@ mod tests {
         let g = gb("埃崩");
         assert_eq!(chinese_common(&g, false), Some((2, 2)));
         assert_eq!(chinese_common(&g, true), Some((2, 2)));
+        assert_eq!(east_asian_lie(&g), Some(encoding_rs::GBK));
+        let g = gb("列表盒");
+        assert_eq!(chinese_common(&g, false), Some((2, 3)));
+        assert_eq!(chinese_common(&g, true), Some((2, 3)));
         assert_eq!(east_asian_lie(&g), Some(encoding_rs::GBK));
         // An octet beyond the charset's cells: not Chinese.
         let mut bad = gb("文件");
