@@ -5524,6 +5524,38 @@ fn regression_central_european_twins_under_each_others_labels() {
     }
 }
 
+/// GB2312 under an EUC-KR label is named for what tells it: the finding
+/// counts its two-octet characters from row 0xB0 up and those beyond the
+/// Hangul rows (lead above 0xC8), counted here from encoding_rs's GBK
+/// octets, character by character. Two strings of the Chinese catalogs
+/// that EUC-KR reads without error (none in row 0xC9).
+#[test]
+fn gb2312_under_euc_kr_says_how_many_characters_lie_beyond_the_hangul_rows() {
+    let zh = "数据库集群在使用与服务器执行部分不同的浮点数格式\n内存不足以载入图像，试试关闭其它应用程序来释放内存\n";
+    let (mut chars, mut beyond) = (0, 0);
+    for c in zh.chars() {
+        let b = encoding_rs::GBK
+            .encode(c.encode_utf8(&mut [0; 4]))
+            .0
+            .into_owned();
+        if let [lead @ 0xB0..=0xFE, 0xA1..=0xFE] = b[..] {
+            chars += 1;
+            beyond += usize::from(lead > 0xC8);
+        }
+    }
+    let bytes = encoding_rs::GBK.encode(zh).0.into_owned();
+    let d = charset::decode(&bytes, Some(b"euc-kr"), &body_opts());
+    assert_eq!((&*d.text, d.verdict), (zh, Verdict::Mislabeled));
+    let note = d
+        .findings
+        .iter()
+        .find(|f| f.kind == FindingKind::Mislabeled)
+        .and_then(|f| f.note.clone())
+        .expect("a mislabeled finding with a note");
+    let want = format!("{beyond} of its {chars} characters lie beyond the Hangul rows");
+    assert!(note.contains(&want), "{note} (want {want})");
+}
+
 /// ISO-8859-6 Arabic under windows-1256 read `ه و ى ي` as `ç è é ê`
 /// inside Arabic words (`êرجé تأمêد`), `ok`: 80 of 80 in the hunt. GB2312
 /// under EUC-KR read as Hangul and Hanja mixed (`퀭봤，맒숭角乖`), `ok`
