@@ -2978,6 +2978,27 @@ fn regression_symbols_inside_words_are_read_as_their_letters() {
     }
 }
 
+/// Polish windows-1250 under ISO-8859-1 (the commonest Central European
+/// lie: `ś ź` at 0x9C 0x9F, C1 controls there, `ł ą` as `³ ¹`) is read
+/// as windows-1250 and reported as a lie, `mislabeled`, not as C1
+/// controls in Latin-1. encoding_rs writes the octets.
+#[test]
+fn windows_1250_under_iso_8859_1_is_reported_as_mislabeled() {
+    let pl = "Cześć Paweł, dziękuję za szybką odpowiedź.\n\
+              Spotkanie odbędzie się w środę we Wrocławiu.\n";
+    let bytes = encode(pl, encoding_rs::WINDOWS_1250);
+    assert!(bytes.contains(&0x9C) && bytes.contains(&0x9F), "ś ź");
+    let d = charset::decode(&bytes, Some(b"iso-8859-1"), &body_opts());
+    assert_eq!(d.used.map(|c| c.name()), Some("windows-1250"));
+    assert_eq!(&*d.text, pl);
+    let kinds: Vec<_> = d.findings.iter().map(|f| f.kind).collect();
+    assert!(kinds.contains(&FindingKind::Mislabeled), "{kinds:?}");
+    let msg = message("text/plain; charset=iso-8859-1", &bytes);
+    let (_, verdict, findings) = audit_body(&msg);
+    assert_eq!(verdict, "mislabeled");
+    assert!(findings.contains(&"mislabeled".to_string()), "{findings:?}");
+}
+
 /// Polish windows-1250 under a Western label, whose `ś` starts its words
 /// (`środę`, 0x9C): ISO-8859-2, the twin of chardetng's windows-1250,
 /// reads that octet as a C1 control, which begins the word, so no symbol
