@@ -389,6 +389,11 @@ mod tests {
             // after a number, before any letter: groups, floors, degrees
             "1ºA 2ºBach 1ºDto 1ªEd 25ºC",
             "1.ºA 2.ªEd 25 ºC",
+            // `ª` at a word's end (an abbreviation, the pt_BR catalog of
+            // tar); after a number, before a small letter too.
+            "Mª José",
+            "a NUMEROª ocorrência",
+            "2ºbach 3ºpiso 1ªed",
         ] {
             let (held, total) = alphabet_fit(pt);
             assert_eq!(held, total, "{pt}");

@@ -4590,6 +4590,16 @@ mod tests {
         assert!(!east_asian_pairs(&enc(encoding_rs::SHIFT_JIS, "シ加算")));
         assert!(!east_asian_pairs(&[0x82, 0xCD, 0x82]));
         assert!(!east_asian_pairs(b""));
+        // The ideographs may start at the octet a pair stepped over: `云`
+        // (D4 C6) is no pair, its trail and `南`'s lead (C6 C4) are
+        // Hangul's octets, and `南省` (C4 CF CA A1) two of the commonest
+        // (the Chinese catalogs' `云南省`; Big5's `皇室阿拉姆文`).
+        let gb = enc(encoding_rs::GBK, "云南省");
+        assert!(east_asian_pairs(&gb));
+        assert_eq!(east_asian_lie(&gb), Some(encoding_rs::GBK));
+        let b5 = enc(encoding_rs::BIG5, "皇室阿拉姆文");
+        assert!(east_asian_pairs(&b5[..8]));
+        assert_eq!(east_asian_lie(&b5[..8]), Some(encoding_rs::BIG5));
         for s in ["Grüße aus Köln", "informação", "Þjóðólfur"] {
             assert!(!east_asian_pairs(&enc(encoding_rs::WINDOWS_1252, s)), "{s}");
         }
@@ -4662,11 +4672,32 @@ mod tests {
         // Two common of five (`鼋鼍鳘` are rare): fewer than half; two of four.
         assert_eq!(chinese_common(&gb("文件鼋鼍鳘"), false), None);
         assert_eq!(chinese_common(&gb("文件鼋鼍"), false), Some((2, 4)));
+        // Exactly half, three of six (the catalogs' `使用烟草产品`,
+        // `太平洋島嶼託管地`'s first six).
+        assert_eq!(chinese_common(&gb("使用烟草产品"), false), Some((3, 6)));
+        assert_eq!(east_asian_lie(&gb("使用烟草产品")), Some(encoding_rs::GBK));
+        assert_eq!(chinese_common(&b5("太平洋島嶼託"), true), Some((3, 6)));
         // Big5 `無 法` have trails 0x4C, 0x6B (ASCII `L`, `k`): common,
         // but not side by side as two 8-bit octets.
         assert_eq!(b5("無法"), b"\xB5\x4C\xAA\x6B");
         assert_eq!(chinese_common(&b5("無法"), true), None);
         assert_eq!(chinese_common(&b5("無法檔案"), true), Some((4, 4)));
+        // Octets both tests pass: the kind whose ideographs are more of
+        // them its commonest (Big5 `測試執行`, all four common in Big5, two of
+        // three as GB2312); GBK when as many (GB2312 `埃崩`, both common either
+        // way; `列表盒`, two of three either way).
+        let b = b5("測試執行");
+        assert_eq!(chinese_common(&b, true), Some((4, 4)));
+        assert_eq!(chinese_common(&b, false), Some((2, 3)));
+        assert_eq!(east_asian_lie(&b), Some(encoding_rs::BIG5));
+        let g = gb("埃崩");
+        assert_eq!(chinese_common(&g, false), Some((2, 2)));
+        assert_eq!(chinese_common(&g, true), Some((2, 2)));
+        assert_eq!(east_asian_lie(&g), Some(encoding_rs::GBK));
+        let g = gb("列表盒");
+        assert_eq!(chinese_common(&g, false), Some((2, 3)));
+        assert_eq!(chinese_common(&g, true), Some((2, 3)));
+        assert_eq!(east_asian_lie(&g), Some(encoding_rs::GBK));
         // An octet beyond the charset's cells: not Chinese.
         let mut bad = gb("文件");
         bad.push(0xFF);
@@ -4677,6 +4708,23 @@ mod tests {
         for s in ["無法開啟檔案", "無法檔案"] {
             assert!(east_asian_pairs(&b5(s)), "{s}");
         }
+        // Every 8-bit octet begins a GB2312 character: `ÅÅÅÅ` (C5 C5 C5
+        // C5) is two of the commonest ideographs, but the `ö ø Æ` of the
+        // Swedish and Danish catalogs' date formats are leads with an
+        // ASCII trail; and EUC-JP's kana (rows 0xA4, 0xA5: `順序付け`) are
+        // none of GB2312's Hanzi.
+        for s in [
+            "Utlöpsdatum för kontot (ÅÅÅÅ-MM-DD)",
+            "UDLØBSDATO FOR KONTO (ÅÅÅÅ-MM-DD)",
+            "SIDSTE ÆNDRING AF ADGANGSKODE (ÅÅÅÅ-MM-DD)",
+        ] {
+            let b = enc(encoding_rs::WINDOWS_1252, s);
+            assert_eq!(chinese_common(&b, false), None, "{s}");
+            assert_eq!(east_asian_lie(&b), None, "{s}");
+        }
+        let ej = enc(encoding_rs::EUC_JP, "順序付け");
+        assert_eq!(chinese_common(&ej, false), None);
+        assert_eq!(east_asian_lie(&ej), None);
         // Korean with one common syllable of two (`방` of `방법`) is no
         // Chinese, though GB2312 reads two common ideographs there.
         let kr = enc(encoding_rs::EUC_KR, "방법");

@@ -2978,6 +2978,27 @@ fn regression_symbols_inside_words_are_read_as_their_letters() {
     }
 }
 
+/// Polish windows-1250 under ISO-8859-1 (the commonest Central European
+/// lie: `ś ź` at 0x9C 0x9F, C1 controls there, `ł ą` as `³ ¹`) is read
+/// as windows-1250 and reported as a lie, `mislabeled`, not as C1
+/// controls in Latin-1. encoding_rs writes the octets.
+#[test]
+fn windows_1250_under_iso_8859_1_is_reported_as_mislabeled() {
+    let pl = "Cześć Paweł, dziękuję za szybką odpowiedź.\n\
+              Spotkanie odbędzie się w środę we Wrocławiu.\n";
+    let bytes = encode(pl, encoding_rs::WINDOWS_1250);
+    assert!(bytes.contains(&0x9C) && bytes.contains(&0x9F), "ś ź");
+    let d = charset::decode(&bytes, Some(b"iso-8859-1"), &body_opts());
+    assert_eq!(d.used.map(|c| c.name()), Some("windows-1250"));
+    assert_eq!(&*d.text, pl);
+    let kinds: Vec<_> = d.findings.iter().map(|f| f.kind).collect();
+    assert!(kinds.contains(&FindingKind::Mislabeled), "{kinds:?}");
+    let msg = message("text/plain; charset=iso-8859-1", &bytes);
+    let (_, verdict, findings) = audit_body(&msg);
+    assert_eq!(verdict, "mislabeled");
+    assert!(findings.contains(&"mislabeled".to_string()), "{findings:?}");
+}
+
 /// Polish windows-1250 under a Western label, whose `ś` starts its words
 /// (`środę`, 0x9C): ISO-8859-2, the twin of chardetng's windows-1250,
 /// reads that octet as a C1 control, which begins the word, so no symbol
@@ -3182,6 +3203,67 @@ fn regression_half_width_katakana_under_their_japanese_label_are_not_gbk() {
     assert_eq!(&*d.text, names);
 }
 
+/// EUC-JP of first-level kanji and kana whose octets Shift_JIS reads
+/// without error as half-width katakana a writer could have put there
+/// (voiced marks in place, no kanji of level 2): under a Shift_JIS label
+/// the text is EUC-JP's, which reads it as common Japanese. Strings of
+/// the Japanese gettext catalogs (binutils, coreutils, wget), EUC-JP by
+/// encoding_rs's encoder.
+#[test]
+fn euc_jp_that_shift_jis_reads_as_written_half_width_katakana_is_euc_jp() {
+    for text in [
+        "%s:%d: 不正な JSON 構文",
+        "(不明な型)",
+        "%s 失敗: 終了コード %d",
+        "%d 個の接続",
+        "%s: 循環名前参照です",
+    ] {
+        let body = encode(text, encoding_rs::EUC_JP);
+        let sjis = encoding_rs::SHIFT_JIS
+            .decode_without_bom_handling_and_without_replacement(&body)
+            .expect("Shift_JIS reads every octet");
+        assert!(
+            sjis.chars()
+                .all(|c| c.is_ascii() || ('\u{FF61}'..='\u{FF9F}').contains(&c)),
+            "{sjis}"
+        );
+        let d = charset::decode(&body, Some(b"shift_jis"), &body_opts());
+        assert_eq!(
+            d.used.map(|c| c.name()),
+            Some("EUC-JP"),
+            "{text}: {:?}",
+            d.findings
+        );
+        assert_eq!(&*d.text, text);
+        assert_eq!(d.verdict, Verdict::Mislabeled, "{text}");
+    }
+}
+
+/// Half-width katakana under their own Shift_JIS label whose octets
+/// EUC-JP also decodes, as rare kanji (EUC-JP does not read them as
+/// Japanese): they stay Shift_JIS, also where chardetng says EUC-JP.
+/// Strings of the Japanese gettext catalogs (xkeyboard-config, glib)
+/// with their katakana in half-width forms (Python's NFKC the mapping),
+/// Shift_JIS by encoding_rs's encoder.
+#[test]
+fn half_width_katakana_that_euc_jp_decodes_as_rare_kanji_keep_shift_jis() {
+    for text in [
+        "ｲﾝﾀｰﾈｯﾄｷｰﾎﾞｰﾄﾞ",
+        "Compaq ｲﾝﾀｰﾈｯﾄｷｰﾎﾞｰﾄﾞ (13 ｷｰ)",
+        "ｻｰﾊﾞｰｱﾄﾞﾚｽ",
+        "ｸﾞﾚｰﾄﾌﾞﾘﾃﾝ",
+    ] {
+        let body = encode(text, encoding_rs::SHIFT_JIS);
+        assert!(
+            encoding_rs::EUC_JP
+                .decode_without_bom_handling_and_without_replacement(&body)
+                .is_some(),
+            "{text}"
+        );
+        assert_japanese_label_kept(text, encoding_rs::SHIFT_JIS, "shift_jis", "Shift_JIS");
+    }
+}
+
 /// A line of half-width katakana below full-width Japanese, under its own
 /// Shift_JIS or EUC-JP label, was named another charset's octets
 /// (`mixed-charset`, verdict `invalid`; the hunt: 20 of 100), its text
@@ -3238,6 +3320,42 @@ fn regression_unlabelled_japanese_with_half_width_katakana_is_not_windows_1252()
                 assert_eq!(body_text(&filtered(&msg)), text);
             }
         }
+    }
+}
+
+/// What [`regression_unlabelled_japanese_with_half_width_katakana_is_not_windows_1252`]
+/// asks of chardetng's Japanese guess (`japanese_halfwidth`), from a `.jp`
+/// sender: four half-width katakana or more, written as Japanese, none
+/// against an ASCII letter, no kanji of level 2. Latin text (gettext
+/// strings, windows-1252 by encoding_rs's encoder) has its capitals in
+/// 0xC0..0xDF, Shift_JIS's half-width katakana, and stays windows-1252;
+/// Japanese with ASCII words beside its katakana (file types of the
+/// Japanese catalogs, katakana in half-width forms) stays Shift_JIS.
+#[test]
+fn half_width_katakana_of_a_japanese_guess_are_checked_where_they_stand() {
+    let opts = DecodeOptions {
+        tld: charset::Tld::from_domain(b"example.jp"),
+        ..body_opts()
+    };
+    for text in [
+        "Udløbsdato for konto (ÅÅÅÅ-MM-DD)",
+        "Utlöpsdatum för kontot (ÅÅÅÅ-MM-DD)",
+        "NÃO É UM EXECUTÁVEL DINÂMICO",
+        "PÄIVITYSPÄIVÄMÄÄRÄT:",
+        "ABCDE ABCDE ÀÈÌÒÙ €",
+    ] {
+        let body = encode(text, encoding_rs::WINDOWS_1252);
+        let d = charset::decode(&body, None, &opts);
+        assert_eq!(d.used.map(|c| c.name()), Some("windows-1252"), "{text}");
+        assert_eq!(&*d.text, text);
+    }
+    for kana in ["AbiWord ﾄﾞｷｭﾒﾝﾄ", "Android ﾊﾟｯｹｰｼﾞ", "7-zip ｱｰｶｲﾌﾞ"]
+    {
+        let text = format!("{kana}\n山田です。\n");
+        let body = encode(&text, encoding_rs::SHIFT_JIS);
+        let d = charset::decode(&body, None, &opts);
+        assert_eq!(d.used.map(|c| c.name()), Some("Shift_JIS"), "{text}");
+        assert_eq!(&*d.text, text);
     }
 }
 
@@ -5425,6 +5543,38 @@ fn regression_central_european_twins_under_each_others_labels() {
             (text.to_string(), "ok".to_string())
         );
     }
+}
+
+/// GB2312 under an EUC-KR label is named for what tells it: the finding
+/// counts its two-octet characters from row 0xB0 up and those beyond the
+/// Hangul rows (lead above 0xC8), counted here from encoding_rs's GBK
+/// octets, character by character. Two strings of the Chinese catalogs
+/// that EUC-KR reads without error (none in row 0xC9).
+#[test]
+fn gb2312_under_euc_kr_says_how_many_characters_lie_beyond_the_hangul_rows() {
+    let zh = "数据库集群在使用与服务器执行部分不同的浮点数格式\n内存不足以载入图像，试试关闭其它应用程序来释放内存\n";
+    let (mut chars, mut beyond) = (0, 0);
+    for c in zh.chars() {
+        let b = encoding_rs::GBK
+            .encode(c.encode_utf8(&mut [0; 4]))
+            .0
+            .into_owned();
+        if let [lead @ 0xB0..=0xFE, 0xA1..=0xFE] = b[..] {
+            chars += 1;
+            beyond += usize::from(lead > 0xC8);
+        }
+    }
+    let bytes = encoding_rs::GBK.encode(zh).0.into_owned();
+    let d = charset::decode(&bytes, Some(b"euc-kr"), &body_opts());
+    assert_eq!((&*d.text, d.verdict), (zh, Verdict::Mislabeled));
+    let note = d
+        .findings
+        .iter()
+        .find(|f| f.kind == FindingKind::Mislabeled)
+        .and_then(|f| f.note.clone())
+        .expect("a mislabeled finding with a note");
+    let want = format!("{beyond} of its {chars} characters lie beyond the Hangul rows");
+    assert!(note.contains(&want), "{note} (want {want})");
 }
 
 /// ISO-8859-6 Arabic under windows-1256 read `ه و ى ي` as `ç è é ê`

@@ -725,6 +725,28 @@ fn a_long_turkish_text_quoting_foreign_names_is_read_as_turkish() {
     assert_eq!(read, 141, "read as written");
 }
 
+/// A reading may keep one word outside its alphabet for each eight of
+/// windows-1252's, up to eight (`nearly_fitting_alternative`): all the
+/// Turkish sentences above quoting three lines of foreign names (three
+/// words no Turkish alphabet holds, where windows-1252 reads dozens) are
+/// read as written, without a label and under a Western one.
+#[test]
+fn a_long_turkish_text_may_keep_a_foreign_word_for_each_eight_of_windows_1252() {
+    let mut lines = TURKISH.to_vec();
+    for (at, quoted) in [(3, QUOTED[0]), (12, QUOTED[1]), (20, QUOTED[2])] {
+        lines.insert(at, quoted);
+    }
+    let text = lines.join("\n") + "\n";
+    for cs in ["iso-8859-9", "windows-1254"] {
+        for label in [None, Some("windows-1252")] {
+            for tld in ["com", "tr"] {
+                let (got, det) = read_from(&text, cs, label, tld);
+                assert_eq!(got, text, "{cs} under {label:?} from .{tld}: {det:?}");
+            }
+        }
+    }
+}
+
 /// Hungarian sentences whose one word with `ő` (`következő`), which
 /// windows-1252 reads as `õ`, no Hungarian letter, and Portuguese writes
 /// only before `e`; and sentences with none.
