@@ -44,7 +44,7 @@
 //! | errors, label explains the text: `clean >= 1` and (`errors <= 3` or `8 * errors <= clean`), or 4+ characters on lines the label decodes entirely (and `8 * errors` at most 8 times those), or (UTF-8) complete forms only a UTF-8 writer makes, accounting for the errors (at most six per form, plus three) | damaged | `invalid` (`truncated` when it ends inside a character) | the label's, U+FFFD at the damage only |
 //! | … and some damaged lines hold no character of the label but read cleanly in another charset: 2+ characters, letters in words, not shaped like damaged UTF-8 ([`foreign_lines_read`]) | mixed (a Latin-1 footer in a UTF-8 letter) | `suspicious`, finding `mixed-charset` ("read as such") | the label's; those lines in that charset |
 //! | … fewer (one stray letter, `Jos\xE9`) | damage or mixed | `invalid`, finding `mixed-charset` (that charset, first line) | the label's; with `repair_mixed`, those lines in that charset |
-//! | errors, label explains little, 4+ non-ASCII octets, a candidate (valid UTF-8 first, then chardetng with the sender's top-level domain, a Latin guess checked against windows-1252 by the languages' alphabets: [`latin_preference`]) decodes all of it and reads plausibly, its letters in words (windows-1252: or Latin text with Windows typography, `’ “ ” — €`, and no UTF-8 sequence: [`typographic`]); under UTF-8 not a short text with a UTF-8 letter of its own between the damage, unless the candidate reads every 8-bit octet as a common CJK character ([`damaged_utf8_letters`]) | mislabeled | `mislabeled` | the candidate's |
+//! | errors, label explains little, 4+ non-ASCII octets, a candidate (valid UTF-8 first, then chardetng with the sender's top-level domain, a Latin guess checked against windows-1252 by the languages' alphabets: [`latin_preference`]) decodes all of it and reads plausibly, its letters in words (windows-1252: or Latin text with Windows typography, `’ “ ” — €`, and no UTF-8 sequence: [`typographic`]); under UTF-8 not a short text with a UTF-8 letter of its own between the damage, unless the candidate reads every 8-bit octet as a common CJK character ([`damaged_utf8_letters`]); under UTF-8 with fewer than 16 non-ASCII octets, each run of them two or more long ([`paired_octets`]), a Latin candidate reads as one language's words ([`latin_words`]) | mislabeled | `mislabeled` | the candidate's |
 //! | errors, no such candidate (a single-byte candidate is refused when the UTF-8 label reads a letter inside a word) | too little evidence | `invalid` (`mixed-charset` as above) | the label's |
 //! | header text without a label, 8-bit and not UTF-8, `header_hint` set (the charset of the message's text) | the mailer wrote both | as under that label when it reads the octets without error into plausible text, no other script's letters wedged into Latin words (finding `missing-label`, noted) | the hint's |
 //! | no label, unknown, `unknown-8bit`, `x-user-defined`, unsupported | — | (unknown label: `unknown-label`) | ASCII; UTF-8 if valid or mostly so; else chardetng with the top-level domain, windows-1252 for Latin script unless the text says otherwise (a symbol inside a word, a better fit to a language's alphabet, in a long text nearly every word: [`latin_preference`]) |
@@ -1282,6 +1282,10 @@ pub(super) fn labelled<'a>(
         && ev.nonascii >= MIN_EVIDENCE
         && let Some((det, t)) = candidate(bytes, cs, opts)
         && !(utf8_label && damaged_utf8_letters(ev.nonascii, &text, bytes, det.charset))
+        && !(utf8_label
+            && ev.nonascii < THIN_LATIN_LIE
+            && paired_octets(bytes)
+            && !latin_words(det.charset, &t))
         && (!halfwidth || det.charset.encoding() == Some(encoding_rs::EUC_JP))
         && (!gb_rows || matches!(det.charset.decoder_name(), Some("GBK" | "gb18030")))
         // UTF-8 letters inside words are real UTF-8: a single-byte charset
@@ -1557,6 +1561,62 @@ fn common_cjk(bytes: &[u8], cs: &'static Charset) -> bool {
         }
     }
     pairs >= 2
+}
+
+/// Non-ASCII octets below which a Latin candidate for a text under UTF-8
+/// must read as one language's words ([`latin_words`]).
+const THIN_LATIN_LIE: usize = 16;
+
+/// Whether every run of 8-bit octets in `bytes` has two or more: the
+/// shape of UTF-8 characters, damaged or not (`Mlyn\x99\xA1rov`), where a
+/// legacy Latin text has most of its accented letters alone between ASCII
+/// ones (`el\xF5z\xF5`). A legacy text under a `utf-8` lie is read as
+/// windows-1252 rather than replaced even when that misreads a letter or
+/// two (Hungarian `elõzõ`: `charset_latin_guess`); only this shape is
+/// asked to read as words ([`latin_words`]).
+fn paired_octets(bytes: &[u8]) -> bool {
+    let mut run = 0usize;
+    let mut runs = 0usize;
+    for &b in bytes.iter().chain(std::iter::once(&b' ')) {
+        if b >= 0x80 {
+            run += 1;
+        } else {
+            if run == 1 {
+                return false;
+            }
+            runs += usize::from(run > 0);
+            run = 0;
+        }
+    }
+    runs > 0
+}
+
+/// Whether `t`, a text under a UTF-8 label read as the candidate `cs`,
+/// reads as one language's words when `cs` is a Latin charset: no symbol
+/// inside a word, and every letter beyond ASCII one alphabet's. A short
+/// Latin text under UTF-8 with two of its two to four characters damaged
+/// (`Mlyn\x99\xA1rov\x85\xA1`, `Vara\xBD\xBEdin`, `\xC5\xD1alis`) has
+/// no valid UTF-8 left, and windows-1252 decodes it: `Mlyn™¡rov…¡`,
+/// `Vara½¾din`, `ÅÑalis vilkaviÿ¡kio`, `quáºn ngá»i`. A Latin text in a
+/// legacy charset under a `utf-8` lie reads as its words (`Grüße aus
+/// Köln`, `à bientôt`). Other scripts' candidates are not asked.
+fn latin_words(cs: &'static Charset, t: &str) -> bool {
+    if !(is_latin(cs) || mac_latin(cs)) {
+        return true;
+    }
+    let (held, letters) = alphabet_fit(t);
+    // A symbol with a letter before it and one after it in its word
+    // (`Mlyn™¡rov`: two symbols side by side, which `symbols_in_words`,
+    // looking at one character's neighbours, does not count).
+    let symbol_inside = t.split_whitespace().any(|w| {
+        let chars: Vec<char> = w.chars().collect();
+        chars.iter().enumerate().any(|(i, &c)| {
+            word_symbol(c)
+                && chars[..i].iter().any(|c| c.alphabetic())
+                && chars[i + 1..].iter().any(|c| c.alphabetic())
+        })
+    });
+    !symbol_inside && held == letters
 }
 
 /// Whether the UTF-8 letters in words a text labelled UTF-8 holds are its

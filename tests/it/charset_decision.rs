@@ -1192,6 +1192,49 @@ fn regression_short_damaged_utf8_cjk_keeps_utf8() {
     }
 }
 
+/// A short Latin text under `utf-8` with two of its characters damaged
+/// has no valid UTF-8 left, and windows-1252 decodes its four octets: it
+/// was read so, `Mlyn™¡rov…¡`, `Vara½¾din`, `ÅÑalis vilkaviÿ¡kio`,
+/// `quáºn ngá»i`. It keeps UTF-8, U+FFFD at the damage. A Latin candidate
+/// for fewer than 16 octets must read as one language's words: no symbol
+/// inside a word, every letter one alphabet's. Found by the Faker hunt,
+/// 2026-11-28 (the strings: Faker's `sk_SK`, `hr_HR` names and
+/// addresses, wordfreq's `lt`, `vi` words, damaged by its seeds 1 to 6).
+/// Latin text in a legacy charset under a `utf-8` lie is still read as
+/// written.
+#[test]
+fn regression_short_damaged_utf8_latin_keeps_utf8() {
+    let r = '\u{FFFD}';
+    let cases: [(&[u8], String); 4] = [
+        // Perla Mlynárová: the lead octets of both `á` replaced.
+        (
+            b"Perla Mlyn\x99\xa1rov\x85\xa1",
+            format!("Perla Mlyn{r}{r}rov{r}{r}"),
+        ),
+        // Tošovac ... Varaždin: the trail of `š`, the lead of `ž` replaced.
+        (
+            b"To\xc5\xfdovac 0c 49611 Vara\xbd\xbedin",
+            format!("To{r}{r}ovac 0c 49611 Vara{r}{r}din"),
+        ),
+        // šalis vilkaviškio: both `š` replaced.
+        (
+            b"\xc5\xd1alis vilkavi\xff\xa1kio",
+            format!("{r}{r}alis vilkavi{r}{r}kio"),
+        ),
+        // quần ngồi: both cut.
+        (b"qu\xe1\xban ng\xe1\xbbi", format!("qu{r}n ng{r}i")),
+    ];
+    for (octets, reading) in &cases {
+        read_as_written_under(reading, octets, &["utf-8"]);
+    }
+    for (text, enc) in [
+        ("Grüße aus Köln, Bärbel", encoding_rs::WINDOWS_1252),
+        ("Ça va très bien, à bientôt", encoding_rs::WINDOWS_1252),
+    ] {
+        read_as_written_under(text, &encode(text, enc), &["utf-8"]);
+    }
+}
+
 #[test]
 fn regression_a_lone_f8_octet_is_not_utf8_evidence() {
     // Shift_JIS whose lead octets include FC: once counted as a "legacy
