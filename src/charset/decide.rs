@@ -3992,7 +3992,12 @@ fn arabic_twin(
     twin: &'static encoding_rs::Encoding,
 ) -> Option<(String, &'static Charset)> {
     let (text, report, used) = decode_with(bytes, Charset::for_encoding(twin));
-    if !report.is_clean() || text == t {
+    // A C1 control is no character of Arabic text: ISO-8859-6 reads
+    // windows-1256's `پ چ ژ ک گ` and its ZWNJ (0x81, 0x8D, 0x8E, 0x98,
+    // 0x90, 0x9D) so. A Persian word under windows-1256 with a damaged
+    // octet (`دندانêپزک` for `دندان‌پزشک`) was read as ISO-8859-6
+    // `دلدالي\u{81}ز\u{98}`; ISO-8859-6 text has no such octet.
+    if !report.is_clean() || text == t || text.chars().any(c1_control) {
         return None;
     }
     // In hundredths of a natural logarithm.

@@ -4502,6 +4502,19 @@ fn c1_octets_between_letters_are_damage_unless_words_hold_the_mark() {
     }
 }
 
+/// Persian under its own `windows-1256` with two damaged octets (Faker's
+/// `fa_IR` job `دندان‌پزشک`, its ZWNJ replaced by `ê`, its `ش` dropped, by
+/// the Faker hunt's seed 6, 2026-11-28): the Latin letter between Arabic
+/// ones made the twin rule read it as ISO-8859-6, `دلدالي\u{81}ز\u{98}`,
+/// two C1 controls for windows-1256's `پ ک`. A C1 control is no
+/// character of Arabic text: the label's reading stays, as a body and as
+/// an encoded-word Subject.
+#[test]
+fn regression_damaged_persian_under_windows_1256_is_not_read_with_c1_controls() {
+    let octets = b"\xcf\xe4\xcf\xc7\xe4\xea\x81\xd2\x98";
+    read_as_written_under("دندانêپزک", octets, &["windows-1256"]);
+}
+
 /// Short Arabic text: ISO-8859-6 and windows-1256 read the same octets
 /// as two sets of Arabic letters, and chardetng tells them apart in long
 /// texts only (`اجتماع` in ISO-8859-6 was read as windows-1256
