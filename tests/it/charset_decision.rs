@@ -3764,6 +3764,25 @@ fn regression_cp932_is_windows_31j_whatever_the_domain() {
     }
 }
 
+/// A short UTF-8 text under KOI8-R with one character whose second octet
+/// is where KOI8-U has a Ukrainian letter (Danish `æ`, C3 A6: KOI8-R
+/// `ц╕`; Portuguese `ç`, Slovak `ý`) was read as KOI8-U, `giver tціnker
+/// fra`: neither the text nor the label's reading. A Ukrainian word is
+/// never glued to a Latin one;
+/// one UTF-8 character is too little to override a label, so the label's
+/// reading stays. (wordfreq's `da` words, the Faker hunt, 2026-11-28: 117
+/// of 1,334 UTF-8 texts under KOI8-R read as KOI8-U, 0 after.)
+#[test]
+fn regression_utf8_under_koi8_r_is_not_read_as_koi8_u_beside_latin_letters() {
+    for (reading, text) in [
+        ("giver tц╕nker fra", "giver tænker fra"),
+        ("educaц╖цёo das", "educação das"),
+        ("Sestra, dospelц╫", "Sestra, dospelý"),
+    ] {
+        read_as_written_under(reading, text.as_bytes(), &["koi8-r"]);
+    }
+}
+
 /// Ukrainian in KOI8-U under a KOI8-R label (a Russian-configured mailer, a
 /// list that labels everything KOI8-R): KOI8-R reads `і ї є ґ` as box
 /// drawing glued to their words (`Прив╕т, друз╕!`), verdict `ok`, and a
