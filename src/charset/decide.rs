@@ -732,6 +732,11 @@ pub(super) fn labelled<'a>(
             && let Some(enc) = east_asian_lie(bytes)
             && let (t, r, used) = decode_with(bytes, Charset::for_encoding(enc))
             && r.is_clean()
+            // Not valid UTF-8 whose CJK reading sits inside Latin words:
+            // `Sööt` (C3 B6 C3 B6) under windows-1252 is two common hanzi
+            // side by side in GBK, `S枚枚t`, and UTF-8's two Latin letters
+            // (too few to override the label: the label's reading stays).
+            && !(valid_utf8.is_some() && wedged_in_latin(&t))
         {
             let note = format!(
                 "read as {}, Latin mojibake; {} reads it as {} text",

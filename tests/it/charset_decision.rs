@@ -3484,6 +3484,22 @@ fn read_as_written_under(text: &str, octets: &[u8], labels: &[&str]) {
     }
 }
 
+/// A Latin name in UTF-8 under a Latin label whose two letters are two
+/// common hanzi side by side in GBK (`ö` is C3 B6, GBK `枚`): the rule
+/// for short Chinese under a Latin label read `Marek Sööt` as `Marek
+/// S枚枚t`, hanzi inside a Latin word. Valid UTF-8 whose CJK reading sits
+/// inside Latin words is not taken for it; two UTF-8 characters are too
+/// few to override the label, whose reading stays (Faker's `et_EE`
+/// surname `Sööt`, the Faker hunt, 2026-11-28: 5 of its lies).
+#[test]
+fn regression_utf8_latin_letters_under_a_latin_label_are_not_read_as_chinese() {
+    read_as_written_under(
+        "Marek S\u{C3}\u{B6}\u{C3}\u{B6}t and Sons",
+        "Marek Sööt and Sons".as_bytes(),
+        &["windows-1252", "iso-8859-1"],
+    );
+}
+
 /// A short Japanese or Korean text under a Latin label (`iso-8859-1`,
 /// `windows-1252`, `iso-8859-15`) that reads it cleanly was converted as
 /// Latin mojibake (`ÆÄÀÏÀ» ¿­ ¼ö ¾ø½À´Ï´Ù`, `¥Õ¥¡¥¤¥ë¤ò³«¤±¤Þ¤»¤ó`), in bodies
