@@ -44,7 +44,7 @@
 //! | errors, label explains the text: `clean >= 1` and (`errors <= 3` or `8 * errors <= clean`), or 4+ characters on lines the label decodes entirely (and `8 * errors` at most 8 times those), or (UTF-8) complete forms only a UTF-8 writer makes, accounting for the errors (at most six per form, plus three) | damaged | `invalid` (`truncated` when it ends inside a character) | the label's, U+FFFD at the damage only |
 //! | … and some damaged lines hold no character of the label but read cleanly in another charset: 2+ characters, letters in words, not shaped like damaged UTF-8 ([`foreign_lines_read`]) | mixed (a Latin-1 footer in a UTF-8 letter) | `suspicious`, finding `mixed-charset` ("read as such") | the label's; those lines in that charset |
 //! | … fewer (one stray letter, `Jos\xE9`) | damage or mixed | `invalid`, finding `mixed-charset` (that charset, first line) | the label's; with `repair_mixed`, those lines in that charset |
-//! | errors, label explains little, 4+ non-ASCII octets, a candidate (valid UTF-8 first, then chardetng with the sender's top-level domain, a Latin guess checked against windows-1252 by the languages' alphabets: [`latin_preference`]) decodes all of it and reads plausibly, its letters in words (windows-1252: or Latin text with Windows typography, `’ “ ” — €`, and no UTF-8 sequence: [`typographic`]) | mislabeled | `mislabeled` | the candidate's |
+//! | errors, label explains little, 4+ non-ASCII octets, a candidate (valid UTF-8 first, then chardetng with the sender's top-level domain, a Latin guess checked against windows-1252 by the languages' alphabets: [`latin_preference`]) decodes all of it and reads plausibly, its letters in words (windows-1252: or Latin text with Windows typography, `’ “ ” — €`, and no UTF-8 sequence: [`typographic`]); under UTF-8 not a short text with a UTF-8 letter of its own between the damage, unless the candidate reads every 8-bit octet as a common CJK character ([`damaged_utf8_letters`]); under UTF-8 with fewer than 16 non-ASCII octets, each run of them two or more long ([`paired_octets`]), a Latin candidate reads as one language's words ([`latin_words`]) | mislabeled | `mislabeled` | the candidate's |
 //! | errors, no such candidate (a single-byte candidate is refused when the UTF-8 label reads a letter inside a word) | too little evidence | `invalid` (`mixed-charset` as above) | the label's |
 //! | header text without a label, 8-bit and not UTF-8, `header_hint` set (the charset of the message's text) | the mailer wrote both | as under that label when it reads the octets without error into plausible text, no other script's letters wedged into Latin words (finding `missing-label`, noted) | the hint's |
 //! | no label, unknown, `unknown-8bit`, `x-user-defined`, unsupported | — | (unknown label: `unknown-label`) | ASCII; UTF-8 if valid or mostly so; else chardetng with the top-level domain, windows-1252 for Latin script unless the text says otherwise (a symbol inside a word, a better fit to a language's alphabet, in a long text nearly every word: [`latin_preference`]) |
@@ -732,6 +732,11 @@ pub(super) fn labelled<'a>(
             && let Some(enc) = east_asian_lie(bytes)
             && let (t, r, used) = decode_with(bytes, Charset::for_encoding(enc))
             && r.is_clean()
+            // Not valid UTF-8 whose CJK reading sits inside Latin words:
+            // `Sööt` (C3 B6 C3 B6) under windows-1252 is two common hanzi
+            // side by side in GBK, `S枚枚t`, and UTF-8's two Latin letters
+            // (too few to override the label: the label's reading stays).
+            && !(valid_utf8.is_some() && wedged_in_latin(&t))
         {
             let note = format!(
                 "read as {}, Latin mojibake; {} reads it as {} text",
@@ -1281,6 +1286,11 @@ pub(super) fn labelled<'a>(
         && opts.detect
         && ev.nonascii >= MIN_EVIDENCE
         && let Some((det, t)) = candidate(bytes, cs, opts)
+        && !(utf8_label && damaged_utf8_letters(ev.nonascii, &text, bytes, det.charset))
+        && !(utf8_label
+            && ev.nonascii < THIN_LATIN_LIE
+            && paired_octets(bytes)
+            && !latin_words(det.charset, &t))
         && (!halfwidth || det.charset.encoding() == Some(encoding_rs::EUC_JP))
         && (!gb_rows || matches!(det.charset.decoder_name(), Some("GBK" | "gb18030")))
         // UTF-8 letters inside words are real UTF-8: a single-byte charset
@@ -1391,7 +1401,11 @@ pub(super) fn labelled<'a>(
         // Lines that read as the other charset's words, with too many of
         // its characters to be damage, are read so by default; the rest
         // only under `repair_mixed`.
-        let read = foreign_lines_read(bytes, cs, other, &ev.foreign, &report);
+        // Not a short UTF-8 text's damaged word ([`damaged_utf8_letters`]):
+        // its one line, read whole in the other charset, was that charset's
+        // nonsense (`市场` with an octet replaced was Shift_JIS `蟶た惻`).
+        let read = foreign_lines_read(bytes, cs, other, &ev.foreign, &report)
+            && !(utf8_label && damaged_utf8_letters(ev.nonascii, &text, bytes, other));
         // Every 8-bit octet on the other charset's lines: no text of the
         // label's is left, and the label lies (three GBK lines under UTF-8
         // were "3 line(s) in GBK, read as such", `suspicious`). Not under a
@@ -1466,6 +1480,148 @@ fn tone_octets_after_vowels(bytes: &[u8]) -> usize {
         from = at + 1;
     }
     n
+}
+
+/// Non-ASCII octets below which a UTF-8 text's own letters between
+/// damaged octets keep its label ([`damaged_utf8_letters`]).
+const SHORT_UTF8_DAMAGE: usize = 32;
+
+/// Whether a short text labelled UTF-8 reads as UTF-8 with an octet or two
+/// damaged, and `other` (a candidate for it) reads it as less than
+/// common CJK text: fewer than [`SHORT_UTF8_DAMAGE`] octets beyond ASCII,
+/// one letter of three or four octets or more (CJK, kana, Hangul, Thai,
+/// Vietnamese) read between them, no more runs of U+FFFD than one for
+/// each such letter, plus one; and not every character of `other`'s
+/// reading a common one of its CJK charset ([`common_cjk`]).
+///
+/// A name or a word of two or three characters with one damaged
+/// (`\u{FFFD}지\u{FFFD}` for `김지아`, `市\u{FFFD}` for `市场`) has no letter in a
+/// word and none standing, and a CJK candidate decodes all of it: it was
+/// read as GBK (`偷滌槬鞛`), Big5, Shift_JIS (`蟶た惻`) or x-mac-cyrillic.
+/// Legacy text makes such a letter only by chance, rarely (Faker names,
+/// companies and wordfreq phrases, 300 of each language, 2026-11-28: 1
+/// to 2% of short GB2312, Big5, Shift_JIS, EUC-KR texts, 9% of IBM866,
+/// none of the Latin, Greek, Hebrew, Arabic ones), each beside errors:
+/// too little to read it so against its label. Korean names under a
+/// `utf-8` lie make one often (`김영` is `B1 E8 BF B5`, `E8 BF B5` a
+/// valid `迵`), and are read as EUC-KR still: every syllable of KS X
+/// 1001, which damaged UTF-8 never reads as.
+fn damaged_utf8_letters(
+    nonascii: usize,
+    text: &str,
+    bytes: &[u8],
+    other: &'static Charset,
+) -> bool {
+    if nonascii >= SHORT_UTF8_DAMAGE {
+        return false;
+    }
+    let mut letters = 0usize;
+    let mut runs = 0usize;
+    let mut in_run = false;
+    for c in text.chars() {
+        let hole = c == '\u{FFFD}';
+        runs += usize::from(hole && !in_run);
+        in_run = hole;
+        letters += usize::from(!hole && c >= '\u{800}' && c.alphabetic());
+    }
+    letters >= 1 && runs <= letters + 1 && !common_cjk(bytes, other)
+}
+
+/// Whether every 8-bit octet of `bytes` is in a pair `cs` reads as a
+/// common character of its language, two or more: a Hangul syllable of
+/// KS X 1001 (EUC-KR: lead 0xB0..=0xC8), a hanzi of GB2312's first level
+/// (GBK, gb18030: 0xB0..=0xD7) or Big5's (0xA4..=0xC6), a kana or a kanji
+/// of JIS X 0208's first level (Shift_JIS: 0x82, 0x83, 0x88..=0x98; EUC-JP:
+/// 0xA4, 0xA5, 0xB0..=0xCF). UTF-8's lead octets (0xE0..=0xEF for these
+/// scripts) are the second level's or Hanja's in each, so a damaged UTF-8
+/// text does not read so.
+fn common_cjk(bytes: &[u8], cs: &'static Charset) -> bool {
+    let Some(name) = cs.decoder_name() else {
+        return false;
+    };
+    let common = |lead: u8, trail: u8| match name {
+        "EUC-KR" => (0xB0..=0xC8).contains(&lead) && (0xA1..=0xFE).contains(&trail),
+        "GBK" | "gb18030" => (0xB0..=0xD7).contains(&lead) && (0xA1..=0xFE).contains(&trail),
+        "Big5" => (0xA4..=0xC6).contains(&lead) && matches!(trail, 0x40..=0x7E | 0xA1..=0xFE),
+        "Shift_JIS" => {
+            matches!(lead, 0x82 | 0x83 | 0x88..=0x98) && matches!(trail, 0x40..=0x7E | 0x80..=0xFC)
+        }
+        "EUC-JP" => matches!(lead, 0xA4 | 0xA5 | 0xB0..=0xCF) && (0xA1..=0xFE).contains(&trail),
+        _ => false,
+    };
+    let mut pairs = 0usize;
+    let mut i = 0;
+    while i < bytes.len() {
+        let Some(&b) = bytes.get(i) else { break };
+        if b < 0x80 {
+            i += 1;
+            continue;
+        }
+        match bytes.get(i + 1) {
+            Some(&t) if common(b, t) => {
+                pairs += 1;
+                i += 2;
+            }
+            _ => return false,
+        }
+    }
+    pairs >= 2
+}
+
+/// Non-ASCII octets below which a Latin candidate for a text under UTF-8
+/// must read as one language's words ([`latin_words`]).
+const THIN_LATIN_LIE: usize = 16;
+
+/// Whether every run of 8-bit octets in `bytes` has two or more: the
+/// shape of UTF-8 characters, damaged or not (`Mlyn\x99\xA1rov`), where a
+/// legacy Latin text has most of its accented letters alone between ASCII
+/// ones (`el\xF5z\xF5`). A legacy text under a `utf-8` lie is read as
+/// windows-1252 rather than replaced even when that misreads a letter or
+/// two (Hungarian `elõzõ`: `charset_latin_guess`); only this shape is
+/// asked to read as words ([`latin_words`]).
+fn paired_octets(bytes: &[u8]) -> bool {
+    let mut run = 0usize;
+    let mut runs = 0usize;
+    for &b in bytes.iter().chain(std::iter::once(&b' ')) {
+        if b >= 0x80 {
+            run += 1;
+        } else {
+            if run == 1 {
+                return false;
+            }
+            runs += usize::from(run > 0);
+            run = 0;
+        }
+    }
+    runs > 0
+}
+
+/// Whether `t`, a text under a UTF-8 label read as the candidate `cs`,
+/// reads as one language's words when `cs` is a Latin charset: no symbol
+/// inside a word, and every letter beyond ASCII one alphabet's. A short
+/// Latin text under UTF-8 with two of its two to four characters damaged
+/// (`Mlyn\x99\xA1rov\x85\xA1`, `Vara\xBD\xBEdin`, `\xC5\xD1alis`) has
+/// no valid UTF-8 left, and windows-1252 decodes it: `Mlyn™¡rov…¡`,
+/// `Vara½¾din`, `ÅÑalis vilkaviÿ¡kio`, `quáºn ngá»i`. A Latin text in a
+/// legacy charset under a `utf-8` lie reads as its words (`Grüße aus
+/// Köln`, `à bientôt`). Other scripts' candidates are not asked.
+fn latin_words(cs: &'static Charset, t: &str) -> bool {
+    if !(is_latin(cs) || mac_latin(cs)) {
+        return true;
+    }
+    let (held, letters) = alphabet_fit(t);
+    // A symbol with a letter before it and one after it in its word
+    // (`Mlyn™¡rov`: two symbols side by side, which `symbols_in_words`,
+    // looking at one character's neighbours, does not count).
+    let symbol_inside = t.split_whitespace().any(|w| {
+        let chars: Vec<char> = w.chars().collect();
+        chars.iter().enumerate().any(|(i, &c)| {
+            word_symbol(c)
+                && chars[..i].iter().any(|c| c.alphabetic())
+                && chars[i + 1..].iter().any(|c| c.alphabetic())
+        })
+    });
+    !symbol_inside && held == letters
 }
 
 /// Whether the UTF-8 letters in words a text labelled UTF-8 holds are its
@@ -3841,7 +3997,12 @@ fn arabic_twin(
     twin: &'static encoding_rs::Encoding,
 ) -> Option<(String, &'static Charset)> {
     let (text, report, used) = decode_with(bytes, Charset::for_encoding(twin));
-    if !report.is_clean() || text == t {
+    // A C1 control is no character of Arabic text: ISO-8859-6 reads
+    // windows-1256's `پ چ ژ ک گ` and its ZWNJ (0x81, 0x8D, 0x8E, 0x98,
+    // 0x90, 0x9D) so. A Persian word under windows-1256 with a damaged
+    // octet (`دندانêپزک` for `دندان‌پزشک`) was read as ISO-8859-6
+    // `دلدالي\u{81}ز\u{98}`; ISO-8859-6 text has no such octet.
+    if !report.is_clean() || text == t || text.chars().any(c1_control) {
         return None;
     }
     // In hundredths of a natural logarithm.
@@ -4162,7 +4323,13 @@ fn koi8u_letters(bytes: &[u8]) -> (usize, bool) {
     let at = |i: Option<usize>| i.and_then(|i| bytes.get(i)).copied();
     let mut n = 0;
     let mut other_box = false;
+    // The run of 8-bit octets the octet at hand is in: its start (after the
+    // last ASCII octet) and, found once per run, its end.
+    let (mut start, mut end) = (0usize, 0usize);
     for (i, &b) in bytes.iter().enumerate() {
+        if b < 0x80 {
+            start = i + 1;
+        }
         if !(0x80..0xC0).contains(&b) || matches!(b, 0x9A | 0x9C..=0x9E | 0xA3 | 0xB3 | 0xBF) {
             continue;
         }
@@ -4174,7 +4341,21 @@ fn koi8u_letters(bytes: &[u8]) -> (usize, bool) {
             other_box |= boxes(b);
             continue;
         }
-        if !ukr(b) {
+        // No Ukrainian word is glued to a Latin one: `tц╕nker` is UTF-8's
+        // `æ` (C3 A6) in a Danish word under KOI8-R, `posiцїцёo` the `çã`
+        // of a Portuguese one, which KOI8-U read as `tціnker`, `posiцїцёo`
+        // (the Faker hunt: 117 of 1,334 short UTF-8 texts under KOI8-R,
+        // 2026-11-28). The run of 8-bit octets around the letter has an
+        // ASCII letter right before or after it.
+        if end <= i {
+            end = bytes[i..]
+                .iter()
+                .position(|&c| c < 0x80)
+                .map_or(bytes.len(), |k| i + k);
+        }
+        let latin_beside = (start > 0 && bytes[start - 1].is_ascii_alphabetic())
+            || at(Some(end)).is_some_and(|n| n.is_ascii_alphabetic());
+        if !ukr(b) || latin_beside {
             return (0, true);
         }
         n += 1;

@@ -1142,6 +1142,99 @@ fn regression_one_big5_character_in_utf8_keeps_utf8() {
     assert!(out.starts_with(&text), "{out}");
 }
 
+/// A name or a word of two or three CJK characters under `utf-8` with one
+/// or two octets damaged (replaced, dropped, its last character cut) has
+/// one letter of its own left between the damage, and a CJK charset
+/// decodes all of it: it was read as that charset's nonsense (`김지아`
+/// as GBK `旯歆€鞎`, `市场` as Shift_JIS `蟶た惻`), in bodies and
+/// encoded-word Subjects. It keeps UTF-8, U+FFFD at the damage. Found by
+/// a hunt over Faker names and wordfreq words, 2026-11-28 (the strings
+/// here are Faker's `ko_KR`, `zh_CN`, `zh_TW` names and wordfreq's `ja`,
+/// `zh` words, damaged by its seeds 1 to 3): 8 of 21,168 correctly
+/// labelled texts were read so, 0 after. Korean, Japanese and Chinese
+/// under a `utf-8` lie whose octets pair up into a UTF-8 letter by chance
+/// (`김영` is `B1 E8 BF B5`, `E8 BF B5` a valid `迵`) are still read as
+/// written: every character a common one of their charset.
+#[test]
+fn regression_short_damaged_utf8_cjk_keeps_utf8() {
+    let r = '\u{FFFD}';
+    let cases: [(&[u8], String); 6] = [
+        // 김지아: its first and last characters cut.
+        (b"\xea\xb9\xec\xa7\x80\xec\x95", format!("{r}지{r}")),
+        // 김지은: its first octet dropped, its last character cut.
+        (b"\xb9\x80\xec\xa7\x80\xec\x9d", format!("{r}{r}지{r}")),
+        // 市场: the lead octet of 场 replaced.
+        (b"\xe5\xb8\x82\xbd\x9c\xba", format!("市{r}{r}{r}")),
+        // 阮志豪: the first and last characters cut.
+        (b"\xe9\xae\xe5\xbf\x97\xe8\xb1", format!("{r}志{r}")),
+        // 蒋桂荣: likewise.
+        (b"\xe8\x8b\xe6\xa1\x82\xe8\x8d", format!("{r}桂{r}")),
+        // みんな: likewise (it was x-mac-cyrillic `гњгВУг™`).
+        (b"\xe3\xbf\xe3\x82\x93\xe3\xaa", format!("{r}ん{r}")),
+    ];
+    for (octets, reading) in &cases {
+        read_as_written_under(reading, octets, &["utf-8"]);
+        let msg = message("text/plain; charset=utf-8", octets);
+        let (cs, verdict, _) = audit_body(&msg);
+        assert_eq!(
+            (cs.as_deref(), verdict.as_str()),
+            (Some("UTF-8"), "invalid"),
+            "{reading}"
+        );
+    }
+    for (text, enc) in [
+        ("김영식", encoding_rs::EUC_KR),
+        ("김영미", encoding_rs::EUC_KR),
+        ("お願い", encoding_rs::SHIFT_JIS),
+        ("吴东", encoding_rs::GBK),
+    ] {
+        read_as_written_under(text, &encode(text, enc), &["utf-8"]);
+    }
+}
+
+/// A short Latin text under `utf-8` with two of its characters damaged
+/// has no valid UTF-8 left, and windows-1252 decodes its four octets: it
+/// was read so, `Mlyn™¡rov…¡`, `Vara½¾din`, `ÅÑalis vilkaviÿ¡kio`,
+/// `quáºn ngá»i`. It keeps UTF-8, U+FFFD at the damage. A Latin candidate
+/// for fewer than 16 octets must read as one language's words: no symbol
+/// inside a word, every letter one alphabet's. Found by the Faker hunt,
+/// 2026-11-28 (the strings: Faker's `sk_SK`, `hr_HR` names and
+/// addresses, wordfreq's `lt`, `vi` words, damaged by its seeds 1 to 6).
+/// Latin text in a legacy charset under a `utf-8` lie is still read as
+/// written.
+#[test]
+fn regression_short_damaged_utf8_latin_keeps_utf8() {
+    let r = '\u{FFFD}';
+    let cases: [(&[u8], String); 4] = [
+        // Perla Mlynárová: the lead octets of both `á` replaced.
+        (
+            b"Perla Mlyn\x99\xa1rov\x85\xa1",
+            format!("Perla Mlyn{r}{r}rov{r}{r}"),
+        ),
+        // Tošovac ... Varaždin: the trail of `š`, the lead of `ž` replaced.
+        (
+            b"To\xc5\xfdovac 0c 49611 Vara\xbd\xbedin",
+            format!("To{r}{r}ovac 0c 49611 Vara{r}{r}din"),
+        ),
+        // šalis vilkaviškio: both `š` replaced.
+        (
+            b"\xc5\xd1alis vilkavi\xff\xa1kio",
+            format!("{r}{r}alis vilkavi{r}{r}kio"),
+        ),
+        // quần ngồi: both cut.
+        (b"qu\xe1\xban ng\xe1\xbbi", format!("qu{r}n ng{r}i")),
+    ];
+    for (octets, reading) in &cases {
+        read_as_written_under(reading, octets, &["utf-8"]);
+    }
+    for (text, enc) in [
+        ("Grüße aus Köln, Bärbel", encoding_rs::WINDOWS_1252),
+        ("Ça va très bien, à bientôt", encoding_rs::WINDOWS_1252),
+    ] {
+        read_as_written_under(text, &encode(text, enc), &["utf-8"]);
+    }
+}
+
 #[test]
 fn regression_a_lone_f8_octet_is_not_utf8_evidence() {
     // Shift_JIS whose lead octets include FC: once counted as a "legacy
@@ -3509,6 +3602,22 @@ fn read_as_written_under(text: &str, octets: &[u8], labels: &[&str]) {
     }
 }
 
+/// A Latin name in UTF-8 under a Latin label whose two letters are two
+/// common hanzi side by side in GBK (`ö` is C3 B6, GBK `枚`): the rule
+/// for short Chinese under a Latin label read `Marek Sööt` as `Marek
+/// S枚枚t`, hanzi inside a Latin word. Valid UTF-8 whose CJK reading sits
+/// inside Latin words is not taken for it; two UTF-8 characters are too
+/// few to override the label, whose reading stays (Faker's `et_EE`
+/// surname `Sööt`, the Faker hunt, 2026-11-28: 5 of its lies).
+#[test]
+fn regression_utf8_latin_letters_under_a_latin_label_are_not_read_as_chinese() {
+    read_as_written_under(
+        "Marek S\u{C3}\u{B6}\u{C3}\u{B6}t and Sons",
+        "Marek Sööt and Sons".as_bytes(),
+        &["windows-1252", "iso-8859-1"],
+    );
+}
+
 /// A short Japanese or Korean text under a Latin label (`iso-8859-1`,
 /// `windows-1252`, `iso-8859-15`) that reads it cleanly was converted as
 /// Latin mojibake (`ÆÄÀÏÀ» ¿­ ¼ö ¾ø½À´Ï´Ù`, `¥Õ¥¡¥¤¥ë¤ò³«¤±¤Þ¤»¤ó`), in bodies
@@ -3786,6 +3895,25 @@ fn regression_cp932_is_windows_31j_whatever_the_domain() {
     ] {
         let d = charset::decode(b"ok", Some(label.as_bytes()), &body_opts());
         assert_eq!(d.used.map(|c| c.name()), Some(name), "{label}");
+    }
+}
+
+/// A short UTF-8 text under KOI8-R with one character whose second octet
+/// is where KOI8-U has a Ukrainian letter (Danish `æ`, C3 A6: KOI8-R
+/// `ц╕`; Portuguese `ç`, Slovak `ý`) was read as KOI8-U, `giver tціnker
+/// fra`: neither the text nor the label's reading. A Ukrainian word is
+/// never glued to a Latin one;
+/// one UTF-8 character is too little to override a label, so the label's
+/// reading stays. (wordfreq's `da` words, the Faker hunt, 2026-11-28: 117
+/// of 1,334 UTF-8 texts under KOI8-R read as KOI8-U, 0 after.)
+#[test]
+fn regression_utf8_under_koi8_r_is_not_read_as_koi8_u_beside_latin_letters() {
+    for (reading, text) in [
+        ("giver tц╕nker fra", "giver tænker fra"),
+        ("educaц╖цёo das", "educação das"),
+        ("Sestra, dospelц╫", "Sestra, dospelý"),
+    ] {
+        read_as_written_under(reading, text.as_bytes(), &["koi8-r"]);
     }
 }
 
@@ -4525,6 +4653,19 @@ fn c1_octets_between_letters_are_damage_unless_words_hold_the_mark() {
             "{f:?}"
         );
     }
+}
+
+/// Persian under its own `windows-1256` with two damaged octets (Faker's
+/// `fa_IR` job `دندان‌پزشک`, its ZWNJ replaced by `ê`, its `ش` dropped, by
+/// the Faker hunt's seed 6, 2026-11-28): the Latin letter between Arabic
+/// ones made the twin rule read it as ISO-8859-6, `دلدالي\u{81}ز\u{98}`,
+/// two C1 controls for windows-1256's `پ ک`. A C1 control is no
+/// character of Arabic text: the label's reading stays, as a body and as
+/// an encoded-word Subject.
+#[test]
+fn regression_damaged_persian_under_windows_1256_is_not_read_with_c1_controls() {
+    let octets = b"\xcf\xe4\xcf\xc7\xe4\xea\x81\xd2\x98";
+    read_as_written_under("دندانêپزک", octets, &["windows-1256"]);
 }
 
 /// Short Arabic text: ISO-8859-6 and windows-1256 read the same octets
