@@ -1669,6 +1669,52 @@ fn accept<'a>(
         } else {
             c1_check(bytes, e, &d.text, &mut d.findings);
         }
+    } else if used.encoding() == Some(encoding_rs::WINDOWS_1252)
+        && (has_undefined_1252(bytes)
+            || (opts.detect
+                && bytes
+                    .iter()
+                    .filter(|b| matches!(b, 0x8C | 0x9C | 0x9F))
+                    .take(2)
+                    .count()
+                    == 2))
+    {
+        // Under windows-1252 itself, octets it has no character for (read
+        // as C1 controls, as WHATWG does): a windows-1250 writer's `Ť Ź ť`
+        // (the commonest Central European lie), or damage. The writer's
+        // text is read as windows-1250 when it fits, as under ISO-8859-1;
+        // otherwise the label's reading stays, and says so (it was `ok`,
+        // the C1 controls written into the text unremarked).
+        if opts.detect
+            && let Some((t, why, twin)) = windows_writer(
+                bytes,
+                encoding_rs::WINDOWS_1252,
+                encoding_rs::WINDOWS_1252,
+                &d.text,
+            )
+        {
+            d.text = t;
+            d.used = Some(Charset::for_encoding(twin));
+            d.detected = Some(Detected {
+                charset: Charset::for_encoding(twin),
+                confidence: 0.9,
+            });
+            d.findings.push(Finding {
+                kind: FindingKind::Mislabeled,
+                ..why
+            });
+            out.mislabeled = true;
+        } else if has_undefined_1252(bytes) {
+            let undefined = |b: &u8| matches!(b, 0x81 | 0x8D | 0x8F | 0x90 | 0x9D);
+            let first = bytes.iter().position(undefined).unwrap_or(0);
+            let count = bytes.iter().filter(|b| undefined(b)).count();
+            d.findings.push(
+                Finding::new(FindingKind::C1InLatin1, first, count).with_note(format!(
+                    "{count} octet(s) windows-1252 has no character for (0x81 0x8D 0x8F 0x90 \
+                     0x9D), read as C1 controls"
+                )),
+            );
+        }
     } else if let Some(enc) = used.encoding()
         && let Some(twin) = c1_twin(enc)
         && let Some((text, finding)) = c1_as_twin(bytes, enc, twin, &d.text)
@@ -1693,6 +1739,31 @@ fn accept<'a>(
     if cs.is_unicode11_utf8() {
         out.mislabeled |= unicode11(d, bytes, opts.unicode11);
     }
+}
+
+/// Whether a word of `mixed` (a single-octet reading) that `other` (the
+/// same octets in another single-octet charset) reads differently is no
+/// one language's word: its letters beyond ASCII held by no one alphabet.
+/// Words with a C1 control are not asked.
+fn foreign_word_read_otherwise(mixed: &str, other: &str) -> bool {
+    mixed
+        .split_whitespace()
+        .zip(other.split_whitespace())
+        .any(|(a, b)| {
+            a != b && !a.chars().any(crate::charset::evidence::c1_control) && {
+                let (held, letters) = alphabet_fit(a);
+                held < letters
+            }
+        })
+}
+
+/// Whether `bytes` holds an octet windows-1252 has no character for (0x81,
+/// 0x8D, 0x8F, 0x90, 0x9D: WHATWG reads them as C1 controls).
+fn has_undefined_1252(bytes: &[u8]) -> bool {
+    has_c1(bytes)
+        && bytes
+            .iter()
+            .any(|b| matches!(b, 0x81 | 0x8D | 0x8F | 0x90 | 0x9D))
 }
 
 /// Whether every octet of `bytes` ISO-8859-8 has no character for
@@ -1763,10 +1834,25 @@ fn windows_writer<'a>(
             (0x80..0xA0).contains(&b)
         }
     };
-    if better && bytes.iter().filter(|&&b| tells(b)).take(2).count() < 2 {
+    // Octets windows-1252 has no character for, where windows-1250 has
+    // `Ť Ź ť` (C1 controls in the Western reading, which mail text never
+    // holds): one in a word in the writer's case is enough (`žluťoučký`,
+    // `odpověď, ťukat`), the rest of the reading fitting as below.
+    let undefined = |b: u8| better && matches!(b, 0x8D | 0x8F | 0x9D);
+    if better
+        && bytes.iter().filter(|&&b| tells(b)).take(2).count() < 2
+        && !bytes.iter().any(|&b| undefined(b))
+    {
         return None;
     }
     let t = twin.decode_without_bom_handling_and_without_replacement(bytes)?;
+    // An octet the twin has no character for either (WHATWG reads it as a
+    // C1 control): no writer's text of the twin's (Mac OS Roman Italian
+    // under windows-1252, `pi\x9d` and `Facolt\x88`, was read as
+    // windows-1250 `piť` and a C1 control).
+    if t.chars().any(|c| ('\u{80}'..='\u{9f}').contains(&c)) {
+        return None;
+    }
     // C1 octets the twin reads as letters beside a letter (a single-octet
     // charset: a character an octet).
     let chars: Vec<char> = t.chars().collect();
@@ -1790,7 +1876,7 @@ fn windows_writer<'a>(
         let rest_lower = word.iter().skip(1).all(|c| !c.is_uppercase());
         rest_lower || word.iter().all(|c| !c.is_lowercase())
     };
-    let letters = bytes
+    let told: Vec<u8> = bytes
         .iter()
         .zip(&chars)
         .enumerate()
@@ -1801,8 +1887,17 @@ fn windows_writer<'a>(
                     || is_letter(bytes.get(i + 1)))
                 && in_written_case(i)
         })
-        .count();
-    if letters < 2 {
+        .map(|(_, (&b, _))| b)
+        .collect();
+    if told.len() < 2 && !told.iter().any(|&b| undefined(b)) {
+        return None;
+    }
+    // On that one octet alone, a word the twin reads otherwise must be no
+    // language's word as the label reads it (`odpovìï` for `odpověď`): a
+    // Western text with a damaged octet there and a Slavic name in it
+    // (`Khánh Hòa Prešovský \x9draj`, Italian `è installato? Žužemberk`)
+    // would have its own words read as windows-1250 (`Hňa`, `č`).
+    if told.len() < 2 && !foreign_word_read_otherwise(mixed, &t) {
         return None;
     }
     // Under ISO-8859-2, -4 or -13 the twin differs above 0x9F too: a
@@ -1851,9 +1946,10 @@ fn windows_writer<'a>(
         .unwrap_or(0);
     Some((
         t,
-        Finding::new(FindingKind::C1InLatin1, first, letters).with_note(format!(
-            "{letters} octet(s) 0x80..0x9F are {} letters in words: a {} writer, the whole \
+        Finding::new(FindingKind::C1InLatin1, first, told.len()).with_note(format!(
+            "{} octet(s) 0x80..0x9F are {} letters in words: a {} writer, the whole \
              text read as {}",
+            told.len(),
             twin.name(),
             twin.name(),
             twin.name()
