@@ -1655,16 +1655,15 @@ fn accept<'a>(
             && let Some((t, why, twin)) = windows_writer(bytes, e, e, &d.text)
         {
             // windows-1250 under ISO-8859-1: another charset, a lie.
-            d.text = t;
-            d.used = Some(Charset::for_encoding(twin));
-            d.detected = Some(Detected {
-                charset: Charset::for_encoding(twin),
-                confidence: 0.9,
-            });
-            d.findings.push(Finding {
-                kind: FindingKind::Mislabeled,
-                ..why
-            });
+            read_as_twin(
+                d,
+                t,
+                Finding {
+                    kind: FindingKind::Mislabeled,
+                    ..why
+                },
+                twin,
+            );
             out.mislabeled = true;
         } else {
             c1_check(bytes, e, &d.text, &mut d.findings);
@@ -1684,16 +1683,15 @@ fn accept<'a>(
         if opts.detect
             && let Some((t, why, twin)) = windows_writer_under_1252(bytes, &d.text)
         {
-            d.text = t;
-            d.used = Some(Charset::for_encoding(twin));
-            d.detected = Some(Detected {
-                charset: Charset::for_encoding(twin),
-                confidence: 0.9,
-            });
-            d.findings.push(Finding {
-                kind: FindingKind::Mislabeled,
-                ..why
-            });
+            read_as_twin(
+                d,
+                t,
+                Finding {
+                    kind: FindingKind::Mislabeled,
+                    ..why
+                },
+                twin,
+            );
             out.mislabeled = true;
         } else if has_undefined_1252(bytes) {
             let undefined = |b: &u8| matches!(b, 0x81 | 0x8D | 0x8F | 0x90 | 0x9D);
@@ -1715,13 +1713,7 @@ fn accept<'a>(
             // which `detected` names (as above) for the audit's record to
             // say what normalize wrote from. The writer's own twin, no lie:
             // the finding stays `c1-in-latin1`.
-            d.text = t;
-            d.used = Some(Charset::for_encoding(twin));
-            d.detected = Some(Detected {
-                charset: Charset::for_encoding(twin),
-                confidence: 0.9,
-            });
-            d.findings.push(why);
+            read_as_twin(d, t, why, twin);
         } else {
             d.text = Cow::Owned(text);
             d.findings.push(finding);
@@ -1770,6 +1762,24 @@ fn windows_writer_under_1252<'a>(
         windows_writer(bytes.get(..end)?, w, w, text.get(..text_end)?)?;
     }
     windows_writer(bytes, w, w, text)
+}
+
+/// The text read whole as `twin` ([`windows_writer`]'s answer): its
+/// reading, the charset used, which `detected` names too (for the audit's
+/// record to say what normalize wrote from), and the finding that says so.
+fn read_as_twin<'a>(
+    d: &mut Decoded<'a>,
+    text: Cow<'a, str>,
+    finding: Finding,
+    twin: &'static encoding_rs::Encoding,
+) {
+    d.text = text;
+    d.used = Some(Charset::for_encoding(twin));
+    d.detected = Some(Detected {
+        charset: Charset::for_encoding(twin),
+        confidence: 0.9,
+    });
+    d.findings.push(finding);
 }
 
 /// Whether a text under windows-1252 is asked whether it is windows-1250

@@ -119,7 +119,7 @@ pub fn run(args: &AuditArgs) -> CliResult {
         let (reader, damage) = if kind == InputKind::Stdin
             || (kind == InputKind::Eml
                 && args.input_format == super::InputFormatArg::Auto
-                && starts_gzip(path))
+                && super::starts_gzip(path))
         {
             open_stream(path, args.max_message_size)?
         } else if path.as_os_str() == "-" {
@@ -323,15 +323,6 @@ impl Write for Sink {
     }
 }
 
-/// Whether the file at `path` starts like gzip data (an unreadable one is
-/// left to the reader, which names the error).
-fn starts_gzip(path: &Path) -> bool {
-    let mut head = [0u8; 3];
-    std::fs::File::open(path)
-        .and_then(|mut f| f.read_exact(&mut head))
-        .is_ok_and(|()| mailbox::gzip::is_gzip(&head))
-}
-
 /// A stream (standard input, a pipe, a gzip-compressed file): one message
 /// larger than `max` is read no further than `max` and one octet (enough to
 /// audit its header and say it was larger); an mbox stream is read whole, a
@@ -433,14 +424,7 @@ fn audit_raw(
             out.skipped = Some(PathBuf::from(name.as_ref()));
             return out;
         }
-        let plain = RawMessage {
-            bytes: inflated.bytes,
-            index: m.index,
-            offset: m.offset,
-            input_len: m.input_len,
-            origin: m.origin.clone(),
-            times: m.times,
-        };
+        let plain = m.with_bytes(inflated.bytes);
         let inner = audit_raw(input, input_name, kind, &plain, opts, format, max);
         out.messages = inner.messages;
         out.notes.extend(inner.notes);

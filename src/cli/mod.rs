@@ -550,6 +550,15 @@ impl CliError {
 
 pub type CliResult = Result<u8, CliError>;
 
+/// Whether the file at `path` starts like gzip data (an unreadable one is
+/// left to the reader, which names the error).
+pub(crate) fn starts_gzip(path: &std::path::Path) -> bool {
+    let mut head = [0u8; 3];
+    std::fs::File::open(path)
+        .and_then(|mut f| io::Read::read_exact(&mut f, &mut head))
+        .is_ok_and(|()| mailcharset::mailbox::gzip::is_gzip(&head))
+}
+
 /// `--input-format` other than `auto` given for a gzip-compressed file: a
 /// usage error. The format would be that of the compressed octets (an
 /// mbox or message that is binary: written back with a line end put
@@ -564,11 +573,7 @@ pub fn forced_on_gzip(
     if format == InputFormatArg::Auto || path.as_os_str() == "-" {
         return Ok(());
     }
-    let mut head = [0u8; 3];
-    let gz = std::fs::File::open(path)
-        .and_then(|mut f| io::Read::read_exact(&mut f, &mut head))
-        .is_ok_and(|()| mailcharset::mailbox::gzip::is_gzip(&head));
-    if gz {
+    if starts_gzip(path) {
         return Err(CliError::new(
             exit::USAGE,
             format!(

@@ -714,14 +714,7 @@ fn one_input(
         if mailbox::gzip::is_gzip(&inflated.bytes) {
             return keep("gzip-compressed twice");
         }
-        let plain = RawMessage {
-            bytes: inflated.bytes,
-            index: m.index,
-            offset: m.offset,
-            input_len: m.input_len,
-            origin: m.origin.clone(),
-            times: m.times,
-        };
+        let plain = m.with_bytes(inflated.bytes);
         let flavor = if kind == InputKind::Folder {
             super::folder_mbox(input, kind, &plain)
         } else {

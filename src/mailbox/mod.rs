@@ -290,6 +290,22 @@ pub struct RawMessage {
     pub times: Option<SourceTimes>,
 }
 
+impl RawMessage {
+    /// The same message (its place, origin and times) with other bytes:
+    /// what a gzip-compressed file holds, read in its stead
+    /// (doc/mailbox.md, "Compressed inputs").
+    pub fn with_bytes(&self, bytes: Vec<u8>) -> RawMessage {
+        RawMessage {
+            bytes,
+            index: self.index,
+            offset: self.offset,
+            input_len: self.input_len,
+            origin: self.origin.clone(),
+            times: self.times,
+        }
+    }
+}
+
 /// A file's access and modification times ([`RawMessage::times`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SourceTimes {

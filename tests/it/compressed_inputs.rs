@@ -42,31 +42,33 @@ fn gzip(test: &str, data: &[u8]) -> Option<Vec<u8>> {
     common::oracle(test, "gzip", &["-c", "-n"], data)
 }
 
-fn audit(args: &[&str], stdin: Option<&[u8]>, dir: &Path) -> Output {
+/// The binary run as `command` with `args` in `dir`, `stdin` piped in
+/// when given.
+fn run(command: &[&str], args: &[&str], stdin: Option<&[u8]>, dir: &Path) -> Output {
     let mut c = bin();
-    c.current_dir(dir)
-        .args(["audit", "-q", "--format", "jsonl"])
-        .args(args);
-    match stdin {
-        Some(data) => {
-            let mut child = c
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap();
-            let mut sin = child.stdin.take().unwrap();
-            let data = data.to_vec();
-            let writer = std::thread::spawn(move || {
-                use std::io::Write;
-                let _ = sin.write_all(&data);
-            });
-            let out = child.wait_with_output().unwrap();
-            writer.join().unwrap();
-            out
-        }
-        None => c.output().unwrap(),
-    }
+    c.current_dir(dir).args(command).args(args);
+    let Some(data) = stdin else {
+        return c.output().unwrap();
+    };
+    let mut child = c
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut sin = child.stdin.take().unwrap();
+    let data = data.to_vec();
+    let writer = std::thread::spawn(move || {
+        use std::io::Write;
+        let _ = sin.write_all(&data);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}
+
+fn audit(args: &[&str], stdin: Option<&[u8]>, dir: &Path) -> Output {
+    run(&["audit", "-q", "--format", "jsonl"], args, stdin, dir)
 }
 
 /// The records of an audit, each with its input name taken out, as
@@ -197,28 +199,7 @@ fn damaged_gzip_data_ends_the_input_there_and_says_so() {
 }
 
 fn normalize(args: &[&str], stdin: Option<&[u8]>, dir: &Path) -> Output {
-    let mut c = bin();
-    c.current_dir(dir).args(["normalize", "-q"]).args(args);
-    match stdin {
-        Some(data) => {
-            let mut child = c
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap();
-            let mut sin = child.stdin.take().unwrap();
-            let data = data.to_vec();
-            let writer = std::thread::spawn(move || {
-                use std::io::Write;
-                let _ = sin.write_all(&data);
-            });
-            let out = child.wait_with_output().unwrap();
-            writer.join().unwrap();
-            out
-        }
-        None => c.output().unwrap(),
-    }
+    run(&["normalize", "-q"], args, stdin, dir)
 }
 
 /// `gzip -dc` of `data` (the system's gzip as the reader of what we wrote).
