@@ -32,7 +32,8 @@ pub struct Inflated {
 pub fn inflate(data: &[u8], cap: u64) -> Inflated {
     let mut bytes = Vec::new();
     let mut dec = MultiGzDecoder::new(data).take(cap.saturating_add(1));
-    let short = match read_to_end_kept(&mut dec, &mut bytes) {
+    // std's `read_to_end` keeps what was read before an error.
+    let short = match dec.read_to_end(&mut bytes).map(|_| ()) {
         Ok(()) if bytes.len() as u64 > cap => {
             bytes.truncate(usize::try_from(cap).unwrap_or(usize::MAX));
             Some(format!(
@@ -71,20 +72,6 @@ pub fn deflate_like(original: &[u8], bytes: &[u8]) -> io::Result<Vec<u8>> {
     let mut enc = builder.write(Vec::with_capacity(bytes.len() / 3), Compression::default());
     enc.write_all(bytes)?;
     enc.finish()
-}
-
-/// `read_to_end` that keeps what was read before an error (std's keeps it
-/// too, but says so only for `Vec` targets; this says it here).
-fn read_to_end_kept(r: &mut impl Read, out: &mut Vec<u8>) -> io::Result<()> {
-    let mut buf = vec![0u8; 64 * 1024];
-    loop {
-        match r.read(&mut buf) {
-            Ok(0) => return Ok(()),
-            Ok(n) => out.extend_from_slice(&buf[..n]),
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
 }
 
 fn damage_note(reached: u64, e: &io::Error) -> String {
